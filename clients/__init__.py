@@ -1,0 +1,2 @@
+"""samedeal's clients: the ``samedeal`` command, the Python client library, bots and the
+browser client's static files."""

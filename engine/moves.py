@@ -1,0 +1,142 @@
+"""Moves: small frozen values in the text notation of ``moves.md``.
+
+``Move.parse("t6:4-t2")`` reads a move, ``str(move)`` prints its canonical form and the two
+round-trip. Parsing checks syntax only; whether a column or slot exists is checked by the game
+(:meth:`engine.game.Game.parse_move`), and whether the position allows the move by
+:meth:`engine.game.Game.push`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar, Final
+
+from .errors import InvalidMoveError
+
+__all__ = ["AUTO", "FOUNDATION", "STOCK", "TABLEAU", "UNDO", "WASTE", "Move", "parse_move_list"]
+
+WASTE: Final = "w"
+TABLEAU: Final = "t"
+FOUNDATION: Final = "f"
+
+_MOVE_RE: Final = re.compile(
+    r"(?P<src>w|t(?P<sn>[1-9][0-9]*)(?::(?P<count>[1-9][0-9]*))?|f(?P<fn>[1-9][0-9]*))"
+    r" *- *"
+    r"(?P<dst>t|f)(?P<dn>[1-9][0-9]*)?"
+)
+_MAX_TEXT: Final = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One action.
+
+    ``kind`` is ``"s"`` (stock), ``"u"`` (undo), ``"a"`` (auto-finish) or ``"m"`` (move cards).
+    For ``"m"``: ``source`` is ``"w"``, ``"t"`` or ``"f"`` with the 1-based ``source_index``
+    (0 for the waste), ``count`` cards (only a column may give more than one), and ``target``
+    ``"t"`` or ``"f"`` with the 1-based ``target_index``; ``target_index`` 0 is the shorthand
+    destination (``f`` "tap", ``t`` "double tap") that the game resolves.
+    """
+
+    kind: str
+    source: str = ""
+    source_index: int = 0
+    count: int = 1
+    target: str = ""
+    target_index: int = 0
+
+    STOCK: ClassVar[Move]
+    UNDO: ClassVar[Move]
+    AUTO: ClassVar[Move]
+
+    @staticmethod
+    def parse(text: str) -> Move:
+        """Parse one action (case-insensitive, spaces allowed around ``-``).
+
+        Raises :class:`~engine.errors.InvalidMoveError` quoting the input.
+        """
+        if not isinstance(text, str):
+            raise InvalidMoveError(repr(text), "a move must be text")
+        return _parse(text)
+
+    @classmethod
+    def cards(
+        cls, source: str, source_index: int, target: str, target_index: int = 0, count: int = 1
+    ) -> Move:
+        """A card move; ``target_index`` 0 means the shorthand destination."""
+        return cls("m", source, source_index, count, target, target_index)
+
+    @property
+    def is_shorthand(self) -> bool:
+        """True for the ``-f`` / ``-t`` destinations that the game resolves."""
+        return self.kind == "m" and self.target_index == 0
+
+    def __str__(self) -> str:
+        if self.kind != "m":
+            return self.kind
+        if self.source == WASTE:
+            src = "w"
+        elif self.count > 1:
+            src = f"t{self.source_index}:{self.count}"
+        else:
+            src = f"{self.source}{self.source_index}"
+        dst = self.target + (str(self.target_index) if self.target_index else "")
+        return f"{src}-{dst}"
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+
+Move.STOCK = Move("s")
+Move.UNDO = Move("u")
+Move.AUTO = Move("a")
+STOCK: Final = Move.STOCK
+UNDO: Final = Move.UNDO
+AUTO: Final = Move.AUTO
+_SIMPLE: Final = {"s": STOCK, "u": UNDO, "a": AUTO}
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> Move:
+    # The notation has only a few hundred distinct spellings, so a cache makes parsing on the
+    # hot path a dictionary lookup.
+    if len(text) > _MAX_TEXT:
+        raise InvalidMoveError(text[:_MAX_TEXT] + "…", "too long to be a move")
+    norm = text.strip().lower()
+    simple = _SIMPLE.get(norm)
+    if simple is not None:
+        return simple
+    m = _MOVE_RE.fullmatch(norm)
+    if m is None:
+        raise InvalidMoveError(text, _why_not(norm))
+    src = m["src"]
+    if src == "w":
+        source, index, count = WASTE, 0, 1
+    elif src[0] == "t":
+        source, index, count = TABLEAU, int(m["sn"]), int(m["count"] or 1)
+    else:
+        source, index, count = FOUNDATION, int(m["fn"]), 1
+    target_index = int(m["dn"]) if m["dn"] else 0
+    return Move("m", source, index, count, m["dst"], target_index)
+
+
+def _why_not(norm: str) -> str:
+    if not norm:
+        return "empty"
+    if re.search(r"[tf]0", norm):
+        return "columns and slots are numbered from 1, without leading zeros"
+    if re.search(r":0", norm):
+        return "a card count must be at least 1"
+    if "-" not in norm:
+        return "expected s, u, a or SOURCE-DESTINATION such as w-t3 or t2-f"
+    src, _, dst = norm.partition("-")
+    if not re.fullmatch(r" *(w|t[1-9][0-9]*(:[1-9][0-9]*)?|f[1-9][0-9]*) *", src):
+        return f"bad source {src.strip()!r}: expected w, tN, tN:K or fN"
+    return f"bad destination {dst.strip()!r}: expected tN, fN, t or f"
+
+
+def parse_move_list(text: str) -> list[Move]:
+    """Parse a move list written as one line of actions separated by white space."""
+    return [Move.parse(part) for part in text.split()]

@@ -1,0 +1,1 @@
+"""samedeal's wire protocol: message models, codec and JSON Schema — no I/O."""

@@ -1,0 +1,1 @@
+"""samedeal's asyncio websocket race server."""
