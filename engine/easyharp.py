@@ -31,10 +31,18 @@ class EasyHarp(Game):
             return "wrong-suit-slot"
         return super()._foundation_refusal(card, slot)
 
-    def _multi_refusal(self, column: list[Card], count: int, target_empty: bool) -> str | None:
-        if RANK_OF[column[-count]] != KING or not _is_run(column, count):
+    # moves.md: any multi-card attempt other than a king-led sequence into an empty column
+    # is rejected under the one-card rule (rule 2), a king-led sequence onto a card included.
+    MULTI_ONTO_CARD_RULE: ClassVar[str | None] = "one-card-at-a-time"
+
+    def _multi_refusal(self, column: list[Card], down: int, count: int) -> str | None:
+        if (
+            count > len(column) - down
+            or RANK_OF[column[-count]] != KING
+            or not _is_run(column, count)
+        ):
             return "one-card-at-a-time"
-        return None if target_empty else "king-sequence-only-to-empty"
+        return None
 
     def _multi_to_foundation_rule(self) -> str:
         return "one-card-at-a-time"

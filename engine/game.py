@@ -33,6 +33,7 @@ ACE = 0
 #   ("r", score_before)                      redeal / new pass
 #   ("a", ((column, slot), ...), score_before)  auto-finish
 _Record = tuple[Any, ...]
+_SIMPLE_MOVES: dict[str, Move] = {"s": STOCK, "u": UNDO, "a": AUTO}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,17 +122,46 @@ class Game:
         self._check_range(move, text)
         return move
 
-    def _check_range(self, move: Move, text: str) -> None:
+    def _check_move(self, move: Move) -> None:
+        """Check a :class:`Move` built by hand (not parsed): the same shapes the notation
+        allows, and piles that exist. A parsed move needs only :meth:`_check_range`."""
+        if not isinstance(move, Move):
+            raise InvalidMoveError(repr(move), "a move must be a Move or its text")
+        kind = move.kind
+        if kind in ("s", "u", "a"):
+            if move != _SIMPLE_MOVES[kind]:
+                raise InvalidMoveError(repr(move), f"{kind!r} takes no piles")
+            return
+        if kind != "m":
+            raise InvalidMoveError(repr(move), "expected s, u, a or a card move")
+        source, si, count = move.source, move.source_index, move.count
+        if source == WASTE:
+            shape_ok = si == 0 and count == 1
+        elif source == TABLEAU:
+            shape_ok = si >= 1 and count >= 1
+        elif source == FOUNDATION:
+            shape_ok = si >= 1 and count == 1
+        else:
+            shape_ok = False
+        if not shape_ok or move.target not in (TABLEAU, FOUNDATION) or move.target_index < 0:
+            raise InvalidMoveError(repr(move), "not a move of the notation")
+        self._check_range(move, None)
+
+    def _check_range(self, move: Move, text: str | None) -> None:
+        """Check that the piles a move names exist; ``text`` (default: the move's canonical
+        form) is what an error quotes."""
         if move.kind != "m":
             return
         if move.source == TABLEAU and move.source_index > self.n_columns:
-            raise InvalidMoveError(text, f"there are only {self.n_columns} columns")
+            raise InvalidMoveError(text or str(move), f"there are only {self.n_columns} columns")
         if move.source == FOUNDATION and move.source_index > self.n_foundations:
-            raise InvalidMoveError(text, f"there are only {self.n_foundations} foundations")
+            raise InvalidMoveError(
+                text or str(move), f"there are only {self.n_foundations} foundations"
+            )
         limit = self.n_columns if move.target == TABLEAU else self.n_foundations
         if move.target_index > limit:
             what = "columns" if move.target == TABLEAU else "foundations"
-            raise InvalidMoveError(text, f"there are only {limit} {what}")
+            raise InvalidMoveError(text or str(move), f"there are only {limit} {what}")
 
     # ------------------------------------------------------------------ playing
 
@@ -144,7 +174,7 @@ class Game:
         if isinstance(move, str):
             move = self.parse_move(move)
         else:
-            self._check_range(move, str(move))
+            self._check_move(move)
         if self.won:
             raise self._illegal(move, "game-over")
         kind = move.kind
@@ -175,7 +205,7 @@ class Game:
             if isinstance(move, str):
                 move = self.parse_move(move)
             else:
-                self._check_range(move, str(move))
+                self._check_move(move)
             if self.won:
                 return False
             if move.kind == "m":
@@ -210,9 +240,14 @@ class Game:
             return None
         return "foundation-builds-up-in-suit"
 
-    def _multi_refusal(self, column: list[Card], count: int, target_empty: bool) -> str | None:
-        """The rule id that stops the top ``count`` > 1 cards of a column moving as a unit
-        onto a column (empty or not), or None if they may (the landing is checked apart)."""
+    #: The rule id that stops several cards moving as a unit onto a card (not an empty
+    #: column), or None if a unit may land on a card (the landing is checked apart).
+    MULTI_ONTO_CARD_RULE: ClassVar[str | None] = None
+
+    def _multi_refusal(self, column: list[Card], down: int, count: int) -> str | None:
+        """The rule id that stops the top ``count`` > 1 cards of a column (``down`` of them
+        face down) moving as a unit at all, or None if they may (the landing is checked
+        apart)."""
         raise NotImplementedError
 
     def _multi_to_foundation_rule(self) -> str:
@@ -240,16 +275,15 @@ class Game:
             si = 0
         elif source == TABLEAU:
             column = columns[si]
-            if not column:
-                raise self._illegal(move, "empty-source")
             if count > 1:
-                if count > len(column):
-                    raise self._illegal(move, "not-enough-cards")
-                if count > len(column) - self.down[si]:
-                    raise self._illegal(move, "face-down-card")
+                refusal = self._multi_refusal(column, self.down[si], count)
+                if refusal is not None:
+                    raise self._illegal(move, refusal)
                 card = column[-count]
-            else:
+            elif column:
                 card = column[-1]
+            else:
+                raise self._illegal(move, "empty-source")
         else:
             pile = self.foundations[si]
             if not pile:
@@ -280,28 +314,26 @@ class Game:
             for i in range(self.n_columns):
                 if source == TABLEAU and i == si:
                     continue
-                if self._table_refusal(move, card, count, i) is None and len(columns[i]) > best_len:
+                if self._table_refusal(card, count, i) is None and len(columns[i]) > best_len:
                     best, best_len = i, len(columns[i])
             if best < 0:
                 raise self._illegal(move, "no-table-destination")
             return source, si, count, TABLEAU, best
         if source == TABLEAU and ti == si:
             raise self._illegal(move, "same-column")
-        refusal = self._table_refusal(move, card, count, ti)
+        refusal = self._table_refusal(card, count, ti)
         if refusal is not None:
             raise self._illegal(move, refusal)
         return source, si, count, TABLEAU, ti
 
-    def _table_refusal(self, move: Move, card: Card, count: int, ti: int) -> str | None:
-        """The rule id that stops ``card`` (bottom of ``count`` moving cards) landing on
-        column ``ti``, or None."""
+    def _table_refusal(self, card: Card, count: int, ti: int) -> str | None:
+        """The rule id that stops ``card`` (bottom of ``count`` moving cards, already allowed
+        to move as a unit) landing on column ``ti``, or None."""
         target = self.columns[ti]
-        if count > 1:
-            refusal = self._multi_refusal(self.columns[move.source_index - 1], count, not target)
-            if refusal is not None:
-                return refusal
         if not target:
             return None if RANK_OF[card] == KING else "king-only-on-empty"
+        if count > 1 and self.MULTI_ONTO_CARD_RULE is not None:
+            return self.MULTI_ONTO_CARD_RULE
         return None if _FITS[card][target[-1]] else "build-down-alternating"
 
     # ------------------------------------------------------------------ applying
@@ -453,6 +485,7 @@ class Game:
         empties = [i for i in range(n_columns) if not columns[i]]
         tops = [col[-1] if col else -1 for col in columns]
         refusal = self._foundation_refusal
+        onto_card = self.MULTI_ONTO_CARD_RULE is None
 
         def single(source: str, si: int, card: Card) -> Iterator[Move]:
             if source != FOUNDATION:
@@ -477,34 +510,24 @@ class Game:
                 continue
             yield from single(TABLEAU, si, column[-1])
             for count in range(2, len(column) - down[si] + 1):
-                if self._multi_refusal(column, count, True) is not None:
-                    if self._multi_stops(column, count):
-                        break
-                    continue
                 card = column[-count]
+                if not _FITS[column[-count + 1]][card]:
+                    break  # the run is broken here, so no larger unit moves either
+                # A face-up run: it moves into an empty column if led by a king (both games),
+                # and onto a card only where units may land on cards (Klondike).
                 if RANK_OF[card] == KING:
                     for i in empties:
                         if i != si:
                             yield _mv(TABLEAU, si + 1, count, TABLEAU, i + 1)
-                else:
+                elif onto_card:
                     for i in range(n_columns):
                         top = tops[i]
-                        if (
-                            i != si
-                            and top >= 0
-                            and _FITS[card][top]
-                            and self._multi_refusal(column, count, False) is None
-                        ):
+                        if i != si and top >= 0 and _FITS[card][top]:
                             yield _mv(TABLEAU, si + 1, count, TABLEAU, i + 1)
         for si in range(n_foundations):
             pile = self.foundations[si]
             if pile:
                 yield from single(FOUNDATION, si, pile[-1])
-
-    def _multi_stops(self, column: list[Card], count: int) -> bool:
-        """True if no larger ``count`` can be a legal unit either (a broken run)."""
-        a, b = column[-count], column[-count + 1]
-        return not _FITS[b][a]
 
     # ------------------------------------------------------------------ views
 
@@ -649,9 +672,6 @@ REMINDERS: dict[str, str] = {
     "one-card-at-a-time": (
         "Only the top card of a column moves: take a built sequence apart one card at a time "
         "(only a king-led sequence moves as a whole, into an empty column)."
-    ),
-    "king-sequence-only-to-empty": (
-        "A king-led sequence moves as a whole only into an empty column."
     ),
     "not-a-run": ("Only a run — descending by one rank in alternating colours — moves together."),
     "foundation-one-card": "Only one card at a time goes to a foundation.",

@@ -32,7 +32,13 @@ class Klondike(Game):
 
     __slots__ = ()
 
-    def _multi_refusal(self, column: list[Card], count: int, target_empty: bool) -> str | None:
+    def _multi_refusal(self, column: list[Card], down: int, count: int) -> str | None:
+        if not column:
+            return "empty-source"
+        if count > len(column):
+            return "not-enough-cards"
+        if count > len(column) - down:
+            return "face-down-card"
         return None if _is_run(column, count) else "not-a-run"
 
     def _multi_to_foundation_rule(self) -> str:
