@@ -1,13 +1,205 @@
-"""`samedeal serve` (placeholder until its issue lands)."""
+"""``samedeal serve``: run the race server.
+
+One worker with an in-memory store by default; ``--redis URL --workers N`` runs N worker
+processes on the same port (SO_REUSEPORT) sharing rooms through Redis.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from typing import Any
 
-__all__ = ["register"]
+import orjson
+
+__all__ = ["JsonFormatter", "register"]
 
 
 def register(sub: Any) -> None:
-    """No commands yet."""
-    _ = (sub, argparse)
+    """Add ``serve`` to the subcommand parser."""
+    p = sub.add_parser("serve", help="run the race server")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="port (8765; 0 picks a free one)")
+    p.add_argument("--redis", metavar="URL", help="share rooms through Redis at URL")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (needs --redis)")
+    p.add_argument("--countdown", type=float, default=3.0, help="seconds before a race starts")
+    p.add_argument(
+        "--grace", type=float, default=30.0, help="seconds a disconnected player keeps the seat"
+    )
+    p.add_argument(
+        "--active-ttl", type=float, default=6 * 3600, help="seconds an idle room is kept"
+    )
+    p.add_argument(
+        "--finished-ttl",
+        type=float,
+        default=3600,
+        help="seconds a room is kept after its race ended",
+    )
+    p.add_argument("--rate", type=float, default=20.0, help="messages per second per connection")
+    p.add_argument("--burst", type=int, default=40, help="message burst per connection")
+    p.add_argument(
+        "--liveness",
+        type=float,
+        default=10.0,
+        help="seconds after which a silent worker's seats count as disconnected",
+    )
+    p.add_argument("--compression", action="store_true", help="offer permessage-deflate to clients")
+    p.add_argument("--public-url", help="base of join links (http://HOST:PORT)")
+    p.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
+    p.add_argument("--log-format", choices=("text", "json"), default="text")
+    p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(run=run_serve)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, and ``key=value`` pairs of the
+    message as fields (``room``, ``seat``, ``conn`` …)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """Encode ``record`` as one JSON line."""
+        message = record.getMessage()
+        entry: dict[str, Any] = {
+            "time": round(record.created, 3),
+            "level": record.levelname,
+            "logger": record.name,
+            "pid": record.process,
+            "message": message,
+        }
+        for word in message.split():
+            key, sep, value = word.partition("=")
+            if sep and key.isidentifier() and key not in entry:
+                entry[key] = value
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return orjson.dumps(entry).decode()
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if args.log_format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s pid=%(process)d %(message)s")
+        )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(args.log_level.upper())
+    logging.getLogger("samedeal.ws").setLevel(logging.WARNING)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Run one worker here, or supervise ``--workers`` worker processes."""
+    if args.workers < 1:
+        print("samedeal serve: --workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.workers > 1 and not args.redis:
+        print(
+            "samedeal serve: several workers share rooms through Redis: "
+            "give --redis URL (or use --workers 1)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.workers > 1 and args.port == 0:
+        print("samedeal serve: --workers needs a fixed --port", file=sys.stderr)
+        return 2
+    if args.workers > 1:
+        return _supervise(args)
+    _setup_logging(args)
+    return _serve_one(args)
+
+
+def _serve_one(args: argparse.Namespace) -> int:
+    # a SIGTERM while starting up is a clean stop too (the event loop takes over below)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    from server.app import Config, run
+    from server.broker import Backend
+
+    worker_id = f"{socket.gethostname()}:{os.getpid()}"
+    config = Config(
+        host=args.host,
+        port=args.port,
+        countdown=args.countdown,
+        grace=args.grace,
+        rate=args.rate,
+        liveness=args.liveness,
+        compression=args.compression,
+        burst=args.burst,
+        public_url=args.public_url,
+        reuse_port=args.reuse_port,
+    )
+
+    def backend() -> Backend:
+        if args.redis:
+            from server.redis_backend import RedisBackend
+
+            return RedisBackend(
+                args.redis,
+                worker_id=worker_id,
+                active_ttl=args.active_ttl,
+                finished_ttl=args.finished_ttl,
+            )
+        from server.memory import MemoryBackend
+
+        return MemoryBackend(
+            worker_id=worker_id, active_ttl=args.active_ttl, finished_ttl=args.finished_ttl
+        )
+
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(run(backend, config))
+    else:
+        uvloop.run(run(backend, config))
+    return 0
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    """Start the workers, forward SIGTERM/SIGINT to them, wait for them all."""
+    argv = [sys.executable, "-m", "clients.cli", "serve", "--workers", "1", "--reuse-port"]
+    flags = (
+        "host",
+        "port",
+        "redis",
+        "countdown",
+        "grace",
+        "rate",
+        "burst",
+        "liveness",
+        "active_ttl",
+        "finished_ttl",
+    )
+    for flag in flags:
+        argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+    argv += ["--log-level", args.log_level, "--log-format", args.log_format]
+    if args.public_url:
+        argv += ["--public-url", args.public_url]
+    if args.compression:
+        argv.append("--compression")
+    children = [subprocess.Popen(argv) for _ in range(args.workers)]
+    stopping = False
+
+    def forward(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    while any(child.poll() is None for child in children):
+        time.sleep(0.2)
+        if not stopping and any(child.poll() is not None for child in children):
+            print("samedeal serve: a worker exited; stopping the others", file=sys.stderr)
+            forward(signal.SIGTERM, None)
+    # a worker stopped by the SIGTERM we forwarded has stopped cleanly
+    codes = [int(child.returncode or 0) for child in children]
+    return max(0 if (stopping and c == -signal.SIGTERM) else abs(c) for c in codes)

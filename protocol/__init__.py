@@ -1,1 +1,16 @@
 """samedeal's wire protocol: message models, codec and JSON Schema — no I/O."""
+
+from __future__ import annotations
+
+from .codec import ProtocolError, decode_client, decode_server, encode, encode_dict
+from .messages import *  # noqa: F403
+from .messages import __all__ as _messages_all
+
+__all__ = [
+    "ProtocolError",
+    "decode_client",
+    "decode_server",
+    "encode",
+    "encode_dict",
+    *_messages_all,
+]

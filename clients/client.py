@@ -1,0 +1,268 @@
+"""An async client for the samedeal race server — used by tests, bots and other clients.
+
+>>> async def demo() -> None:
+...     async with await RaceClient.connect("ws://127.0.0.1:8765") as client:
+...         joined = await client.create("klondike", name="Ann")
+...         await client.start()
+...         await client.next_event("race_starting")
+...         reply = await client.move("s")
+...         async for event in client.events():
+...             print(event.type)
+
+Every request gets exactly one direct reply (``joined``, ``ack``, ``rejected``, ``ok``,
+``pong`` or ``error``), matched by the ``id`` the client puts in. Everything else — room
+events, ``board``, ``resync``, unsolicited errors — goes to the event queue, read with
+:meth:`RaceClient.events` or :meth:`RaceClient.next_event`. The client tracks the last room
+event ``seq`` it saw, so :meth:`RaceClient.reconnect` can resume a seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections import deque
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Any
+
+import orjson
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol import (
+    PROTOCOL_VERSION,
+    Ack,
+    Error,
+    Joined,
+    ProtocolError,
+    Rejected,
+    ServerMessage,
+    Welcome,
+    decode_server,
+)
+
+__all__ = ["RaceClient", "RequestError"]
+
+
+class RequestError(Exception):
+    """The server answered a request with ``error``."""
+
+    def __init__(self, error: Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.code = error.code
+        self.message = error.message
+
+
+class RaceClient:
+    """One connection to the server, after ``hello``/``welcome``."""
+
+    def __init__(
+        self, ws: ClientConnection, welcome: Welcome, url: str, history: int = 2000
+    ) -> None:
+        self.ws = ws
+        self.welcome = welcome
+        self.url = url
+        self.room: str | None = None
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.key: str | None = None
+        self.role: str | None = None
+        self.last_seq: int | None = None
+        self.view: dict[str, Any] | None = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[ServerMessage]] = {}
+        self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
+        self.history: deque[ServerMessage] = deque(maxlen=history)
+        """The last unsolicited messages received, read or not (for tests and tools)."""
+        self._reader = asyncio.create_task(self._read())
+
+    # ------------------------------------------------------------------ connecting
+
+    @classmethod
+    async def connect(cls, url: str, *, version: int = PROTOCOL_VERSION) -> RaceClient:
+        """Open a connection and say ``hello``; raises :class:`RequestError` if refused."""
+        ws = await connect(url, max_size=None, open_timeout=5)
+        await ws.send(orjson.dumps({"type": "hello", "v": version}).decode())
+        first = decode_server(await asyncio.wait_for(ws.recv(), 5))
+        if isinstance(first, Error):
+            await ws.close()
+            raise RequestError(first)
+        if not isinstance(first, Welcome):
+            await ws.close()
+            raise ProtocolError("unexpected", f"expected welcome, got {first.type}")
+        return cls(ws, first, url)
+
+    async def reconnect(self, url: str | None = None) -> RaceClient:
+        """A new connection resuming this client's seat with the last seq seen."""
+        if self.room is None or self.token is None:
+            raise ValueError("no seat to resume")
+        other = await RaceClient.connect(url or self.url)
+        other.last_seq = self.last_seq
+        other.token = self.token
+        await other.resume(self.room, self.token, self.last_seq)
+        return other
+
+    async def close(self) -> None:
+        """Close the connection and stop reading."""
+        await self.ws.close()
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
+
+    async def __aenter__(self) -> RaceClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once the connection is closed."""
+        return self._reader.done()
+
+    # ------------------------------------------------------------------ reading
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                message = decode_server(frame)
+                seq = getattr(message, "seq", None)
+                if seq is not None:
+                    self.last_seq = max(seq, self.last_seq or 0)
+                rid = getattr(message, "id", None)
+                future = self._waiting.pop(rid, None) if rid is not None else None
+                if future is not None and not future.done():
+                    future.set_result(message)
+                else:
+                    self.history.append(message)
+                    self._events.put_nowait(message)
+        except ConnectionClosed:
+            pass
+        finally:
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("connection closed"))
+            self._events.put_nowait(None)
+
+    async def events(self) -> AsyncIterator[ServerMessage]:
+        """Room events and other unsolicited messages, until the connection closes."""
+        while True:
+            message = await self._events.get()
+            if message is None:
+                self._events.put_nowait(None)
+                return
+            yield message
+
+    async def next_event(self, *types: str, timeout: float = 5.0) -> ServerMessage:
+        """The next unsolicited message of one of ``types`` (any, if none given); others
+        before it are dropped."""
+
+        async def wait() -> ServerMessage:
+            async for message in self.events():
+                if not types or message.type in types:
+                    return message
+            raise ConnectionError("connection closed")
+
+        return await asyncio.wait_for(wait(), timeout)
+
+    def drain(self) -> list[ServerMessage]:
+        """Every message already queued, without waiting."""
+        out = []
+        while not self._events.empty():
+            message = self._events.get_nowait()
+            if message is None:
+                self._events.put_nowait(None)
+                break
+            out.append(message)
+        return out
+
+    # ------------------------------------------------------------------ requests
+
+    async def send_raw(self, data: str | bytes) -> None:
+        """Send a frame as it is (for tests of bad input)."""
+        await self.ws.send(data)
+
+    async def request(self, payload: dict[str, Any], timeout: float = 10.0) -> ServerMessage:
+        """Send a request with a fresh ``id`` and return its direct reply; raises
+        :class:`RequestError` for an ``error`` reply."""
+        rid = next(self._ids)
+        future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = future
+        await self.ws.send(orjson.dumps({**payload, "id": rid}).decode())
+        try:
+            reply = await asyncio.wait_for(future, timeout)
+        finally:
+            self._waiting.pop(rid, None)
+        if isinstance(reply, Error):
+            raise RequestError(reply)
+        return reply
+
+    def _took(self, joined: ServerMessage) -> Joined:
+        assert isinstance(joined, Joined)
+        self.room, self.role = joined.room, joined.role
+        self.seat = joined.seat
+        self.token = joined.token or self.token
+        self.key = joined.key or self.key
+        if joined.snapshot is not None:
+            self.last_seq = joined.snapshot.seq
+        self.view = joined.view
+        return joined
+
+    async def create(self, game: str, *, name: str = "", **options: Any) -> Joined:
+        """Create a room (``deal=``, ``code=``, ``max_players=``, ``time_limit=``,
+        ``spectators=``, ``private=``, ``spectator_delay=``) and take its first seat."""
+        return self._took(
+            await self.request({"type": "create", "game": game, "name": name, **options})
+        )
+
+    async def join(
+        self, room: str, *, name: str = "", role: str = "player", key: str | None = None
+    ) -> Joined:
+        """Join a room as a player or a spectator."""
+        payload: dict[str, Any] = {"type": "join", "room": room, "name": name, "role": role}
+        if key is not None:
+            payload["key"] = key
+        return self._took(await self.request(payload))
+
+    async def resume(self, room: str, token: str, last_seq: int | None = None) -> Joined:
+        """Take a seat back with its token; missed events (or a ``resync``) follow."""
+        return self._took(
+            await self.request(
+                {"type": "resume", "room": room, "token": token, "last_seq": last_seq}
+            )
+        )
+
+    async def start(self) -> None:
+        """Host: start the race."""
+        await self.request({"type": "start"})
+
+    async def rematch(self, deal: str = "same", code: str | None = None) -> None:
+        """Host, after a race: a new race on the same or a new deal."""
+        await self.request({"type": "rematch", "deal": deal, "code": code})
+
+    async def resign(self) -> None:
+        """Give up the current race."""
+        await self.request({"type": "resign"})
+
+    async def follow(self, seat: int | None) -> None:
+        """Spectator: follow a player's board (``None`` stops)."""
+        await self.request({"type": "follow", "seat": seat})
+
+    async def ping(self) -> int:
+        """The server clock in ms."""
+        reply = await self.request({"type": "ping"})
+        return int(getattr(reply, "now", 0))
+
+    async def move(self, text: str) -> Ack | Rejected:
+        """Play an action; the ``ack`` (with the new board in ``view``) or ``rejected``."""
+        reply = await self.request({"type": "move", "move": text})
+        assert isinstance(reply, Ack | Rejected)
+        if isinstance(reply, Ack):
+            self.view = reply.view
+        return reply

@@ -1,0 +1,72 @@
+"""Decoding and encoding wire messages: the one place where bytes become messages.
+
+>>> decode_client('{"type": "hello", "v": 1}')
+Hello(type='hello', v=1, client=None)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .messages import ClientMessage, ServerMessage
+
+__all__ = ["ProtocolError", "decode_client", "decode_server", "encode", "encode_dict"]
+
+_CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+_SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+class ProtocolError(ValueError):
+    """A frame that is not a valid message. ``code`` is one of ``malformed_json``,
+    ``unknown_type``, ``invalid_message``; the message names the problem."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _explain(exc: ValidationError) -> ProtocolError:
+    errors = exc.errors(include_url=False, include_context=False, include_input=False)
+    first = errors[0]
+    kind = first["type"]
+    if kind == "json_invalid":
+        return ProtocolError("malformed_json", "the frame is not valid JSON")
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return ProtocolError("unknown_type", "unknown or missing message type")
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return ProtocolError("invalid_message", "a message must be a JSON object")
+    parts = []
+    for err in errors[:3]:
+        loc = ".".join(str(p) for p in err["loc"][1:]) or "message"
+        parts.append(f"{loc}: {err['msg']}")
+    return ProtocolError("invalid_message", "; ".join(parts))
+
+
+def decode_client(data: str | bytes) -> ClientMessage:
+    """Parse one client → server frame; raises :class:`ProtocolError` for anything else."""
+    try:
+        return _CLIENT.validate_json(data)
+    except ValidationError as exc:
+        raise _explain(exc) from None
+
+
+def decode_server(data: str | bytes) -> ServerMessage:
+    """Parse one server → client frame (for clients); raises :class:`ProtocolError`."""
+    try:
+        return _SERVER.validate_json(data)
+    except ValidationError as exc:
+        raise _explain(exc) from None
+
+
+def encode(message: BaseModel) -> bytes:
+    """The frame for ``message``: compact JSON bytes, encoded once with orjson."""
+    return orjson.dumps(message.model_dump(mode="json"))
+
+
+def encode_dict(payload: dict[str, Any]) -> bytes:
+    """The frame for a message already given as a JSON-able dict."""
+    return orjson.dumps(payload)

@@ -1,0 +1,417 @@
+"""Wire messages: one pydantic discriminated union per direction.
+
+Every message is a JSON object with a ``type`` field. Client → server messages may carry an
+``id`` (an integer the client picks); the server echoes it in the direct reply (``joined``,
+``ack``, ``rejected``, ``error``, ``pong``) so a client can match replies to requests.
+
+Room events (``seat``, ``race_starting``, ``progress``, ``player_finished``, ``race_ended``)
+carry ``room`` and a rising ``seq``: the room's event number. A client remembers the last
+``seq`` it saw and sends it in ``resume`` after a reconnect.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "EVENT_TYPES",
+    "PROTOCOL_VERSION",
+    "Ack",
+    "Board",
+    "ClientMessage",
+    "Create",
+    "Error",
+    "Follow",
+    "Hello",
+    "Join",
+    "Joined",
+    "Move",
+    "Ok",
+    "Ping",
+    "PlayerFinished",
+    "Pong",
+    "Progress",
+    "RaceEnded",
+    "RaceStarting",
+    "Rejected",
+    "Rematch",
+    "Resign",
+    "ResultRow",
+    "Resume",
+    "Resync",
+    "RoomOptions",
+    "RoomSnapshot",
+    "SeatEvent",
+    "SeatInfo",
+    "ServerMessage",
+    "Start",
+    "Welcome",
+]
+
+PROTOCOL_VERSION = 1
+"""The protocol version this code speaks; sent in ``hello`` and ``welcome``."""
+
+GameName = Literal["easy-harp", "klondike", "klondike-3"]
+DealKind = Literal["code", "random", "daily", "same"]
+Role = Literal["player", "spectator"]
+SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "disconnected"]
+Phase = Literal["lobby", "running", "ended"]
+
+RequestId = Annotated[int | None, Field(default=None, ge=0, le=2**53)]
+Name = Annotated[str, Field(max_length=200)]
+RoomCode = Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# --------------------------------------------------------------------- client → server
+
+
+class Hello(_Message):
+    """The first message on every connection: the protocol version the client speaks."""
+
+    type: Literal["hello"] = "hello"
+    v: int
+    client: Annotated[str | None, Field(default=None, max_length=64)] = None
+
+
+class Create(_Message):
+    """Create a room and take its first seat as the host.
+
+    ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
+    ``time_limit`` and ``spectator_delay`` are in seconds.
+    """
+
+    type: Literal["create"] = "create"
+    id: RequestId = None
+    game: GameName
+    deal: DealKind = "random"
+    code: Annotated[str | None, Field(default=None, max_length=32)] = None
+    name: Name = ""
+    max_players: Annotated[int, Field(ge=1, le=16)] = 8
+    time_limit: Annotated[int | None, Field(default=None, ge=1, le=86_400)] = None
+    spectators: bool = True
+    private: bool = False
+    spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
+
+
+class Join(_Message):
+    """Join a room by its code as a player (with a name) or as a spectator.
+
+    A private room also needs the ``key`` from its join link.
+    """
+
+    type: Literal["join"] = "join"
+    id: RequestId = None
+    room: RoomCode
+    role: Role = "player"
+    name: Name = ""
+    key: Annotated[str | None, Field(default=None, max_length=64)] = None
+
+
+class Resume(_Message):
+    """Take a seat back after a reconnect with its session token; ``last_seq`` is the last
+    room event seen (``null``: send a snapshot)."""
+
+    type: Literal["resume"] = "resume"
+    id: RequestId = None
+    room: RoomCode
+    token: Annotated[str, Field(min_length=1, max_length=128)]
+    last_seq: Annotated[int | None, Field(default=None, ge=0)] = None
+
+
+class Start(_Message):
+    """Host only: start the race (everyone gets a countdown and the same start time)."""
+
+    type: Literal["start"] = "start"
+    id: RequestId = None
+
+
+class Move(_Message):
+    """Play one action in move notation (``s``, ``u``, ``a``, ``t2-f``, ``t6:4-t2`` …)."""
+
+    type: Literal["move"] = "move"
+    id: RequestId = None
+    move: Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class Resign(_Message):
+    """Give up the current race."""
+
+    type: Literal["resign"] = "resign"
+    id: RequestId = None
+
+
+class Rematch(_Message):
+    """Host only, after a race: start a new race in the room on the ``same`` deal or a new
+    one (``random``, ``daily`` or ``code``)."""
+
+    type: Literal["rematch"] = "rematch"
+    id: RequestId = None
+    deal: DealKind = "same"
+    code: Annotated[str | None, Field(default=None, max_length=32)] = None
+
+
+class Follow(_Message):
+    """Spectators only: follow a player's board live (``seat: null`` stops)."""
+
+    type: Literal["follow"] = "follow"
+    id: RequestId = None
+    seat: Annotated[int | None, Field(default=None, ge=0, le=1000)] = None
+
+
+class Ping(_Message):
+    """Ask for a ``pong`` (with the server clock)."""
+
+    type: Literal["ping"] = "ping"
+    id: RequestId = None
+
+
+ClientMessage = Annotated[
+    Hello | Create | Join | Resume | Start | Move | Resign | Rematch | Follow | Ping,
+    Field(discriminator="type"),
+]
+"""Any client → server message."""
+
+
+# --------------------------------------------------------------------- server → client
+
+
+class RoomOptions(_Message):
+    """A room's options as chosen at creation."""
+
+    max_players: int
+    time_limit: int | None
+    spectators: bool
+    private: bool
+    spectator_delay: int
+
+
+class SeatInfo(_Message):
+    """One player seat in a snapshot, with its progress in the current race."""
+
+    seat: int
+    name: str
+    connected: bool
+    status: SeatStatus
+    on_foundations: int = 0
+    total: int = 0
+    score: int = 0
+    moves: int = 0
+    elapsed_ms: int | None = None
+
+
+class ResultRow(_Message):
+    """One line of a race's ranking."""
+
+    rank: int
+    seat: int
+    name: str
+    status: SeatStatus
+    on_foundations: int
+    score: int
+    moves: int
+    elapsed_ms: int | None
+
+
+class RoomSnapshot(_Message):
+    """Everything a client needs to draw a room, as of event ``seq``."""
+
+    room: str
+    link: str
+    game: GameName
+    options: RoomOptions
+    host: int | None
+    phase: Phase
+    race: int
+    deal: str
+    start_at: int | None
+    deadline: int | None
+    seats: list[SeatInfo]
+    results: list[ResultRow] | None
+    seq: int
+    now: int
+
+
+class Welcome(_Message):
+    """Reply to ``hello``: the server speaks this version; limits the client must respect."""
+
+    type: Literal["welcome"] = "welcome"
+    v: int
+    worker: str
+    max_frame: int
+    rate: float
+    burst: int
+
+
+class Joined(_Message):
+    """Reply to ``create``, ``join`` and ``resume``.
+
+    ``token`` (create and join only) is the seat's session token: keep it, it is the only
+    way to act for the seat and to resume it. ``view`` is the player's own board when a
+    race is running.
+    """
+
+    type: Literal["joined"] = "joined"
+    id: int | None = None
+    room: str
+    link: str
+    role: Role
+    seat: int | None = None
+    token: str | None = None
+    key: str | None = None
+    snapshot: RoomSnapshot | None = None
+    view: dict[str, Any] | None = None
+
+
+class Resync(_Message):
+    """The events a resuming client missed are no longer kept: start again from this
+    snapshot."""
+
+    type: Literal["resync"] = "resync"
+    snapshot: RoomSnapshot
+
+
+class Ack(_Message):
+    """A move was accepted and stored: the move as resolved, the cards it uncovered, and the
+    player's new board (face-up cards only)."""
+
+    type: Literal["ack"] = "ack"
+    id: int | None = None
+    move: str
+    revealed: list[str]
+    view: dict[str, Any]
+
+
+class Rejected(_Message):
+    """A move was refused: the rule it broke (``notation`` for bad syntax) and a reminder."""
+
+    type: Literal["rejected"] = "rejected"
+    id: int | None = None
+    move: str
+    rule: str
+    reminder: str
+
+
+class Error(_Message):
+    """A request could not be served; ``code`` names the problem, ``message`` explains."""
+
+    type: Literal["error"] = "error"
+    id: int | None = None
+    code: str
+    message: str
+
+
+class Ok(_Message):
+    """Reply to ``start``, ``resign``, ``rematch`` and ``follow`` when done."""
+
+    type: Literal["ok"] = "ok"
+    id: int | None = None
+
+
+class Pong(_Message):
+    """Reply to ``ping``; ``now`` is the server clock in ms since the epoch."""
+
+    type: Literal["pong"] = "pong"
+    id: int | None = None
+    now: int
+
+
+class Board(_Message):
+    """For a spectator following ``seat``: that player's board, face-up cards only."""
+
+    type: Literal["board"] = "board"
+    room: str
+    seat: int
+    race: int
+    view: dict[str, Any]
+
+
+class _Event(_Message):
+    room: str
+    seq: int
+
+
+class SeatEvent(_Event):
+    """A seat was taken, left, (dis)connected or became the host."""
+
+    type: Literal["seat"] = "seat"
+    seat: int
+    name: str
+    connected: bool
+    left: bool = False
+    host: bool = False
+
+
+class RaceStarting(_Event):
+    """The host started race ``race``: moves are accepted from ``start_at`` (server ms)."""
+
+    type: Literal["race_starting"] = "race_starting"
+    race: int
+    deal: str
+    start_at: int
+    deadline: int | None
+    now: int
+    seats: list[int]
+
+
+class Progress(_Event):
+    """A player's progress after an accepted action or a change of status."""
+
+    type: Literal["progress"] = "progress"
+    race: int
+    seat: int
+    on_foundations: int
+    total: int
+    score: int
+    moves: int
+    status: SeatStatus
+    elapsed_ms: int
+
+
+class PlayerFinished(_Event):
+    """A player won, resigned or ran out of time; their move list and board (face-up cards
+    only). Not sent to players still racing."""
+
+    type: Literal["player_finished"] = "player_finished"
+    race: int
+    seat: int
+    status: SeatStatus
+    elapsed_ms: int
+    move_list: str
+    board: dict[str, Any]
+
+
+class RaceEnded(_Event):
+    """Every player has finished: the ranking."""
+
+    type: Literal["race_ended"] = "race_ended"
+    race: int
+    results: list[ResultRow]
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Joined
+    | Resync
+    | Ack
+    | Rejected
+    | Error
+    | Ok
+    | Pong
+    | Board
+    | SeatEvent
+    | RaceStarting
+    | Progress
+    | PlayerFinished
+    | RaceEnded,
+    Field(discriminator="type"),
+]
+"""Any server → client message."""
+
+EVENT_TYPES = frozenset({"seat", "race_starting", "progress", "player_finished", "race_ended"})
+"""Message types that are room events (they carry ``room`` and ``seq``)."""

@@ -1,0 +1,1306 @@
+"""The websocket server: one handler coroutine per connection on top of a backend.
+
+The handler reads ``hello``, then serves requests one at a time, and undoes every
+registration (local room membership, the seat's connection) in ``finally:``. Room logic is
+in :mod:`server.room`; storage and fan-out in the backend (:mod:`server.broker`). The
+authoritative game of a seat lives on the worker its player is connected to: a move is
+checked there with the engine, stored, and only then acknowledged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import socket
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any, ClassVar
+
+import orjson
+from websockets.asyncio.server import Server as WsServer
+from websockets.asyncio.server import ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from engine import GameError, IllegalMoveError, card_name, new_game, replay
+from engine.game import Game
+from protocol import (
+    PROTOCOL_VERSION,
+    Create,
+    Follow,
+    Hello,
+    Join,
+    Move,
+    Ping,
+    ProtocolError,
+    Rematch,
+    Resign,
+    Resume,
+    Start,
+    decode_client,
+)
+
+from .broker import Backend, LogConflict, Snapshot, event_seq
+from .metrics import Metrics
+from .room import (
+    ProgressState,
+    RoomError,
+    RoomOptions,
+    RoomState,
+    add_player,
+    check_race_end,
+    choose_deal,
+    display_code,
+    hash_token,
+    new_room_code,
+    new_token,
+    normalize_code,
+    remove_seat,
+    seat_by_token,
+    set_connected,
+    start_race,
+)
+from .room import snapshot as room_snapshot
+
+__all__ = ["Config", "RaceServer", "now_ms", "run"]
+
+logger = logging.getLogger("samedeal.server")
+
+
+def now_ms() -> int:
+    """The server clock: ms since the epoch."""
+    return int(time.time() * 1000)
+
+
+@dataclass(slots=True)
+class Config:
+    """Server settings; every duration in seconds."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    max_frame: int = 16 * 1024
+    rate: float = 20.0
+    burst: int = 40
+    max_strikes: int = 40
+    max_bad_messages: int = 20
+    hello_timeout: float = 10.0
+    countdown: float = 3.0
+    grace: float = 30.0
+    public_url: str | None = None
+    reuse_port: bool = False
+    liveness: float = 10.0
+    max_backlog: int = 1 << 20
+    # permessage-deflate costs CPU per connection and defeats sending one encoded frame to
+    # many connections; messages are small, so it is off unless asked for
+    compression: bool = False
+
+
+class Conn:
+    """One websocket connection and what it holds."""
+
+    __slots__ = (
+        "bad",
+        "closing",
+        "code",
+        "credits",
+        "following",
+        "game",
+        "game_race",
+        "id",
+        "last_seq",
+        "last_strike",
+        "pending",
+        "ready",
+        "refilled",
+        "role",
+        "seat",
+        "strikes",
+        "ws",
+    )
+
+    def __init__(self, ws: ServerConnection, burst: int, worker: str) -> None:
+        self.ws = ws
+        # the worker id is part of the connection id: seats show where they are held
+        self.id = f"{worker}/{secrets.token_hex(8)}"
+        self.code: str | None = None
+        self.role: str | None = None
+        self.seat: int | None = None
+        self.last_seq = 0
+        self.ready = False
+        self.pending: list[bytes] = []
+        self.game: Game | None = None
+        self.game_race = 0
+        self.following: int | None = None
+        self.credits = float(burst)
+        self.refilled = time.monotonic()
+        self.strikes = 0
+        self.last_strike = 0.0
+        self.bad = 0
+        self.closing = False
+
+
+@dataclass(slots=True)
+class Follower:
+    """A worker's copy of one player's board, rebuilt from the move log, for spectators."""
+
+    race: int
+    game: Game
+    applied: int = 0
+    spectators: set[Conn] = field(default_factory=set)
+    newcomers: set[Conn] = field(default_factory=set)
+    dirty: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass(slots=True)
+class LocalRoom:
+    """What this worker knows of a room it has connections in."""
+
+    code: str
+    conns: set[Conn] = field(default_factory=set)
+    phase: str = "lobby"
+    race: int = 0
+    deal: str = ""
+    start_at: int | None = None
+    deadline: int | None = None
+    participants: set[int] = field(default_factory=set)
+    finished: set[int] = field(default_factory=set)
+    delay: int = 0
+    timer: asyncio.TimerHandle | None = None
+    followers: dict[int, Follower] = field(default_factory=dict)
+    subscribed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def learn(self, snap: Snapshot) -> None:
+        """Take the race facts from a fresh snapshot."""
+        room = snap.room
+        if room.race != self.race:
+            self.finished = set()
+        self.phase, self.race, self.deal = room.phase, room.race, room.deal
+        self.start_at, self.deadline = room.start_at, room.deadline
+        self.participants = set(room.participants)
+        self.delay = room.options.spectator_delay
+        self.finished |= {
+            s for s, p in snap.progress.items() if p.race == room.race and p.status != "playing"
+        }
+
+
+class Refusal(Exception):
+    """Ends a request with an ``error`` reply."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class RaceServer:
+    """The server's state on this worker: local rooms, connections, metrics."""
+
+    def __init__(self, backend: Backend, config: Config | None = None) -> None:
+        self.backend = backend
+        self.config = config or Config()
+        self.metrics = Metrics()
+        self.rooms: dict[str, LocalRoom] = {}
+        self.conns: dict[str, Conn] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.port: int | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Start the backend (its listener delivers room events to this server) and the
+        liveness loop."""
+        await self.backend.start(self.on_message)
+        if self.config.liveness > 0:
+            await self.backend.heartbeat(self.config.liveness)
+            self.spawn(self._liveness_loop(), "liveness")
+
+    async def _liveness_loop(self) -> None:
+        """Keep this worker's heartbeat fresh, and free the seats held by connections of
+        workers that died (killed, crashed): they are shown disconnected, and the grace
+        period starts."""
+        while True:
+            await asyncio.sleep(self.config.liveness / 3)
+            try:
+                await self.backend.heartbeat(self.config.liveness)
+                for code in list(self.rooms):
+                    await self._reap_dead_workers(code)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("liveness check failed")
+
+    async def _reap_dead_workers(self, code: str) -> None:
+        snap = await self.backend.snapshot(code)
+        if snap is None:
+            return
+        me = self.backend.worker_id
+        # a grace period whose timer died with its worker is ended by whoever notices
+        overdue = now_ms() - int((self.config.grace + self.config.liveness) * 1000)
+        for s in snap.room.seats:
+            if not s.connected and s.disconnected_at is not None and s.disconnected_at < overdue:
+                logger.warning("grace period overdue room=%s seat=%s", code, s.seat)
+                await self._grace_over(code, s.seat)
+        held = {
+            s.seat: s.conn.rsplit("/", 1)[0]
+            for s in snap.room.seats
+            if s.connected and s.conn and "/" in s.conn
+        }
+        others = {w for w in held.values() if w != me}
+        if not others:
+            return
+        alive = await self.backend.alive(others)
+        for seat_no, worker in held.items():
+            if worker == me or worker in alive:
+                continue
+            conn_id = snap.room.seat(seat_no).conn  # type: ignore[union-attr]
+            at = now_ms()
+
+            def gone(
+                room: RoomState,
+                progress: dict[int, ProgressState],
+                seat_no: int = seat_no,
+                conn_id: str | None = conn_id,
+                at: int = at,
+            ) -> list[dict[str, Any]]:
+                seat = room.seat(seat_no)
+                if seat is None or seat.conn != conn_id:
+                    return []
+                return set_connected(room, progress, seat, None, at)
+
+            await self.backend.update_room(code, gone)
+            logger.warning(
+                "seat held by a dead worker room=%s seat=%s worker=%s", code, seat_no, worker
+            )
+            self.spawn(self._grace(code, seat_no), f"grace {code}:{seat_no}")
+
+    async def close(self) -> None:
+        """Cancel background tasks and close the backend."""
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for lr in self.rooms.values():
+            self._drop_room_timers(lr)
+        await self.backend.close()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
+        """Run a background task, logging its failure."""
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                logger.error("background task failed: %s", what, exc_info=t.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    def link(self, code: str, key: str | None) -> str:
+        """The join link of a room."""
+        base = self.config.public_url or f"http://{self.config.host}:{self.port or 0}"
+        return f"{base}/r/{display_code(code)}" + (f"?key={key}" if key else "")
+
+    # ------------------------------------------------------------------ HTTP
+
+    async def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
+        """Answer ``/healthz`` and ``/metrics`` on the websocket port."""
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            return connection.respond(HTTPStatus.OK, "ok\n")
+        if path == "/metrics":
+            try:
+                self.metrics.store_rtt_seconds = await asyncio.wait_for(self.backend.ping(), 2)
+            except Exception:
+                self.metrics.store_rtt_seconds = -1.0
+            self.metrics.rooms = len(self.rooms)
+            response = connection.respond(
+                HTTPStatus.OK, self.metrics.render(self.backend.worker_id)
+            )
+            response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
+            return response
+        try:
+            from clients.web import serve_static
+        except ImportError:  # the web client is optional
+            return None
+        static: Response | None = serve_static(connection, request)
+        return static
+
+    # ------------------------------------------------------------------ connections
+
+    async def handler(self, ws: ServerConnection) -> None:
+        """Serve one connection from ``hello`` to close."""
+        conn = Conn(ws, self.config.burst, self.backend.worker_id)
+        self.conns[conn.id] = conn
+        self.metrics.connections += 1
+        self.metrics.connections_total += 1
+        try:
+            if not await self._hello(conn):
+                return
+            async for frame in ws:
+                if conn.closing:
+                    continue  # reading on lets the closing handshake through
+                self.metrics.messages_total += 1
+                if not self._take_credit(conn):
+                    if conn.strikes > self.config.max_strikes:
+                        self.metrics.abuse_closes_total += 1
+                        logger.warning("closing flooding connection conn=%s", conn.id)
+                        self._close(conn, 1008, "too many messages")
+                        continue
+                    await self._error(
+                        conn, _request_id(frame), "rate_limited", "too many messages: slow down"
+                    )
+                    continue
+                await self._serve_frame(conn, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.metrics.connections -= 1
+            del self.conns[conn.id]
+            await self._leave(conn)
+
+    async def _hello(self, conn: Conn) -> bool:
+        try:
+            frame = await asyncio.wait_for(conn.ws.recv(), self.config.hello_timeout)
+        except TimeoutError:
+            await conn.ws.close(1008, "no hello")
+            return False
+        try:
+            msg = decode_client(frame)
+        except ProtocolError as exc:
+            await self._error(conn, None, exc.code, exc.message)
+            await conn.ws.close(1002, "expected hello")
+            return False
+        if not isinstance(msg, Hello):
+            await self._error(conn, None, "hello_first", "the first message must be hello")
+            await conn.ws.close(1002, "expected hello")
+            return False
+        if msg.v != PROTOCOL_VERSION:
+            await self._error(
+                conn,
+                None,
+                "unsupported_version",
+                f"protocol version {msg.v} is not supported; this server speaks "
+                f"version {PROTOCOL_VERSION}",
+            )
+            await conn.ws.close(1002, "unsupported protocol version")
+            return False
+        await self._send(
+            conn,
+            {
+                "type": "welcome",
+                "v": PROTOCOL_VERSION,
+                "worker": self.backend.worker_id,
+                "max_frame": self.config.max_frame,
+                "rate": self.config.rate,
+                "burst": self.config.burst,
+            },
+        )
+        return True
+
+    def _take_credit(self, conn: Conn) -> bool:
+        now = time.monotonic()
+        conn.credits = min(
+            float(self.config.burst), conn.credits + (now - conn.refilled) * self.config.rate
+        )
+        conn.refilled = now
+        if conn.credits < 1.0:
+            # strikes count a flood: they are forgiven after a quiet spell
+            if now - conn.last_strike > 10.0:
+                conn.strikes = 0
+            conn.last_strike = now
+            conn.strikes += 1
+            return False
+        conn.credits -= 1.0
+        return True
+
+    def _close(self, conn: Conn, code: int, reason: str) -> None:
+        """Start closing; the handler reads on (ignoring frames) so the handshake can end."""
+        if not conn.closing:
+            conn.closing = True
+            self.spawn(conn.ws.close(code, reason), f"close {conn.id}")
+
+    async def _send(self, conn: Conn, payload: dict[str, Any]) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await conn.ws.send(orjson.dumps(payload), text=True)
+
+    async def _error(self, conn: Conn, rid: int | None, code: str, message: str) -> None:
+        self.metrics.errors_total += 1
+        await self._send(conn, {"type": "error", "id": rid, "code": code, "message": message})
+
+    async def _serve_frame(self, conn: Conn, frame: str | bytes) -> None:
+        try:
+            msg = decode_client(frame)
+        except ProtocolError as exc:
+            conn.bad += 1
+            await self._error(conn, None, exc.code, exc.message)
+            if conn.bad > self.config.max_bad_messages:
+                self.metrics.abuse_closes_total += 1
+                logger.warning("closing abusive connection conn=%s", conn.id)
+                self._close(conn, 1008, "too many bad messages")
+            return
+        rid = msg.id if not isinstance(msg, Hello) else None
+        try:
+            if isinstance(msg, Move):
+                await self._move(conn, msg)
+            elif isinstance(msg, Create):
+                await self._create(conn, msg)
+            elif isinstance(msg, Join):
+                await self._join(conn, msg)
+            elif isinstance(msg, Resume):
+                await self._resume(conn, msg)
+            elif isinstance(msg, Start):
+                await self._start(conn, msg)
+            elif isinstance(msg, Resign):
+                await self._resign(conn, msg)
+            elif isinstance(msg, Rematch):
+                await self._rematch(conn, msg)
+            elif isinstance(msg, Follow):
+                await self._follow(conn, msg)
+            elif isinstance(msg, Ping):
+                await self._send(conn, {"type": "pong", "id": msg.id, "now": now_ms()})
+                return
+            else:
+                raise Refusal("hello_again", "hello is only the first message")
+            if isinstance(msg, Start | Resign | Rematch | Follow):
+                await self._send(conn, {"type": "ok", "id": msg.id})
+        except (Refusal, RoomError) as exc:
+            await self._error(conn, rid, exc.code, exc.message)
+        except KeyError:
+            await self._error(conn, rid, "unknown_room", "no such room (it may have expired)")
+        except ConnectionClosed:
+            raise
+        except Exception:
+            logger.exception(
+                "request failed type=%s room=%s seat=%s conn=%s",
+                msg.type,
+                conn.code,
+                conn.seat,
+                conn.id,
+            )
+            await self._error(conn, rid, "server_error", "the server could not do that now")
+
+    # ------------------------------------------------------------------ rooms
+
+    def _require_no_room(self, conn: Conn) -> None:
+        if conn.code is not None:
+            raise Refusal("already_in_room", "this connection is already in a room")
+
+    async def _attach(self, conn: Conn, code: str) -> LocalRoom:
+        """Register ``conn`` in its local room (events buffered until it is ready)."""
+        lr = self.rooms.get(code)
+        if lr is None:
+            lr = LocalRoom(code)
+            self.rooms[code] = lr
+            self.metrics.rooms = len(self.rooms)
+            try:
+                await self.backend.subscribe(code)
+            except BaseException:
+                if not lr.conns:
+                    self.rooms.pop(code, None)
+                raise
+            lr.subscribed.set()
+        else:
+            await asyncio.wait_for(lr.subscribed.wait(), 10)
+        conn.code = code
+        conn.ready = False
+        conn.pending = []
+        lr.conns.add(conn)
+        return lr
+
+    def _ready(self, conn: Conn, seq: int) -> None:
+        """Deliver the events that arrived while joining, after ``seq``; go live."""
+        conn.last_seq = max(conn.last_seq, seq)
+        pending, conn.pending = conn.pending, []
+        conn.ready = True
+        lr = self.rooms.get(conn.code or "")
+        for data in pending:
+            s = event_seq(data) or 0
+            if s > conn.last_seq:
+                conn.last_seq = s
+                if lr is None or self._may_see(conn, lr, orjson.loads(data)):
+                    with contextlib.suppress(Exception):
+                        broadcast([conn.ws], data, text=True)
+
+    def _player_view(self, conn: Conn) -> dict[str, Any] | None:
+        return conn.game.player_view() if conn.game is not None else None
+
+    async def _create(self, conn: Conn, msg: Create) -> None:
+        self._require_no_room(conn)
+        if msg.deal == "same":
+            raise Refusal("bad_deal", "a new room has no last race: use code, random or daily")
+        deal = choose_deal(msg.game, msg.deal, msg.code, None)
+        options = RoomOptions(
+            max_players=msg.max_players,
+            time_limit=msg.time_limit,
+            spectators=msg.spectators,
+            private=msg.private,
+            spectator_delay=msg.spectator_delay,
+        )
+        key = secrets.token_urlsafe(6) if msg.private else None
+        for _ in range(10):
+            room = RoomState(
+                code=new_room_code(),
+                game=msg.game,
+                options=options,
+                key=key,
+                deal=deal,
+                created_at=now_ms(),
+            )
+            if await self.backend.create_room(room):
+                break
+        else:
+            raise Refusal("busy", "could not find a free room code")
+        self.metrics.rooms_created_total += 1
+        logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, deal)
+        await self._take_new_seat(conn, room.code, msg.name, msg.id, key)
+
+    async def _take_new_seat(
+        self, conn: Conn, code: str, name: str, rid: int | None, key: str | None
+    ) -> None:
+        token = new_token()
+        token_hash = hash_token(token)
+        lr = await self._attach(conn, code)
+        try:
+            seat_no = 0
+
+            def take(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+                nonlocal seat_no
+                seat, events = add_player(room, name, token_hash, conn.id, now_ms())
+                seat_no = seat.seat
+                return events
+
+            snap, _ = await self.backend.update_room(code, take)
+        except BaseException:
+            self._detach(conn)
+            raise
+        conn.role, conn.seat = "player", seat_no
+        lr.learn(snap)
+        logger.info("player joined room=%s seat=%s conn=%s", code, seat_no, conn.id)
+        await self._send(
+            conn,
+            {
+                "type": "joined",
+                "id": rid,
+                "room": display_code(code),
+                "link": self.link(code, key),
+                "role": "player",
+                "seat": seat_no,
+                "token": token,
+                "key": key,
+                "snapshot": room_snapshot(
+                    snap.room, snap.progress, snap.seq, now_ms(), self.link(code, key)
+                ),
+                "view": None,
+            },
+        )
+        self._ready(conn, snap.seq)
+        self._arm_timer(lr)
+
+    async def _find(self, text: str, key: str | None = None) -> Snapshot:
+        code = normalize_code(text)
+        snap = await self.backend.snapshot(code) if code else None
+        if snap is None:
+            raise Refusal("unknown_room", f"no room {text!r}")
+        if snap.room.key is not None and not (
+            key is not None and secrets.compare_digest(key, snap.room.key)
+        ):
+            raise Refusal("unknown_room", f"no room {text!r}")
+        return snap
+
+    async def _join(self, conn: Conn, msg: Join) -> None:
+        self._require_no_room(conn)
+        snap = await self._find(msg.room, msg.key)
+        code = snap.room.code
+        if msg.role == "player":
+            await self._take_new_seat(conn, code, msg.name, msg.id, snap.room.key)
+            return
+        if not snap.room.options.spectators:
+            raise Refusal("no_spectators", "this room does not allow spectators")
+        lr = await self._attach(conn, code)
+        try:
+            snap = await self._must_snapshot(code)
+        except BaseException:
+            self._detach(conn)
+            raise
+        conn.role = "spectator"
+        lr.learn(snap)
+        logger.info("spectator joined room=%s conn=%s", code, conn.id)
+        link = self.link(code, snap.room.key)
+        await self._send(
+            conn,
+            {
+                "type": "joined",
+                "id": msg.id,
+                "room": display_code(code),
+                "link": link,
+                "role": "spectator",
+                "snapshot": room_snapshot(snap.room, snap.progress, snap.seq, now_ms(), link),
+            },
+        )
+        self._ready(conn, snap.seq)
+        self._arm_timer(lr)
+
+    async def _must_snapshot(self, code: str) -> Snapshot:
+        snap = await self.backend.snapshot(code)
+        if snap is None:
+            raise KeyError(code)
+        return snap
+
+    async def _resume(self, conn: Conn, msg: Resume) -> None:
+        self._require_no_room(conn)
+        code = normalize_code(msg.room)
+        snap = await self.backend.snapshot(code) if code else None
+        if snap is None or code is None:
+            raise Refusal("unknown_room", f"no room {msg.room!r}")
+        token_hash = hash_token(msg.token)
+        found = seat_by_token(snap.room, token_hash)
+        if found is None:
+            raise Refusal("bad_token", "this token holds no seat in this room")
+        seat_no = found.seat
+        lr = await self._attach(conn, code)
+        old_conn: str | None = None
+        try:
+
+            def retake(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+                nonlocal old_conn
+                seat = room.seat(seat_no)
+                if seat is None or seat.token_hash != token_hash:
+                    raise Refusal("bad_token", "this seat was given up")
+                old_conn = seat.conn
+                if seat.connected:
+                    seat.conn = conn.id  # replaces the other connection, no presence change
+                    return []
+                return set_connected(room, progress, seat, conn.id, now_ms())
+
+            snap, _ = await self.backend.update_room(code, retake)
+            if old_conn is not None and old_conn != conn.id:
+                await self.backend.publish_control(
+                    code, orjson.dumps({"ctl": "kick", "conn": old_conn})
+                )
+            conn.role, conn.seat = "player", seat_no
+            lr.learn(snap)
+            conn.game = None
+            if snap.room.phase != "lobby" and seat_no in snap.room.participants:
+                await self._load_game(conn, snap.room.race, snap.room.deal)
+            missed = (
+                await self.backend.events_since(code, msg.last_seq)
+                if msg.last_seq is not None
+                else None
+            )
+        except BaseException:
+            self._detach(conn)
+            raise
+        logger.info(
+            "player resumed room=%s seat=%s conn=%s last_seq=%s",
+            code,
+            seat_no,
+            conn.id,
+            msg.last_seq,
+        )
+        link = self.link(code, snap.room.key)
+        snapshot = room_snapshot(snap.room, snap.progress, snap.seq, now_ms(), link)
+        await self._send(
+            conn,
+            {
+                "type": "joined",
+                "id": msg.id,
+                "room": display_code(code),
+                "link": link,
+                "role": "player",
+                "seat": seat_no,
+                "snapshot": snapshot if msg.last_seq is None else None,
+                "view": self._player_view(conn),
+            },
+        )
+        if msg.last_seq is None:
+            self._ready(conn, snap.seq)
+        elif missed is None:
+            await self._send(conn, {"type": "resync", "snapshot": snapshot})
+            self._ready(conn, snap.seq)
+        else:
+            conn.last_seq = msg.last_seq
+            conn.pending = missed + conn.pending
+            self._ready(conn, msg.last_seq)
+        self._arm_timer(lr)
+
+    async def _load_game(self, conn: Conn, race: int, deal: str) -> Game:
+        """Rebuild the seat's game from its stored move log."""
+        assert conn.code is not None and conn.seat is not None
+        moves = await self.backend.moves(conn.code, race, conn.seat)
+        conn.game = replay(deal, moves)
+        conn.game_race = race
+        return conn.game
+
+    def _detach(self, conn: Conn) -> None:
+        """Remove ``conn`` from its local room; drop the room when it was the last."""
+        code = conn.code
+        if code is None:
+            return
+        lr = self.rooms.get(code)
+        conn.code = None
+        if lr is None:
+            return
+        lr.conns.discard(conn)
+        if conn.following is not None:
+            self._unfollow(lr, conn)
+        if not lr.conns:
+            self._drop_room_timers(lr)
+            del self.rooms[code]
+            self.metrics.rooms = len(self.rooms)
+            self.spawn(self._unsubscribe(code), "unsubscribe")
+
+    async def _unsubscribe(self, code: str) -> None:
+        if code not in self.rooms:  # nobody came back meanwhile
+            await self.backend.unsubscribe(code)
+
+    def _drop_room_timers(self, lr: LocalRoom) -> None:
+        if lr.timer is not None:
+            lr.timer.cancel()
+            lr.timer = None
+        for f in lr.followers.values():
+            if f.task is not None:
+                f.task.cancel()
+        lr.followers.clear()
+
+    async def _leave(self, conn: Conn) -> None:
+        """Undo what the connection registered: local room, then the seat's presence."""
+        code, seat_no, role = conn.code, conn.seat, conn.role
+        self._detach(conn)
+        if code is None or role != "player" or seat_no is None:
+            return
+        at = now_ms()
+
+        def gone(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+            seat = room.seat(seat_no)
+            if seat is None or seat.conn != conn.id:
+                return []  # replaced by another connection meanwhile
+            return set_connected(room, progress, seat, None, at)
+
+        try:
+            await self.backend.update_room(code, gone)
+        except KeyError:
+            return
+        except Exception:
+            logger.exception("could not mark seat disconnected room=%s seat=%s", code, seat_no)
+            return
+        logger.info("player disconnected room=%s seat=%s conn=%s", code, seat_no, conn.id)
+        self.spawn(self._grace(code, seat_no), f"grace {code}:{seat_no}")
+
+    async def _grace(self, code: str, seat_no: int) -> None:
+        """After the grace period a still-disconnected player loses the seat: resigned in a
+        running race, removed otherwise."""
+        await asyncio.sleep(self.config.grace)
+        await self._grace_over(code, seat_no)
+
+    async def _grace_over(self, code: str, seat_no: int) -> None:
+        snap = await self.backend.snapshot(code)
+        if snap is None:
+            return
+        seat = snap.room.seat(seat_no)
+        if seat is None or seat.connected:
+            return
+        room = snap.room
+        p = snap.progress.get(seat_no)
+        if (
+            room.phase == "running"
+            and p is not None
+            and p.race == room.race
+            and p.status == "playing"
+        ):
+            await self._finish_from_log(code, room, seat_no, "resigned", now_ms())
+            await self._check_end(code)
+
+        def drop(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+            s = room.seat(seat_no)
+            if s is None or s.connected:
+                return []
+            p = progress.get(seat_no)
+            if room.phase == "running" and p is not None and p.status == "playing":
+                return []  # resigned first (above); a reconnect in between keeps the seat
+            return remove_seat(room, s)
+
+        await self.backend.update_room(code, drop)
+        logger.info("seat released room=%s seat=%s", code, seat_no)
+
+    # ------------------------------------------------------------------ races
+
+    def _host_only(self, conn: Conn) -> tuple[str, int]:
+        if conn.code is None:
+            raise Refusal("not_in_room", "join a room first")
+        if conn.role != "player" or conn.seat is None:
+            raise Refusal("not_host", "only the host can do that")
+        return conn.code, conn.seat
+
+    async def _start(self, conn: Conn, msg: Start) -> None:
+        code, seat = self._host_only(conn)
+        countdown = int(self.config.countdown * 1000)
+
+        def go(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+            total = new_game(room.deal).total
+            return start_race(room, progress, seat, now_ms(), countdown, total)
+
+        snap, _ = await self.backend.update_room(code, go)
+        logger.info("race started room=%s race=%s deal=%s", code, snap.room.race, snap.room.deal)
+
+    async def _rematch(self, conn: Conn, msg: Rematch) -> None:
+        code, seat = self._host_only(conn)
+        countdown = int(self.config.countdown * 1000)
+
+        def again(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+            if room.phase != "ended":
+                raise RoomError("race_running", "a rematch follows a finished race")
+            deal = choose_deal(room.game, msg.deal, msg.code, room.deal)
+            total = new_game(deal).total
+            return start_race(room, progress, seat, now_ms(), countdown, total, deal=deal)
+
+        snap, _ = await self.backend.update_room(code, again)
+        logger.info("rematch room=%s race=%s deal=%s", code, snap.room.race, snap.room.deal)
+
+    def _racing(self, conn: Conn, rid: int | None, text: str) -> tuple[str, int, LocalRoom] | str:
+        """The room, seat and local room of a player allowed to act now, or the rule id that
+        refuses the action."""
+        if conn.code is None:
+            raise Refusal("not_in_room", "join a room first")
+        if conn.role != "player" or conn.seat is None:
+            raise Refusal("spectator", "spectators cannot play")
+        lr = self.rooms[conn.code]
+        if lr.race == 0 or conn.seat not in lr.participants:
+            return "no-race"
+        if lr.phase != "running" or conn.seat in lr.finished:
+            return "finished"
+        now = now_ms()
+        if lr.start_at is not None and now < lr.start_at:
+            return "not-started"
+        if lr.deadline is not None and now >= lr.deadline:
+            self.spawn(self._expire(conn.code, lr.race), "expire")
+            return "time-up"
+        return conn.code, conn.seat, lr
+
+    _REMINDERS: ClassVar[dict[str, str]] = {
+        "no-race": "you are not racing: wait for the host to start the next race",
+        "finished": "your race is over",
+        "not-started": "the race has not started yet",
+        "time-up": "the time limit has passed",
+    }
+
+    async def _reject(self, conn: Conn, rid: int | None, move: str, rule: str, text: str) -> None:
+        self.metrics.moves_rejected_total += 1
+        await self._send(
+            conn, {"type": "rejected", "id": rid, "move": move, "rule": rule, "reminder": text}
+        )
+
+    async def _move(self, conn: Conn, msg: Move) -> None:
+        racing = self._racing(conn, msg.id, msg.move)
+        if isinstance(racing, str):
+            await self._reject(conn, msg.id, msg.move, racing, self._REMINDERS[racing])
+            return
+        code, seat, lr = racing
+        race = lr.race
+        game = conn.game
+        if game is None or conn.game_race != race:
+            game = await self._load_game(conn, race, lr.deal)
+        try:
+            outcome = game.push(msg.move)
+        except IllegalMoveError as exc:
+            await self._reject(conn, msg.id, msg.move, exc.rule, exc.reminder)
+            return
+        except GameError as exc:
+            await self._reject(conn, msg.id, msg.move, "notation", str(exc))
+            return
+        now = now_ms()
+        start = lr.start_at or now
+        progress = ProgressState(
+            race=race,
+            seat=seat,
+            status="won" if game.won else "playing",
+            on_foundations=game.on_foundations,
+            total=game.total,
+            score=game.score,
+            moves=game.moves,
+            elapsed_ms=now - start if game.won else None,
+        )
+        events = [self._progress_body(code, progress, now - start)]
+        if game.won:
+            events.append(self._finished_body(code, race, seat, "won", now - start, game))
+        try:
+            stored = await self.backend.append(
+                code,
+                race,
+                seat,
+                move=str(outcome.move),
+                progress=progress,
+                events=events,
+                index=len(game.actions) - 1,
+            )
+        except LogConflict:
+            conn.game = None  # another connection of this seat moved: reload from the log
+            await self._reject(
+                conn, msg.id, msg.move, "stale", "your board changed elsewhere: look again"
+            )
+            return
+        except Exception:
+            conn.game = None  # the local game is ahead of the log: rebuild it
+            logger.exception("could not store move room=%s seat=%s", code, seat)
+            raise Refusal("storage", "the move could not be stored: try again") from None
+        if stored is None:
+            conn.game = None
+            lr.finished.add(seat)
+            await self._reject(conn, msg.id, msg.move, "finished", self._REMINDERS["finished"])
+            return
+        self.metrics.moves_accepted_total += 1
+        await self._send(
+            conn,
+            {
+                "type": "ack",
+                "id": msg.id,
+                "move": str(outcome.move),
+                "revealed": [card_name(c) for c in outcome.revealed],
+                "view": game.player_view(),
+            },
+        )
+        if game.won:
+            logger.info("player won room=%s seat=%s moves=%s", code, seat, game.moves)
+            await self._check_end(code)
+
+    def _progress_body(self, code: str, p: ProgressState, elapsed: int) -> dict[str, Any]:
+        return {
+            "type": "progress",
+            "room": display_code(code),
+            "race": p.race,
+            "seat": p.seat,
+            "on_foundations": p.on_foundations,
+            "total": p.total,
+            "score": p.score,
+            "moves": p.moves,
+            "status": p.status,
+            "elapsed_ms": elapsed,
+        }
+
+    def _finished_body(
+        self, code: str, race: int, seat: int, status: str, elapsed: int, game: Game
+    ) -> dict[str, Any]:
+        return {
+            "type": "player_finished",
+            "room": display_code(code),
+            "race": race,
+            "seat": seat,
+            "status": status,
+            "elapsed_ms": elapsed,
+            "move_list": game.move_list(),
+            "board": game.player_view(),
+        }
+
+    async def _resign(self, conn: Conn, msg: Resign) -> None:
+        racing = self._racing(conn, msg.id, "resign")
+        if isinstance(racing, str):
+            if racing == "not-started":
+                racing = "no-race"
+            raise Refusal(racing.replace("-", "_"), self._REMINDERS[racing])
+        code, seat, lr = racing
+        game = conn.game
+        if game is None or conn.game_race != lr.race:
+            game = await self._load_game(conn, lr.race, lr.deal)
+        elapsed = now_ms() - (lr.start_at or 0)
+        ok = await self._finish(code, lr.race, seat, "resigned", elapsed, game)
+        if not ok:
+            raise Refusal("finished", "your race is over")
+        logger.info("player resigned room=%s seat=%s", code, seat)
+        await self._check_end(code)
+
+    async def _finish(
+        self, code: str, race: int, seat: int, status: str, elapsed: int, game: Game
+    ) -> bool:
+        """Store a seat's final status with its last progress and ``player_finished``."""
+        progress = ProgressState(
+            race=race,
+            seat=seat,
+            status=status,
+            on_foundations=game.on_foundations,
+            total=game.total,
+            score=game.score,
+            moves=game.moves,
+            elapsed_ms=elapsed,
+        )
+        events = [
+            self._progress_body(code, progress, elapsed),
+            self._finished_body(code, race, seat, status, elapsed, game),
+        ]
+        stored = await self.backend.append(
+            code, race, seat, move=None, progress=progress, events=events
+        )
+        return stored is not None
+
+    async def _finish_from_log(
+        self, code: str, room: RoomState, seat: int, status: str, at: int
+    ) -> bool:
+        moves = await self.backend.moves(code, room.race, seat)
+        game = replay(room.deal, moves)
+        elapsed = max(0, min(at, room.deadline or at) - (room.start_at or at))
+        return await self._finish(code, room.race, seat, status, elapsed, game)
+
+    async def _check_end(self, code: str) -> None:
+        at = now_ms()
+
+        def end(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+            return check_race_end(room, progress, at)
+
+        snap, events = await self.backend.update_room(code, end)
+        if events:
+            logger.info("race ended room=%s race=%s", code, snap.room.race)
+
+    def _arm_timer(self, lr: LocalRoom) -> None:
+        """Time the race out at its deadline (every worker with a connection in the room
+        does; the store makes the outcome the same)."""
+        if lr.timer is not None:
+            lr.timer.cancel()
+            lr.timer = None
+        if lr.phase != "running" or lr.deadline is None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, (lr.deadline - now_ms()) / 1000)
+        code, race = lr.code, lr.race
+        lr.timer = loop.call_later(
+            delay + 0.01, lambda: self.spawn(self._expire(code, race), f"expire {code}")
+        )
+
+    async def _expire(self, code: str, race: int) -> None:
+        snap = await self.backend.snapshot(code)
+        if snap is None or snap.room.race != race or snap.room.phase != "running":
+            return
+        room = snap.room
+        if room.deadline is None or now_ms() < room.deadline:
+            return
+        for seat, p in sorted(snap.progress.items()):
+            if p.race == race and p.status == "playing":
+                await self._finish_from_log(code, room, seat, "timeout", room.deadline)
+        await self._check_end(code)
+
+    # ------------------------------------------------------------------ spectators
+
+    async def _follow(self, conn: Conn, msg: Follow) -> None:
+        if conn.code is None:
+            raise Refusal("not_in_room", "join a room first")
+        if conn.role != "spectator":
+            raise Refusal("not_spectator", "only spectators who are not racing can follow boards")
+        lr = self.rooms[conn.code]
+        if conn.following is not None:
+            self._unfollow(lr, conn)
+        if msg.seat is None:
+            return
+        if lr.race == 0 or msg.seat not in lr.participants:
+            raise Refusal("unknown_seat", f"seat {msg.seat} is not racing")
+        f = lr.followers.get(msg.seat)
+        if f is None:
+            f = Follower(lr.race, new_game(lr.deal))
+            lr.followers[msg.seat] = f
+            f.task = self.spawn(self._follow_loop(lr, msg.seat, f), "follow")
+        f.spectators.add(conn)
+        f.newcomers.add(conn)  # gets the board even if nothing changes
+        conn.following = msg.seat
+        f.dirty.set()
+
+    def _unfollow(self, lr: LocalRoom, conn: Conn) -> None:
+        seat, conn.following = conn.following, None
+        f = lr.followers.get(seat) if seat is not None else None
+        if f is None:
+            return
+        f.spectators.discard(conn)
+        if not f.spectators:
+            if f.task is not None:
+                f.task.cancel()
+            del lr.followers[seat]  # type: ignore[arg-type]
+
+    async def _follow_loop(self, lr: LocalRoom, seat: int, f: Follower) -> None:
+        while True:
+            await f.dirty.wait()
+            f.dirty.clear()
+            if f.race != lr.race:
+                f.race, f.game, f.applied = lr.race, new_game(lr.deal), 0
+            new = await self.backend.moves(lr.code, f.race, seat, f.applied)
+            if new:
+                try:
+                    f.game.push_all(new)
+                    f.applied += len(new)
+                except GameError:
+                    logger.warning("follow: log does not replay room=%s seat=%s", lr.code, seat)
+                    moves = await self.backend.moves(lr.code, f.race, seat)
+                    f.game, f.applied = replay(lr.deal, moves), len(moves)
+            to = set(f.spectators) if new else f.newcomers & f.spectators
+            f.newcomers.clear()
+            if to:
+                self._send_board(lr, seat, f, to)
+
+    def _send_board(self, lr: LocalRoom, seat: int, f: Follower, to: set[Conn]) -> None:
+        data = orjson.dumps(
+            {
+                "type": "board",
+                "room": display_code(lr.code),
+                "seat": seat,
+                "race": f.race,
+                "view": f.game.player_view(),
+            }
+        )
+        if lr.delay:
+            asyncio.get_running_loop().call_later(
+                lr.delay,
+                lambda: broadcast([c.ws for c in to if c.code == lr.code], data, text=True),
+            )
+        else:
+            broadcast([c.ws for c in to], data, text=True)
+
+    # ------------------------------------------------------------------ fan-out
+
+    def _may_see(self, conn: Conn, lr: LocalRoom, event: dict[str, Any]) -> bool:
+        """Fair play: a player still racing never gets another player's move list/board."""
+        if event.get("type") != "player_finished":
+            return True
+        return not (
+            conn.role == "player"
+            and event.get("race") == lr.race
+            and lr.phase == "running"
+            and conn.seat in lr.participants
+            and conn.seat not in lr.finished
+        )
+
+    def on_message(self, code: str, data: bytes) -> None:
+        """Deliver one room message from the backend to this worker's connections."""
+        lr = self.rooms.get(code)
+        if lr is None:
+            return
+        try:
+            event = orjson.loads(data)
+            seq = event_seq(data)
+            if seq is None:
+                self._control(event)
+                return
+            self._learn_event(lr, event)
+            targets = []
+            for conn in lr.conns:
+                if not conn.ready:
+                    conn.pending.append(data)
+                elif seq > conn.last_seq:
+                    conn.last_seq = seq
+                    if conn.closing or not self._may_see(conn, lr, event):
+                        continue
+                    if self._write_backlog(conn) > self.config.max_backlog:
+                        # a client that does not read would make the buffer grow forever
+                        logger.warning("closing slow connection room=%s conn=%s", code, conn.id)
+                        self._close(conn, 1013, "too slow: reconnect and resume")
+                        continue
+                    targets.append(conn.ws)
+            broadcast(targets, data, text=True)
+        except Exception:
+            logger.exception("could not deliver a message room=%s", code)
+
+    @staticmethod
+    def _write_backlog(conn: Conn) -> int:
+        transport = conn.ws.transport
+        return transport.get_write_buffer_size() if transport is not None else 0
+
+    def _control(self, message: dict[str, Any]) -> None:
+        if message.get("ctl") == "kick":
+            conn = self.conns.get(str(message.get("conn")))
+            if conn is not None:
+                conn.seat = None  # the seat now belongs to the new connection
+                conn.role = None
+                self._close(conn, 4000, "replaced by a new connection")
+
+    def _learn_event(self, lr: LocalRoom, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "race_starting":
+            lr.phase, lr.race, lr.deal = "running", event["race"], event["deal"]
+            lr.start_at, lr.deadline = event["start_at"], event["deadline"]
+            lr.participants, lr.finished = set(event["seats"]), set()
+            self._arm_timer(lr)
+            for f in lr.followers.values():
+                f.dirty.set()
+        elif kind == "race_ended" and event.get("race") == lr.race:
+            lr.phase = "ended"
+            if lr.timer is not None:
+                lr.timer.cancel()
+                lr.timer = None
+        elif kind == "player_finished" and event.get("race") == lr.race:
+            lr.finished.add(event["seat"])
+        elif kind == "progress":
+            follower = lr.followers.get(event.get("seat", -1))
+            if follower is not None:
+                follower.dirty.set()
+
+
+def _request_id(frame: str | bytes) -> int | None:
+    """The ``id`` of a request, if the frame is one (for replies to refused frames)."""
+    try:
+        rid = getattr(decode_client(frame), "id", None)
+    except ProtocolError:
+        return None
+    return rid if isinstance(rid, int) else None
+
+
+# ---------------------------------------------------------------------- running
+
+
+@contextlib.asynccontextmanager
+async def running(
+    backend: Backend, config: Config | None = None, *, sock: socket.socket | None = None
+) -> AsyncIterator[tuple[RaceServer, WsServer]]:
+    """Start a server (port 0 picks a free port: see ``RaceServer.port``) and stop it on
+    exit: connections are closed with 1001 and the backend is closed."""
+    config = config or Config()
+    app = RaceServer(backend, config)
+    await app.start()
+    kwargs: dict[str, Any] = {}
+    if sock is not None:
+        kwargs["sock"] = sock
+    else:
+        kwargs.update(host=config.host, port=config.port, reuse_port=config.reuse_port or None)
+    try:
+        async with serve(
+            app.handler,
+            max_size=config.max_frame,
+            compression="deflate" if config.compression else None,
+            process_request=app.process_request,
+            logger=logging.getLogger("samedeal.ws"),
+            **kwargs,
+        ) as ws_server:
+            app.port = ws_server.sockets[0].getsockname()[1]
+            yield app, ws_server
+            ws_server.close()
+            await ws_server.wait_closed()
+    finally:
+        await app.close()
+
+
+async def run(backend_factory: Callable[[], Backend], config: Config) -> None:
+    """Serve until SIGTERM or SIGINT, then drain: stop accepting, close every connection
+    with 1001 (clients resume elsewhere), release the backend."""
+    loop = asyncio.get_running_loop()
+    stop: asyncio.Future[None] = loop.create_future()
+
+    def on_signal() -> None:
+        if not stop.done():
+            stop.set_result(None)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal)
+    async with running(backend_factory(), config) as (app, _):
+        logger.info(
+            "serving host=%s port=%s worker=%s pid=%s",
+            config.host,
+            app.port,
+            app.backend.worker_id,
+            os.getpid(),
+        )
+        await stop
+        logger.info("draining worker=%s connections=%s", app.backend.worker_id, len(app.conns))
+    logger.info("stopped")

@@ -1,0 +1,143 @@
+"""The store + broker interface the server runs on, with two implementations chosen at
+start-up: :class:`server.memory.MemoryBackend` (one process) and
+:class:`server.redis_backend.RedisBackend` (several workers sharing rooms).
+
+A backend keeps, per room: the :class:`~server.room.RoomState`, one
+:class:`~server.room.ProgressState` per seat of the current race, each seat's move log, the
+room's event counter and a capped list of recent events; and it delivers every room event
+(and control messages between workers) to every subscribed worker, own worker included.
+
+Events are stored and published as the exact bytes sent to clients: the body given by the
+caller with ``"seq"`` put in front (``{"seq":12,"type":"progress",…}``).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .room import ProgressState, RoomState
+
+__all__ = ["Backend", "Listener", "LogConflict", "Snapshot", "Update", "event_seq", "stamp"]
+
+Listener = Callable[[str, bytes], None]
+"""Called with (room code, message bytes) for every message on a subscribed room."""
+
+Update = Callable[[RoomState, dict[int, ProgressState]], list[dict[str, Any]]]
+"""Changes a room in place and returns the events to append; raising aborts the change."""
+
+
+class LogConflict(Exception):
+    """The move log is not as long as the caller's game thinks: another connection for the
+    seat stored a move meanwhile. Nothing was stored; reload the game from the log."""
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """A consistent read of a room: state, progress of the current race, last event seq."""
+
+    room: RoomState
+    progress: dict[int, ProgressState]
+    seq: int
+
+
+def stamp(seq: int, body: bytes) -> bytes:
+    """Put ``seq`` in front of an encoded event body (a JSON object)."""
+    return b'{"seq":%d,' % seq + body[1:]
+
+
+def event_seq(data: bytes) -> int | None:
+    """The seq of stamped event bytes, or None for a control message."""
+    if not data.startswith(b'{"seq":'):
+        return None
+    end = data.index(b",", 7)
+    return int(data[7:end])
+
+
+class Backend(abc.ABC):
+    """Where rooms live and how their events travel. All methods are coroutines safe to
+    call concurrently; ``update_room`` and ``append`` are atomic."""
+
+    worker_id: str
+    event_cap: int
+    active_ttl: float
+    finished_ttl: float
+
+    @abc.abstractmethod
+    async def start(self, listener: Listener) -> None:
+        """Connect, and deliver messages of subscribed rooms to ``listener`` from now on."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Stop listening and release connections."""
+
+    @abc.abstractmethod
+    async def subscribe(self, code: str) -> None:
+        """Receive the events of room ``code``; returns once the subscription is live."""
+
+    @abc.abstractmethod
+    async def unsubscribe(self, code: str) -> None:
+        """Stop receiving the events of room ``code``."""
+
+    @abc.abstractmethod
+    async def publish_control(self, code: str, data: bytes) -> None:
+        """Send a control message (not a room event, not stored) to every subscribed worker."""
+
+    @abc.abstractmethod
+    async def create_room(self, room: RoomState) -> bool:
+        """Store a new room; False if its code is taken."""
+
+    @abc.abstractmethod
+    async def snapshot(self, code: str) -> Snapshot | None:
+        """The room's state, progress and last seq, read together; None if unknown."""
+
+    @abc.abstractmethod
+    async def update_room(self, code: str, update: Update) -> tuple[Snapshot, list[bytes]]:
+        """Apply ``update`` atomically (retrying on conflicts), store and publish its events.
+
+        Returns the new snapshot and the stamped events. Raises whatever ``update`` raises
+        (nothing is changed then) and ``KeyError`` for an unknown room.
+        """
+
+    @abc.abstractmethod
+    async def append(
+        self,
+        code: str,
+        race: int,
+        seat: int,
+        *,
+        move: str | None,
+        progress: ProgressState,
+        events: list[dict[str, Any]],
+        index: int | None = None,
+    ) -> list[bytes] | None:
+        """Atomically: check the seat is still ``playing`` in ``race``, append ``move`` to its
+        log, store ``progress``, store and publish ``events``. None if the check failed
+        (nothing changed). With ``index``, the move must land at that position of the log,
+        else :class:`LogConflict`. Returns only once everything is stored."""
+
+    @abc.abstractmethod
+    async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+        """A seat's move log for a race, from index ``start``."""
+
+    @abc.abstractmethod
+    async def events_since(self, code: str, after: int) -> list[bytes] | None:
+        """The stored events with seq > ``after``, or None when some are no longer kept."""
+
+    @abc.abstractmethod
+    async def heartbeat(self, ttl: float) -> None:
+        """Tell the other workers this one is alive for the next ``ttl`` seconds."""
+
+    @abc.abstractmethod
+    async def alive(self, workers: set[str]) -> set[str]:
+        """Which of ``workers`` (worker ids) are alive."""
+
+    @abc.abstractmethod
+    async def ping(self) -> float:
+        """Round trip to the store in seconds (0 for memory)."""
+
+    def ttl_for(self, room: RoomState) -> float:
+        """How long a room is kept after its last change."""
+        return self.finished_ttl if room.phase == "ended" else self.active_ttl

@@ -1,0 +1,419 @@
+"""The Redis backend: several workers share rooms.
+
+Keys of one room share a hash tag, so a room can live on one Redis Cluster shard::
+
+    sd:{K7QF2M}:room              RoomState JSON (seats keep token hashes, never tokens)
+    sd:{K7QF2M}:progress          hash: seat -> ProgressState JSON of the current race
+    sd:{K7QF2M}:seq               the room's event counter
+    sd:{K7QF2M}:events            list: the last ``event_cap`` stamped events
+    sd:{K7QF2M}:moves:<race>:<seat>  list: a seat's move log, one action per item
+    sd:{K7QF2M}:ch                pub/sub channel: stamped events and control messages
+
+Room changes run in a WATCH/MULTI transaction on ``room`` and ``progress`` (retried on
+conflict), so race-end detection is safe across workers. A move is stored by one Lua script
+that checks the seat is still racing, appends the move, stores the progress and numbers,
+keeps and publishes the events — one round trip, and the move is acknowledged only after.
+
+Every worker, the publishing one included, delivers events to its connections from the
+pub/sub channel: one path in seq order. Every key gets a TTL on each write (shorter once a
+race has ended), so abandoned rooms expire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import orjson
+import redis.asyncio as aioredis
+from redis.exceptions import WatchError
+
+from .broker import Backend, Listener, LogConflict, Snapshot, Update, event_seq
+from .room import ProgressState, RoomState
+
+__all__ = ["RedisBackend"]
+
+logger = logging.getLogger("samedeal.redis")
+
+# KEYS: seq, events   ARGV: cap, channel, ttl, body...
+_EVENTS_LUA = """
+local out = {}
+for i = 4, #ARGV do
+  local seq = redis.call('INCR', KEYS[1])
+  local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
+  redis.call('RPUSH', KEYS[2], data)
+  redis.call('PUBLISH', ARGV[2], data)
+  out[#out + 1] = data
+end
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[1]), -1)
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return out
+"""
+
+# KEYS: progress, seq, events, moves
+# ARGV: seat, race, progress json, move ('' for none), cap, channel, ttl, index (-1: any),
+#       body...   Returns false (seat not racing), -1 (log length is not index) or the events.
+_APPEND_LUA = """
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if not cur then return false end
+local p = cjson.decode(cur)
+if p['status'] ~= 'playing' or tonumber(p['race']) ~= tonumber(ARGV[2]) then return false end
+if ARGV[4] ~= '' then
+  local index = tonumber(ARGV[8])
+  if index >= 0 and redis.call('LLEN', KEYS[4]) ~= index then return -1 end
+  redis.call('RPUSH', KEYS[4], ARGV[4])
+  redis.call('EXPIRE', KEYS[4], ARGV[7])
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+local out = {}
+for i = 9, #ARGV do
+  local seq = redis.call('INCR', KEYS[2])
+  local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
+  redis.call('RPUSH', KEYS[3], data)
+  redis.call('PUBLISH', ARGV[6], data)
+  out[#out + 1] = data
+end
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[5]), -1)
+return out
+"""
+
+
+class RedisBackend(Backend):
+    """Rooms in Redis, events over Redis pub/sub."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        worker_id: str = "redis",
+        prefix: str = "sd",
+        event_cap: int = 500,
+        active_ttl: float = 6 * 3600,
+        finished_ttl: float = 3600,
+    ) -> None:
+        self.worker_id = worker_id
+        self.prefix = prefix
+        self.event_cap = event_cap
+        self.active_ttl = active_ttl
+        self.finished_ttl = finished_ttl
+        self.redis: aioredis.Redis = aioredis.from_url(url)
+        self._append_script = self.redis.register_script(_APPEND_LUA)
+        self._events_script = self.redis.register_script(_EVENTS_LUA)
+        self._listener: Listener | None = None
+        self._pubsub: Any = None
+        self._channels: set[str] = set()
+        self._confirm: dict[str, asyncio.Future[None]] = {}
+        self._task: asyncio.Task[None] | None = None
+        # per subscribed room: the last event seq delivered, and events held back while a
+        # gap (pub/sub messages lost during a reconnect) is filled from the event list
+        self._delivered: dict[str, int] = {}
+        self._held: dict[str, list[bytes]] = {}
+        self._repairs: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------------ keys
+
+    def _key(self, code: str, what: str) -> str:
+        return f"{self.prefix}:{{{code}}}:{what}"
+
+    def _moves_key(self, code: str, race: int, seat: int) -> str:
+        return self._key(code, f"moves:{race}:{seat}")
+
+    def _channel(self, code: str) -> str:
+        return self._key(code, "ch")
+
+    def _code_of(self, channel: str) -> str:
+        return channel[channel.index("{") + 1 : channel.index("}")]
+
+    # ------------------------------------------------------------------ pub/sub
+
+    async def start(self, listener: Listener) -> None:
+        """Check the connection and start the listener loop."""
+        self._listener = listener
+        await self.redis.ping()
+        # a worker's own channel keeps the pub/sub connection open while it has no rooms
+        self._channels.add(f"{self.prefix}:worker:{self.worker_id}")
+        self._pubsub = self.redis.pubsub()
+        await self._pubsub.subscribe(*self._channels)
+        self._task = asyncio.create_task(self._listen())
+
+    async def close(self) -> None:
+        """Stop the listener and close the connections."""
+        for task in list(self._repairs):
+            task.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+        await self.redis.aclose()
+
+    async def _listen(self) -> None:
+        """Deliver pub/sub messages; on failure log, back off (capped) and resubscribe."""
+        backoff = 0.1
+        while True:
+            try:
+                if self._pubsub is None:
+                    pubsub = self.redis.pubsub()
+                    await pubsub.subscribe(*self._channels)
+                    self._pubsub = pubsub
+                    for code in list(self._delivered):
+                        self._repair(code, None)  # events published while we were away
+                while True:
+                    message = await self._pubsub.get_message(timeout=1.0)
+                    backoff = 0.1
+                    if message is not None:
+                        self._dispatch(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("pub/sub listener failed; reconnecting in %.1fs", backoff)
+                pubsub, self._pubsub = self._pubsub, None
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        channel = message["channel"]
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        if kind == "subscribe":
+            future = self._confirm.pop(channel, None)
+            if future is not None and not future.done():
+                future.set_result(None)
+        elif kind == "message" and self._listener is not None:
+            self._deliver(self._code_of(channel), message["data"])
+
+    def _deliver(self, code: str, data: bytes) -> None:
+        """Pass events on in seq order; a gap is filled from the stored events first."""
+        assert self._listener is not None
+        seq = event_seq(data)
+        if seq is None:
+            self._listener(code, data)
+            return
+        held = self._held.get(code)
+        if held is not None:
+            held.append(data)
+            return
+        last = self._delivered.get(code)
+        if last is not None and seq > last + 1:
+            self._repair(code, data)
+            return
+        if last is None or seq > last:
+            self._delivered[code] = seq
+            self._listener(code, data)
+
+    def _repair(self, code: str, data: bytes | None) -> None:
+        if code in self._held:
+            if data is not None:
+                self._held[code].append(data)
+            return
+        self._held[code] = [data] if data is not None else []
+        task = asyncio.create_task(self._fill(code))
+        self._repairs.add(task)
+        task.add_done_callback(self._repairs.discard)
+
+    async def _fill(self, code: str) -> None:
+        last = self._delivered.get(code, 0)
+        try:
+            missing = await self.events_since(code, last)
+        except Exception:
+            logger.exception("could not fetch missed events room=%s", code)
+            missing = None
+        if missing is None:
+            logger.warning("events lost for connected clients room=%s after=%s", code, last)
+        held = self._held.pop(code, [])
+        if code not in self._delivered or self._listener is None:
+            return  # unsubscribed meanwhile
+        for item in sorted({*(missing or []), *held}, key=lambda d: event_seq(d) or 0):
+            seq = event_seq(item) or 0
+            if seq > self._delivered[code]:
+                self._delivered[code] = seq
+                self._listener(code, item)
+
+    async def subscribe(self, code: str) -> None:
+        """Subscribe and wait for Redis to confirm, so no later event is missed."""
+        channel = self._channel(code)
+        self._channels.add(channel)
+        self._delivered.pop(code, None)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._confirm[channel] = future
+        if self._pubsub is None:
+            raise ConnectionError("the pub/sub connection is being re-established")
+        await self._pubsub.subscribe(channel)
+        try:
+            await asyncio.wait_for(future, 5.0)
+        finally:
+            self._confirm.pop(channel, None)
+
+    async def unsubscribe(self, code: str) -> None:
+        """Leave the room's channel."""
+        channel = self._channel(code)
+        self._channels.discard(channel)
+        self._delivered.pop(code, None)
+        self._held.pop(code, None)
+        if self._pubsub is not None:
+            await self._pubsub.unsubscribe(channel)
+
+    async def publish_control(self, code: str, data: bytes) -> None:
+        """Publish a control message (not stored, no seq)."""
+        await self.redis.publish(self._channel(code), data)
+
+    # ------------------------------------------------------------------ rooms
+
+    async def create_room(self, room: RoomState) -> bool:
+        """SET NX the room's state."""
+        ok = await self.redis.set(
+            self._key(room.code, "room"),
+            room.model_dump_json(),
+            nx=True,
+            ex=int(self.ttl_for(room)),
+        )
+        return bool(ok)
+
+    async def snapshot(self, code: str) -> Snapshot | None:
+        """Room, progress and seq in one MULTI, so they agree."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.get(self._key(code, "room"))
+            pipe.hgetall(self._key(code, "progress"))
+            pipe.get(self._key(code, "seq"))
+            raw, progress, seq = await pipe.execute()
+        if raw is None:
+            return None
+        return Snapshot(
+            RoomState.model_validate_json(raw),
+            {int(k): ProgressState.model_validate_json(v) for k, v in progress.items()},
+            int(seq or 0),
+        )
+
+    async def update_room(self, code: str, update: Update) -> tuple[Snapshot, list[bytes]]:
+        """WATCH room and progress, apply ``update``, write it all in MULTI; retry on
+        conflict."""
+        room_key, progress_key = self._key(code, "room"), self._key(code, "progress")
+        seq_key, events_key = self._key(code, "seq"), self._key(code, "events")
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(room_key, progress_key)
+                    raw = await pipe.get(room_key)
+                    if raw is None:
+                        raise KeyError(code)
+                    stored = await pipe.hgetall(progress_key)
+                    room = RoomState.model_validate_json(raw)
+                    progress = {
+                        int(k): ProgressState.model_validate_json(v) for k, v in stored.items()
+                    }
+                    events = update(room, progress)
+                    ttl = int(self.ttl_for(room))
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.set(room_key, room.model_dump_json(), ex=ttl)
+                    pipe.delete(progress_key)
+                    if progress:
+                        pipe.hset(
+                            progress_key,
+                            mapping={str(s): p.model_dump_json() for s, p in progress.items()},
+                        )
+                        pipe.expire(progress_key, ttl)
+                    if room.phase == "ended":
+                        for seat in room.participants:
+                            pipe.expire(self._moves_key(code, room.race, seat), ttl)
+                    await self._events_script(
+                        keys=[seq_key, events_key],
+                        args=[self.event_cap, self._channel(code), ttl, *_bodies(events)],
+                        client=pipe,
+                    )
+                    pipe.get(seq_key)
+                    result = await pipe.execute()
+                    break
+                except WatchError:
+                    continue
+        data: list[bytes] = list(result[-2] or [])
+        return Snapshot(room, progress, int(result[-1] or 0)), data
+
+    async def append(
+        self,
+        code: str,
+        race: int,
+        seat: int,
+        *,
+        move: str | None,
+        progress: ProgressState,
+        events: list[dict[str, Any]],
+        index: int | None = None,
+    ) -> list[bytes] | None:
+        """One Lua call: check, append the move, store progress and events, publish."""
+        result = await self._append_script(
+            keys=[
+                self._key(code, "progress"),
+                self._key(code, "seq"),
+                self._key(code, "events"),
+                self._moves_key(code, race, seat),
+            ],
+            args=[
+                seat,
+                race,
+                progress.model_dump_json(),
+                move or "",
+                self.event_cap,
+                self._channel(code),
+                int(self.active_ttl),
+                -1 if index is None else index,
+                *_bodies(events),
+            ],
+        )
+        if result is None:
+            return None
+        if result == -1:
+            raise LogConflict(f"the move log is not {index} moves long")
+        return list(result)
+
+    async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+        """LRANGE of the seat's move log."""
+        items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
+        return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
+
+    async def events_since(self, code: str, after: int) -> list[bytes] | None:
+        """Kept events after ``after``, or None when the first missed one was trimmed."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.get(self._key(code, "seq"))
+            pipe.lrange(self._key(code, "events"), 0, -1)
+            seq, items = await pipe.execute()
+        if after >= int(seq or 0):
+            return []
+        if not items or (event_seq(items[0]) or 0) > after + 1:
+            return None
+        return [e for e in items if (event_seq(e) or 0) > after]
+
+    def _alive_key(self, worker: str) -> str:
+        return f"{self.prefix}:worker:{worker}:alive"
+
+    async def heartbeat(self, ttl: float) -> None:
+        """SET the worker's alive key with a TTL."""
+        await self.redis.set(self._alive_key(self.worker_id), b"1", px=int(ttl * 1000))
+
+    async def alive(self, workers: set[str]) -> set[str]:
+        """The workers whose alive key exists."""
+        order = sorted(workers)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for worker in order:
+                pipe.exists(self._alive_key(worker))
+            found = await pipe.execute()
+        return {w for w, n in zip(order, found, strict=True) if n}
+
+    async def ping(self) -> float:
+        """Round trip of a PING in seconds."""
+        t0 = time.perf_counter()
+        await self.redis.ping()
+        return time.perf_counter() - t0
+
+
+def _bodies(events: list[dict[str, Any]]) -> list[bytes]:
+    return [orjson.dumps(e) for e in events]

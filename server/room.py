@@ -1,0 +1,471 @@
+"""Rooms and races as plain values: no sockets, no asyncio, no storage.
+
+A room's state is two things, both JSON-able pydantic models the stores keep as they are:
+
+* :class:`RoomState` — options, host, deal, phase, seats (with a hash of each seat's
+  session token, never the token), the last results. Changed only inside a store's atomic
+  update (``Backend.update_room``), so two workers never overwrite each other.
+* one :class:`ProgressState` per seat of the current race — written by the worker the
+  player is connected to, together with the move that changed it.
+
+The functions here change those values and return the room events that tell everyone
+about it (dicts without ``seq``: the store numbers them).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import secrets
+import unicodedata
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engine import DealCode, GameError
+
+__all__ = [
+    "CODE_ALPHABET",
+    "FINAL_STATUSES",
+    "NAME_LENGTH",
+    "ProgressState",
+    "RoomError",
+    "RoomOptions",
+    "RoomState",
+    "SeatState",
+    "add_player",
+    "check_race_end",
+    "choose_deal",
+    "clean_name",
+    "daily_deal",
+    "display_code",
+    "hash_token",
+    "new_room_code",
+    "new_token",
+    "normalize_code",
+    "progress_event",
+    "rank",
+    "remove_seat",
+    "seat_by_token",
+    "seat_event",
+    "set_connected",
+    "snapshot",
+    "start_race",
+]
+
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
+"""Room code letters: no 0/O, 1/I/L or U, so a code read aloud is typed right."""
+CODE_LENGTH = 6
+NAME_LENGTH = 24
+FINAL_STATUSES = frozenset({"won", "resigned", "timeout"})
+
+Phase = Literal["lobby", "running", "ended"]
+
+
+class RoomError(Exception):
+    """A request the room refuses; ``code`` is the error code sent to the client."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --------------------------------------------------------------------- small values
+
+
+def new_room_code() -> str:
+    """A fresh 6-letter room code (30**6 ≈ 7·10**8 codes)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def display_code(code: str) -> str:
+    """``K7QF2M`` → ``K7QF-2M``: the form people read aloud."""
+    return f"{code[:4]}-{code[4:]}"
+
+
+def normalize_code(text: str) -> str | None:
+    """The stored form of a typed room code (case, spaces and dashes ignored), or None."""
+    code = "".join(ch for ch in text.upper() if ch not in " -\t")
+    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
+        return None
+    return code
+
+
+def new_token() -> str:
+    """A session token: 192 random bits, URL-safe text."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    """What the store keeps of a token: its SHA-256, hex."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def clean_name(text: str, fallback: str) -> str:
+    """A player name as plain text: control and format characters removed, white space
+    collapsed, at most :data:`NAME_LENGTH` characters."""
+    kept = []
+    for ch in unicodedata.normalize("NFC", text):
+        cat = unicodedata.category(ch)
+        if cat[0] == "C":
+            continue
+        kept.append(" " if cat[0] == "Z" else ch)
+    name = " ".join("".join(kept).split())[:NAME_LENGTH].strip()
+    return name or fallback
+
+
+def daily_deal(game_name: str, date: _dt.date | None = None) -> DealCode:
+    """The deal of the day (UTC) for a game.
+
+    Uses ``engine.daily.daily_code`` when it exists; otherwise the deal number is the first
+    8 bytes of SHA-256(``"samedeal-daily:<game>:<YYYY-MM-DD>"``) mod 999,999, plus 1.
+    """
+    day = date or _dt.datetime.now(_dt.UTC).date()
+    try:
+        from engine.daily import daily_code  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        digest = hashlib.sha256(f"samedeal-daily:{game_name}:{day.isoformat()}".encode()).digest()
+        return DealCode.for_game(game_name, int.from_bytes(digest[:8], "big") % 999_999 + 1)
+    code: DealCode = daily_code(game_name, day)
+    return code
+
+
+def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:
+    """The deal code for a race: ``code`` (explicit), ``random``, ``daily`` or ``same``."""
+    if kind == "random":
+        return str(DealCode.random(game_name))
+    if kind == "daily":
+        return str(daily_deal(game_name))
+    if kind == "same":
+        if last is None:
+            raise RoomError("no_last_deal", "this room has no last race to repeat")
+        return last
+    if code is None:
+        raise RoomError("bad_deal", "deal 'code' needs a code")
+    try:
+        deal = DealCode.parse(code)
+    except GameError as exc:
+        raise RoomError("bad_deal", str(exc)) from None
+    if deal.game_name != game_name:
+        raise RoomError("bad_deal", f"{deal} is a deal of {deal.game_name}, not {game_name}")
+    return str(deal)
+
+
+# --------------------------------------------------------------------- state
+
+
+class _State(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class RoomOptions(_State):
+    """Chosen at creation; see ``protocol.Create``."""
+
+    max_players: int = 8
+    time_limit: int | None = None
+    spectators: bool = True
+    private: bool = False
+    spectator_delay: int = 0
+
+
+class SeatState(_State):
+    """A player's seat. ``conn`` is the connection that holds it (one at a time)."""
+
+    seat: int
+    name: str
+    token_hash: str
+    connected: bool = True
+    conn: str | None = None
+    disconnected_at: int | None = None
+
+
+class ProgressState(_State):
+    """A seat's progress in race ``race``; ``status`` is final once won/resigned/timeout."""
+
+    race: int
+    seat: int
+    name: str = ""
+    status: str = "playing"
+    on_foundations: int = 0
+    total: int = 0
+    score: int = 0
+    moves: int = 0
+    elapsed_ms: int | None = None
+
+
+class RoomState(_State):
+    """Everything about a room except the per-seat race progress."""
+
+    code: str
+    game: str
+    options: RoomOptions
+    key: str | None = None
+    host: int | None = None
+    seats: list[SeatState] = []
+    next_seat: int = 1
+    phase: Phase = "lobby"
+    race: int = 0
+    deal: str
+    start_at: int | None = None
+    deadline: int | None = None
+    participants: list[int] = []
+    results: list[dict[str, Any]] | None = None
+    created_at: int = 0
+
+    def seat(self, seat: int) -> SeatState | None:
+        """The seat numbered ``seat``, if taken."""
+        for s in self.seats:
+            if s.seat == seat:
+                return s
+        return None
+
+
+# --------------------------------------------------------------------- events
+
+
+def seat_event(room: RoomState, seat: SeatState, *, left: bool = False) -> dict[str, Any]:
+    """The ``seat`` event for a seat's current state."""
+    return {
+        "type": "seat",
+        "room": display_code(room.code),
+        "seat": seat.seat,
+        "name": seat.name,
+        "connected": seat.connected and not left,
+        "left": left,
+        "host": room.host == seat.seat,
+    }
+
+
+def shown_status(progress: ProgressState, seat: SeatState | None) -> str:
+    """The status shown to the room: a playing seat without a connection is
+    ``disconnected``."""
+    if progress.status == "playing" and (seat is None or not seat.connected):
+        return "disconnected"
+    return progress.status
+
+
+def progress_event(
+    room: RoomState, progress: ProgressState, now: int, seat: SeatState | None = None
+) -> dict[str, Any]:
+    """The ``progress`` event for a seat."""
+    if progress.elapsed_ms is not None:
+        elapsed = progress.elapsed_ms
+    else:
+        elapsed = max(0, now - (room.start_at or now))
+    return {
+        "type": "progress",
+        "room": display_code(room.code),
+        "race": progress.race,
+        "seat": progress.seat,
+        "on_foundations": progress.on_foundations,
+        "total": progress.total,
+        "score": progress.score,
+        "moves": progress.moves,
+        "status": shown_status(progress, seat if seat is not None else room.seat(progress.seat)),
+        "elapsed_ms": elapsed,
+    }
+
+
+# --------------------------------------------------------------------- changes
+
+
+def add_player(
+    room: RoomState, name: str, token_hash: str, conn: str, now: int
+) -> tuple[SeatState, list[dict[str, Any]]]:
+    """Seat a new player; refuses a full room or a running race."""
+    if room.phase == "running":
+        raise RoomError("race_running", "a race is running: join as a spectator or wait")
+    if len(room.seats) >= room.options.max_players:
+        raise RoomError("room_full", f"the room is full ({room.options.max_players} players)")
+    seat = SeatState(
+        seat=room.next_seat,
+        name=clean_name(name, f"Player {room.next_seat}"),
+        token_hash=token_hash,
+        conn=conn,
+    )
+    room.next_seat += 1
+    room.seats.append(seat)
+    if room.host is None:
+        room.host = seat.seat
+    return seat, [seat_event(room, seat)]
+
+
+def seat_by_token(room: RoomState, token_hash: str) -> SeatState | None:
+    """The seat whose token hashes to ``token_hash``."""
+    for s in room.seats:
+        if secrets.compare_digest(s.token_hash, token_hash):
+            return s
+    return None
+
+
+def set_connected(
+    room: RoomState,
+    progress: dict[int, ProgressState],
+    seat: SeatState,
+    conn: str | None,
+    now: int,
+) -> list[dict[str, Any]]:
+    """Mark a seat as held by ``conn`` (or disconnected when ``conn`` is None)."""
+    was = seat.connected
+    seat.conn = conn
+    seat.connected = conn is not None
+    seat.disconnected_at = None if conn is not None else now
+    if was == seat.connected:
+        return []
+    events = [seat_event(room, seat)]
+    p = progress.get(seat.seat)
+    if room.phase == "running" and p is not None and p.race == room.race:
+        events.append(progress_event(room, p, now, seat))
+    return events
+
+
+def remove_seat(room: RoomState, seat: SeatState) -> list[dict[str, Any]]:
+    """Free a seat (outside a race); the host passes to the lowest remaining seat."""
+    room.seats = [s for s in room.seats if s.seat != seat.seat]
+    events = [seat_event(room, seat, left=True)]
+    if room.host == seat.seat:
+        room.host = min((s.seat for s in room.seats), default=None)
+        new_host = room.seat(room.host) if room.host is not None else None
+        if new_host is not None:
+            events.append(seat_event(room, new_host))
+    return events
+
+
+def start_race(
+    room: RoomState,
+    progress: dict[int, ProgressState],
+    by: int,
+    now: int,
+    countdown_ms: int,
+    total: int,
+    deal: str | None = None,
+) -> list[dict[str, Any]]:
+    """The host starts a race (a rematch passes the new ``deal``)."""
+    if room.host != by:
+        raise RoomError("not_host", "only the host can start the race")
+    if room.phase == "running":
+        raise RoomError("race_running", "the race is already running")
+    if deal is None and room.phase == "ended":
+        raise RoomError("race_over", "the race is over: ask for a rematch")
+    if deal is not None and room.phase != "ended":
+        raise RoomError("no_race_yet", "a rematch follows a finished race: use start")
+    # a player who is away (within the grace period) sits this race out
+    racers = sorted(s.seat for s in room.seats if s.connected)
+    if not racers:
+        raise RoomError("no_players", "nobody to race")
+    if deal is not None:
+        room.deal = deal
+    room.race += 1
+    room.phase = "running"
+    room.start_at = now + countdown_ms
+    limit = room.options.time_limit
+    room.deadline = room.start_at + limit * 1000 if limit else None
+    room.participants = racers
+    progress.clear()
+    for s in room.seats:
+        if s.seat in racers:
+            progress[s.seat] = ProgressState(race=room.race, seat=s.seat, name=s.name, total=total)
+    return [
+        {
+            "type": "race_starting",
+            "room": display_code(room.code),
+            "race": room.race,
+            "deal": room.deal,
+            "start_at": room.start_at,
+            "deadline": room.deadline,
+            "now": now,
+            "seats": room.participants,
+        }
+    ]
+
+
+def rank(rows: Iterable[ProgressState]) -> list[ProgressState]:
+    """The race ranking: winners by finishing time (ties: fewer moves), then everyone else
+    by cards on foundations, then score, then fewer moves. Seat number breaks full ties."""
+
+    def key(p: ProgressState) -> tuple[int, int, int, int, int]:
+        if p.status == "won":
+            return (0, p.elapsed_ms or 0, p.moves, 0, p.seat)
+        return (1, -p.on_foundations, -p.score, p.moves, p.seat)
+
+    return sorted(rows, key=key)
+
+
+def check_race_end(
+    room: RoomState, progress: dict[int, ProgressState], now: int
+) -> list[dict[str, Any]]:
+    """End the race when every participant has won, resigned or run out of time."""
+    if room.phase != "running":
+        return []
+    mine = [progress[s] for s in room.participants if s in progress]
+    if any(p.status not in FINAL_STATUSES for p in mine):
+        return []
+    room.phase = "ended"
+    results = []
+    for i, p in enumerate(rank(mine), 1):
+        seat = room.seat(p.seat)
+        results.append(
+            {
+                "rank": i,
+                "seat": p.seat,
+                "name": seat.name if seat else (p.name or f"Player {p.seat}"),
+                "status": p.status,
+                "on_foundations": p.on_foundations,
+                "score": p.score,
+                "moves": p.moves,
+                "elapsed_ms": p.elapsed_ms,
+            }
+        )
+    room.results = results
+    return [
+        {
+            "type": "race_ended",
+            "room": display_code(room.code),
+            "race": room.race,
+            "results": results,
+        }
+    ]
+
+
+def snapshot(
+    room: RoomState, progress: dict[int, ProgressState], seq: int, now: int, link: str
+) -> dict[str, Any]:
+    """The ``RoomSnapshot`` payload (see ``protocol.messages``)."""
+    seats = []
+    for s in room.seats:
+        p = progress.get(s.seat)
+        info: dict[str, Any] = {
+            "seat": s.seat,
+            "name": s.name,
+            "connected": s.connected,
+            "status": "waiting",
+        }
+        if p is not None and p.race == room.race and room.race > 0:
+            ev = progress_event(room, p, now, s)
+            info.update(
+                status=ev["status"],
+                on_foundations=p.on_foundations,
+                total=p.total,
+                score=p.score,
+                moves=p.moves,
+                elapsed_ms=ev["elapsed_ms"],
+            )
+        seats.append(info)
+    return {
+        "room": display_code(room.code),
+        "link": link,
+        "game": room.game,
+        "options": room.options.model_dump(),
+        "host": room.host,
+        "phase": room.phase,
+        "race": room.race,
+        "deal": room.deal,
+        "start_at": room.start_at,
+        "deadline": room.deadline,
+        "seats": seats,
+        "results": room.results,
+        "seq": seq,
+        "now": now,
+    }

@@ -1,0 +1,284 @@
+"""Fixtures of the server tests: a real Redis, a real server on port 0, clients.
+
+``server`` is parametrized over the two backends (memory, redis); ``start_server`` starts
+more with other settings. Every test using them fails on any ERROR log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from clients.client import RaceClient
+from server.app import Config, RaceServer, running
+from server.broker import Backend
+from server.memory import MemoryBackend
+from server.redis_backend import RedisBackend
+
+__all__ = [
+    "WINS",
+    "ServerHandle",
+    "free_port",
+    "http_get",
+    "redis_url",
+    "server",
+    "start_server",
+    "wait_port",
+    "worker_process",
+]
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_port(port: int, timeout: float = 10.0) -> None:
+    """Wait until something accepts connections on ``port``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def http_get(port: int, path: str) -> tuple[int, str, str]:
+    """(status, content type, body) of a GET on the server's port."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+        return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throw-away redis-server on a free port (no persistence), killed at the end."""
+    if not os.path.exists(REDIS_SERVER):
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    workdir = tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen(
+        [
+            REDIS_SERVER,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_port(port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+class _ErrorRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def no_error_logs() -> Iterator[_ErrorRecords]:
+    """Fail the test if anything logs at ERROR or above."""
+    catcher = _ErrorRecords()
+    root = logging.getLogger()
+    root.addHandler(catcher)
+    try:
+        yield catcher
+    finally:
+        root.removeHandler(catcher)
+    lines = [f"{r.name}: {r.getMessage()}" for r in catcher.records]
+    assert not lines, "ERROR log lines: " + "; ".join(lines)
+
+
+@dataclass
+class ServerHandle:
+    """A running server: its app, backend kind and URL."""
+
+    app: RaceServer
+    kind: str
+
+    @property
+    def port(self) -> int:
+        assert self.app.port is not None
+        return self.app.port
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    async def client(self) -> RaceClient:
+        """A connected client (closed at teardown)."""
+        client = await RaceClient.connect(self.url)
+        self._clients.append(client)
+        return client
+
+    def __post_init__(self) -> None:
+        self._clients: list[RaceClient] = []
+
+    async def close_clients(self) -> None:
+        for c in self._clients:
+            with contextlib.suppress(Exception):
+                await c.close()
+
+
+TEST_CONFIG = {"port": 0, "countdown": 0.05, "grace": 0.4, "rate": 1000.0, "burst": 500}
+
+StartServer = Callable[..., Awaitable[ServerHandle]]
+
+
+@pytest_asyncio.fixture
+async def start_server(
+    request: pytest.FixtureRequest, no_error_logs: _ErrorRecords
+) -> AsyncIterator[StartServer]:
+    """Start servers: ``await start_server("redis", rate=5.0, event_cap=10)`` — Config fields
+    and backend options (``event_cap``, ``active_ttl``, ``finished_ttl``) as keywords."""
+    stack = contextlib.AsyncExitStack()
+    handles: list[ServerHandle] = []
+
+    async def start(kind: str = "memory", **options: Any) -> ServerHandle:
+        backend_opts = {
+            k: options.pop(k) for k in ("event_cap", "active_ttl", "finished_ttl") if k in options
+        }
+        backend: Backend
+        if kind == "redis":
+            url = request.getfixturevalue("redis_url")
+            backend = RedisBackend(url, worker_id=f"test-{len(handles)}", **backend_opts)
+        else:
+            backend = MemoryBackend(worker_id=f"test-{len(handles)}", **backend_opts)
+        config = Config(**{**TEST_CONFIG, **options})
+        app, _ = await stack.enter_async_context(running(backend, config))
+        handle = ServerHandle(app, kind)
+        handles.append(handle)
+        return handle
+
+    async with stack:
+        yield start
+        for h in handles:
+            await h.close_clients()
+
+
+@pytest_asyncio.fixture(params=["memory", "redis"])
+async def server(request: pytest.FixtureRequest, start_server: StartServer) -> ServerHandle:
+    """A server with default test settings, once per backend."""
+    return await start_server(request.param)
+
+
+@contextlib.contextmanager
+def worker_process(
+    *args: str,
+    port: int,
+    env: dict[str, str] | None = None,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``samedeal serve ARGS --port PORT`` as a subprocess; killed at exit. Its stderr is
+    checked for ERROR lines by the caller (``proc.stderr``)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        wait_port(port)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Wait until ``check()`` is true."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.01)
+
+
+WINS: dict[str, tuple[str, str]] = {
+    "klondike": (
+        "KL1-1-AAAAAAK",
+        "t5-t3 s s s w-t1 s w-t2 t3:2-t2 s s s s w-t3 s w-t2 s s s s s s s s s w-f1 t7-f1 s s "
+        "s w-t5 s s w-t6 t4-t6 t5:2-t4 t5-t6 s s s s s w-t2 t4:3-t2 t4-f2 t7-f2 s s s s s s s "
+        "s w-t2 s w-t6 s w-t2 s s s w-f2 t3-f2 s s s w-t6 s s s s s s w-t6 s w-t3 s w-t6 "
+        "t3:2-t6 t7-t3 t7-t5 t7-f3 t4-f3 t7-f1 t6:10-t4 t6-t3 s s s s s s w-t5 s s w-t3 s s "
+        "w-t5 s w-t3 s w-t5 t6-t5 t6-f4 t1-f4 t1-f3 t2-f4 t2-f1 t2-f2 t4-f4 t4-f1 t4-f2 t5-f3 "
+        "t5-f4 t5-f1 t3-f1 t5-f2 t3-f2 t7-f4 t2:8-t1 t2-f3 t1-f3 t1-f4 t1-f1 t1-f2 t4-f3 "
+        "t4-f4 t4-f1 t1-f1 t4-f2 t4-f1 w-f1 w-f2 t4-f2 t4-f1 t5-f3 t3-f3 t5-f4 t3-f4 t1-f4 "
+        "t6-f4 w-f4 a",
+    ),
+    "klondike-3": (
+        "KL1-3-AAAAAAD",
+        "t2-t6 t5-t4 t5-f1 t7-f1 t4:2-t7 t4-f2 t4-t2 t6:2-t4 s w-f3 s w-t6 s w-f4 s w-t5 w-f2 "
+        "t3-t5 s s s w-t1 w-f3 w-f2 s s s s s w-f4 t6-f4 t5-f4 t6-f2 t3-t5 t7:3-t3 t7-f3 "
+        "t5-f3 t5-f2 t1-f2 t7-t1 t7-f1 w-f1 t7-f4 t5-f4 s s s w-f2 s s s s w-t3 s s w-t3 s s "
+        "s w-t3 s s s s w-t3 w-f3 t3-f3 t2-f3 t2-f2 t5-t2 t5-f1 t1-f1 t1-f4 t3-f1 w-f1 t3-f4 "
+        "t3-f2 t4-f4 t4-f2 t7-f2 s w-f4 w-f1 w-f3 t6-f3 t3-f3 t4-f3 t6-t2 t6-f1 t3-f1 t2-f1 "
+        "t3-f3 t2-f3 s w-f2 w-f1 w-f4 t3-f2 t6-f4 s w-f4",
+    ),
+    "easy-harp": (
+        "EH1-N-AAAAAAH",
+        "t9-f4 t2-t5 t2-t9 t3-t9 t3-t2 t6-t1 t3-t6 t2-t3 s t3-t2 w-t3 s w-t2 s s s w-f4 s s "
+        "w-t7 s s w-t1 s s w-t1 t4-t1 s w-t1 s s w-t2 s w-t6 t4-t6 t8-t4 t8-f1 t8-t7 w-t8 s "
+        "w-t5 s s s s s w-t3 s s s w-f1 t6-f1 s w-t9 s s w-t4 s w-t3 s s s w-t3 s s s s s "
+        "w-f8 t9-f8 s s s s s w-t3 s s w-t9 s s s w-f2 t9-f2 t7-f2 t6-f2 s w-t4 s s s w-f4 s "
+        "w-f5 s w-t2 s s s w-f3 t5-f3 s w-t9 s w-f7 s w-t1 s s s s w-f3 t7-f3 t4-f3 t7-f2 "
+        "t4-f2 s s s s w-f1 t6-f1 t8-f1 t4-f1 s w-t2 t4-t2 s s s s s s s s w-f3 s s w-t7 s "
+        "w-f2 s w-t3 t8-t3 s s s w-t7 s s w-t3 t4-t3 t7:3-t4 t7-f5 t7-t2 t7-f6 t9-f6 t5-f6 "
+        "t9-f5 t5-f5 t5-f4 t1-f4 t6-f4 t6-f8 t9-f6 t9-f5 t1-f5 t2-f5 t5-t4 t6-t4 t5-t4 t6-t8 "
+        "t7-t3 s s s w-t8 s w-t6 s s w-t8 s s w-f4 t2-f4 s s s w-f2 s s s s w-t2 s w-t6 t9-t6 "
+        "t9-f6 t9-f2 t6-f2 t9-f8 t9-f3 t4-f3 t9-f3 t8-f3 t6-f3 t9-f7 t7-f7 t3-f7 t3-f8 t5-f7 "
+        "t3-f7 t8:3-t5 t8-f1 s s w-f8 t3-f8 t2-f8 t2-f1 w-t2 t8-t2 t8-f7 t3-f7 t3-f4 t3-f1 s "
+        "w-t6 s w-t7 t7-t8 t8-t9 w-t9 w-t7 t7-t8 w-t8 w-f4 t3-f4 t3-f3 t9-f4 t3-f4 t9-t3 "
+        "t3-t7 w-t3 t3-t9 t7-t3 t9-t7 t3-t9 t7-t3 s w-f6 t1-f6 t1-f5 t1-f8 t2-f6 t2-f7 t2-f8 "
+        "t2-f1 t4-f6 t4-f7 t4-f2 t4-f1 t5-f8 t2-f8 t2-f3 t6-f7 t6-f2 t3-f2 t9-f1 t4-t2 t2-t3 "
+        "t3-t7 t6-t2 t2-t3 t3-t4 t4-t9 t7-t2 t2-t3 t3-t4 t4-t6 t9-t2 t2-t3 t3-t4 t4-t7 t6-t2 "
+        "t2-t3 t3-t4 t4-t9 t7-t2 t2-t3 t3-t4 t4-t6 s w-f5 t1-f5 t1-t5 t6-t1 t1-t2 t2-t3 t3-t4 "
+        "t4-t7 t9-t1 t1-t2 t2-t3 t3-t4 t4-t6 t7-t1 t1-t2 t2-t3 t3-t4 t4-t9 t6-t1 t1-t2 t2-t3 "
+        "t3-t4 t4-t7 t9-t1 t1-t2 t2-t3 t3-t4 t4-t6 t7-t1 t1-t2 t2-t3 t3-t4 t6-t1 t1-t2 t2-t3 "
+        "t4-t1 t1-t2 t3-t1 t1-t4 t2-t1 t1-t3 t4-t1 t1-t2 t3-t1 s w-f5 t1-t3 t2-t1 t1-t4 t3-t1 "
+        "t1-t2 t2-t6 t4-t1 t1-t2 t2-t3 t3-t7 t6-t1 t1-t2 t2-t3 t3-t4 t4-t9 t7-t1 t1-t2 t2-t3 "
+        "t3-t4 t4-t6 t9-t1 t1-t2 t2-t3 t3-t4 t4-t7 t6-t1 t1-t2 t2-t3 t3-t4 t4-t9 t7-t1 t1-t2 "
+        "t2-t3 t3-t4 t4-t6 s w-f7 t9-f7 t6-t1 t1-t2 t2-t3 t3-t4 t4-t7 t7-t9 s w-f6 t5-f6 "
+        "t5-f5 t5-f8 t8-f6 t8-f5 t9-f6",
+    ),
+}

@@ -1,0 +1,148 @@
+"""Storage: what is kept where, for how long (Redis and memory)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+import redis.asyncio as aioredis
+from server_fixtures import (
+    ServerHandle,
+)
+
+from clients.client import RaceClient
+from engine import new_game, replay
+from protocol import Ack
+from server.broker import LogConflict
+from server.memory import MemoryBackend
+from server.room import RoomOptions, RoomState
+
+
+async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, str]:
+    ann = await server.client()
+    joined = await ann.create("klondike")
+    bob = await server.client()
+    await bob.join(joined.room)
+    await ann.start()
+    start = await bob.next_event("race_starting")
+    await asyncio.sleep(0.1)
+    return ann, bob, joined.room, start.deal  # type: ignore[union-attr]
+
+
+async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> None:  # type: ignore[no-untyped-def]
+    server = await start_server("redis", active_ttl=600, finished_ttl=30)
+    ann, bob, room, deal = await race_two(server)
+    code = room.replace("-", "")
+    game = new_game(deal)
+    for text in ("s", "s", "s"):
+        reply = await bob.move(text)
+        assert isinstance(reply, Ack)
+        game.push(reply.move)
+    r = aioredis.from_url(redis_url)
+    try:
+        keys = sorted(k.decode() for k in await r.keys(f"sd:{{{code}}}:*"))
+        assert keys == [
+            f"sd:{{{code}}}:{k}" for k in ("events", "moves:1:2", "progress", "room", "seq")
+        ]
+        # every key of the room carries a TTL
+        for key in keys:
+            assert 0 < await r.ttl(key) <= 600
+        # the acknowledged moves are in the log; the token is stored only as a hash
+        assert [m.decode() for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)] == ["s"] * 3
+        state = (await r.get(f"sd:{{{code}}}:room")).decode()
+        assert bob.token is not None and bob.token not in state and ann.token not in state  # type: ignore[operator]
+        assert replay(deal, ["s"] * 3).player_view() == game.player_view()
+        await ann.resign()
+        await bob.resign()
+        await bob.next_event("race_ended")
+        for key in keys:
+            assert 0 < await r.ttl(key) <= 30  # finished rooms expire sooner
+    finally:
+        await r.aclose()
+
+
+async def test_memory_rooms_expire() -> None:
+    backend = MemoryBackend(active_ttl=0.05, finished_ttl=0.01, sweep_interval=0.02)
+    await backend.start(lambda code, data: None)
+    try:
+        room = RoomState(
+            code="K7QF2M", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
+        )
+        assert await backend.create_room(room)
+        assert backend.room_count == 1
+        await asyncio.sleep(0.1)
+        assert backend.room_count == 0  # swept
+        assert await backend.snapshot("K7QF2M") is None
+        assert await backend.create_room(room)
+        assert backend.sweep(time.monotonic() + 1) == 1
+    finally:
+        await backend.close()
+
+
+async def test_event_list_is_capped(start_server) -> None:  # type: ignore[no-untyped-def]
+    for kind in ("memory", "redis"):
+        server = await start_server(kind, event_cap=8)
+        _ann, bob, room, _deal = await race_two(server)
+        for _ in range(20):
+            assert isinstance(await bob.move("s"), Ack)
+        backend = server.app.backend
+        code = room.replace("-", "")
+        assert await backend.events_since(code, 0) is None
+        snap = await backend.snapshot(code)
+        assert snap is not None
+        kept = await backend.events_since(code, snap.seq - 8)
+        assert kept is not None and len(kept) == 8
+        assert await backend.events_since(code, snap.seq) == []
+
+
+async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_error_logs) -> None:  # type: ignore[no-untyped-def]
+    """The pub/sub connection dies mid-race: the listener reconnects (capped back-off) and
+    fills the gap from the stored events, so connected clients miss nothing."""
+    server = await start_server("redis")
+    _ann, bob, room, _deal = await race_two(server)
+    watcher = await server.client()
+    await watcher.join(room, role="spectator")
+    first = watcher.last_seq or 0
+    r = aioredis.from_url(redis_url)
+    try:
+        for _ in range(3):
+            assert isinstance(await bob.move("s"), Ack)
+        await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        for _ in range(5):
+            assert isinstance(await bob.move("s"), Ack)
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        for _ in range(2):
+            assert isinstance(await bob.move("s"), Ack)
+    finally:
+        await r.aclose()
+    seqs: list[int] = []
+    while len(seqs) < 10:
+        event = await watcher.next_event("progress", timeout=10)
+        seqs.append(event.seq)  # type: ignore[union-attr]
+    assert seqs == list(range(first + 1, first + 11))
+    # the listener's failure is logged (logger.exception), nothing else
+    assert all(rec.name == "samedeal.redis" for rec in no_error_logs.records)
+    no_error_logs.records.clear()
+
+
+async def test_move_log_cannot_fork(start_server) -> None:  # type: ignore[no-untyped-def]
+    """A move meant for position N of the log is refused when the log is not N long (two
+    connections of one seat racing each other), so the log always replays."""
+    for kind in ("memory", "redis"):
+        server = await start_server(kind)
+        _ann, bob, room, deal = await race_two(server)
+        assert isinstance(await bob.move("s"), Ack)
+        backend = server.app.backend
+        code = room.replace("-", "")
+        snap = await backend.snapshot(code)
+        assert snap is not None
+        progress = snap.progress[2]
+        with pytest.raises(LogConflict):
+            await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=0)
+        assert await backend.moves(code, 1, 2) == ["s"]
+        assert (
+            await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
+        )
+        assert replay(deal, await backend.moves(code, 1, 2)).moves == 2

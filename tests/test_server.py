@@ -1,0 +1,450 @@
+"""Races end to end: a real server on 127.0.0.1, real websockets, memory and Redis backends."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from server_fixtures import (
+    WINS,
+    ServerHandle,
+    eventually,
+)
+
+from clients.client import RaceClient, RequestError
+from engine import Game, new_game, replay
+from protocol import (
+    Ack,
+    Board,
+    PlayerFinished,
+    Progress,
+    RaceEnded,
+    RaceStarting,
+    Rejected,
+    ServerMessage,
+)
+
+
+def assert_no_hidden_cards(view: dict[str, object]) -> None:
+    """A player view never lists a face-down card or the stock order."""
+    assert isinstance(view["stock"], int)
+    for col in view["tableau"]:  # type: ignore[attr-defined]
+        assert isinstance(col["down"], int)
+
+
+async def play_random(client: RaceClient, game: Game, count: int, seed: int = 1) -> list[str]:
+    """Play ``count`` random legal actions (no undo); returns the acknowledged moves."""
+    rng = random.Random(seed)
+    played = []
+    for _ in range(count):
+        if game.won:
+            break
+        moves = [str(m) for m in game.legal_moves if str(m) not in ("u", "a")]
+        if not moves:
+            break
+        text = rng.choice(moves)
+        reply = await client.move(text)
+        assert isinstance(reply, Ack), reply
+        game.push(reply.move)
+        assert reply.view == game.player_view()
+        assert_no_hidden_cards(reply.view)
+        played.append(reply.move)
+    return played
+
+
+async def room_with(
+    server: ServerHandle, game: str = "klondike", players: int = 2, **options: object
+) -> tuple[list[RaceClient], RaceClient]:
+    """A room with ``players`` players (the first is the host) and a spectator."""
+    host = await server.client()
+    joined = await host.create(game, name="Ann", **options)
+    clients = [host]
+    for i in range(1, players):
+        c = await server.client()
+        await c.join(joined.room, name=f"P{i + 1}", key=host.key)
+        clients.append(c)
+    spectator = await server.client()
+    await spectator.join(joined.room, role="spectator", key=host.key)
+    return clients, spectator
+
+
+async def start(clients: list[RaceClient], spectator: RaceClient | None = None) -> RaceStarting:
+    """The host starts; everyone gets the same start time; wait until it has passed."""
+    await clients[0].start()
+    seen = []
+    for c in [*clients, *([spectator] if spectator else [])]:
+        event = await c.next_event("race_starting")
+        assert isinstance(event, RaceStarting)
+        seen.append(event)
+    assert len({(e.start_at, e.race, e.deal) for e in seen}) == 1
+    await asyncio.sleep(max(0, (seen[0].start_at - seen[0].now) / 1000) + 0.02)
+    return seen[0]
+
+
+def events_of(messages: list[ServerMessage], kind: type) -> list:  # type: ignore[type-arg]
+    return [m for m in messages if isinstance(m, kind)]
+
+
+# --------------------------------------------------------------------- whole races
+
+
+@pytest.mark.parametrize("game", ["klondike", "klondike-3", "easy-harp"])
+async def test_full_race(server: ServerHandle, game: str) -> None:
+    """Two players race to the end: one wins (Klondike) or both resign; the spectator
+    sees every player's progress and the results; the ranking follows the rules."""
+    code, solution = WINS.get(game, (None, ""))
+    options = {"deal": "code", "code": code} if code else {"deal": "random"}
+    (ann, bob), watcher = await room_with(server, game, **options)
+    race = await start([ann, bob], watcher)
+    bob_game = new_game(race.deal)
+    bob_moves = await play_random(bob, bob_game, 15, seed=7)
+    if solution:
+        ann_game = new_game(race.deal)
+        for text in solution.split():
+            reply = await ann.move(text)
+            assert isinstance(reply, Ack), reply
+            ann_game.push(reply.move)
+        assert ann_game.won and ann.view is not None and ann.view["won"]
+    else:
+        await play_random(ann, new_game(race.deal), 10, seed=3)
+        await ann.resign()
+    late = await bob.move("s")
+    assert isinstance(late, Ack | Rejected)
+    if isinstance(late, Ack):
+        bob_game.push(late.move)
+        bob_moves.append(late.move)
+    await bob.resign()
+    end = await watcher.next_event("race_ended")
+    assert isinstance(end, RaceEnded)
+    ranking = [(r.seat, r.status) for r in end.results]
+    if solution:
+        assert ranking[0] == (1, "won") and ranking[1] == (2, "resigned")
+    assert {r.seat for r in end.results} == {1, 2}
+    # the spectator saw both players' progress, and their finished move lists
+    seen = list(watcher.history)
+    progress_seats = {m.seat for m in events_of(seen, Progress)}
+    assert progress_seats == {1, 2}
+    finished = {m.seat: m for m in events_of(seen, PlayerFinished)}
+    assert set(finished) == {1, 2}
+    assert finished[2].move_list == " ".join(bob_moves)
+    assert_no_hidden_cards(finished[2].board)
+    assert replay(race.deal, finished[2].move_list.split()).player_view() == finished[2].board
+    # results are kept: a late spectator sees them in the snapshot
+    late_watcher = await server.client()
+    joined = await late_watcher.join(ann.room or "", role="spectator")
+    assert joined.snapshot is not None and joined.snapshot.phase == "ended"
+    assert [r.seat for r in joined.snapshot.results or []] == [r.seat for r in end.results]
+
+
+async def test_fair_play_player_never_sees_other_board(server: ServerHandle) -> None:
+    """While racing, a player gets others' progress only: no player_finished, no board."""
+    (ann, bob), watcher = await room_with(
+        server, "klondike-3", deal="code", code=WINS["klondike-3"][0]
+    )
+    race = await start([ann, bob], watcher)
+    for text in WINS["klondike-3"][1].split():
+        assert isinstance(await ann.move(text), Ack)
+    await watcher.next_event("player_finished")
+    await play_random(bob, new_game(race.deal), 3)
+    await asyncio.sleep(0.1)
+    bob_saw = list(bob.history)
+    assert not events_of(bob_saw, PlayerFinished)
+    assert not events_of(bob_saw, Board)
+    assert any(isinstance(m, Progress) and m.seat == 1 and m.status == "won" for m in bob_saw)
+    # the follow request is for spectators only
+    with pytest.raises(RequestError) as info:
+        await bob.follow(1)
+    assert info.value.code == "not_spectator"
+    await bob.resign()
+    await bob.next_event("race_ended")
+
+
+async def test_spectator_follows_a_board(server: ServerHandle) -> None:
+    """A spectator following a player gets that player's board (face-up cards only)."""
+    (ann, bob), watcher = await room_with(server)
+    race = await start([ann, bob], watcher)
+    await watcher.follow(2)
+    first = await watcher.next_event("board")
+    assert isinstance(first, Board) and first.seat == 2
+    game = new_game(race.deal)
+    await play_random(bob, game, 5)
+    await eventually(lambda: bool(watcher.drain_boards(game.player_view())), timeout=5)
+
+
+@pytest.fixture(autouse=True)
+def _board_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``drain_boards(view)``: True once a board equal to ``view`` arrived."""
+
+    def drain_boards(self: RaceClient, view: dict[str, object]) -> bool:
+        found = getattr(self, "_board_found", False)
+        for m in self.drain():
+            if isinstance(m, Board):
+                assert_no_hidden_cards(m.view)
+                found = found or m.view == view
+        self._board_found = found  # type: ignore[attr-defined]
+        return found
+
+    monkeypatch.setattr(RaceClient, "drain_boards", drain_boards, raising=False)
+
+
+async def test_spectator_delay(start_server) -> None:  # type: ignore[no-untyped-def]
+    """With a spectator delay, boards reach the spectator that much later."""
+    server = await start_server("memory")
+    (ann,), watcher = await room_with(server, players=1, spectator_delay=1)
+    await start([ann], watcher)
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await watcher.follow(1)
+    await watcher.next_event("board", timeout=3)
+    assert loop.time() - t0 >= 0.9
+
+
+# --------------------------------------------------------------------- moves and acks
+
+
+async def test_moves_rejected_before_start_after_finish_and_for_spectators(
+    server: ServerHandle,
+) -> None:
+    (ann, bob), watcher = await room_with(server)
+    reply = await ann.move("s")
+    assert isinstance(reply, Rejected) and reply.rule == "no-race"
+    await ann.start()
+    await ann.next_event("race_starting")
+    reply = await bob.move("s")  # the countdown is still running (50 ms)
+    assert isinstance(reply, Rejected) and reply.rule == "not-started"
+    await asyncio.sleep(0.1)
+    reply = await bob.move("t9-t1")
+    assert isinstance(reply, Rejected) and reply.rule == "notation"
+    reply = await bob.move("zz")
+    assert isinstance(reply, Rejected) and reply.rule == "notation"
+    assert isinstance(await bob.move("s"), Ack)
+    await bob.resign()
+    reply = await bob.move("s")
+    assert isinstance(reply, Rejected) and reply.rule == "finished"
+    with pytest.raises(RequestError) as info:
+        await watcher.move("s")
+    assert info.value.code == "spectator"
+    with pytest.raises(RequestError) as info:
+        await bob.resign()
+    assert info.value.code == "finished"
+
+
+async def test_illegal_move_names_the_rule(server: ServerHandle) -> None:
+    (ann,), _ = await room_with(server, players=1)
+    race = await start([ann])
+    game = new_game(race.deal)
+    illegal = next(f"t{i}-f" for i in range(1, 8) if not game.is_legal(f"t{i}-f"))
+    reply = await ann.move(illegal)
+    assert isinstance(reply, Rejected)
+    assert reply.rule not in ("notation", "") and reply.reminder
+    assert ann.view is None  # nothing accepted yet
+
+
+async def test_start_is_for_the_host(server: ServerHandle) -> None:
+    (_ann, bob), _ = await room_with(server)
+    with pytest.raises(RequestError) as info:
+        await bob.start()
+    assert info.value.code == "not_host"
+
+
+# --------------------------------------------------------------------- reconnecting
+
+
+async def test_resume_gets_exactly_the_missed_events(server: ServerHandle) -> None:
+    (ann, bob), _ = await room_with(server)
+    race = await start([ann, bob])
+    bob_game = new_game(race.deal)
+    await play_random(bob, bob_game, 4)
+    await asyncio.sleep(0.05)
+    bob.drain()
+    last = bob.last_seq
+    assert last is not None
+    await bob.close()
+    await play_random(ann, new_game(race.deal), 5, seed=5)
+    bob2 = await bob.reconnect()
+    assert bob2.view == bob_game.player_view()  # rebuilt from the stored log
+    missed = []
+    while True:
+        m = await bob2.next_event(timeout=2)
+        missed.append(m)
+        if isinstance(m, Progress) and m.seat == 1 and m.moves == 5:
+            break
+    seqs = [m.seq for m in missed if hasattr(m, "seq")]
+    assert seqs == list(range(last + 1, last + 1 + len(seqs)))  # nothing lost, no repeat
+    assert any(getattr(m, "type", "") == "seat" and m.seat == 2 for m in missed)  # type: ignore[union-attr]
+    await play_random(bob2, bob_game, 2, seed=9)  # and plays on
+    await bob2.close()
+
+
+async def test_resume_too_late_gets_a_resync(start_server) -> None:  # type: ignore[no-untyped-def]
+    for kind in ("memory", "redis"):
+        server = await start_server(kind, event_cap=5)
+        (ann, bob), _ = await room_with(server)
+        race = await start([ann, bob])
+        last = bob.last_seq
+        await bob.close()
+        await play_random(ann, new_game(race.deal), 10)
+        bob2 = await RaceClient.connect(server.url)
+        await bob2.resume(bob.room or "", bob.token or "", last)
+        resync = await bob2.next_event("resync")
+        assert resync.snapshot.seq >= (last or 0) + 10  # type: ignore[union-attr]
+        await bob2.close()
+
+
+async def test_second_connection_replaces_the_first(server: ServerHandle) -> None:
+    (_ann, bob), _ = await room_with(server)
+    bob2 = await bob.reconnect()
+    await eventually(lambda: bob.closed)
+    assert bob.ws.close_code == 4000
+    assert bob2.seat == 2
+    await bob2.close()
+
+
+async def test_grace_period_then_seat_released(server: ServerHandle) -> None:
+    (_ann, bob), watcher = await room_with(server)
+    await bob.close()
+    event = await watcher.next_event("seat")
+    assert event.seat == 2 and not event.connected and not event.left  # type: ignore[union-attr]
+    event = await watcher.next_event("seat", timeout=3)
+    assert event.seat == 2 and event.left  # type: ignore[union-attr]
+    stale = await RaceClient.connect(server.url)
+    with pytest.raises(RequestError) as info:
+        await stale.resume(bob.room or "", bob.token or "")
+    assert info.value.code == "bad_token"
+    await stale.close()
+
+
+async def test_disconnected_racer_resigned_after_grace(server: ServerHandle) -> None:
+    (ann, bob), watcher = await room_with(server)
+    await start([ann, bob], watcher)
+    await bob.close()
+    event = await watcher.next_event("progress")
+    assert event.seat == 2 and event.status == "disconnected"  # type: ignore[union-attr]
+    done = await watcher.next_event("player_finished", timeout=3)
+    assert done.seat == 2 and done.status == "resigned"  # type: ignore[union-attr]
+
+
+async def test_host_leaving_passes_the_host(server: ServerHandle) -> None:
+    (ann, bob), watcher = await room_with(server)
+    await ann.close()
+    for _ in range(4):
+        event = await watcher.next_event("seat", timeout=3)
+        if event.seat == 2 and event.host:  # type: ignore[union-attr]
+            break
+    else:
+        raise AssertionError("host not passed")
+    await bob.start()
+
+
+# --------------------------------------------------------------------- limits and rematch
+
+
+async def test_time_limit_ends_the_race(server: ServerHandle) -> None:
+    (ann, bob), watcher = await room_with(server, time_limit=1)
+    race = await start([ann, bob], watcher)
+    assert race.deadline == race.start_at + 1000
+    await play_random(ann, new_game(race.deal), 3)
+    end = await watcher.next_event("race_ended", timeout=4)
+    assert isinstance(end, RaceEnded)
+    assert [r.status for r in end.results] == ["timeout", "timeout"]
+    keys = [(-r.on_foundations, -r.score, r.moves, r.seat) for r in end.results]
+    assert keys == sorted(keys)
+    reply = await bob.move("s")
+    assert isinstance(reply, Rejected) and reply.rule in ("finished", "time-up")
+
+
+async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
+    (ann, bob), watcher = await room_with(server)
+    first = await start([ann, bob], watcher)
+    with pytest.raises(RequestError):
+        await ann.rematch()  # the race is still running
+    await ann.resign()
+    await bob.resign()
+    await watcher.next_event("race_ended")
+    with pytest.raises(RequestError) as info:
+        await bob.rematch()
+    assert info.value.code == "not_host"
+    await ann.rematch("same")
+    second = await watcher.next_event("race_starting")
+    assert isinstance(second, RaceStarting)
+    assert second.race == 2 and second.deal == first.deal
+    await asyncio.sleep(0.1)
+    assert isinstance(await bob.move("s"), Ack)
+    await ann.resign()
+    await bob.resign()
+    await watcher.next_event("race_ended")
+    await ann.rematch("random")
+    third = await watcher.next_event("race_starting")
+    assert third.race == 3 and third.deal != first.deal  # type: ignore[union-attr]
+    await asyncio.sleep(0.1)
+    reply = await bob.move("s")
+    assert isinstance(reply, Ack) and reply.view["moves"] == 1
+
+
+async def test_deal_choices(server: ServerHandle) -> None:
+    c = await server.client()
+    joined = await c.create("easy-harp", deal="daily")
+    assert joined.snapshot is not None and joined.snapshot.deal.startswith("EH1-N-")
+    d = await server.client()
+    daily = await d.create("easy-harp", deal="daily")
+    assert daily.snapshot is not None and daily.snapshot.deal == joined.snapshot.deal
+    for bad in (
+        {"deal": "same"},
+        {"deal": "code", "code": "KL1-1-AAAAAAF"},
+        {"deal": "code", "code": "nonsense"},
+        {"deal": "code"},
+    ):
+        e = await server.client()
+        with pytest.raises(RequestError) as info:
+            await e.create("easy-harp", **bad)
+        assert info.value.code == "bad_deal"
+
+
+async def test_room_code_link_and_names(server: ServerHandle) -> None:
+    host = await server.client()
+    joined = await host.create("klondike", name="  \x1b[31mAnn\u202e\n" + "x" * 40)
+    assert len(joined.room) == 7 and joined.room[4] == "-"
+    assert joined.link.endswith("/r/" + joined.room)
+    assert joined.token is not None and len(joined.token) >= 22  # ≥ 128 bits
+    assert joined.snapshot is not None
+    name = joined.snapshot.seats[0].name
+    assert name.startswith("[31mAnn") and len(name) <= 24
+    assert all(ch.isprintable() for ch in name)
+    guest = await server.client()
+    typed = joined.room.lower().replace("-", " ")
+    assert (await guest.join(typed, name="")).seat == 2
+
+
+async def test_private_room_needs_the_key(server: ServerHandle) -> None:
+    host = await server.client()
+    joined = await host.create("klondike", private=True)
+    assert joined.key and f"key={joined.key}" in joined.link
+    guest = await server.client()
+    with pytest.raises(RequestError) as info:
+        await guest.join(joined.room)
+    assert info.value.code == "unknown_room"
+    assert (await guest.join(joined.room, key=joined.key)).seat == 2
+
+
+async def test_full_room_and_running_race(server: ServerHandle) -> None:
+    (ann, _bob), _ = await room_with(server, max_players=2)
+    third = await server.client()
+    with pytest.raises(RequestError) as info:
+        await third.join(ann.room or "")
+    assert info.value.code == "room_full"
+    ann_only, _ = await room_with(server, players=1)
+    await start(ann_only)
+    with pytest.raises(RequestError) as info:
+        await third.join(ann_only[0].room or "")
+    assert info.value.code == "race_running"
+    assert (await third.join(ann_only[0].room or "", role="spectator")).role == "spectator"
+
+
+async def test_no_spectators_option(server: ServerHandle) -> None:
+    host = await server.client()
+    joined = await host.create("klondike", spectators=False)
+    other = await server.client()
+    with pytest.raises(RequestError) as info:
+        await other.join(joined.room, role="spectator")
+    assert info.value.code == "no_spectators"

@@ -1,0 +1,255 @@
+"""Bad input never crashes a worker or changes state; abuse closes the connection (1008)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+
+import orjson
+import pytest
+from server_fixtures import (
+    ROOT,
+    ServerHandle,
+    eventually,
+    free_port,
+    http_get,
+    wait_port,
+)
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from clients.client import RaceClient, RequestError
+from protocol import decode_server
+
+
+async def raw(server: ServerHandle, hello: bool = True) -> ClientConnection:
+    ws = await connect(server.url, max_size=None)
+    if hello:
+        await ws.send('{"type":"hello","v":1}')
+        assert orjson.loads(await ws.recv())["type"] == "welcome"
+    return ws
+
+
+async def reply(ws: ClientConnection, frame: str | bytes) -> dict[str, object]:
+    await ws.send(frame)
+    message = orjson.loads(await asyncio.wait_for(ws.recv(), 5))
+    decode_server(orjson.dumps(message))  # every reply is a valid server message
+    assert isinstance(message, dict)
+    return message
+
+
+@pytest.mark.parametrize(
+    ("frame", "code", "words"),
+    [
+        ("{nope", "malformed_json", "JSON"),
+        (b"\xff\xfe{", "malformed_json", "JSON"),
+        ("[1, 2]", "invalid_message", "object"),
+        ('{"type": "teleport"}', "unknown_type", "type"),
+        ('{"v": 1}', "unknown_type", "type"),
+        ('{"type": "move", "move": 5}', "invalid_message", "move"),
+        ('{"type": "move", "move": "s", "id": "x"}', "invalid_message", "id"),
+        ('{"type": "join", "room": "AAAA-AA", "bogus": 1}', "invalid_message", "bogus"),
+        ('{"type": "create", "game": "chess"}', "invalid_message", "game"),
+        ('{"type": "create", "game": "klondike", "max_players": 1000}', "invalid_message", "max"),
+        ('{"type": "join", "room": "ZZZZ-ZZ"}', "unknown_room", "ZZZZ-ZZ"),
+        ('{"type": "join", "room": "not a code"}', "unknown_room", "not a code"),
+        ('{"type": "hello", "v": 1}', "hello_again", "first"),
+        ('{"type": "start"}', "not_in_room", "join"),
+        ('{"type": "follow", "seat": 1}', "not_in_room", "join"),
+        ('{"type": "resume", "room": "ZZZZ-ZZ", "token": "x"}', "unknown_room", "ZZZZ-ZZ"),
+    ],
+)
+async def test_bad_frames_get_a_named_error(
+    server: ServerHandle, frame: str | bytes, code: str, words: str
+) -> None:
+    ws = await raw(server)
+    message = await reply(ws, frame)
+    assert message["type"] == "error" and message["code"] == code
+    assert words.lower() in str(message["message"]).lower()
+    # the connection is still usable
+    pong = await reply(ws, '{"type": "ping", "id": 7}')
+    assert pong["type"] == "pong" and pong["id"] == 7
+    await ws.close()
+
+
+async def test_bad_input_changes_no_state(server: ServerHandle) -> None:
+    host = await server.client()
+    joined = await host.create("klondike", name="Ann")
+    assert joined.snapshot is not None
+    seq = joined.snapshot.seq
+    ws = await raw(server)
+    for frame in (
+        "{",
+        '{"type":"move","move":"s"}',
+        '{"type":"start"}',
+        '{"type":"resign"}',
+        f'{{"type":"resume","room":"{joined.room}","token":"forged-token"}}',
+    ):
+        message = await reply(ws, frame)
+        assert message["type"] in ("error", "rejected")
+    message = await reply(ws, f'{{"type":"resume","room":"{joined.room}","token":"forged"}}')
+    assert message["code"] == "bad_token"
+    watcher = await server.client()
+    again = await watcher.join(joined.room, role="spectator")
+    assert again.snapshot is not None and again.snapshot.seq == seq
+    assert [s.name for s in again.snapshot.seats] == ["Ann"]
+
+
+async def test_unknown_version_is_refused(server: ServerHandle) -> None:
+    with pytest.raises(RequestError) as info:
+        await RaceClient.connect(server.url, version=99)
+    assert info.value.code == "unsupported_version" and "version 1" in info.value.message
+    ws = await raw(server, hello=False)
+    await ws.send('{"type":"hello","v":2}')
+    assert orjson.loads(await ws.recv())["code"] == "unsupported_version"
+    with pytest.raises(ConnectionClosed):
+        await ws.recv()
+    assert ws.close_code == 1002
+
+
+async def test_first_message_must_be_hello(server: ServerHandle) -> None:
+    ws = await raw(server, hello=False)
+    await ws.send('{"type":"ping"}')
+    assert orjson.loads(await ws.recv())["code"] == "hello_first"
+    with pytest.raises(ConnectionClosed):
+        await ws.recv()
+
+
+async def test_oversized_frame_closes_1009(server: ServerHandle) -> None:
+    ws = await raw(server)
+    await ws.send('{"type":"ping","pad":"' + "x" * 20_000 + '"}')
+    with pytest.raises(ConnectionClosed):
+        await ws.recv()
+    assert ws.close_code == 1009
+    # the worker is fine
+    client = await server.client()
+    assert (await client.create("klondike")).seat == 1
+
+
+async def test_silent_connection_is_closed(start_server) -> None:  # type: ignore[no-untyped-def]
+    server = await start_server("memory", hello_timeout=0.2)
+    ws = await raw(server, hello=False)
+    with pytest.raises(ConnectionClosed):
+        await asyncio.wait_for(ws.recv(), 3)
+    assert ws.close_code == 1008
+
+
+async def test_flood_is_rate_limited_then_closed(start_server) -> None:  # type: ignore[no-untyped-def]
+    server = await start_server("memory", rate=5.0, burst=5, max_strikes=10)
+    ws = await raw(server)
+    for _ in range(5):
+        await ws.send('{"type":"ping"}')
+    errors = []
+    for _ in range(30):
+        try:
+            await ws.send('{"type":"ping","id":1}')
+        except ConnectionClosed:
+            break
+    with pytest.raises(ConnectionClosed):
+        while True:
+            message = orjson.loads(await asyncio.wait_for(ws.recv(), 5))
+            if message["type"] == "error":
+                errors.append(message)
+    assert errors and errors[0]["code"] == "rate_limited" and errors[0]["id"] == 1
+    assert ws.close_code == 1008
+
+
+async def test_persistent_garbage_is_closed(server: ServerHandle) -> None:
+    ws = await raw(server)
+    with pytest.raises(ConnectionClosed):
+        for _ in range(100):
+            await ws.send("garbage")
+            await asyncio.wait_for(ws.recv(), 5)
+    assert ws.close_code == 1008
+    client = await server.client()
+    assert (await client.create("klondike")).seat == 1
+
+
+async def test_forged_token_gets_nothing(server: ServerHandle) -> None:
+    host = await server.client()
+    joined = await host.create("klondike")
+    thief = await server.client()
+    with pytest.raises(RequestError) as info:
+        await thief.resume(joined.room, (joined.token or "")[:-2] + "AA")
+    assert info.value.code == "bad_token"
+    with pytest.raises(RequestError) as info:
+        await thief.start()
+    assert info.value.code == "not_in_room"
+
+
+async def test_healthz_and_metrics(server: ServerHandle) -> None:
+    client = await server.client()
+    await client.create("klondike")
+    status, _, body = await asyncio.to_thread(http_get, server.port, "/healthz")
+    assert status == 200 and body == "ok\n"
+    status, ctype, body = await asyncio.to_thread(http_get, server.port, "/metrics")
+    assert status == 200 and ctype.startswith("text/plain")
+    for name in (
+        "samedeal_connections",
+        "samedeal_rooms",
+        "samedeal_moves_accepted_total",
+        "samedeal_moves_rejected_total",
+        "samedeal_store_rtt_seconds",
+    ):
+        assert f"# TYPE {name} " in body
+    assert 'samedeal_connections{worker="test-0"} 1' in body
+    assert 'samedeal_rooms{worker="test-0"} 1' in body
+
+
+def test_sigterm_drains(tmp_path: object) -> None:
+    """``samedeal serve`` closes connections with 1001 on SIGTERM and exits 0."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_port(port)
+
+        async def scenario() -> int | None:
+            client = await RaceClient.connect(f"ws://127.0.0.1:{port}")
+            await client.create("klondike")
+            os.kill(proc.pid, signal.SIGTERM)
+            await eventually(lambda: client.closed, timeout=10)
+            return client.ws.close_code
+
+        assert asyncio.run(scenario()) == 1001
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    assert proc.stderr is not None
+    log = proc.stderr.read().decode()
+    assert " ERROR " not in log, log
+    assert "room created room=" in log and "draining" in log
+
+
+def test_workers_without_redis_is_an_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "clients.cli", "serve", "--workers", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert "--redis" in result.stderr
+
+
+def test_json_logs_carry_room_and_player_ids() -> None:
+    import logging
+
+    from clients.cmd_serve import JsonFormatter
+
+    record = logging.LogRecord(
+        "samedeal.server", logging.INFO, __file__, 1, "player joined room=%s seat=%s conn=%s",
+        ("K7QF2M", 2, "w1/abc"), None,
+    )  # fmt: skip
+    entry = orjson.loads(JsonFormatter().format(record))
+    assert entry["room"] == "K7QF2M" and entry["seat"] == "2" and entry["conn"] == "w1/abc"
+    assert entry["level"] == "INFO" and entry["message"].startswith("player joined")
