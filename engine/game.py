@@ -554,12 +554,12 @@ class Game:
 
         Face-down cards and the stock are given as counts. Of the waste only its top
         cards (one, or three in draw three) are shown with its count: the waste's order
-        is the next pass's stock order.
+        is the next pass's stock order. The deal code is left out too: it would tell every
+        face-down card and the stock order.
         """
         names = CARD_NAMES
         waste = self.waste
         return {
-            "code": str(self.code),
             "tableau": [
                 {"down": d, "up": [names[c] for c in col[d:]]}
                 for col, d in zip(self.columns, self.down, strict=True)
