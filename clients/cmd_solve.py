@@ -1,13 +1,224 @@
-"""`samedeal solve` (placeholder until its issue lands)."""
+"""``samedeal solve`` and ``samedeal daily``: decide deals with the solver, show the day's deal.
+
+    samedeal solve CODE [--seconds S] [--nodes N] [--json]
+    samedeal solve --batch GAME FROM TO [--seconds S] [--nodes N] [--jobs 2]
+    samedeal daily GAME [--date YYYY-MM-DD]
+
+These command forms are a public interface that scripts depend on: keep them stable.
+"""
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import sys
+import time
 from typing import Any
+
+import orjson
+
+from engine import GAME_NAMES, DealCode, GameError
 
 __all__ = ["register"]
 
+_DEFAULT_SECONDS = 10.0
+_BAR = 30
+
 
 def register(sub: Any) -> None:
-    """No commands yet."""
-    _ = (sub, argparse)
+    """Add ``solve`` and ``daily`` to the subcommand parser."""
+    solve = sub.add_parser(
+        "solve",
+        help="decide whether a deal can be won (with a solution)",
+        description="Search a deal with full knowledge of the cards: winnable (with a "
+        "solution), unwinnable (the search was exhaustive) or unknown (budget spent).",
+    )
+    what = solve.add_mutually_exclusive_group(required=True)
+    what.add_argument("code", nargs="?", help="a deal code such as KL1-1-AAAAAAF")
+    what.add_argument(
+        "--batch",
+        nargs=3,
+        metavar=("GAME", "FROM", "TO"),
+        help="solve deals FROM … TO of GAME (easy-harp, klondike, klondike-3) and summarise",
+    )
+    solve.add_argument(
+        "--seconds",
+        type=float,
+        help=f"time budget per deal (default {_DEFAULT_SECONDS:g} unless --nodes is given)",
+    )
+    solve.add_argument("--nodes", type=int, help="node budget per deal (deterministic)")
+    solve.add_argument("--json", action="store_true", help="print one JSON object per deal")
+    solve.add_argument(
+        "--jobs", type=int, default=1, choices=(1, 2), help="batch: processes to use (1 or 2)"
+    )
+    solve.set_defaults(run=run_solve)
+
+    daily = sub.add_parser("daily", help="print the code of the deal of the day")
+    daily.add_argument("game", choices=sorted(GAME_NAMES), help="easy-harp, klondike, klondike-3")
+    daily.add_argument("--date", help="the UTC date, YYYY-MM-DD (default: today)")
+    daily.add_argument(
+        "-v", "--verbose", action="store_true", help="also say which candidate it is and why"
+    )
+    daily.set_defaults(run=run_daily)
+
+
+def _budget(args: argparse.Namespace) -> tuple[float | None, int | None]:
+    seconds = args.seconds
+    if seconds is None and args.nodes is None:
+        seconds = _DEFAULT_SECONDS
+    if (seconds is not None and seconds <= 0) or (args.nodes is not None and args.nodes <= 0):
+        raise ValueError("budgets must be positive")
+    return seconds, args.nodes
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    """Solve one deal (exit 0 whatever the verdict) or a batch; exit 2 on bad input."""
+    try:
+        seconds, nodes = _budget(args)
+    except ValueError as exc:
+        print(f"samedeal: {exc}", file=sys.stderr)
+        return 2
+    if args.batch:
+        return _run_batch(args, seconds, nodes)
+    try:
+        code = DealCode.parse(args.code)
+    except GameError as exc:
+        print(f"samedeal: {exc}", file=sys.stderr)
+        return 2
+    from engine.solver import solve
+
+    result = solve(code, seconds=seconds, nodes=nodes)
+    if args.json:
+        sys.stdout.write(orjson.dumps(result.as_json()).decode() + "\n")
+    else:
+        print(f"{result.code}  {result.verdict}  nodes {result.nodes}  {result.seconds:.3f} s")
+        if result.solution_text is not None:
+            print(result.solution_text)
+        if result.note:
+            print(f"samedeal: {result.note}", file=sys.stderr)
+    return 0
+
+
+def _solve_number(task: tuple[str, int, float | None, int | None]) -> dict[str, Any]:
+    from engine.solver import solve
+
+    game, number, seconds, nodes = task
+    return solve(DealCode.for_game(game, number), seconds=seconds, nodes=nodes).as_json()
+
+
+def _progress(done: int, total: int, counts: dict[str, int], started: float) -> None:
+    filled = _BAR * done // total
+    bar = "#" * filled + "." * (_BAR - filled)
+    sys.stderr.write(
+        f"\r[{bar}] {done}/{total}  winnable {counts['winnable']}  "
+        f"unwinnable {counts['unwinnable']}  unknown {counts['unknown']}  "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    sys.stderr.flush()
+
+
+def _run_batch(args: argparse.Namespace, seconds: float | None, nodes: int | None) -> int:
+    game, first_text, last_text = args.batch
+    if game not in GAME_NAMES:
+        print(
+            f"samedeal: unknown game {game!r} (one of {', '.join(sorted(GAME_NAMES))})",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        first, last = int(first_text), int(last_text)
+        DealCode.for_game(game, first)
+        DealCode.for_game(game, last)
+    except (ValueError, GameError):
+        print(f"samedeal: bad deal range {first_text} {last_text} (1 … 999999)", file=sys.stderr)
+        return 2
+    if last < first:
+        print(f"samedeal: empty deal range {first} … {last}", file=sys.stderr)
+        return 2
+    tasks = [(game, n, seconds, nodes) for n in range(first, last + 1)]
+    counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
+    times: list[float] = []
+    started = time.perf_counter()
+    _progress(0, len(tasks), counts, started)
+    if args.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            results = pool.map(_solve_number, tasks)
+            for done, row in enumerate(results, 1):
+                _record(args, row, counts, times)
+                _progress(done, len(tasks), counts, started)
+    else:
+        for done, task in enumerate(tasks, 1):
+            _record(args, _solve_number(task), counts, times)
+            _progress(done, len(tasks), counts, started)
+    sys.stderr.write("\n")
+    _summary(game, first, last, counts, times, time.perf_counter() - started)
+    return 0
+
+
+def _record(
+    args: argparse.Namespace, row: dict[str, Any], counts: dict[str, int], times: list[float]
+) -> None:
+    counts[row["verdict"]] += 1
+    times.append(row["seconds"])
+    if args.json:
+        sys.stdout.write(orjson.dumps(row).decode() + "\n")
+        sys.stdout.flush()
+
+
+def _summary(
+    game: str,
+    first: int,
+    last: int,
+    counts: dict[str, int],
+    times: list[float],
+    wall: float,
+) -> None:
+    total = len(times)
+    ordered = sorted(times)
+
+    def pct(q: float) -> float:
+        return ordered[min(total - 1, round(q * (total - 1)))]
+
+    decided = counts["winnable"] + counts["unwinnable"]
+    lines = [
+        f"{game} deals {first}-{last}: {total} solved in {wall:.1f} s",
+        f"  winnable    {counts['winnable']:>6}  ({100 * counts['winnable'] / total:.1f} %)",
+        f"  unwinnable  {counts['unwinnable']:>6}  ({100 * counts['unwinnable'] / total:.1f} %)",
+        f"  unknown     {counts['unknown']:>6}  ({100 * counts['unknown'] / total:.1f} %)",
+        f"  decided     {decided:>6}  ({100 * decided / total:.1f} %)",
+        f"  time per deal: min {ordered[0]:.3f} s  median {statistics.median(ordered):.3f} s  "
+        f"mean {statistics.fmean(ordered):.3f} s  p90 {pct(0.9):.3f} s  p95 {pct(0.95):.3f} s  "
+        f"max {ordered[-1]:.3f} s",
+    ]
+    edges = (0.01, 0.1, 1.0, 10.0)
+    buckets = [0] * (len(edges) + 1)
+    for t in ordered:
+        buckets[sum(t >= e for e in edges)] += 1
+    labels = ["< 0.01 s", "0.01-0.1 s", "0.1-1 s", "1-10 s", ">= 10 s"]
+    lines.append("  " + "  ".join(f"{lab}: {n}" for lab, n in zip(labels, buckets, strict=True)))
+    print("\n".join(lines))
+
+
+def run_daily(args: argparse.Namespace) -> int:
+    """Print the code of the deal of the day (exit 2 for a bad date)."""
+    import datetime as dt
+
+    from engine.daily import daily_deal
+
+    date_text = args.date or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    try:
+        deal = daily_deal(args.game, date_text)
+    except ValueError as exc:
+        print(f"samedeal: {exc}", file=sys.stderr)
+        return 2
+    print(deal.code)
+    if args.verbose:
+        how = (
+            f"candidate {deal.candidate}, proven winnable in {deal.result.nodes} nodes"
+            if deal.verified and deal.result is not None
+            else "candidate 0, not proven winnable (fallback)"
+        )
+        print(f"{deal.game} {deal.date.isoformat()}: {how}", file=sys.stderr)
+    return 0

@@ -1,0 +1,777 @@
+"""The Klondike search (draw one and draw three) on its own compact position.
+
+See :mod:`engine.solver` for the reductions and why each is sound; the comments here point
+back to them by name.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from operator import itemgetter
+from typing import Any
+
+from ._common import (
+    CHILDREN,
+    OPPOSITE,
+    PARENTS,
+    RANK,
+    RED,
+    SAME_COLOUR,
+    SUIT,
+    Search,
+    closed_levels,
+)
+
+__all__ = ["KlondikeSearch"]
+
+_KING = 12
+_BY_SCORE = itemgetter(0)
+
+
+class KlondikeSearch(Search):
+    """Search one Klondike position.
+
+    ``columns`` bottom → top with ``down`` face-down cards each, ``found[s]`` cards of suit
+    ``s`` home, the talon as ``waste`` (bottom → top) and ``stock`` (bottom → top, its last
+    card drawn next), and ``draw`` 1 or 3.
+    """
+
+    def __init__(
+        self,
+        columns: list[list[int]],
+        down: list[int],
+        found: list[int],
+        waste: list[int],
+        stock: list[int],
+        draw: int,
+    ) -> None:
+        self.n = len(columns)
+        self.cols = [list(c) for c in columns]
+        self.down = list(down)
+        self.found = list(found)
+        self.draw = draw
+        self.ndown = sum(down)
+        # talon order: waste bottom → top, then the stock in drawing order
+        seq = list(waste) + list(reversed(stock))
+        self.seq = seq
+        self.p = self._canon(len(waste), len(seq))
+        self.tal = bytearray(52)
+        self.tkey = 0
+        for c in seq:
+            self.tal[c] = 1
+            self.tkey |= 1 << c
+        self.ck = [b""] * self.n
+        for i in range(self.n):
+            self._rekey(i)
+        self.trail: list[Any] = []
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _canon(p: int, length: int) -> int:
+        # Draw three: the talon pointer positions 0, 3, 6, … and the end are one cycle of
+        # stock actions, mutually reachable, hence one position (reduction "talon").
+        return 0 if p % 3 == 0 or p == length else p
+
+    def _rekey(self, i: int) -> None:
+        self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
+
+    def key(self) -> Any:
+        """The position up to the order of the columns (reduction "symmetry"). The
+        foundations are implied: every card not in a column or the talon is home."""
+        if self.draw == 1:
+            return (b"".join(sorted(self.ck)), self.tkey)
+        return (b"".join(sorted(self.ck)), bytes(self.seq), self.p)
+
+    def goal(self) -> bool:
+        """Draw one: no face-down card left, which always wins (see ``finish``). Draw three:
+        no face-down card and an empty talon, the same argument."""
+        if self.ndown:
+            return False
+        return self.draw == 1 or not self.seq
+
+    def reachable(self) -> list[int]:
+        """Draw three: the talon positions ``q`` (waste sizes) whose top card, ``seq[q-1]``,
+        can be brought to the waste top by stock actions alone."""
+        n = len(self.seq)
+        if not n:
+            return []
+        out = []
+        p = self.p
+        if p:
+            q = p
+            while q < n:
+                out.append(q)
+                q += 3
+        out.extend(range(3, n, 3))
+        out.append(n)
+        return sorted(set(out))
+
+    # ------------------------------------------------------------------ best-first hooks
+
+    WEIGHT_DOWN = 5
+    WEIGHT_HOME = 1
+    WEIGHT_DEPTH = 1
+    WEIGHT_TALON = 0
+
+    def snapshot(self) -> Any:
+        """The position in a compact form for ``restore``."""
+        return (b"".join(self.ck), self.tkey, bytes(self.tal), bytes(self.found),
+                bytes(self.seq), self.p)
+
+    def restore(self, snap: Any) -> None:
+        """Return to a position saved by ``snapshot``."""
+        joined, self.tkey, tal, found, seq, self.p = snap
+        cols = []
+        down = []
+        for part in joined.split(b"\xff")[:-1]:
+            down.append(part[0])
+            cols.append(list(part[1:]))
+        self.cols, self.down = cols, down
+        self.ndown = sum(down)
+        self.tal = bytearray(tal)
+        self.found = list(found)
+        self.seq = list(seq)
+        self.ck = [bytes((down[i], *cols[i], 255)) for i in range(self.n)]
+
+    def priority(self, depth: int) -> int:
+        """Best-first order: fewer face-down cards, more cards home, shorter lines first."""
+        return (
+            self.WEIGHT_DOWN * self.ndown
+            - self.WEIGHT_HOME * sum(self.found)
+            + self.WEIGHT_DEPTH * depth
+            + self.WEIGHT_TALON * len(self.seq)
+        )
+
+    # ------------------------------------------------------------------ talon
+
+    def _take(self, card: int, q: int) -> Any:
+        self.tal[card] = 0
+        if self.draw == 1:
+            self.tkey ^= 1 << card
+            return None
+        old = self.p
+        del self.seq[q - 1]
+        self.p = self._canon(q - 1, len(self.seq))
+        return old
+
+    def _untake(self, card: int, q: int, token: Any) -> None:
+        self.tal[card] = 1
+        if self.draw == 1:
+            self.tkey |= 1 << card
+            return
+        self.seq.insert(q - 1, card)
+        self.p = token
+
+    # ------------------------------------------------------------------ columns
+
+    def _lift(self, x: int, count: int) -> tuple[list[int], bool]:
+        col = self.cols[x]
+        cards = col[-count:]
+        del col[-count:]
+        flipped = bool(col) and self.down[x] == len(col)
+        if flipped:
+            self.down[x] -= 1
+            self.ndown -= 1
+        self._rekey(x)
+        return cards, flipped
+
+    def _unlift(self, x: int, cards: list[int], flipped: bool) -> None:
+        if flipped:
+            self.down[x] += 1
+            self.ndown += 1
+        self.cols[x].extend(cards)
+        self._rekey(x)
+
+    def _drop(self, y: int, cards: list[int]) -> None:
+        self.cols[y].extend(cards)
+        self._rekey(y)
+
+    def _undrop(self, y: int, count: int) -> None:
+        del self.cols[y][-count:]
+        self._rekey(y)
+
+    # ------------------------------------------------------------------ moves
+
+    # (0, X, count, Y)  run of `count` cards from column X onto column Y
+    # (1, X)            top of column X to its foundation
+    # (2, card, q)      talon card to its foundation
+    # (3, card, q, Y)   talon card onto column Y (draw three)
+    # (4, suit, Y)      take the top of a foundation back onto column Y
+    # (5, chain, X, m)  draw one: talon cards `chain` onto column X, then move m onto them
+    # (6, chain, X)     draw one: talon cards `chain` home, then the top of column X home
+
+    def apply(self, m: tuple[Any, ...]) -> Any:
+        """Play one move; return what ``undo`` needs."""
+        kind = m[0]
+        trail = self.trail
+        if kind == 0:
+            _, x, count, y = m
+            cards, flipped = self._lift(x, count)
+            self._drop(y, cards)
+            trail.append(("run", x, count, y))
+            return flipped
+        if kind == 1:
+            x = m[1]
+            cards, flipped = self._lift(x, 1)
+            self.found[SUIT[cards[0]]] += 1
+            trail.append(("colf", x))
+            return (cards[0], flipped)
+        if kind == 2:
+            _, card, q = m
+            token = self._take(card, q)
+            self.found[SUIT[card]] += 1
+            trail.append(("talon", card, q, -1))
+            return token
+        if kind == 3:
+            _, card, q, y = m
+            token = self._take(card, q)
+            self._drop(y, [card])
+            trail.append(("talon", card, q, y))
+            return token
+        if kind == 4:
+            _, suit, y = m
+            self.found[suit] -= 1
+            card = suit * 13 + self.found[suit]
+            self._drop(y, [card])
+            trail.append(("back", card, y))
+            return None
+        if kind == 5:
+            _, chain, x, purpose = m
+            for card in chain:
+                self._take(card, 0)
+                trail.append(("talon", card, 0, x))
+            self._drop(x, list(chain))
+            return self.apply(purpose)
+        _, chain, x = m
+        for card in chain:
+            self._take(card, 0)
+            self.found[SUIT[card]] += 1
+            trail.append(("talon", card, 0, -1))
+        return self.apply((1, x))
+
+    def undo(self, m: tuple[Any, ...], token: Any) -> None:
+        """Take back a move played by ``apply``."""
+        kind = m[0]
+        if kind < 5:
+            self.trail.pop()
+        if kind == 0:
+            _, x, count, y = m
+            cards = self.cols[y][-count:]
+            self._undrop(y, count)
+            self._unlift(x, cards, token)
+        elif kind == 1:
+            card, flipped = token
+            self.found[SUIT[card]] -= 1
+            self._unlift(m[1], [card], flipped)
+        elif kind == 2:
+            _, card, q = m
+            self.found[SUIT[card]] -= 1
+            self._untake(card, q, token)
+        elif kind == 3:
+            _, card, q, y = m
+            self._undrop(y, 1)
+            self._untake(card, q, token)
+        elif kind == 4:
+            _, suit, y = m
+            self._undrop(y, 1)
+            self.found[suit] += 1
+        elif kind == 5:
+            _, chain, x, purpose = m
+            self.undo(purpose, token)
+            self._undrop(x, len(chain))
+            for card in reversed(chain):
+                self.trail.pop()
+                self._untake(card, 0, None)
+        else:
+            _, chain, x = m
+            self.undo((1, x), token)
+            for card in reversed(chain):
+                self.trail.pop()
+                self.found[SUIT[card]] -= 1
+                self._untake(card, 0, None)
+
+    # ------------------------------------------------------------------ safe moves
+
+    def forced(self) -> list[tuple[Any, ...]]:
+        """Play every safe foundation move (column tops; in draw one also talon cards) and
+        return them, with their undo tokens, for ``unforce``.
+
+        Reduction "safe foundation moves": the next card of a suit, rank ``r``, is safe when
+        both suits of the other colour hold ``r`` cards or more and the other suit of its
+        colour ``r - 1`` or more (see engine.solver)."""
+        played: list[Any] = []
+        cols, found, tal = self.cols, self.found, self.tal
+        n = self.n
+        draw_one = self.draw == 1
+        progress = True
+        while progress:
+            progress = False
+            for s in range(4):
+                r = found[s]
+                o1, o2 = OPPOSITE[s]
+                if r == 13 or r > found[o1] or r > found[o2] or r > found[SAME_COLOUR[s]] + 1:
+                    continue
+                card = s * 13 + r
+                for x in range(n):
+                    col = cols[x]
+                    if col and col[-1] == card:
+                        m: tuple[Any, ...] = (1, x)
+                        break
+                else:
+                    if not (draw_one and tal[card]):
+                        continue
+                    m = (2, card, 0)
+                played.append((m, self.apply(m)))
+                progress = True
+        return played
+
+    def unforce(self, played: list[tuple[Any, ...]]) -> None:
+        """Undo what ``forced`` played."""
+        for m, token in reversed(played):
+            self.undo(m, token)
+
+    # ------------------------------------------------------------------ generating moves
+
+    def _run_score(self, x: int, i: int) -> int:
+        d = self.down[x]
+        if i == d:
+            return 1000 + 10 * d if d else 300
+        below = self.cols[x][i - 1]
+        return 100 if self.found[SUIT[below]] == RANK[below] else 10
+
+    def _prepare(self, empty: int) -> None:
+        """Per-node tables for the usefulness checks: face-up cards and column tops by card,
+        talon cards by rank and colour (draw one) or the cards in reach (draw three)."""
+        up: dict[int, int] = {}
+        tops: dict[int, int] = {}
+        cols, down = self.cols, self.down
+        for z in range(self.n):
+            col = cols[z]
+            if col:
+                for k in range(down[z], len(col)):
+                    up[col[k]] = z
+                tops[col[-1]] = z
+        self._up = up
+        self._tops = tops
+        self._empty = empty
+        if self.draw == 1:
+            tal = self.tal
+            self._talrc = [
+                (bool(tal[r] or tal[39 + r]), bool(tal[13 + r] or tal[26 + r])) for r in range(13)
+            ]
+        else:
+            seq = self.seq
+            self._reach = {seq[q - 1] for q in self.reachable()}
+
+    def _in_reach(self, card: int) -> bool:
+        """``card`` can be played from the talon now (draw three: it is within reach)."""
+        if not self.tal[card]:
+            return False
+        return self.draw == 1 or card in self._reach
+
+    def _chain_from(self, top: int, first: int, exclude: int) -> bool:
+        """Draw one: talon cards chained onto ``top``, starting with the talon card
+        ``first``, then a face-up card from a column other than ``exclude`` (or a foundation
+        top) built on the chain — is there such a block?"""
+        up, found, talrc = self._up, self.found, self._talrc
+        red = RED[first]
+        r = RANK[first]
+        while r > 0:
+            # the purpose: a card of rank r-1 and the other colour
+            for s in (0, 3) if red else (1, 2):
+                e = s * 13 + r - 1
+                z = up.get(e, -1)
+                if (z >= 0 and z != exclude) or found[s] == r:
+                    return True
+            r -= 1
+            red = not red
+            if not talrc[r][red]:
+                return False
+        return False
+
+    def _chain_to(self, e: int, exclude: int) -> bool:
+        """Can the run based on ``e`` move now onto a column top (of a column other than
+        ``exclude``), directly or (draw one) onto talon cards chained onto that top, or onto
+        a chain led by a talon king in an empty column?"""
+        tops = self._tops
+        for p in PARENTS[e]:
+            z = tops.get(p, -1)
+            if z >= 0 and z != exclude:
+                return True
+        if self.draw != 1 or not self.tkey:
+            return False
+        talrc = self._talrc
+        r = RANK[e] + 1
+        red = not RED[e]
+        while r <= _KING and talrc[r][red]:
+            if r == _KING:
+                return self._empty >= 0
+            r += 1
+            red = not red
+            for s in (1, 2) if red else (0, 3):
+                z = tops.get(s * 13 + r, -1)
+                if z >= 0 and z != exclude:
+                    return True
+        return False
+
+    def _exposed_useful(self, x: int, i: int, gone: int) -> bool:
+        """Reduction "postponement": the cards from index ``i`` of column ``x`` up leave
+        (``gone`` is the one that lay on the card ``a`` below), without uncovering anything.
+        Is there a move that uses ``a`` right after — ``a`` home, the other card that fits
+        on ``a`` onto it, or ``a`` moving (with the run under it) onto a column top? If not,
+        the move can wait until ``a`` is used, so it is not tried now (see engine.solver)."""
+        found = self.found
+        col = self.cols[x]
+        a = col[i - 1]
+        h = found[SUIT[a]]
+        if h == RANK[a]:
+            return True
+        if h == RANK[a] - 1 and (a - 1 in self._tops or self._in_reach(a - 1)):
+            # its predecessor can go home first (a move that waits for this one)
+            return True
+        twin = SAME_COLOUR[SUIT[gone]] * 13 + RANK[gone]
+        z = self._up.get(twin, -1)
+        if RANK[twin] == 0:
+            pass  # an ace is never built on a two: it would rather go home
+        elif (z >= 0 and z != x) or found[SUIT[twin]] == RANK[twin] + 1:
+            return True
+        elif self.tal[twin]:
+            if self.draw == 1:
+                if self._chain_from(a, twin, x):
+                    return True
+            elif self._in_reach(twin):
+                return True
+        return False
+
+    def _home_useful(self, x: int, card: int) -> bool:
+        """Reduction "postponement": a top card that goes home without uncovering anything
+        is useful only when its successor can follow it home at once (a column top, or in
+        reach in the talon), or the card under it can be used at once."""
+        if RANK[card] < _KING:
+            succ = card + 1
+            if succ in self._tops or self._in_reach(succ):
+                return True
+        return self._exposed_useful(x, len(self.cols[x]) - 1, card)
+
+    def _back_useful(self, card: int) -> bool:
+        """Reduction "postponement": a card taken back from a foundation is useful only when
+        a card can be built on it at once, or the card under it can be taken back too (that
+        one checked loosely, as another move may have to make room for it first)."""
+        # Nothing worth building goes on a two (an ace would rather go home), and an ace is
+        # never taken back (reduction "closed foundations"): a two is never taken back.
+        if RANK[card] < 2:
+            return False
+        found, up = self.found, self._up
+        for child in CHILDREN[card]:
+            if child in up or found[SUIT[child]] == RANK[child] + 1:
+                return True
+            if self.tal[child]:
+                if self.draw == 1:
+                    if self._chain_from(card, child, -1):
+                        return True
+                elif child in self._reach:
+                    return True
+        pred = card - 1
+        if RANK[pred]:
+            for p in PARENTS[pred]:
+                if p in up or found[SUIT[p]] == RANK[p] + 1:
+                    return True
+            if self._chain_to(pred, -1):
+                return True
+        return False
+
+    def dead(self) -> bool:
+        """Reduction "dead ends": True if some card can provably never go home.
+
+        An optimistic relaxation, computed as a least fixed point: a card *can go home* if
+        its predecessor can and it can be reached (it is in the talon, a column top, or the
+        card on it can leave); a card *can leave* the card under it if it can go home
+        (everything on it gone first), or a card it fits on can be reached then (a talon or
+        foundation card counts as reachable, as does any top, or a card whose cover can
+        leave), or it is a king on face-down cards. Every card that really leaves (goes home)
+        in some line does so after what it needed, so it is in the fixed point; a card that
+        is not can never go home, and the position is lost.
+        """
+        cols, found, down = self.cols, self.found, self.down
+        above = [-2] * 52  # -2: not in a column; -1: a column top
+        below = [-2] * 52  # -1: the bottom of its column
+        hidden = [False] * 52
+        for x in range(self.n):
+            col = cols[x]
+            prev = -1
+            for c in col:
+                below[c] = prev
+                if prev >= 0:
+                    above[prev] = c
+                prev = c
+            for i in range(down[x]):
+                hidden[col[i]] = True
+            if col:
+                above[col[-1]] = -1
+        home = [False] * 52
+        for s in range(4):
+            for r in range(found[s]):
+                home[s * 13 + r] = True
+        leave = [False] * 52
+        # a talon card can be put on the table: a king (empty columns are assumed), or a
+        # card whose parent can be reached
+        placed = [False] * 52
+        want_placed = []
+        for q in range(52):
+            if above[q] == -2 and not home[q]:
+                if RANK[q] == _KING:
+                    placed[q] = True
+                else:
+                    want_placed.append(q)
+        want_home = [x for x in range(52) if not home[x]]
+        want_leave = [c for c in range(52) if below[c] >= 0]
+        changed = True
+        while changed and want_home:
+            changed = False
+            rest = []
+            for c in want_leave:
+                a = above[c]
+                free = a == -1 or leave[a]
+                if not free and hidden[c]:
+                    rest.append(c)  # a face-down card moves only once uncovered
+                    continue
+                if free and (RANK[c] == 0 or home[c - 1]):
+                    leave[c] = changed = True
+                    continue
+                if RANK[c] == _KING:
+                    leave[c] = changed = True
+                    continue
+                b = below[c]
+                for q in PARENTS[c]:
+                    if q != b:
+                        aq = above[q]
+                        if aq == -1 or (aq >= 0 and leave[aq]) or placed[q] or home[q]:
+                            leave[c] = changed = True
+                            break
+                else:
+                    rest.append(c)
+            want_leave = rest
+            rest = []
+            for q in want_placed:
+                for p in PARENTS[q]:
+                    ap = above[p]
+                    if ap == -1 or (ap >= 0 and leave[ap]) or placed[p] or home[p]:
+                        placed[q] = changed = True
+                        break
+                else:
+                    rest.append(q)
+            want_placed = rest
+            rest = []
+            for x in want_home:
+                a = above[x]
+                if (RANK[x] == 0 or home[x - 1]) and (a < 0 or leave[a]):
+                    home[x] = changed = True
+                else:
+                    rest.append(x)
+            want_home = rest
+        return bool(want_home)
+
+    def moves(self) -> list[tuple[Any, ...]]:
+        """Every move worth trying here, best first (a heuristic order; completeness does
+        not depend on it)."""
+        if self.dead():
+            return []
+        cols, down, found = self.cols, self.down, self.found
+        n = self.n
+        out: list[tuple[int, tuple[Any, ...]]] = []
+        add = out.append
+        empty = -1
+        for y in range(n):
+            if not cols[y]:
+                empty = y
+                break
+        self._prepare(empty)
+        up = self._up
+        # columns to the foundations
+        for x in range(n):
+            col = cols[x]
+            if col:
+                c = col[-1]
+                if found[SUIT[c]] == RANK[c]:
+                    d = down[x]
+                    if len(col) == 1:
+                        score = 500
+                    elif len(col) - 1 == d:
+                        score = 1100 + 10 * d
+                    elif self._home_useful(x, c):
+                        score = 400
+                    else:
+                        continue
+                    add((score, (1, x)))
+        # runs between columns
+        for x in range(n):
+            col = cols[x]
+            if not col:
+                continue
+            d = down[x]
+            hi = RANK[col[d]]
+            lo = RANK[col[-1]]
+            top = len(col)
+            for y in range(n):
+                if y == x:
+                    continue
+                tgt = cols[y]
+                if tgt:
+                    t = tgt[-1]
+                    need = RANK[t] - 1
+                    if lo <= need <= hi:
+                        i = d + hi - need
+                        if RED[col[i]] != RED[t] and (
+                            i == d or self._exposed_useful(x, i, col[i])
+                        ):
+                            add((self._run_score(x, i), (0, x, top - i, y)))
+            # a king run into an empty column; from the bottom of a column it would only
+            # swap two columns (reduction "symmetry")
+            if empty >= 0 and hi == _KING and d:
+                add((1000 + 10 * d, (0, x, top - d, empty)))
+        # foundation tops back onto the table (reduction "closed foundations")
+        lam = closed_levels(found)
+        backs = []
+        for s in range(4):
+            h = found[s]
+            if h and h - 1 >= lam[s] and self._back_useful(s * 13 + h - 1):
+                backs.append(s)
+                card = s * 13 + h - 1
+                if h - 1 == _KING:
+                    if empty >= 0:
+                        add((0, (4, s, empty)))
+                    continue
+                for y in range(n):
+                    tgt = cols[y]
+                    if tgt and RANK[tgt[-1]] == h and RED[tgt[-1]] != RED[card]:
+                        add((0, (4, s, y)))
+        if self.draw == 1:
+            self._talon_moves_draw_one(add, backs)
+        else:
+            self._talon_moves_draw_three(add, empty)
+        out.sort(key=_BY_SCORE, reverse=True)
+        return [m for _, m in out]
+
+    def _talon_moves_draw_one(self, add: Any, backs: list[int]) -> None:
+        cols, down, found, tal = self.cols, self.down, self.found, self.tal
+        n = self.n
+        if not self.tkey:
+            return
+        # Reduction "talon chains" (foundations): a talon card goes home only together with
+        # the card from the table that is then played onto it.
+        for x in range(n):
+            col = cols[x]
+            if not col:
+                continue
+            c = col[-1]
+            s = SUIT[c]
+            h = found[s]
+            r = RANK[c]
+            if h < r and all(tal[s * 13 + k] for k in range(h, r)):
+                d = down[x]
+                if len(col) == 1:
+                    score = 500
+                elif len(col) - 1 == d:
+                    score = 1100 + 10 * d
+                elif self._home_useful(x, c):
+                    score = 400
+                else:
+                    continue
+                add((score - 20 * (r - h), (6, tuple(range(s * 13 + h, s * 13 + r)), x)))
+        # Reduction "talon chains": a talon card goes onto the table only with the move it
+        # was put there for — a card from another column (or a foundation) built on it.
+        talrc = self._talrc
+        for z in range(n):
+            col = cols[z]
+            for i in range(down[z], len(col)):
+                b = col[i]
+                if RANK[b] < _KING and talrc[RANK[b] + 1][not RED[b]]:
+                    self._chains_under(add, b, z, (0, z, len(col) - i), i)
+        for s in backs:
+            self._chains_under(add, s * 13 + found[s] - 1, -1, (4, s), -1)
+
+    def _chains_under(self, add: Any, b: int, z: int, purpose: tuple[Any, ...], i: int) -> None:
+        """Add every block "talon cards onto a column top (or a king into an empty column),
+        then ``purpose`` — the run based on ``b`` from column ``z`` (index ``i``), or a
+        foundation top — onto them"."""
+        talrc, tops, tal = self._talrc, self._tops, self.tal
+        r = RANK[b] + 1
+        red = not RED[b]
+        levels: list[list[int]] = []
+        useful: bool | None = None
+        while r <= _KING and talrc[r][red]:
+            levels.append([s * 13 + r for s in ((1, 2) if red else (0, 3)) if tal[s * 13 + r]])
+            if r == _KING:
+                targets = [self._empty] if self._empty >= 0 else []
+            else:
+                targets = []
+                for s in (0, 3) if red else (1, 2):
+                    y = tops.get(s * 13 + r + 1, -1)
+                    if y >= 0 and y != z:
+                        targets.append(y)
+            if targets:
+                if useful is None:
+                    if z < 0:
+                        score = 0
+                        useful = True
+                    else:
+                        d = self.down[z]
+                        useful = i == d or self._exposed_useful(z, i, b)
+                        score = self._run_score(z, i)
+                if not useful:
+                    return
+                k = len(levels)
+                for y in targets:
+                    m = (*purpose, y)
+                    for chain in product(*reversed(levels)):
+                        add((score - 20 * k, (5, chain, y, m)))
+            r += 1
+            red = not red
+
+    def _talon_moves_draw_three(self, add: Any, empty: int) -> None:
+        cols, found, seq = self.cols, self.found, self.seq
+        n = self.n
+        for q in self.reachable():
+            c = seq[q - 1]
+            if found[SUIT[c]] == RANK[c]:
+                add((450, (2, c, q)))
+            if RANK[c] == 0:
+                continue  # an ace goes home rather than onto a two
+            if RANK[c] == _KING:
+                if empty >= 0:
+                    add((150, (3, c, q, empty)))
+                continue
+            for y in range(n):
+                tgt = cols[y]
+                if tgt and RANK[tgt[-1]] == RANK[c] + 1 and RED[tgt[-1]] != RED[c]:
+                    add((200, (3, c, q, y)))
+
+    # ------------------------------------------------------------------ the end
+
+    def finish(self) -> None:
+        """From a goal position play every card home, lowest first, appending to ``trail``.
+
+        With no face-down card every column's face-up part is a run, so the lowest card not
+        yet home is a column top or in the talon (in draw one every talon card is within
+        reach), and its predecessor is home: the loop always finishes the game.
+        """
+        found, cols = self.found, self.cols
+        while sum(found) < 52:
+            best = None
+            for s in range(4):
+                h = found[s]
+                if h == 13:
+                    continue
+                card = s * 13 + h
+                if best is None or h < RANK[best]:
+                    best = card
+            assert best is not None
+            for x in range(self.n):
+                if cols[x] and cols[x][-1] == best:
+                    self.apply((1, x))
+                    break
+            else:
+                if self.draw != 1 or not self.tal[best]:
+                    raise AssertionError("finish: lowest card is out of reach")
+                self.apply((2, best, 0))
