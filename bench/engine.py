@@ -23,8 +23,8 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     del sys.path[0]
 
-from engine import Move, new_game  # noqa: E402
-from engine.dealcode import DealCode  # noqa: E402
+from engine import Move, new_game
+from engine.dealcode import DealCode
 
 GAMES = ("easy-harp", "klondike", "klondike-3")
 

@@ -1,17 +1,26 @@
-"""Race server benchmark: R rooms × P players on loopback.
+"""Race server benchmark: R rooms × P players of bot-like clients on loopback.
 
-Runs ``samedeal serve`` with Redis and one, then two workers, and drives it with real
-websocket clients (spread over a few client processes):
+Two loads, as in issue #3:
 
-* paced: every player plays one move a second for ``--paced-seconds``;
-* flat out: every player plays ``--moves`` moves back to back (next move after the ack).
+* paced: every player plays one move a second (a fast human), 1,000 players by default
+  (250 rooms × 4);
+* flat out: every player sends its next move as soon as the last one is answered, 100
+  connections by default (25 rooms × 4).
 
-Prints accepted moves per second and move round-trip latency (send → ack) p50/p99; then
-runs the same flat-out load against a bare websockets echo server and prints the ratio.
-Every phase is bounded in count and time. A redis-server on a free port is started unless
+Each load runs against ``samedeal serve`` with the memory backend (one worker), with Redis
+(one worker) and with Redis and two workers; the flat-out load also runs against a bare
+websockets echo server (same event loop as the server: uvloop when installed), before and
+after the race servers, as the same-run baseline. Printed per run: answered moves per
+second, move round trip (send → ``ack``) p50 / p99, and the CPU used by the server
+processes, Redis and the load generator (in cores: 1.00 = one core busy).
+
+The clients are raw websockets connections (no message models), many per process, spread
+over ``--client-procs`` processes running uvloop. Every phase is bounded in moves and time;
+everything listens on 127.0.0.1 only. A redis-server on a free port is started unless
 ``--redis URL`` is given.
 
-    python bench/race.py --rooms 10 --players 4 --moves 200
+    python bench/race.py            # full run, about 3 minutes
+    python bench/race.py --quick    # short run, about 1 minute
 """
 
 from __future__ import annotations
@@ -19,8 +28,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import multiprocessing as mp
 import os
 import random
+import resource
 import shutil
 import signal
 import socket
@@ -29,36 +40,25 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 __all__ = ["main"]
 
+MOVE = "s"  # the stock: legal in every position of Klondike, one engine action
+MAX_MOVES = 1_000_000  # per player: the time bound ends a run long before
 
-@dataclass
-class Result:
-    """What one load run measured."""
 
-    moves: int
-    seconds: float
-    latencies: list[float]
-
-    def line(self, label: str) -> str:
-        lat = sorted(self.latencies) or [0.0]
-        p50 = lat[len(lat) // 2] * 1000
-        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
-        rate = self.moves / self.seconds if self.seconds else 0.0
-        return (
-            f"{label:<34} {self.moves:>7} moves {self.seconds:6.2f}s "
-            f"{rate:9.0f} moves/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms"
-        )
+# --------------------------------------------------------------------- processes
 
 
 def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -66,6 +66,7 @@ def free_port() -> int:
 
 
 def wait_port(port: int, timeout: float = 15.0) -> None:
+    """Wait until something accepts connections on ``port``."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -79,6 +80,7 @@ def wait_port(port: int, timeout: float = 15.0) -> None:
 
 @contextlib.contextmanager
 def process(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``argv`` until the block ends (SIGTERM, then kill)."""
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL)
     try:
         wait_port(port)
@@ -88,112 +90,252 @@ def process(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
         try:
             proc.wait(15)
         except subprocess.TimeoutExpired:
+            print(f"warning: {argv[0]} {argv[1:4]} did not stop on SIGTERM; killed")
             proc.kill()
             proc.wait()
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by ``pids`` (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def server_pids(proc: subprocess.Popen[bytes]) -> list[int]:
+    """The process and its children (the workers of ``serve --workers N``)."""
+    with contextlib.suppress(OSError):
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        return [proc.pid, *map(int, children)]
+    return [proc.pid]
 
 
 # --------------------------------------------------------------------- client side
 
 
-async def _race_rooms(
-    url: str, rooms: int, players: int, mode: str, moves: int, seconds: float
-) -> Result:
-    from clients.client import RaceClient
-    from protocol import Ack
+@dataclass
+class Share:
+    """What one client process measured."""
 
-    clients: list[list[RaceClient]] = []
-    for _ in range(rooms):
-        host = await RaceClient.connect(url)
-        joined = await host.create("klondike", deal="random", max_players=players)
-        room = [host]
-        for _ in range(players - 1):
-            c = await RaceClient.connect(url)
-            await c.join(joined.room)
-            room.append(c)
-        clients.append(room)
-    starts = []
-    for room in clients:
-        await room[0].start()
-        starts.append(await room[0].next_event("race_starting"))
-    wait = max((s.start_at - s.now) / 1000 for s in starts)  # type: ignore[union-attr]
-    await asyncio.sleep(wait + 0.05)
-
-    latencies: list[float] = []
-    accepted = 0
-    deadline = time.perf_counter() + (seconds + 1.5 if mode == "paced" else 60.0)
-
-    async def player(c: RaceClient, offset: float) -> None:
-        nonlocal accepted
-        if mode == "paced":
-            await asyncio.sleep(offset)  # players are not in lockstep
-        for i in range(moves):
-            if time.perf_counter() > deadline:
-                return
-            t0 = time.perf_counter()
-            reply = await c.move("s")
-            latencies.append(time.perf_counter() - t0)
-            if isinstance(reply, Ack):
-                accepted += 1
-            if mode == "paced":
-                await asyncio.sleep(max(0.0, offset + i + 1 - (time.perf_counter() - t_start)))
-
-    t_start = time.perf_counter()
-    rng = random.Random(1)
-    await asyncio.gather(*(player(c, rng.random()) for room in clients for c in room))
-    elapsed = time.perf_counter() - t_start
-    for room in clients:
-        for c in room:
-            await c.close()
-    return Result(accepted, elapsed, latencies)
+    answered: int = 0
+    refused: int = 0
+    seconds: float = 0.0
+    cpu: float = 0.0
+    latencies: list[float] = field(default_factory=list)
 
 
-async def _echo_load(url: str, clients: int, moves: int) -> Result:
+def _frame(payload: dict[str, Any]) -> str:
+    import orjson
+
+    return orjson.dumps(payload).decode()
+
+
+async def _reply(ws: Any) -> bytes:
+    """The next direct reply, skipping room events (they start with ``{"seq":``)."""
+    while True:
+        data: bytes = await ws.recv(decode=False)
+        if not data.startswith(b'{"seq":'):
+            return data
+
+
+async def _seat_rooms(url: str, rooms: int, players: int) -> list[Any]:
+    """Connect ``rooms`` × ``players`` clients, seat them, start the races; returns the
+    connections once every race has started."""
+    import orjson
     from websockets.asyncio.client import connect
 
-    conns = [await connect(url) for _ in range(clients)]
-    latencies: list[float] = []
-    frame = '{"type":"move","id":1,"move":"s"}'
+    async def hello() -> Any:
+        ws = await connect(url, compression=None, max_queue=None, open_timeout=60)
+        await ws.send(_frame({"type": "hello", "v": 1, "client": "bench"}))
+        await _reply(ws)
+        return ws
 
-    async def one(ws: object) -> None:
-        for _ in range(moves):
-            t0 = time.perf_counter()
-            await ws.send(frame)  # type: ignore[attr-defined]
-            await ws.recv()  # type: ignore[attr-defined]
-            latencies.append(time.perf_counter() - t0)
+    async def room() -> tuple[list[Any], float]:
+        host = await hello()
+        create = {"type": "create", "id": 1, "game": "klondike", "deal": "random"}
+        await host.send(_frame({**create, "max_players": players, "name": "bench"}))
+        code = orjson.loads(await _reply(host))["room"]
+        conns = [host]
+        for _ in range(players - 1):
+            ws = await hello()
+            await ws.send(_frame({"type": "join", "id": 1, "room": code, "name": "bench"}))
+            await _reply(ws)
+            conns.append(ws)
+        await host.send(_frame({"type": "start", "id": 2}))
+        while True:
+            data = await host.recv(decode=False)
+            if b'"race_starting"' in data:
+                event = orjson.loads(data)
+                wait = (event["start_at"] - event["now"]) / 1000
+                return conns, time.monotonic() + wait
 
+    # a few rooms at a time: thousands of simultaneous handshakes only measure the backlog
+    limit = asyncio.Semaphore(25)
+
+    async def bounded() -> tuple[list[Any], float]:
+        async with limit:
+            return await room()
+
+    seated = await asyncio.gather(*(bounded() for _ in range(rooms)))
+    await asyncio.sleep(max(0.0, max(t for _, t in seated) - time.monotonic()) + 0.05)
+    return [ws for conns, _ in seated for ws in conns]
+
+
+async def _echo_conns(url: str, clients: int) -> list[Any]:
+    from websockets.asyncio.client import connect
+
+    return [await connect(url, compression=None, max_queue=None) for _ in range(clients)]
+
+
+async def _load(
+    conns: list[Any], paced: bool, go_at: float, seconds: float, warmup: float
+) -> Share:
+    """Play until ``seconds`` after ``go_at`` (wall clock); round trips finishing in the
+    first ``warmup`` seconds are not counted."""
+    share = Share()
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(max(0.0, go_at - time.time()))
     t0 = time.perf_counter()
-    await asyncio.gather(*(one(ws) for ws in conns))
-    elapsed = time.perf_counter() - t0
+    count_from, stop_at = t0 + warmup, t0 + seconds
+    rng = random.Random(os.getpid())
+
+    async def player(ws: Any) -> None:
+        offset = rng.random() if paced else 0.0
+        for i in range(MAX_MOVES):
+            if paced:
+                at = t0 + offset + i
+                if at >= stop_at:
+                    return
+                await asyncio.sleep(at - time.perf_counter())
+            sent = time.perf_counter()
+            if sent >= stop_at:
+                return
+            await ws.send(f'{{"type":"move","id":{i},"move":"{MOVE}"}}')
+            data = await _reply(ws)
+            done = time.perf_counter()
+            if done >= count_from and done < stop_at:
+                share.latencies.append(done - sent)
+                if data.startswith(b'{"type":"rejected"') or data.startswith(b'{"type":"error"'):
+                    share.refused += 1
+                else:
+                    share.answered += 1
+
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    await asyncio.wait_for(asyncio.gather(*(player(ws) for ws in conns)), seconds + 30)
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    share.seconds = min(time.perf_counter(), stop_at) - count_from
+    share.cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    del loop
+    return share
+
+
+async def _client(pipe: Connection, kind: str, url: str, count: int, players: int) -> None:
+    conns = await (_seat_rooms(url, count, players) if kind != "echo" else _echo_conns(url, count))
+    pipe.send("ready")
+    loop = asyncio.get_running_loop()
+    paced, go_at, seconds, warmup = await loop.run_in_executor(None, pipe.recv)
+    share = await _load(conns, paced, go_at, seconds, warmup)
     for ws in conns:
-        await ws.close()
-    return Result(len(latencies), elapsed, latencies)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(ws.close(), 2)
+    pipe.send(share)
 
 
-def _run(coro_name: str, *args: object) -> Result:
-    """Run one client share in this (child) process."""
+def _client_main(pipe: Connection, kind: str, url: str, count: int, players: int) -> None:
     try:
         import uvloop
 
-        runner = uvloop.run
+        uvloop.run(_client(pipe, kind, url, count, players))
     except ImportError:
-        runner = asyncio.run
-    coro = _race_rooms(*args) if coro_name == "race" else _echo_load(*args)  # type: ignore[arg-type]
-    result: Result = runner(coro)
-    return result
+        asyncio.run(_client(pipe, kind, url, count, players))
 
 
-def drive(procs: int, kind: str, *args: object) -> Result:
-    """The same load split over ``procs`` client processes; the results merged."""
-    rooms_or_clients = int(args[1])  # type: ignore[call-overload]
-    shares = [rooms_or_clients // procs + (i < rooms_or_clients % procs) for i in range(procs)]
-    shares = [s for s in shares if s]
-    with ProcessPoolExecutor(len(shares)) as pool:
-        futures = [pool.submit(_run, kind, args[0], share, *args[2:]) for share in shares]
-        results = [f.result(timeout=180) for f in futures]
+@dataclass
+class Result:
+    """A merged run."""
+
+    answered: int
+    refused: int
+    seconds: float
+    latencies: list[float]
+    client_cpu: float
+    server_cpu: float
+    redis_cpu: float
+
+    @property
+    def rate(self) -> float:
+        return self.answered / self.seconds if self.seconds else 0.0
+
+    def percentile(self, q: float) -> float:
+        lat = sorted(self.latencies) or [0.0]
+        return lat[min(len(lat) - 1, int(len(lat) * q))] * 1000
+
+    def line(self, label: str) -> str:
+        refused = f"  ({self.refused} refused)" if self.refused else ""
+        return (
+            f"{label:<32} {self.rate:8.0f}/s  p50 {self.percentile(0.5):6.2f} ms  "
+            f"p99 {self.percentile(0.99):6.2f} ms   CPU server {self.server_cpu:4.2f} "
+            f"redis {self.redis_cpu:4.2f} clients {self.client_cpu:4.2f}{refused}"
+        )
+
+
+def drive(
+    kind: str,
+    url: str,
+    count: int,
+    players: int,
+    procs: int,
+    *,
+    paced: bool,
+    seconds: float,
+    warmup: float,
+    server: list[int],
+    redis: list[int],
+) -> Result:
+    """Run one load split over ``procs`` client processes (``count`` rooms, or echo
+    connections); the results merged. The load starts once every process is ready."""
+    ctx = mp.get_context("spawn")
+    shares = [count // procs + (i < count % procs) for i in range(procs)]
+    children = []
+    for share in filter(None, shares):
+        mine, theirs = ctx.Pipe()
+        child = ctx.Process(target=_client_main, args=(theirs, kind, url, share, players))
+        child.start()
+        children.append((child, mine))
+    try:
+        for _, pipe in children:
+            if not pipe.poll(120) or pipe.recv() != "ready":
+                raise RuntimeError("a client process did not get ready")
+        go_at = time.time() + 0.3
+        for _, pipe in children:
+            pipe.send((paced, go_at, seconds, warmup))
+        time.sleep(max(0.0, go_at - time.time()) + warmup)
+        s0, r0 = cpu_seconds(server), cpu_seconds(redis)
+        time.sleep(seconds - warmup)
+        s1, r1 = cpu_seconds(server), cpu_seconds(redis)
+        parts: list[Share] = []
+        for _, pipe in children:
+            if not pipe.poll(seconds + 60):
+                raise RuntimeError("a client process did not finish")
+            parts.append(pipe.recv())
+    finally:
+        for child, _ in children:
+            child.join(10)
+            if child.is_alive():
+                child.kill()
+    span = seconds - warmup
     return Result(
-        sum(r.moves for r in results),
-        max(r.seconds for r in results),
-        [x for r in results for x in r.latencies],
+        sum(p.answered for p in parts),
+        sum(p.refused for p in parts),
+        max(p.seconds for p in parts),
+        [x for p in parts for x in p.latencies],
+        sum(p.cpu for p in parts) / seconds,
+        (s1 - s0) / span,
+        (r1 - r0) / span,
     )
 
 
@@ -203,9 +345,9 @@ def drive(procs: int, kind: str, *args: object) -> Result:
 async def _echo_server(port: int) -> None:
     from websockets.asyncio.server import serve
 
-    async def echo(ws: object) -> None:
-        async for message in ws:  # type: ignore[attr-defined]
-            await ws.send(message)  # type: ignore[attr-defined]
+    async def echo(ws: Any) -> None:
+        async for message in ws:
+            await ws.send(message)
 
     stop = asyncio.get_running_loop().create_future()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
@@ -213,116 +355,153 @@ async def _echo_server(port: int) -> None:
         await stop
 
 
+def _echo_main(port: int) -> None:
+    try:
+        import uvloop  # as the race server
+
+        uvloop.run(_echo_server(port))
+    except ImportError:
+        asyncio.run(_echo_server(port))
+
+
 # --------------------------------------------------------------------- main
+
+
+def _serve_argv(port: int, redis_url: str | None, workers: int) -> list[str]:
+    argv = [sys.executable, "-m", "clients.cli", "serve", "--port", str(port)]
+    if redis_url:
+        argv += ["--redis", redis_url, "--workers", str(workers)]
+    # no rate limit: the clients are not abusive, they are many
+    argv += ["--rate", "1000000", "--burst", "1000000", "--countdown", "0.5"]
+    return [*argv, "--log-level", "WARNING"]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print one line per run."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rooms", type=int, default=10)
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--moves", type=int, default=200, help="moves per player, flat out")
-    ap.add_argument("--paced-seconds", type=float, default=5.0)
-    ap.add_argument("--client-procs", type=int, default=min(4, os.cpu_count() or 1))
+    ap.add_argument("--quick", action="store_true", help="short runs (paced 6 s, flat 4 s)")
+    ap.add_argument("--players", type=int, default=4, help="players per room (4)")
+    ap.add_argument("--paced-rooms", type=int, default=250, help="rooms, paced load (250)")
+    ap.add_argument("--flat-rooms", type=int, default=25, help="rooms, flat-out load (25)")
+    ap.add_argument("--paced-seconds", type=float, default=15.0)
+    ap.add_argument("--flat-seconds", type=float, default=8.0)
+    ap.add_argument("--client-procs", type=int, default=2, help="load generator processes (2)")
     ap.add_argument("--redis", help="use this Redis instead of starting one")
-    ap.add_argument("--workers", default="1,2", help="worker counts to run (1,2)")
-    ap.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--configs",
+        default="memory,redis,redis2",
+        help="servers to run: memory (1 worker), redis (1 worker), redis2 (2 workers)",
+    )
+    ap.add_argument("--loads", default="paced,flat", help="loads to run (paced,flat)")
     args = ap.parse_args(argv)
-    if args.echo_server:
-        asyncio.run(_echo_server(args.echo_server))
-        return 0
+    if args.quick:
+        args.paced_seconds, args.flat_seconds = 6.0, 4.0
+    warmup = 1.0
 
     with contextlib.ExitStack() as stack:
-        redis_url = args.redis
+        redis_url, redis_pids = args.redis, []
         if redis_url is None:
             binary = shutil.which("redis-server") or "/usr/bin/redis-server"
             rport = free_port()
             tmp = stack.enter_context(tempfile.TemporaryDirectory())
-            stack.enter_context(
-                process(
-                    [
-                        binary,
-                        "--port",
-                        str(rport),
-                        "--bind",
-                        "127.0.0.1",
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                        "--dir",
-                        tmp,
-                    ],
-                    rport,
-                )
-            )
+            redis_argv = [binary, "--port", str(rport), "--bind", "127.0.0.1"]
+            redis_argv += ["--save", "", "--appendonly", "no", "--dir", tmp]
+            redis_pids = [stack.enter_context(process(redis_argv, rport)).pid]
             redis_url = f"redis://127.0.0.1:{rport}/0"
+        try:
+            import uvloop  # noqa: F401
+
+            loop_name = "uvloop"
+        except ImportError:
+            loop_name = "asyncio"
         print(
-            f"{args.rooms} rooms × {args.players} players, {args.client_procs} client "
-            f"processes, Redis {redis_url}, {os.cpu_count()} CPUs"
+            f"{os.cpu_count()} CPUs, {loop_name}, {args.client_procs} client processes; "
+            f"paced: {args.paced_rooms} rooms × {args.players} players, 1 move/s each, "
+            f"{args.paced_seconds:g} s; flat out: {args.flat_rooms} rooms × {args.players} "
+            f"players, {args.flat_seconds:g} s; first {warmup:g} s not counted"
         )
-        best_flat = 0.0
-        for workers in [int(w) for w in args.workers.split(",")]:
+        flat_connections = args.flat_rooms * args.players
+
+        def echo() -> Result:
             port = free_port()
-            argv = [
-                sys.executable,
-                "-m",
-                "clients.cli",
-                "serve",
-                "--port",
-                str(port),
-                "--redis",
-                redis_url,
-                "--workers",
-                str(workers),
-                "--rate",
-                "1000000",
-                "--burst",
-                "1000000",
-                "--countdown",
-                "0.3",
-                "--log-level",
-                "WARNING",
-            ]
-            with process(argv, port):
-                url = f"ws://127.0.0.1:{port}"
-                paced = drive(
+            argv = [sys.executable, __file__, "--echo-server", str(port)]
+            with process(argv, port) as proc:
+                return drive(
+                    "echo",
+                    f"ws://127.0.0.1:{port}",
+                    flat_connections,
+                    1,
                     args.client_procs,
-                    "race",
-                    url,
-                    args.rooms,
-                    args.players,
-                    "paced",
-                    int(args.paced_seconds),
-                    args.paced_seconds,
+                    paced=False,
+                    seconds=args.flat_seconds,
+                    warmup=warmup,
+                    server=[proc.pid],
+                    redis=[],
                 )
-                print(paced.line(f"redis, {workers} worker(s), paced 1/s"))
-                flat = drive(
-                    args.client_procs,
-                    "race",
-                    url,
-                    args.rooms,
-                    args.players,
-                    "flat",
-                    args.moves,
-                    0.0,
-                )
-                print(flat.line(f"redis, {workers} worker(s), flat out"))
-                best_flat = max(best_flat, flat.moves / flat.seconds)
-        port = free_port()
-        with process([sys.executable, __file__, "--echo-server", str(port)], port):
-            echo = drive(
-                args.client_procs,
-                "echo",
-                f"ws://127.0.0.1:{port}",
-                args.rooms * args.players,
-                args.moves,
+
+        # the echo runs are interleaved: each race server's flat-out figure is compared with
+        # the echo runs just before and just after it
+        echoes: list[Result] = []
+
+        def run_echo() -> None:
+            echoes.append(echo())
+            print(echoes[-1].line(f"echo, flat out ×{flat_connections}"))
+
+        ratios: list[tuple[str, float, float, float]] = []
+        if "flat" in args.loads:
+            run_echo()
+        for config in args.configs.split(","):
+            flat = None
+            workers = 2 if config == "redis2" else 1
+            port = free_port()
+            url_for_redis = redis_url if config.startswith("redis") else None
+            label = {"memory": "memory, 1 worker", "redis": "redis, 1 worker"}.get(
+                config, f"redis, {workers} workers"
             )
-        print(echo.line("bare websockets echo, flat out"))
-        ratio = best_flat / (echo.moves / echo.seconds)
-        print(f"best flat-out race server / echo server: {ratio:.2f}")
+            with process(_serve_argv(port, url_for_redis, workers), port) as proc:
+                time.sleep(0.5)  # the workers of --workers N start after the port opens
+                pids = server_pids(proc)
+                common = {"server": pids, "redis": redis_pids, "warmup": warmup}
+                url = f"ws://127.0.0.1:{port}"
+                if "paced" in args.loads:
+                    paced = drive(
+                        "race",
+                        url,
+                        args.paced_rooms,
+                        args.players,
+                        args.client_procs,
+                        paced=True,
+                        seconds=args.paced_seconds,
+                        **common,  # type: ignore[arg-type]
+                    )
+                    n = args.paced_rooms * args.players
+                    print(paced.line(f"{label}, paced ×{n}"))
+                if "flat" in args.loads:
+                    flat = drive(
+                        "race",
+                        url,
+                        args.flat_rooms,
+                        args.players,
+                        args.client_procs,
+                        paced=False,
+                        seconds=args.flat_seconds,
+                        **common,  # type: ignore[arg-type]
+                    )
+                    print(flat.line(f"{label}, flat out ×{flat_connections}"))
+            if flat is not None:
+                run_echo()
+                before, after = echoes[-2].rate, echoes[-1].rate
+                ratios.append((label, flat.rate, before, after))
+        for label, rate, before, after in ratios:
+            print(
+                f"flat out / echo, {label}: {2 * rate / (before + after):.2f} "
+                f"(echo before {before:.0f}/s, after {after:.0f}/s)"
+            )
     return 0
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--echo-server":
+        _echo_main(int(sys.argv[2]))
+        sys.exit(0)
     sys.exit(main())

@@ -14,7 +14,12 @@ from collections.abc import Sequence
 
 __all__ = ["build_parser", "main"]
 
-COMMAND_MODULES = ("clients.cmd_deal", "clients.cmd_solve", "clients.cmd_serve")
+COMMAND_MODULES = (
+    "clients.cmd_deal",
+    "clients.cmd_solve",
+    "clients.cmd_serve",
+    "clients.cmd_play",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

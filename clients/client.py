@@ -68,6 +68,8 @@ class RaceClient:
         self.token: str | None = None
         self.key: str | None = None
         self.role: str | None = None
+        self.game: str | None = None  # the room's game name, from its snapshot
+        self.frames: list[str | bytes] | None = None  # set to a list to record raw frames
         self.last_seq: int | None = None
         self.view: dict[str, Any] | None = None
         self._ids = itertools.count(1)
@@ -131,6 +133,8 @@ class RaceClient:
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
+                if self.frames is not None:
+                    self.frames.append(frame)
                 message = decode_server(frame)
                 seq = getattr(message, "seq", None)
                 if seq is not None:
@@ -211,6 +215,7 @@ class RaceClient:
         self.key = joined.key or self.key
         if joined.snapshot is not None:
             self.last_seq = joined.snapshot.seq
+            self.game = joined.snapshot.game
         self.view = joined.view
         return joined
 

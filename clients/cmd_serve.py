@@ -15,11 +15,15 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-__all__ = ["JsonFormatter", "register"]
+__all__ = ["WEB_DIR", "JsonFormatter", "register"]
+
+WEB_DIR = Path(__file__).resolve().parent / "web"
+"""The browser client's files, served by ``samedeal serve`` on the websocket port."""
 
 
 def register(sub: Any) -> None:
@@ -134,6 +138,7 @@ def _serve_one(args: argparse.Namespace) -> int:
         burst=args.burst,
         public_url=args.public_url,
         reuse_port=args.reuse_port,
+        static_dir=WEB_DIR,
     )
 
     def backend() -> Backend:

@@ -19,6 +19,8 @@ __all__ = [
     "EVENT_TYPES",
     "PROTOCOL_VERSION",
     "Ack",
+    "AddBot",
+    "AddGhost",
     "Board",
     "ClientMessage",
     "Create",
@@ -46,6 +48,7 @@ __all__ = [
     "SeatEvent",
     "SeatInfo",
     "ServerMessage",
+    "Spectators",
     "Start",
     "Welcome",
 ]
@@ -164,6 +167,27 @@ class Follow(_Message):
     seat: Annotated[int | None, Field(default=None, ge=0, le=1000)] = None
 
 
+class AddBot(_Message):
+    """Host only, between races: seat a bot the server plays (``greedy`` plays by sight;
+    ``solver`` plays a winning line from the deal code when it finds one) at ``pace``
+    actions a second."""
+
+    type: Literal["add_bot"] = "add_bot"
+    id: RequestId = None
+    strength: Literal["greedy", "solver"] = "greedy"
+    pace: Annotated[float, Field(ge=0.2, le=10.0)] = 2.0
+
+
+class AddGhost(_Message):
+    """Host only, between races of the same deal: seat a ghost that replays the run of
+    ``seat`` in race ``race`` of this room at its recorded times."""
+
+    type: Literal["add_ghost"] = "add_ghost"
+    id: RequestId = None
+    race: Annotated[int, Field(ge=1)]
+    seat: Annotated[int, Field(ge=1, le=1000)]
+
+
 class Ping(_Message):
     """Ask for a ``pong`` (with the server clock)."""
 
@@ -172,7 +196,18 @@ class Ping(_Message):
 
 
 ClientMessage = Annotated[
-    Hello | Create | Join | Resume | Start | Move | Resign | Rematch | Follow | Ping,
+    Hello
+    | Create
+    | Join
+    | Resume
+    | Start
+    | Move
+    | Resign
+    | Rematch
+    | Follow
+    | AddBot
+    | AddGhost
+    | Ping,
     Field(discriminator="type"),
 ]
 """Any client → server message."""
@@ -228,13 +263,14 @@ class RoomSnapshot(_Message):
     host: int | None
     phase: Phase
     race: int
-    deal: str
+    deal: str | None = None
     start_at: int | None
     deadline: int | None
     seats: list[SeatInfo]
     results: list[ResultRow] | None
     seq: int
     now: int
+    spectators: int = 0
 
 
 class Welcome(_Message):
@@ -246,6 +282,7 @@ class Welcome(_Message):
     max_frame: int
     rate: float
     burst: int
+    bots: bool = False
 
 
 class Joined(_Message):
@@ -348,15 +385,21 @@ class SeatEvent(_Event):
 
 
 class RaceStarting(_Event):
-    """The host started race ``race``: moves are accepted from ``start_at`` (server ms)."""
+    """The host started race ``race``: moves are accepted from ``start_at`` (server ms).
+
+    ``view`` is the starting board (face-up cards only, the same for every player).
+    ``deal`` is withheld (``null``) from everyone but the player who typed the code: it
+    tells every face-down card.
+    """
 
     type: Literal["race_starting"] = "race_starting"
     race: int
-    deal: str
+    deal: str | None = None
     start_at: int
     deadline: int | None
     now: int
     seats: list[int]
+    view: dict[str, Any] | None = None
 
 
 class Progress(_Event):
@@ -375,7 +418,9 @@ class Progress(_Event):
 
 class PlayerFinished(_Event):
     """A player won, resigned or ran out of time; their move list and board (face-up cards
-    only). Not sent to players still racing."""
+    only). Not sent to players still racing. ``deal`` is given to the finished player only
+    (the others get it in ``race_ended``). ``times_ms``: when each move was accepted, in ms
+    since the race's start (server clock)."""
 
     type: Literal["player_finished"] = "player_finished"
     race: int
@@ -384,6 +429,15 @@ class PlayerFinished(_Event):
     elapsed_ms: int
     move_list: str
     board: dict[str, Any]
+    deal: str | None = None
+    times_ms: list[int] | None = None
+
+
+class Spectators(_Event):
+    """The number of spectators watching the room changed."""
+
+    type: Literal["spectators"] = "spectators"
+    count: int
 
 
 class RaceEnded(_Event):
@@ -391,6 +445,7 @@ class RaceEnded(_Event):
 
     type: Literal["race_ended"] = "race_ended"
     race: int
+    deal: str | None = None
     results: list[ResultRow]
 
 
@@ -408,10 +463,13 @@ ServerMessage = Annotated[
     | RaceStarting
     | Progress
     | PlayerFinished
-    | RaceEnded,
+    | RaceEnded
+    | Spectators,
     Field(discriminator="type"),
 ]
 """Any server → client message."""
 
-EVENT_TYPES = frozenset({"seat", "race_starting", "progress", "player_finished", "race_ended"})
+EVENT_TYPES = frozenset(
+    {"seat", "race_starting", "progress", "player_finished", "race_ended", "spectators"}
+)
 """Message types that are room events (they carry ``room`` and ``seq``)."""

@@ -20,6 +20,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any, ClassVar
 
 import orjson
@@ -32,6 +33,8 @@ from engine import GameError, IllegalMoveError, card_name, new_game, replay
 from engine.game import Game
 from protocol import (
     PROTOCOL_VERSION,
+    AddBot,
+    AddGhost,
     Create,
     Follow,
     Hello,
@@ -46,6 +49,7 @@ from protocol import (
     decode_client,
 )
 
+from .bots import BotDriver, Driver, GhostDriver, ReplySocket, RobotSeat, run_robot
 from .broker import Backend, LogConflict, Snapshot, event_seq
 from .metrics import Metrics
 from .room import (
@@ -56,6 +60,7 @@ from .room import (
     add_player,
     check_race_end,
     choose_deal,
+    daily_deal,
     display_code,
     hash_token,
     new_room_code,
@@ -64,14 +69,22 @@ from .room import (
     remove_seat,
     seat_by_token,
     set_connected,
+    spectators_event,
     start_race,
 )
 from .room import snapshot as room_snapshot
+from .static import StaticFiles
 
 __all__ = ["Config", "RaceServer", "now_ms", "run"]
 
 logger = logging.getLogger("samedeal.server")
 
+# events whose stored form may hold the deal code, and the seat that typed it (fair play)
+_DEAL_EVENTS = frozenset({"race_starting", "player_finished"})
+
+
+_CLOSE_TIMEOUT = 3.0
+"""Seconds shutdown waits for background tasks to stop after cancelling them."""
 
 def now_ms() -> int:
     """The server clock: ms since the epoch."""
@@ -99,6 +112,12 @@ class Config:
     # permessage-deflate costs CPU per connection and defeats sending one encoded frame to
     # many connections; messages are small, so it is off unless asked for
     compression: bool = False
+    # a racing player's ``progress`` goes out at most this often (seconds; the latest state,
+    # the first after a quiet spell at once); a status change always goes out at once
+    progress_interval: float = 0.2
+    # a directory of files served over HTTP on the websocket port (``samedeal serve``
+    # gives the browser client's); None serves none
+    static_dir: Path | None = None
 
 
 class Conn:
@@ -115,6 +134,7 @@ class Conn:
         "id",
         "last_seq",
         "last_strike",
+        "outbox",
         "pending",
         "ready",
         "refilled",
@@ -143,6 +163,18 @@ class Conn:
         self.last_strike = 0.0
         self.bad = 0
         self.closing = False
+        self.outbox = Outbox()
+
+
+@dataclass(slots=True)
+class Outbox:
+    """A racing player's ``progress`` events, coalesced: each is the seat's full state, so
+    only the latest matters. ``lock`` orders a held event's storage with the moves."""
+
+    sent_at: float = float("-inf")
+    held: tuple[str, int, int, ProgressState, dict[str, Any]] | None = None
+    timer: asyncio.TimerHandle | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass(slots=True)
@@ -171,9 +203,11 @@ class LocalRoom:
     deadline: int | None = None
     participants: set[int] = field(default_factory=set)
     finished: set[int] = field(default_factory=set)
+    typed_by: int | None = None
     delay: int = 0
     timer: asyncio.TimerHandle | None = None
     followers: dict[int, Follower] = field(default_factory=dict)
+    robots: dict[int, RobotSeat] = field(default_factory=dict)
     subscribed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def learn(self, snap: Snapshot) -> None:
@@ -182,6 +216,7 @@ class LocalRoom:
         if room.race != self.race:
             self.finished = set()
         self.phase, self.race, self.deal = room.phase, room.race, room.deal
+        self.typed_by = room.deal_typed_by
         self.start_at, self.deadline = room.start_at, room.deadline
         self.participants = set(room.participants)
         self.delay = room.options.spectator_delay
@@ -209,7 +244,10 @@ class RaceServer:
         self.rooms: dict[str, LocalRoom] = {}
         self.conns: dict[str, Conn] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
         self.port: int | None = None
+        # files served on the websocket port (the browser client), read once
+        self.static = StaticFiles(self.config.static_dir) if self.config.static_dir else None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -282,18 +320,24 @@ class RaceServer:
 
     async def close(self) -> None:
         """Cancel background tasks and close the backend."""
-        for task in list(self._tasks):
+        self._closed = True
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if tasks:
+            # A library await deep in a task may swallow one cancellation (seen with the
+            # Redis client under load): never let shutdown wait on it forever.
+            _, pending = await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT)
+            for task in pending:
+                logger.warning("background task did not stop: %s", task.get_name())
+                task.cancel()
         for lr in self.rooms.values():
             self._drop_room_timers(lr)
         await self.backend.close()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
         """Run a background task, logging its failure."""
-        task = asyncio.create_task(coro)
+        task = asyncio.create_task(coro, name=what)
         self._tasks.add(task)
 
         def done(t: asyncio.Task[Any]) -> None:
@@ -329,12 +373,9 @@ class RaceServer:
             )
             response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             return response
-        try:
-            from clients.web import serve_static
-        except ImportError:  # the web client is optional
+        if self.static is None:
             return None
-        static: Response | None = serve_static(connection, request)
-        return static
+        return self.static.serve(connection, request)
 
     # ------------------------------------------------------------------ connections
 
@@ -404,6 +445,7 @@ class RaceServer:
                 "max_frame": self.config.max_frame,
                 "rate": self.config.rate,
                 "burst": self.config.burst,
+                "bots": True,
             },
         )
         return True
@@ -431,8 +473,16 @@ class RaceServer:
             self.spawn(conn.ws.close(code, reason), f"close {conn.id}")
 
     async def _send(self, conn: Conn, payload: dict[str, Any]) -> None:
+        data = orjson.dumps(payload)
+        transport = conn.ws.transport
+        if transport is not None and not transport.get_write_buffer_size():
+            # nothing is waiting to be written, so nothing to wait for: write the frame at
+            # once as broadcast() does, without send()'s lock and drain (a third of a reply's
+            # cost); a closed connection is skipped, as send() would raise ConnectionClosed
+            broadcast([conn.ws], data, text=True)
+            return
         with contextlib.suppress(ConnectionClosed):
-            await conn.ws.send(orjson.dumps(payload), text=True)
+            await conn.ws.send(data, text=True)
 
     async def _error(self, conn: Conn, rid: int | None, code: str, message: str) -> None:
         self.metrics.errors_total += 1
@@ -467,12 +517,16 @@ class RaceServer:
                 await self._rematch(conn, msg)
             elif isinstance(msg, Follow):
                 await self._follow(conn, msg)
+            elif isinstance(msg, AddBot):
+                await self._add_bot(conn, msg)
+            elif isinstance(msg, AddGhost):
+                await self._add_ghost(conn, msg)
             elif isinstance(msg, Ping):
                 await self._send(conn, {"type": "pong", "id": msg.id, "now": now_ms()})
                 return
             else:
                 raise Refusal("hello_again", "hello is only the first message")
-            if isinstance(msg, Start | Resign | Rematch | Follow):
+            if isinstance(msg, Start | Resign | Rematch | Follow | AddBot | AddGhost):
                 await self._send(conn, {"type": "ok", "id": msg.id})
         except (Refusal, RoomError) as exc:
             await self._error(conn, rid, exc.code, exc.message)
@@ -528,9 +582,10 @@ class RaceServer:
             s = event_seq(data) or 0
             if s > conn.last_seq:
                 conn.last_seq = s
-                if lr is None or self._may_see(conn, lr, orjson.loads(data)):
+                event = orjson.loads(data)
+                if lr is not None and self._may_see(conn, lr, event):
                     with contextlib.suppress(Exception):
-                        broadcast([conn.ws], data, text=True)
+                        broadcast([conn.ws], self._payload(conn, lr, event, data), text=True)
 
     def _player_view(self, conn: Conn) -> dict[str, Any] | None:
         return conn.game.player_view() if conn.game is not None else None
@@ -539,7 +594,11 @@ class RaceServer:
         self._require_no_room(conn)
         if msg.deal == "same":
             raise Refusal("bad_deal", "a new room has no last race: use code, random or daily")
-        deal = choose_deal(msg.game, msg.deal, msg.code, None)
+        if msg.deal == "daily":
+            # the first request of a day runs the solver's proof: keep it off the event loop
+            deal = await asyncio.to_thread(choose_deal, msg.game, msg.deal, msg.code, None)
+        else:
+            deal = choose_deal(msg.game, msg.deal, msg.code, None)
         options = RoomOptions(
             max_players=msg.max_players,
             time_limit=msg.time_limit,
@@ -556,6 +615,8 @@ class RaceServer:
                 key=key,
                 deal=deal,
                 created_at=now_ms(),
+                # the creator takes seat 1; a code they typed is no secret to them
+                deal_typed_by=1 if msg.deal == "code" else None,
             )
             if await self.backend.create_room(room):
                 break
@@ -599,7 +660,12 @@ class RaceServer:
                 "token": token,
                 "key": key,
                 "snapshot": room_snapshot(
-                    snap.room, snap.progress, snap.seq, now_ms(), self.link(code, key)
+                    snap.room,
+                    snap.progress,
+                    snap.seq,
+                    now_ms(),
+                    self.link(code, key),
+                    viewer=seat_no,
                 ),
                 "view": None,
             },
@@ -629,7 +695,7 @@ class RaceServer:
             raise Refusal("no_spectators", "this room does not allow spectators")
         lr = await self._attach(conn, code)
         try:
-            snap = await self._must_snapshot(code)
+            snap, _ = await self.backend.update_room(code, _count_spectator(+1))
         except BaseException:
             self._detach(conn)
             raise
@@ -645,17 +711,17 @@ class RaceServer:
                 "room": display_code(code),
                 "link": link,
                 "role": "spectator",
-                "snapshot": room_snapshot(snap.room, snap.progress, snap.seq, now_ms(), link),
+                "snapshot": room_snapshot(
+                    snap.room,
+                    snap.progress,
+                    snap.seq,
+                    now_ms(),
+                    link,
+                ),
             },
         )
         self._ready(conn, snap.seq)
         self._arm_timer(lr)
-
-    async def _must_snapshot(self, code: str) -> Snapshot:
-        snap = await self.backend.snapshot(code)
-        if snap is None:
-            raise KeyError(code)
-        return snap
 
     async def _resume(self, conn: Conn, msg: Resume) -> None:
         self._require_no_room(conn)
@@ -709,7 +775,14 @@ class RaceServer:
             msg.last_seq,
         )
         link = self.link(code, snap.room.key)
-        snapshot = room_snapshot(snap.room, snap.progress, snap.seq, now_ms(), link)
+        snapshot = room_snapshot(
+            snap.room,
+            snap.progress,
+            snap.seq,
+            now_ms(),
+            link,
+            viewer=seat_no,
+        )
         await self._send(
             conn,
             {
@@ -754,7 +827,7 @@ class RaceServer:
         lr.conns.discard(conn)
         if conn.following is not None:
             self._unfollow(lr, conn)
-        if not lr.conns:
+        if not lr.conns and not lr.robots:
             self._drop_room_timers(lr)
             del self.rooms[code]
             self.metrics.rooms = len(self.rooms)
@@ -777,6 +850,10 @@ class RaceServer:
         """Undo what the connection registered: local room, then the seat's presence."""
         code, seat_no, role = conn.code, conn.seat, conn.role
         self._detach(conn)
+        if code is not None and role == "spectator":
+            with contextlib.suppress(KeyError):
+                await self.backend.update_room(code, _count_spectator(-1))
+            return
         if code is None or role != "player" or seat_no is None:
             return
         at = now_ms()
@@ -847,8 +924,10 @@ class RaceServer:
         countdown = int(self.config.countdown * 1000)
 
         def go(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
-            total = new_game(room.deal).total
-            return start_race(room, progress, seat, now_ms(), countdown, total)
+            first = new_game(room.deal)
+            return start_race(
+                room, progress, seat, now_ms(), countdown, first.total, view=first.player_view()
+            )
 
         snap, _ = await self.backend.update_room(code, go)
         logger.info("race started room=%s race=%s deal=%s", code, snap.room.race, snap.room.deal)
@@ -856,16 +935,100 @@ class RaceServer:
     async def _rematch(self, conn: Conn, msg: Rematch) -> None:
         code, seat = self._host_only(conn)
         countdown = int(self.config.countdown * 1000)
+        if msg.deal == "daily":
+            snap = await self.backend.snapshot(code)
+            if snap is not None:
+                await asyncio.to_thread(daily_deal, snap.room.game)  # warm the day's cache
 
         def again(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
             if room.phase != "ended":
                 raise RoomError("race_running", "a rematch follows a finished race")
             deal = choose_deal(room.game, msg.deal, msg.code, room.deal)
-            total = new_game(deal).total
-            return start_race(room, progress, seat, now_ms(), countdown, total, deal=deal)
+            first = new_game(deal)
+            # whoever typed the code knows it, the same deal again included
+            typed = msg.deal == "code" or (msg.deal == "same" and room.deal_typed_by == seat)
+            return start_race(
+                room,
+                progress,
+                seat,
+                now_ms(),
+                countdown,
+                first.total,
+                deal=deal,
+                typed=typed,
+                view=first.player_view(),
+            )
 
         snap, _ = await self.backend.update_room(code, again)
         logger.info("rematch room=%s race=%s deal=%s", code, snap.room.race, snap.room.deal)
+
+    # ------------------------------------------------------------------ robots
+
+    async def _add_bot(self, conn: Conn, msg: AddBot) -> None:
+        driver = BotDriver(strength=msg.strength, pace=msg.pace)
+        await self._seat_robot(conn, f"Bot ({msg.strength})", driver)
+
+    async def _add_ghost(self, conn: Conn, msg: AddGhost) -> None:
+        code, _ = self._host_only(conn)
+        snap = await self.backend.snapshot(code)
+        if snap is None:
+            raise KeyError(code)
+        room = snap.room
+        if not 1 <= msg.race <= len(room.race_deals) or room.race_deals[msg.race - 1] != room.deal:
+            raise Refusal("no_run", f"race {msg.race} is not a race of this room on its deal")
+        moves = await self.backend.moves(code, msg.race, msg.seat)
+        times = await self.backend.times(code, msg.race, msg.seat)
+        if not moves or any(t is None for t in times):
+            raise Refusal("no_run", f"no run of seat {msg.seat} in race {msg.race} is kept")
+        known = [t for t in times if t is not None]
+        rows = room.results if msg.race == room.race and room.results else []
+        row = next((r for r in rows if r.get("seat") == msg.seat), None)
+        elapsed = int(row["elapsed_ms"]) if row and row.get("elapsed_ms") else known[-1]
+        seat = room.seat(msg.seat)
+        who = seat.name if seat else row["name"] if row else f"Player {msg.seat}"
+        driver = GhostDriver(room.deal, moves, known, max(elapsed, known[-1]))
+        await self._seat_robot(conn, f"Ghost of {who}", driver)
+
+    async def _seat_robot(self, conn: Conn, name: str, driver: Driver) -> RobotSeat:
+        """Seat a robot for the host ``conn`` between races; it plays on this worker."""
+        code, host = self._host_only(conn)
+        lr = self.rooms[code]
+        robot_conn = Conn(ReplySocket(), self.config.burst, self.backend.worker_id)  # type: ignore[arg-type]
+        seat_no = 0
+
+        def take(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+            nonlocal seat_no
+            if room.host != host:
+                raise RoomError("not_host", "only the host can seat a bot")
+            if room.phase == "running":
+                raise RoomError("race_running", "a race is running: add it before the next one")
+            seat, events = add_player(room, name, hash_token(new_token()), robot_conn.id, now_ms())
+            seat_no = seat.seat
+            return events
+
+        snap, _ = await self.backend.update_room(code, take)
+        lr.learn(snap)
+        robot_conn.code, robot_conn.role, robot_conn.seat = code, "player", seat_no
+        robot_conn.ready = True
+        robot = RobotSeat(robot_conn, robot_conn.ws, driver, name)  # type: ignore[arg-type]
+        lr.robots[seat_no] = robot
+        robot.task = self.spawn(run_robot(self, robot), f"robot {code}:{seat_no}")
+        logger.info("robot seated room=%s seat=%s name=%s", code, seat_no, name)
+        return robot
+
+    async def robot_request(self, conn: Conn, msg: Move | Resign) -> None:
+        """Serve a robot's action the way a person's is served (the reply goes to its
+        socket)."""
+        await self._serve_frame(conn, orjson.dumps(msg.model_dump()))
+
+    def robot_left(self, robot: RobotSeat) -> None:
+        """A robot stopped playing: free its seat like a disconnected one's."""
+        conn = robot.conn
+        lr = self.rooms.get(conn.code or "")
+        if lr is not None and lr.robots.get(conn.seat or 0) is robot:
+            del lr.robots[conn.seat or 0]
+        if not self._closed:
+            self.spawn(self._leave(conn), f"robot leaves {conn.code}:{conn.seat}")
 
     def _racing(self, conn: Conn, rid: int | None, text: str) -> tuple[str, int, LocalRoom] | str:
         """The room, seat and local room of a player allowed to act now, or the rule id that
@@ -930,19 +1093,32 @@ class RaceServer:
             moves=game.moves,
             elapsed_ms=now - start if game.won else None,
         )
-        events = [self._progress_body(code, progress, now - start)]
+        body = self._progress_body(code, progress, now - start)
+        outbox = conn.outbox
+        clock = asyncio.get_running_loop().time()
         if game.won:
-            events.append(self._finished_body(code, race, seat, "won", now - start, game))
+            times = [*await self.backend.times(code, race, seat), now - start]
+            won = self._finished_body(code, race, seat, "won", now - start, game, times)
+            events = [body, won]
+        elif outbox.timer is None and clock - outbox.sent_at >= self.config.progress_interval:
+            events = [body]  # the first move after a quiet spell shows at once
+            outbox.sent_at = clock
+        else:
+            events = []  # held: the outbox timer sends the latest state
         try:
-            stored = await self.backend.append(
-                code,
-                race,
-                seat,
-                move=str(outcome.move),
-                progress=progress,
-                events=events,
-                index=len(game.actions) - 1,
-            )
+            async with outbox.lock:
+                stored = await self.backend.append(
+                    code,
+                    race,
+                    seat,
+                    move=str(outcome.move),
+                    progress=progress,
+                    events=events,
+                    index=len(game.actions) - 1,
+                    at=now - start,
+                )
+                if stored is not None and not events:
+                    self._hold_progress(conn, (code, race, seat, progress, body))
         except LogConflict:
             conn.game = None  # another connection of this seat moved: reload from the log
             await self._reject(
@@ -973,6 +1149,36 @@ class RaceServer:
             logger.info("player won room=%s seat=%s moves=%s", code, seat, game.moves)
             await self._check_end(code)
 
+    def _hold_progress(
+        self, conn: Conn, held: tuple[str, int, int, ProgressState, dict[str, Any]]
+    ) -> None:
+        outbox = conn.outbox
+        outbox.held = held
+        if outbox.timer is None:
+            outbox.timer = asyncio.get_running_loop().call_at(
+                outbox.sent_at + self.config.progress_interval,
+                lambda: self.spawn(self._send_held_progress(conn), "progress"),
+            )
+
+    async def _send_held_progress(self, conn: Conn) -> None:
+        """Store and publish the latest held ``progress`` of a player (a move of theirs may
+        be in flight: the lock lets it land first, so the event is its latest state). A
+        status change meanwhile (won, resigned, disconnected) makes the store refuse it."""
+        outbox = conn.outbox
+        async with outbox.lock:
+            outbox.timer = None
+            held, outbox.held = outbox.held, None
+            if held is None or conn.closing or conn.code != held[0] or conn.seat != held[2]:
+                return
+            code, race, seat, progress, body = held
+            outbox.sent_at = asyncio.get_running_loop().time()
+            try:
+                await self.backend.append(
+                    code, race, seat, move=None, progress=progress, events=[body]
+                )
+            except Exception:
+                logger.warning("could not send progress room=%s seat=%s", code, seat, exc_info=True)
+
     def _progress_body(self, code: str, p: ProgressState, elapsed: int) -> dict[str, Any]:
         return {
             "type": "progress",
@@ -988,8 +1194,16 @@ class RaceServer:
         }
 
     def _finished_body(
-        self, code: str, race: int, seat: int, status: str, elapsed: int, game: Game
+        self,
+        code: str,
+        race: int,
+        seat: int,
+        status: str,
+        elapsed: int,
+        game: Game,
+        times: list[int | None] | None = None,
     ) -> dict[str, Any]:
+        known = times is not None and len(times) == len(game.actions) and None not in times
         return {
             "type": "player_finished",
             "room": display_code(code),
@@ -999,6 +1213,8 @@ class RaceServer:
             "elapsed_ms": elapsed,
             "move_list": game.move_list(),
             "board": game.player_view(),
+            "deal": str(game.code),  # delivered to the finished player only
+            "times_ms": times if known else None,
         }
 
     async def _resign(self, conn: Conn, msg: Resign) -> None:
@@ -1032,9 +1248,10 @@ class RaceServer:
             moves=game.moves,
             elapsed_ms=elapsed,
         )
+        times = await self.backend.times(code, race, seat)
         events = [
             self._progress_body(code, progress, elapsed),
-            self._finished_body(code, race, seat, status, elapsed, game),
+            self._finished_body(code, race, seat, status, elapsed, game, times),
         ]
         stored = await self.backend.append(
             code, race, seat, move=None, progress=progress, events=events
@@ -1173,6 +1390,27 @@ class RaceServer:
             and conn.seat not in lr.finished
         )
 
+    def _payload(self, conn: Conn, lr: LocalRoom, event: dict[str, Any], data: bytes) -> bytes:
+        """Fair play: the frame of a stored event for ``conn``. The deal code of a race goes
+        to the player who typed it, to a player in their own ``player_finished``, and to
+        everyone once the race has ended; the rest get the event without it."""
+        if event.get("type") not in _DEAL_EVENTS:
+            return data
+        race = event.get("race", 0)
+        seat = conn.seat if conn.role == "player" else None
+        knows = (
+            race < lr.race
+            or (race == lr.race and lr.phase == "ended")
+            or (seat is not None and seat in (event.get("typed_by"), lr.typed_by))
+            or (
+                seat is not None
+                and event.get("type") == "player_finished"
+                and seat == event.get("seat")
+            )
+        )
+        shown = {k: v for k, v in event.items() if k != "typed_by" and (knows or k != "deal")}
+        return orjson.dumps(shown)
+
     def on_message(self, code: str, data: bytes) -> None:
         """Deliver one room message from the backend to this worker's connections."""
         lr = self.rooms.get(code)
@@ -1185,6 +1423,7 @@ class RaceServer:
                 self._control(event)
                 return
             self._learn_event(lr, event)
+            kind = event.get("type")
             targets = []
             for conn in lr.conns:
                 if not conn.ready:
@@ -1197,6 +1436,9 @@ class RaceServer:
                         # a client that does not read would make the buffer grow forever
                         logger.warning("closing slow connection room=%s conn=%s", code, conn.id)
                         self._close(conn, 1013, "too slow: reconnect and resume")
+                        continue
+                    if kind in _DEAL_EVENTS:
+                        broadcast([conn.ws], self._payload(conn, lr, event, data), text=True)
                         continue
                     targets.append(conn.ws)
             broadcast(targets, data, text=True)
@@ -1220,6 +1462,7 @@ class RaceServer:
         kind = event.get("type")
         if kind == "race_starting":
             lr.phase, lr.race, lr.deal = "running", event["race"], event["deal"]
+            lr.typed_by = event.get("typed_by")
             lr.start_at, lr.deadline = event["start_at"], event["deadline"]
             lr.participants, lr.finished = set(event["seats"]), set()
             self._arm_timer(lr)
@@ -1236,6 +1479,18 @@ class RaceServer:
             follower = lr.followers.get(event.get("seat", -1))
             if follower is not None:
                 follower.dirty.set()
+
+
+def _count_spectator(
+    change: int,
+) -> Callable[[RoomState, dict[int, ProgressState]], list[dict[str, Any]]]:
+    """A room update: one spectator more (``+1``) or fewer (``-1``), told to the room."""
+
+    def count(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+        room.spectators = max(0, room.spectators + change)
+        return [spectators_event(room)]
+
+    return count
 
 
 def _request_id(frame: str | bytes) -> int | None:

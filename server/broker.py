@@ -20,7 +20,18 @@ from typing import Any
 
 from .room import ProgressState, RoomState
 
-__all__ = ["Backend", "Listener", "LogConflict", "Snapshot", "Update", "event_seq", "stamp"]
+__all__ = [
+    "Backend",
+    "Listener",
+    "LogConflict",
+    "Snapshot",
+    "Update",
+    "entry_move",
+    "entry_time",
+    "event_seq",
+    "log_entry",
+    "stamp",
+]
 
 Listener = Callable[[str, bytes], None]
 """Called with (room code, message bytes) for every message on a subscribed room."""
@@ -112,15 +123,22 @@ class Backend(abc.ABC):
         progress: ProgressState,
         events: list[dict[str, Any]],
         index: int | None = None,
+        at: int | None = None,
     ) -> list[bytes] | None:
         """Atomically: check the seat is still ``playing`` in ``race``, append ``move`` to its
-        log, store ``progress``, store and publish ``events``. None if the check failed
-        (nothing changed). With ``index``, the move must land at that position of the log,
-        else :class:`LogConflict`. Returns only once everything is stored."""
+        log (with ``at``, the server time in ms since the race's start: the log entry is
+        :func:`log_entry`), store ``progress``, store and publish ``events``. None if the
+        check failed (nothing changed). With ``index``, the move must land at that position
+        of the log, else :class:`LogConflict`. Returns only once everything is stored."""
 
     @abc.abstractmethod
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
-        """A seat's move log for a race, from index ``start``."""
+        """A seat's move log for a race, from index ``start`` (the moves, without times)."""
+
+    @abc.abstractmethod
+    async def times(self, code: str, race: int, seat: int) -> list[int | None]:
+        """The server time (ms since the race's start) of each move of a seat's log;
+        ``None`` for a move stored without one."""
 
     @abc.abstractmethod
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
@@ -141,3 +159,20 @@ class Backend(abc.ABC):
     def ttl_for(self, room: RoomState) -> float:
         """How long a room is kept after its last change."""
         return self.finished_ttl if room.phase == "ended" else self.active_ttl
+
+
+def log_entry(move: str, at: int | None) -> str:
+    """A move log entry: the move, and ``@`` with its time in ms since the race's start
+    when known (``t2-f1@5230``)."""
+    return move if at is None else f"{move}@{at}"
+
+
+def entry_move(entry: str) -> str:
+    """The move of a log entry."""
+    return entry.split("@", 1)[0]
+
+
+def entry_time(entry: str) -> int | None:
+    """The time of a log entry (ms since the race's start), if stored."""
+    _, sep, at = entry.partition("@")
+    return int(at) if sep else None

@@ -12,7 +12,18 @@ from typing import Any
 
 import orjson
 
-from .broker import Backend, Listener, LogConflict, Snapshot, Update, event_seq, stamp
+from .broker import (
+    Backend,
+    Listener,
+    LogConflict,
+    Snapshot,
+    Update,
+    entry_move,
+    entry_time,
+    event_seq,
+    log_entry,
+    stamp,
+)
 from .room import ProgressState, RoomState
 
 __all__ = ["MemoryBackend"]
@@ -168,6 +179,7 @@ class MemoryBackend(Backend):
         progress: ProgressState,
         events: list[dict[str, Any]],
         index: int | None = None,
+        at: int | None = None,
     ) -> list[bytes] | None:
         """Store a move, the seat's progress and its events, if the seat is still racing."""
         entry = self._get(code)
@@ -180,7 +192,7 @@ class MemoryBackend(Backend):
             log = entry.moves.setdefault((race, seat), [])
             if index is not None and len(log) != index:
                 raise LogConflict(f"log has {len(log)} moves, not {index}")
-            log.append(move)
+            log.append(log_entry(move, at))
         entry.progress[seat] = progress.model_copy()
         data = self._store_events(code, entry, events)
         for item in data:
@@ -192,7 +204,14 @@ class MemoryBackend(Backend):
         entry = self._get(code)
         if entry is None:
             return []
-        return entry.moves.get((race, seat), [])[start:]
+        return [entry_move(e) for e in entry.moves.get((race, seat), [])[start:]]
+
+    async def times(self, code: str, race: int, seat: int) -> list[int | None]:
+        """The time of each move of the log."""
+        entry = self._get(code)
+        if entry is None:
+            return []
+        return [entry_time(e) for e in entry.moves.get((race, seat), [])]
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``; None if the first missed one was dropped."""

@@ -7,12 +7,15 @@ Keys of one room share a hash tag, so a room can live on one Redis Cluster shard
     sd:{K7QF2M}:seq               the room's event counter
     sd:{K7QF2M}:events            list: the last ``event_cap`` stamped events
     sd:{K7QF2M}:moves:<race>:<seat>  list: a seat's move log, one action per item
+                                     (``MOVE@MS``: with its ms since the race's start)
     sd:{K7QF2M}:ch                pub/sub channel: stamped events and control messages
 
 Room changes run in a WATCH/MULTI transaction on ``room`` and ``progress`` (retried on
 conflict), so race-end detection is safe across workers. A move is stored by one Lua script
 that checks the seat is still racing, appends the move, stores the progress and numbers,
-keeps and publishes the events — one round trip, and the move is acknowledged only after.
+keeps and publishes the events; the move is acknowledged only after. The moves arriving
+while a write is in flight are sent together as one pipeline of script calls (group commit):
+one round trip for many moves, and one connection instead of one per concurrent move.
 
 Every worker, the publishing one included, delivers events to its connections from the
 pub/sub channel: one path in seq order. Every key gets a TTL on each write (shorter once a
@@ -29,9 +32,19 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
-from redis.exceptions import WatchError
+from redis.exceptions import NoScriptError, WatchError
 
-from .broker import Backend, Listener, LogConflict, Snapshot, Update, event_seq
+from .broker import (
+    Backend,
+    Listener,
+    LogConflict,
+    Snapshot,
+    Update,
+    entry_move,
+    entry_time,
+    event_seq,
+    log_entry,
+)
 from .room import ProgressState, RoomState
 
 __all__ = ["RedisBackend"]
@@ -100,7 +113,10 @@ class RedisBackend(Backend):
         self.event_cap = event_cap
         self.active_ttl = active_ttl
         self.finished_ttl = finished_ttl
-        self.redis: aioredis.Redis = aioredis.from_url(url)
+        # a burst of requests (a thousand players making their first move, or leaving at
+        # once) waits for a connection instead of failing with "too many connections"
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=20)
+        self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
         self._append_script = self.redis.register_script(_APPEND_LUA)
         self._events_script = self.redis.register_script(_EVENTS_LUA)
         self._listener: Listener | None = None
@@ -113,6 +129,10 @@ class RedisBackend(Backend):
         self._delivered: dict[str, int] = {}
         self._held: dict[str, list[bytes]] = {}
         self._repairs: set[asyncio.Task[None]] = set()
+        # moves waiting for the writer: (keys and args of the append script, its future)
+        self._batch: list[tuple[list[Any], asyncio.Future[Any]]] = []
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ keys
 
@@ -141,9 +161,17 @@ class RedisBackend(Backend):
         self._task = asyncio.create_task(self._listen())
 
     async def close(self) -> None:
-        """Stop the listener and close the connections."""
+        """Stop the listener and the writer and close the connections."""
         for task in list(self._repairs):
             task.cancel()
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        for _, future in self._batch:
+            if not future.done():
+                future.set_exception(ConnectionError("the backend is closed"))
+        self._batch.clear()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -348,37 +376,96 @@ class RedisBackend(Backend):
         progress: ProgressState,
         events: list[dict[str, Any]],
         index: int | None = None,
+        at: int | None = None,
     ) -> list[bytes] | None:
-        """One Lua call: check, append the move, store progress and events, publish."""
-        result = await self._append_script(
-            keys=[
-                self._key(code, "progress"),
-                self._key(code, "seq"),
-                self._key(code, "events"),
-                self._moves_key(code, race, seat),
-            ],
-            args=[
-                seat,
-                race,
-                progress.model_dump_json(),
-                move or "",
-                self.event_cap,
-                self._channel(code),
-                int(self.active_ttl),
-                -1 if index is None else index,
-                *_bodies(events),
-            ],
-        )
+        """One Lua call: check, append the move, store progress and events, publish. The
+        call goes out with the other moves waiting (see :meth:`_write_loop`)."""
+        call = [
+            self._key(code, "progress"),
+            self._key(code, "seq"),
+            self._key(code, "events"),
+            self._moves_key(code, race, seat),
+            seat,
+            race,
+            progress.model_dump_json(),
+            log_entry(move, at) if move else "",
+            self.event_cap,
+            self._channel(code),
+            int(self.active_ttl),
+            -1 if index is None else index,
+            *_bodies(events),
+        ]
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._batch.append((call, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_loop())
+        self._wake.set()
+        result = await future
         if result is None:
             return None
         if result == -1:
             raise LogConflict(f"the move log is not {index} moves long")
         return list(result)
 
+    _MAX_BATCH = 256
+
+    async def _write_loop(self) -> None:
+        """Send the waiting moves, many per round trip: whatever arrived while the last
+        pipeline was in flight goes out in the next one, in arrival order (so the room's
+        event order is the order the moves were accepted)."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._batch:
+                batch = self._batch[: self._MAX_BATCH]
+                del self._batch[: self._MAX_BATCH]
+                try:
+                    await self._write(batch)
+                except asyncio.CancelledError:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(ConnectionError("the backend is closed"))
+                    raise
+                except Exception as exc:
+                    # each waiting move is refused (its connection reloads its game from the
+                    # log); the writer goes on with the next batch
+                    logger.warning("could not store %d moves: %r", len(batch), exc)
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(ConnectionError(f"could not store: {exc!r}"))
+
+    async def _write(self, batch: list[tuple[list[Any], asyncio.Future[Any]]]) -> None:
+        sha = self._append_script.sha
+        for attempt in range(2):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for call, _ in batch:
+                    pipe.evalsha(sha, 4, *call)
+                results = await pipe.execute(raise_on_error=False)
+            retry = []
+            for item, result in zip(batch, results, strict=True):
+                future = item[1]
+                if isinstance(result, NoScriptError) and attempt == 0:
+                    retry.append(item)  # not run: Redis restarted or its scripts flushed
+                elif future.done():
+                    continue  # the caller went away; the move is stored all the same
+                elif isinstance(result, Exception):
+                    future.set_exception(result)
+                else:
+                    future.set_result(result)
+            if not retry:
+                return
+            await self.redis.script_load(_APPEND_LUA)
+            batch = retry
+
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log."""
         items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
-        return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
+        return [entry_move(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
+
+    async def times(self, code: str, race: int, seat: int) -> list[int | None]:
+        """The time of each move of the log (entries ``MOVE@MS``)."""
+        items = await self.redis.lrange(self._moves_key(code, race, seat), 0, -1)
+        return [entry_time(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``, or None when the first missed one was trimmed."""

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine import DealCode, GameError
+from engine.daily import daily_code
 
 __all__ = [
     "CODE_ALPHABET",
@@ -41,6 +42,7 @@ __all__ = [
     "daily_deal",
     "display_code",
     "hash_token",
+    "may_know_deal",
     "new_room_code",
     "new_token",
     "normalize_code",
@@ -51,6 +53,7 @@ __all__ = [
     "seat_event",
     "set_connected",
     "snapshot",
+    "spectators_event",
     "start_race",
 ]
 
@@ -117,19 +120,10 @@ def clean_name(text: str, fallback: str) -> str:
 
 
 def daily_deal(game_name: str, date: _dt.date | None = None) -> DealCode:
-    """The deal of the day (UTC) for a game.
-
-    Uses ``engine.daily.daily_code`` when it exists; otherwise the deal number is the first
-    8 bytes of SHA-256(``"samedeal-daily:<game>:<YYYY-MM-DD>"``) mod 999,999, plus 1.
-    """
-    day = date or _dt.datetime.now(_dt.UTC).date()
-    try:
-        from engine.daily import daily_code  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        digest = hashlib.sha256(f"samedeal-daily:{game_name}:{day.isoformat()}".encode()).digest()
-        return DealCode.for_game(game_name, int.from_bytes(digest[:8], "big") % 999_999 + 1)
-    code: DealCode = daily_code(game_name, day)
-    return code
+    """The deal of the day (UTC) for a game: :func:`engine.daily.daily_code` (the first
+    candidate of the day the solver proves winnable; cached per day, but the first call of a
+    day runs the proof — call it off the event loop)."""
+    return daily_code(game_name, date or _dt.datetime.now(_dt.UTC).date())
 
 
 def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:
@@ -213,6 +207,12 @@ class RoomState(_State):
     participants: list[int] = []
     results: list[dict[str, Any]] | None = None
     created_at: int = 0
+    # the seat whose player typed the deal code (create or rematch with ``code``): the only
+    # one shown it before the race ends (fair play)
+    deal_typed_by: int | None = None
+    # spectators connected (to any worker): counted on join and leave
+    spectators: int = 0
+    race_deals: list[str] = []  # the deal of each race so far (ghosts replay a race's run)
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -236,6 +236,11 @@ def seat_event(room: RoomState, seat: SeatState, *, left: bool = False) -> dict[
         "left": left,
         "host": room.host == seat.seat,
     }
+
+
+def spectators_event(room: RoomState) -> dict[str, Any]:
+    """The ``spectators`` event: how many watch the room now."""
+    return {"type": "spectators", "room": display_code(room.code), "count": room.spectators}
 
 
 def shown_status(progress: ProgressState, seat: SeatState | None) -> str:
@@ -341,8 +346,17 @@ def start_race(
     countdown_ms: int,
     total: int,
     deal: str | None = None,
+    *,
+    typed: bool = False,
+    view: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """The host starts a race (a rematch passes the new ``deal``)."""
+    """The host starts a race (a rematch passes the new ``deal``; ``typed`` when the host
+    gave its code).
+
+    The stored ``race_starting`` event carries the deal code for the workers; it is removed
+    on delivery to anyone who may not know it (see :func:`may_know_deal`). ``view`` is the
+    starting board without the code, the same for every player.
+    """
     if room.host != by:
         raise RoomError("not_host", "only the host can start the race")
     if room.phase == "running":
@@ -357,7 +371,9 @@ def start_race(
         raise RoomError("no_players", "nobody to race")
     if deal is not None:
         room.deal = deal
+        room.deal_typed_by = by if typed else None
     room.race += 1
+    room.race_deals.append(room.deal)
     room.phase = "running"
     room.start_at = now + countdown_ms
     limit = room.options.time_limit
@@ -377,6 +393,8 @@ def start_race(
             "deadline": room.deadline,
             "now": now,
             "seats": room.participants,
+            "view": view,
+            "typed_by": room.deal_typed_by,  # for the workers; never delivered
         }
     ]
 
@@ -424,15 +442,42 @@ def check_race_end(
             "type": "race_ended",
             "room": display_code(room.code),
             "race": room.race,
+            "deal": room.deal,
             "results": results,
         }
     ]
 
 
+def may_know_deal(room: RoomState, progress: dict[int, ProgressState], viewer: int | None) -> bool:
+    """Fair play: whether the player at seat ``viewer`` (``None``: a spectator) may be told
+    the current deal code. Everyone may once the race has ended; before that only the
+    player who typed it, and a player who has finished their race."""
+    if room.phase == "ended":
+        return True
+    if viewer is None:
+        return False
+    if viewer == room.deal_typed_by:
+        return True
+    p = progress.get(viewer)
+    return (
+        room.phase == "running"
+        and p is not None
+        and p.race == room.race
+        and (p.status in FINAL_STATUSES)
+    )
+
+
 def snapshot(
-    room: RoomState, progress: dict[int, ProgressState], seq: int, now: int, link: str
+    room: RoomState,
+    progress: dict[int, ProgressState],
+    seq: int,
+    now: int,
+    link: str,
+    *,
+    viewer: int | None = None,
 ) -> dict[str, Any]:
-    """The ``RoomSnapshot`` payload (see ``protocol.messages``)."""
+    """The ``RoomSnapshot`` payload (see ``protocol.messages``) for the player at seat
+    ``viewer`` (``None``: a spectator): ``deal`` is ``None`` unless they may know it."""
     seats = []
     for s in room.seats:
         p = progress.get(s.seat)
@@ -461,11 +506,12 @@ def snapshot(
         "host": room.host,
         "phase": room.phase,
         "race": room.race,
-        "deal": room.deal,
+        "deal": room.deal if may_know_deal(room, progress, viewer) else None,
         "start_at": room.start_at,
         "deadline": room.deadline,
         "seats": seats,
         "results": room.results,
         "seq": seq,
         "now": now,
+        "spectators": room.spectators,
     }

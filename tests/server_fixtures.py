@@ -29,6 +29,7 @@ from server.app import Config, RaceServer, running
 from server.broker import Backend
 from server.memory import MemoryBackend
 from server.redis_backend import RedisBackend
+from server.room import normalize_code
 
 __all__ = [
     "WINS",
@@ -152,6 +153,14 @@ class ServerHandle:
 
     def __post_init__(self) -> None:
         self._clients: list[RaceClient] = []
+
+    async def deal(self, room: str) -> str:
+        """The room's deal code as the server knows it (players are not told it while
+        racing: fair play)."""
+        code = normalize_code(room)
+        snap = await self.app.backend.snapshot(code) if code else None
+        assert snap is not None, f"no room {room}"
+        return snap.room.deal
 
     async def close_clients(self) -> None:
         for c in self._clients:

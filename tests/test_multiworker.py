@@ -53,7 +53,7 @@ async def test_worker_killed_mid_race(redis_url: str) -> None:
         await bob.join(joined.room, name="Bob")
         await watcher.join(joined.room, role="spectator")
         await ann.start()
-        start = await watcher.next_event("race_starting")
+        await watcher.next_event("race_starting")
         await bob.next_event("race_starting")
         await asyncio.sleep(0.2)
 
@@ -63,7 +63,7 @@ async def test_worker_killed_mid_race(redis_url: str) -> None:
             reply = await ann.move(text)
             assert isinstance(reply, Ack)
             acked.append(reply.move)
-        bob_game = new_game(start.deal)  # type: ignore[union-attr]
+        bob_game = new_game(code)
         bob_acked: list[str] = []
         for text in ("s", "s", "s", "s"):
             reply = await bob.move(text)

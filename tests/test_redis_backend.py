@@ -27,7 +27,8 @@ async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, s
     await ann.start()
     start = await bob.next_event("race_starting")
     await asyncio.sleep(0.1)
-    return ann, bob, joined.room, start.deal  # type: ignore[union-attr]
+    assert start.deal is None  # fair play: the racers are not told it
+    return ann, bob, joined.room, await server.deal(joined.room)
 
 
 async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> None:  # type: ignore[no-untyped-def]
@@ -49,7 +50,10 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
         for key in keys:
             assert 0 < await r.ttl(key) <= 600
         # the acknowledged moves are in the log; the token is stored only as a hash
-        assert [m.decode() for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)] == ["s"] * 3
+        # entries are MOVE@MS: the move and its server time since the race's start
+        entries = [m.decode() for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)]
+        assert [e.split("@")[0] for e in entries] == ["s"] * 3
+        assert [int(e.split("@")[1]) for e in entries] == await server.app.backend.times(code, 1, 2)
         state = (await r.get(f"sd:{{{code}}}:room")).decode()
         assert bob.token is not None and bob.token not in state and ann.token not in state  # type: ignore[operator]
         assert replay(deal, ["s"] * 3).player_view() == game.player_view()
@@ -82,7 +86,7 @@ async def test_memory_rooms_expire() -> None:
 
 async def test_event_list_is_capped(start_server) -> None:  # type: ignore[no-untyped-def]
     for kind in ("memory", "redis"):
-        server = await start_server(kind, event_cap=8)
+        server = await start_server(kind, event_cap=8, progress_interval=0)  # one per move
         _ann, bob, room, _deal = await race_two(server)
         for _ in range(20):
             assert isinstance(await bob.move("s"), Ack)
@@ -99,7 +103,7 @@ async def test_event_list_is_capped(start_server) -> None:  # type: ignore[no-un
 async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_error_logs) -> None:  # type: ignore[no-untyped-def]
     """The pub/sub connection dies mid-race: the listener reconnects (capped back-off) and
     fills the gap from the stored events, so connected clients miss nothing."""
-    server = await start_server("redis")
+    server = await start_server("redis", progress_interval=0)  # one progress per move
     _ann, bob, room, _deal = await race_two(server)
     watcher = await server.client()
     await watcher.join(room, role="spectator")

@@ -69,17 +69,23 @@ async def room_with(
     return clients, spectator
 
 
-async def start(clients: list[RaceClient], spectator: RaceClient | None = None) -> RaceStarting:
-    """The host starts; everyone gets the same start time; wait until it has passed."""
+async def start(
+    server: ServerHandle, clients: list[RaceClient], spectator: RaceClient | None = None
+) -> RaceStarting:
+    """The host starts; everyone gets the same start time and starting board; wait until
+    the start has passed. The deal code (withheld from the racers: fair play) is filled in
+    from the server, for the tests to play with."""
     await clients[0].start()
     seen = []
     for c in [*clients, *([spectator] if spectator else [])]:
         event = await c.next_event("race_starting")
         assert isinstance(event, RaceStarting)
         seen.append(event)
-    assert len({(e.start_at, e.race, e.deal) for e in seen}) == 1
+    assert len({(e.start_at, e.race, repr(e.view)) for e in seen}) == 1
+    deal = await server.deal(clients[0].room or "")
+    assert seen[0].view == new_game(deal).player_view()
     await asyncio.sleep(max(0, (seen[0].start_at - seen[0].now) / 1000) + 0.02)
-    return seen[0]
+    return seen[0].model_copy(update={"deal": deal})
 
 
 def events_of(messages: list[ServerMessage], kind: type) -> list:  # type: ignore[type-arg]
@@ -96,7 +102,7 @@ async def test_full_race(server: ServerHandle, game: str) -> None:
     code, solution = WINS.get(game, (None, ""))
     options = {"deal": "code", "code": code} if code else {"deal": "random"}
     (ann, bob), watcher = await room_with(server, game, **options)
-    race = await start([ann, bob], watcher)
+    race = await start(server, [ann, bob], watcher)
     bob_game = new_game(race.deal)
     bob_moves = await play_random(bob, bob_game, 15, seed=7)
     if solution:
@@ -142,7 +148,7 @@ async def test_fair_play_player_never_sees_other_board(server: ServerHandle) -> 
     (ann, bob), watcher = await room_with(
         server, "klondike-3", deal="code", code=WINS["klondike-3"][0]
     )
-    race = await start([ann, bob], watcher)
+    race = await start(server, [ann, bob], watcher)
     for text in WINS["klondike-3"][1].split():
         assert isinstance(await ann.move(text), Ack)
     await watcher.next_event("player_finished")
@@ -163,7 +169,7 @@ async def test_fair_play_player_never_sees_other_board(server: ServerHandle) -> 
 async def test_spectator_follows_a_board(server: ServerHandle) -> None:
     """A spectator following a player gets that player's board (face-up cards only)."""
     (ann, bob), watcher = await room_with(server)
-    race = await start([ann, bob], watcher)
+    race = await start(server, [ann, bob], watcher)
     await watcher.follow(2)
     first = await watcher.next_event("board")
     assert isinstance(first, Board) and first.seat == 2
@@ -192,7 +198,7 @@ async def test_spectator_delay(start_server) -> None:  # type: ignore[no-untyped
     """With a spectator delay, boards reach the spectator that much later."""
     server = await start_server("memory")
     (ann,), watcher = await room_with(server, players=1, spectator_delay=1)
-    await start([ann], watcher)
+    await start(server, [ann], watcher)
     loop = asyncio.get_running_loop()
     t0 = loop.time()
     await watcher.follow(1)
@@ -232,7 +238,7 @@ async def test_moves_rejected_before_start_after_finish_and_for_spectators(
 
 async def test_illegal_move_names_the_rule(server: ServerHandle) -> None:
     (ann,), _ = await room_with(server, players=1)
-    race = await start([ann])
+    race = await start(server, [ann])
     game = new_game(race.deal)
     illegal = next(f"t{i}-f" for i in range(1, 8) if not game.is_legal(f"t{i}-f"))
     reply = await ann.move(illegal)
@@ -253,7 +259,7 @@ async def test_start_is_for_the_host(server: ServerHandle) -> None:
 
 async def test_resume_gets_exactly_the_missed_events(server: ServerHandle) -> None:
     (ann, bob), _ = await room_with(server)
-    race = await start([ann, bob])
+    race = await start(server, [ann, bob])
     bob_game = new_game(race.deal)
     await play_random(bob, bob_game, 4)
     await asyncio.sleep(0.05)
@@ -279,9 +285,10 @@ async def test_resume_gets_exactly_the_missed_events(server: ServerHandle) -> No
 
 async def test_resume_too_late_gets_a_resync(start_server) -> None:  # type: ignore[no-untyped-def]
     for kind in ("memory", "redis"):
-        server = await start_server(kind, event_cap=5)
+        # one progress event per move: ten moves overflow the five events kept
+        server = await start_server(kind, event_cap=5, progress_interval=0)
         (ann, bob), _ = await room_with(server)
-        race = await start([ann, bob])
+        race = await start(server, [ann, bob])
         last = bob.last_seq
         await bob.close()
         await play_random(ann, new_game(race.deal), 10)
@@ -317,7 +324,7 @@ async def test_grace_period_then_seat_released(server: ServerHandle) -> None:
 
 async def test_disconnected_racer_resigned_after_grace(server: ServerHandle) -> None:
     (ann, bob), watcher = await room_with(server)
-    await start([ann, bob], watcher)
+    await start(server, [ann, bob], watcher)
     await bob.close()
     event = await watcher.next_event("progress")
     assert event.seat == 2 and event.status == "disconnected"  # type: ignore[union-attr]
@@ -342,7 +349,7 @@ async def test_host_leaving_passes_the_host(server: ServerHandle) -> None:
 
 async def test_time_limit_ends_the_race(server: ServerHandle) -> None:
     (ann, bob), watcher = await room_with(server, time_limit=1)
-    race = await start([ann, bob], watcher)
+    race = await start(server, [ann, bob], watcher)
     assert race.deadline == race.start_at + 1000
     await play_random(ann, new_game(race.deal), 3)
     end = await watcher.next_event("race_ended", timeout=4)
@@ -356,7 +363,7 @@ async def test_time_limit_ends_the_race(server: ServerHandle) -> None:
 
 async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     (ann, bob), watcher = await room_with(server)
-    first = await start([ann, bob], watcher)
+    first = await start(server, [ann, bob], watcher)
     with pytest.raises(RequestError):
         await ann.rematch()  # the race is still running
     await ann.resign()
@@ -368,7 +375,7 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     await ann.rematch("same")
     second = await watcher.next_event("race_starting")
     assert isinstance(second, RaceStarting)
-    assert second.race == 2 and second.deal == first.deal
+    assert second.race == 2 and second.deal is None and second.view == first.view
     await asyncio.sleep(0.1)
     assert isinstance(await bob.move("s"), Ack)
     await ann.resign()
@@ -376,7 +383,7 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     await watcher.next_event("race_ended")
     await ann.rematch("random")
     third = await watcher.next_event("race_starting")
-    assert third.race == 3 and third.deal != first.deal  # type: ignore[union-attr]
+    assert third.race == 3 and await server.deal(ann.room or "") != first.deal
     await asyncio.sleep(0.1)
     reply = await bob.move("s")
     assert isinstance(reply, Ack) and reply.view["moves"] == 1
@@ -385,10 +392,11 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
 async def test_deal_choices(server: ServerHandle) -> None:
     c = await server.client()
     joined = await c.create("easy-harp", deal="daily")
-    assert joined.snapshot is not None and joined.snapshot.deal.startswith("EH1-N-")
+    assert joined.snapshot is not None and joined.snapshot.deal is None  # fair play
+    assert (await server.deal(joined.room)).startswith("EH1-N-")
     d = await server.client()
     daily = await d.create("easy-harp", deal="daily")
-    assert daily.snapshot is not None and daily.snapshot.deal == joined.snapshot.deal
+    assert await server.deal(daily.room) == await server.deal(joined.room)
     for bad in (
         {"deal": "same"},
         {"deal": "code", "code": "KL1-1-AAAAAAF"},
@@ -434,7 +442,7 @@ async def test_full_room_and_running_race(server: ServerHandle) -> None:
         await third.join(ann.room or "")
     assert info.value.code == "room_full"
     ann_only, _ = await room_with(server, players=1)
-    await start(ann_only)
+    await start(server, ann_only)
     with pytest.raises(RequestError) as info:
         await third.join(ann_only[0].room or "")
     assert info.value.code == "race_running"

@@ -94,7 +94,9 @@ async def test_bad_input_changes_no_state(server: ServerHandle) -> None:
     assert message["code"] == "bad_token"
     watcher = await server.client()
     again = await watcher.join(joined.room, role="spectator")
-    assert again.snapshot is not None and again.snapshot.seq == seq
+    # the one event since: the spectator's own arrival (the spectator count)
+    assert again.snapshot is not None and again.snapshot.seq == seq + 1
+    assert again.snapshot.spectators == 1
     assert [s.name for s in again.snapshot.seats] == ["Ann"]
 
 

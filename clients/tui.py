@@ -1,0 +1,636 @@
+"""The terminal client: a Textual app to race (or watch a race) in a room.
+
+Moves are typed in the move notation (press ``:`` to type, Enter to send) or chosen with
+the cursor: ←/→ move between piles, ↑/↓ choose how many cards of a column, Enter picks a
+card and Enter again drops it; ``f`` sends the card under the cursor to a foundation
+("tap"), ``t`` to the table ("double tap"), ``s`` turns the stock, ``u`` undoes, ``a``
+auto-finishes. Spectators press ``n`` to follow the next player.
+
+Names and everything else from other users are drawn as plain ``rich.text.Text``, never
+parsed as markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Input, Static
+
+from protocol import (
+    Ack,
+    Board,
+    PlayerFinished,
+    Progress,
+    RaceEnded,
+    RaceStarting,
+    Rejected,
+    Resync,
+    RoomSnapshot,
+    SeatEvent,
+    ServerMessage,
+    Spectators,
+)
+from protocol import Error as ErrorMessage
+
+from .client import RaceClient, RequestError
+from .links import RoomLink
+
+__all__ = ["BoardView", "RaceApp", "render_board"]
+
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+EH_SLOT_SUITS = "SHCDSHCD"
+GAME_TITLES = {
+    "easy-harp": "Easy Harp",
+    "klondike": "Klondike, draw one",
+    "klondike-3": "Klondike, draw three",
+}
+RED_STYLE = "bold red3 on grey93"
+BLACK_STYLE = "bold grey0 on grey93"
+BACK_STYLE = "bright_white on dark_blue"
+EMPTY_STYLE = "grey62 on dark_green"
+CURSOR = "reverse"
+PICKED = "on yellow"
+
+
+def card_text(name: str) -> Text:
+    """One face-up card, three cells wide, in its colour."""
+    rank = "10" if name[0] == "T" else name[0]
+    style = RED_STYLE if name[1] in "HD" else BLACK_STYLE
+    return Text(f"{rank:>2}{SUIT_SYMBOLS[name[1]]}", style=style)
+
+
+def back_text() -> Text:
+    """A face-down card."""
+    return Text("░░░", style=BACK_STYLE)
+
+
+def empty_text(mark: str = " · ") -> Text:
+    """An empty pile (a foundation shows its suit in Easy Harp)."""
+    return Text(f"{mark:^3}", style=EMPTY_STYLE)
+
+
+def _fmt_time(ms: int | None) -> str:
+    if ms is None:
+        return "–"
+    s = max(0, ms) // 1000
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def render_board(
+    view: dict[str, Any],
+    *,
+    cursor: str | None = None,
+    count: int = 1,
+    picked: tuple[str, int] | None = None,
+) -> Text:
+    """The board as coloured text: stock, waste and foundations, then the columns."""
+    harp = len(view["foundations"]) == 8  # Easy Harp: two decks
+    out = Text()
+
+    def styled(piece: Text, pile: str, index_from_top: int = 0) -> Text:
+        if picked is not None and pile == picked[0] and index_from_top < picked[1]:
+            piece.stylize(PICKED)
+        if pile == cursor and index_from_top < (count if pile.startswith("t") else 1):
+            piece.stylize(CURSOR)
+        return piece
+
+    stock = view["stock"]
+    out.append("s ")
+    out.append(styled(back_text() if stock else empty_text("↻"), "s"))
+    out.append(f" {stock:<3} w ")
+    waste = view["waste"]
+    tops = waste["top"]
+    if tops:
+        for i, name in enumerate(tops):
+            out.append(styled(card_text(name), "w", len(tops) - 1 - i) if i == len(tops) - 1
+                       else card_text(name))
+    else:
+        out.append(styled(empty_text(), "w"))
+    out.append(f" {waste['count']:<3}")
+    out.append("\n")
+    for i, pile in enumerate(view["foundations"]):
+        label = f"f{i + 1}"
+        out.append(f"{label} ")
+        mark = SUIT_SYMBOLS[EH_SLOT_SUITS[i]] if harp else " · "
+        piece = card_text(pile[-1]) if pile else empty_text(mark)
+        out.append(styled(piece, label))
+        out.append(" ")
+    out.append("\n\n")
+    columns = view["tableau"]
+    out.append(" ".join(f" t{i + 1:<2}" for i in range(len(columns))))
+    out.append("\n")
+    height = max((c["down"] + len(c["up"]) for c in columns), default=0)
+    for row in range(max(height, 1)):
+        for i, col in enumerate(columns):
+            pile = f"t{i + 1}"
+            down, up = col["down"], col["up"]
+            out.append(" ")
+            if row < down:
+                out.append(back_text())
+            elif row < down + len(up):
+                from_top = down + len(up) - 1 - row
+                out.append(styled(card_text(up[row - down]), pile, from_top))
+            elif row == 0:
+                out.append(styled(empty_text(), pile))
+            else:
+                out.append("   ")
+            out.append(" ")
+        out.append("\n")
+    return out
+
+
+class BoardView(Static, can_focus=True):
+    """The board; holds the cursor when the player chooses moves with the keys."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "←", show=False),
+        Binding("right", "cursor(1)", "→", show=False),
+        Binding("up", "count(1)", "more cards", show=False),
+        Binding("down", "count(-1)", "fewer cards", show=False),
+        Binding("enter,space", "pick", "pick/drop"),
+        Binding("f", "tap", "to foundation"),
+        Binding("t", "double_tap", "to table"),
+        Binding("s", "stock", "stock"),
+        Binding("u", "undo", "undo"),
+        Binding("a", "auto", "auto-finish", show=False),
+        Binding("escape", "drop", "drop", show=False),
+        Binding("n", "follow_next", "watch next", show=False),
+        Binding("colon,slash", "type_move", "type a move"),
+    ]
+
+    def action_cursor(self, step: int) -> None:
+        """Move the cursor to the previous/next pile."""
+        self.app_ref.move_cursor(step)
+
+    def action_count(self, step: int) -> None:
+        """Take one card more or less of the column under the cursor."""
+        self.app_ref.change_count(step)
+
+    def action_pick(self) -> None:
+        """Pick the card(s) under the cursor, or drop the picked ones there."""
+        self.app_ref.pick()
+
+    def action_tap(self) -> None:
+        """Send the card under the cursor (or the picked one) to a foundation."""
+        self.app_ref.shorthand("f")
+
+    def action_double_tap(self) -> None:
+        """Send the card under the cursor (or the picked one) to the table."""
+        self.app_ref.shorthand("t")
+
+    def action_stock(self) -> None:
+        """Turn the stock."""
+        self.app_ref.send("s")
+
+    def action_undo(self) -> None:
+        """Undo the last action."""
+        self.app_ref.send("u")
+
+    def action_auto(self) -> None:
+        """Auto-finish (Klondike)."""
+        self.app_ref.send("a")
+
+    def action_drop(self) -> None:
+        """Put the picked card back."""
+        self.app_ref.picked = None
+        self.app_ref.refresh_board()
+
+    def action_follow_next(self) -> None:
+        """Spectators: follow the next player."""
+        self.app_ref.follow_next()
+
+    def action_type_move(self) -> None:
+        """Focus the move entry."""
+        self.app_ref.query_one("#move", Input).focus()
+
+    @property
+    def app_ref(self) -> RaceApp:
+        """The app, typed."""
+        app = self.app
+        assert isinstance(app, RaceApp)
+        return app
+
+
+class RaceApp(App[int]):
+    """Race (or watch) a room from the terminal."""
+
+    CSS = """
+    Screen { background: #0b5d33; }
+    #title { height: 1; background: #064826; color: white; padding: 0 1; }
+    #main { height: 1fr; }
+    #board { width: 1fr; padding: 1 1; background: #0b6b3a; color: white; }
+    #board:focus { border: tall #ffd34d; }
+    #side { width: 36; padding: 0 1; background: #064826; color: white; }
+    #message { height: 2; color: #ffe98a; padding: 0 1; }
+    #move { dock: bottom; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "quit"),
+        Binding("ctrl+r", "resign", "resign"),
+        Binding("ctrl+g", "start", "start / rematch"),
+    ]
+
+    def __init__(
+        self,
+        link: RoomLink,
+        *,
+        role: str = "player",
+        name: str = "",
+        create: str | None = None,
+        create_options: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.link = link
+        self.role = role
+        self.player_name = name
+        self.create = create
+        self.create_options = create_options or {}
+        self.client: RaceClient | None = None
+        self.room: str | None = None
+        self.game: str = ""
+        self.seat: int | None = None
+        self.host: int | None = None
+        self.phase = "lobby"
+        self.race = 0
+        self.deal = ""
+        self.spectators = 0
+        self.start_at: int | None = None
+        self.clock_offset = 0
+        self.participants: list[int] = []
+        self.seats: dict[int, dict[str, Any]] = {}
+        self.results: list[dict[str, Any]] | None = None
+        self.view: dict[str, Any] | None = None
+        self.following: int | None = None
+        self.cursor = "t1"
+        self.count = 1
+        self.picked: tuple[str, int] | None = None
+        self.message = ""
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        """Title line, board and players side by side, message line, move entry."""
+        yield Static(id="title", markup=False)
+        with Horizontal(id="main"):
+            with Vertical():
+                yield BoardView(id="board", markup=False)
+                yield Static(id="message", markup=False)
+            yield Static(id="side", markup=False)
+        yield Input(placeholder="move, e.g. t2-f (Esc: back to the board)", id="move")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        """Connect and join, then follow the room's events."""
+        self.query_one("#board", BoardView).focus()
+        self.refresh_all()
+        self._spawn(self._run())
+        self.set_interval(0.5, self.refresh_title)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def on_unmount(self) -> None:
+        """Close the connection."""
+        for task in list(self._tasks):
+            task.cancel()
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.close()
+
+    # ------------------------------------------------------------------ network
+
+    async def _run(self) -> None:
+        try:
+            client = await RaceClient.connect(self.link.url)
+            self.client = client
+            if self.create is not None:
+                joined = await client.create(
+                    self.create, name=self.player_name, **self.create_options
+                )
+            else:
+                assert self.link.room is not None
+                joined = await client.join(
+                    self.link.room, name=self.player_name, role=self.role, key=self.link.key
+                )
+        except (RequestError, OSError, ConnectionError) as exc:
+            self.say(f"Could not join: {exc}")
+            return
+        self.room, self.seat = joined.room, joined.seat
+        if joined.snapshot is not None:
+            self.apply_snapshot(joined.snapshot)
+        if joined.view is not None:
+            self.view = joined.view
+        self.refresh_all()
+        async for event in client.events():
+            self.apply_event(event)
+            self.refresh_all()
+        self.say("Disconnected.")
+
+    def apply_snapshot(self, snap: RoomSnapshot) -> None:
+        """Take the room as of a snapshot."""
+        self.room, self.game, self.host = snap.room, snap.game, snap.host
+        # the deal code is told only once the race is over (fair play): the game name before
+        self.phase, self.race, self.deal = snap.phase, snap.race, snap.deal or ""
+        self.spectators = snap.spectators
+        self.start_at = snap.start_at
+        self.clock_offset = snap.now - int(time.time() * 1000)
+        self.seats = {s.seat: s.model_dump() for s in snap.seats}
+        self.participants = [] if snap.phase == "lobby" else [s.seat for s in snap.seats]
+        self.results = [r.model_dump() for r in snap.results] if snap.results else None
+
+    def apply_event(self, event: ServerMessage) -> None:
+        """Update the room from one event."""
+        if isinstance(event, SeatEvent):
+            if event.left:
+                self.seats.pop(event.seat, None)
+            else:
+                seat = self.seats.setdefault(
+                    event.seat, {"seat": event.seat, "status": "waiting", "on_foundations": 0,
+                                 "total": 0, "score": 0, "moves": 0, "elapsed_ms": None}
+                )
+                seat.update(name=event.name, connected=event.connected)
+            if event.host:
+                self.host = event.seat
+        elif isinstance(event, RaceStarting):
+            self.phase, self.race, self.deal = "running", event.race, event.deal or ""
+            self.start_at = event.start_at
+            self.clock_offset = event.now - int(time.time() * 1000)
+            self.participants = list(event.seats)
+            self.results = None
+            self.picked = None
+            for n, seat in self.seats.items():
+                seat.update(status="playing" if n in event.seats else "waiting",
+                            on_foundations=0, score=0, moves=0, elapsed_ms=None)
+            self.view = None
+            if self.role == "player" and self.seat in event.seats:
+                self.view = event.view  # the starting board, the same for every player
+            elif self.following is not None:
+                self._spawn(self._follow(self.following))
+        elif isinstance(event, Progress):
+            racer = self.seats.get(event.seat)
+            if racer is not None and event.race == self.race:
+                racer.update(on_foundations=event.on_foundations, total=event.total,
+                            score=event.score, moves=event.moves, status=event.status,
+                            elapsed_ms=event.elapsed_ms)
+        elif isinstance(event, PlayerFinished):
+            finisher = self.seats.get(event.seat)
+            if finisher is not None:
+                finisher.update(status=event.status, elapsed_ms=event.elapsed_ms)
+            if event.deal:
+                self.deal = event.deal  # told once this player has finished
+        elif isinstance(event, RaceEnded):
+            self.phase = "ended"
+            self.deal = event.deal or self.deal
+            self.results = [r.model_dump() for r in event.results]
+        elif isinstance(event, Board):
+            if self.role == "spectator" and event.seat == self.following:
+                self.view = event.view
+        elif isinstance(event, Spectators):
+            self.spectators = event.count
+        elif isinstance(event, Resync):
+            self.apply_snapshot(event.snapshot)
+        elif isinstance(event, ErrorMessage):
+            self.say(event.message)
+
+    def send(self, text: str) -> None:
+        """Send an action (in the background)."""
+        if self.role != "player" or self.client is None or self.phase != "running":
+            return
+        self._spawn(self._send(text))
+
+    async def _send(self, text: str) -> None:
+        assert self.client is not None
+        try:
+            reply = await self.client.move(text)
+        except (RequestError, ConnectionError) as exc:
+            self.say(str(exc))
+            return
+        if isinstance(reply, Ack):
+            self.view = reply.view
+            self.say("")
+        elif isinstance(reply, Rejected):
+            self.say(f"{reply.move}: {reply.reminder}")
+        self.refresh_all()
+
+    async def _follow(self, seat: int) -> None:
+        if self.client is None:
+            return
+        # The board may arrive before the reply: be ready for it first.
+        before, self.following, self.view = self.following, seat, None
+        self.refresh_all()
+        try:
+            await self.client.follow(seat)
+        except RequestError as exc:
+            self.following = before
+            self.say(exc.message)
+
+    def follow_next(self) -> None:
+        """Spectators: follow the next racing player."""
+        if self.role != "spectator" or not self.participants:
+            return
+        order = sorted(self.participants)
+        nxt = order[0]
+        if self.following in order:
+            nxt = order[(order.index(self.following) + 1) % len(order)]
+        self._spawn(self._follow(nxt))
+
+    def action_resign(self) -> None:
+        """Give up the race."""
+        if self.client is not None and self.role == "player" and self.phase == "running":
+            self._spawn(self._resign())
+
+    def action_start(self) -> None:
+        """Host: start the race, or a rematch on the same deal once it is over."""
+        if self.client is None or self.role != "player" or self.seat != self.host:
+            return
+        if self.phase == "lobby":
+            self._spawn(self._request(self.client.start()))
+        elif self.phase == "ended":
+            self._spawn(self._request(self.client.rematch("same")))
+
+    async def _request(self, coro: Any) -> None:
+        try:
+            await coro
+        except RequestError as exc:
+            self.say(exc.message)
+
+    async def _resign(self) -> None:
+        assert self.client is not None
+        try:
+            await self.client.resign()
+        except RequestError as exc:
+            self.say(exc.message)
+
+    # ------------------------------------------------------------------ cursor
+
+    def piles(self) -> list[str]:
+        """Every pile the cursor can stand on, left to right."""
+        if self.view is None:
+            return []
+        return (
+            ["s", "w"]
+            + [f"f{i + 1}" for i in range(len(self.view["foundations"]))]
+            + [f"t{i + 1}" for i in range(len(self.view["tableau"]))]
+        )
+
+    def move_cursor(self, step: int) -> None:
+        """Move the cursor along :meth:`piles`."""
+        piles = self.piles()
+        if not piles:
+            return
+        i = piles.index(self.cursor) if self.cursor in piles else 0
+        self.cursor = piles[(i + step) % len(piles)]
+        self.count = 1
+        self.refresh_board()
+
+    def change_count(self, step: int) -> None:
+        """More or fewer cards of the column under the cursor."""
+        if self.view is None or not self.cursor.startswith("t"):
+            return
+        up = len(self.view["tableau"][int(self.cursor[1:]) - 1]["up"])
+        self.count = max(1, min(up, self.count + step))
+        self.refresh_board()
+
+    def _source(self, pile: str, count: int) -> str:
+        return f"{pile}:{count}" if pile.startswith("t") and count > 1 else pile
+
+    def pick(self) -> None:
+        """Enter: pick the card under the cursor, or drop the picked card here."""
+        if self.cursor == "s":
+            self.send("s")
+            return
+        if self.picked is None:
+            self.picked = (self.cursor, self.count)
+        elif self.picked[0] == self.cursor:
+            self.picked = None
+        else:
+            pile, count = self.picked
+            self.picked = None
+            if self.cursor.startswith(("t", "f")):
+                self.send(f"{self._source(pile, count)}-{self.cursor}")
+        self.refresh_board()
+
+    def shorthand(self, where: str) -> None:
+        """``f`` / ``t``: the picked card, or the one under the cursor, by the shorthand."""
+        if self.picked is not None:
+            pile, count = self.picked
+            self.picked = None
+        else:
+            pile, count = self.cursor, 1
+        if pile != "s":
+            self.send(f"{self._source(pile, count)}-{where}")
+        self.refresh_board()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Send a typed move."""
+        text = event.value.strip()
+        event.input.value = ""
+        if text:
+            self.send(text)
+
+    def on_key(self, event: Any) -> None:
+        """Escape in the move entry goes back to the board."""
+        if event.key == "escape" and isinstance(self.focused, Input):
+            self.query_one("#board", BoardView).focus()
+            event.stop()
+
+    # ------------------------------------------------------------------ drawing
+
+    def say(self, text: str) -> None:
+        """Show a message (a refused move's reminder, an error)."""
+        self.message = text
+        with contextlib.suppress(Exception):
+            self.query_one("#message", Static).update(Text(text))
+
+    def _now(self) -> int:
+        return int(time.time() * 1000) + self.clock_offset
+
+    def refresh_title(self) -> None:
+        """The title line: room, game, status, time, score, moves."""
+        seat_no = self.seat if self.role == "player" else self.following
+        me = self.seats.get(seat_no) if seat_no is not None else None
+        elapsed: int | None = 0
+        if self.phase != "lobby" and self.start_at is not None:
+            if me is not None and me.get("status") not in ("playing", "disconnected", "waiting"):
+                elapsed = me.get("elapsed_ms")
+            else:
+                elapsed = max(0, self._now() - self.start_at)
+        if self.phase == "lobby":
+            status = "waiting for the host to start"
+        elif self.phase == "ended":
+            status = "race over"
+        elif self.start_at is not None and self._now() < self.start_at:
+            status = f"starting in {(self.start_at - self._now()) // 1000 + 1}"
+        else:
+            status = "race on"
+        view = self.view
+        text = Text()
+        text.append(f"room {self.room or '…'}  ", style="bold")
+        text.append(f"{GAME_TITLES.get(self.game, self.game)} {self.deal}".rstrip() + "  ")
+        if self.spectators:
+            text.append(f"watching {self.spectators}  ")
+        text.append(f"{status}  ", style="bold yellow")
+        text.append(f"time {_fmt_time(elapsed)}  ")
+        text.append(f"score {view['score'] if view else 0}  moves {view['moves'] if view else 0}")
+        with contextlib.suppress(Exception):
+            self.query_one("#title", Static).update(text)
+
+    def refresh_board(self) -> None:
+        """Redraw the board."""
+        board = self.query_one("#board", BoardView)
+        if self.view is None:
+            if self.role == "spectator":
+                hint = "Press n to watch a player." if self.phase != "lobby" else "Waiting…"
+            else:
+                hint = "Waiting for the race to start…"
+            board.update(Text(hint))
+            return
+        picked = self.picked
+        board.update(render_board(self.view, cursor=self.cursor, count=self.count, picked=picked))
+
+    def refresh_side(self) -> None:
+        """Players with their progress, then the results when the race is over."""
+        text = Text()
+        text.append("Players\n", style="bold")
+        for n in sorted(self.seats):
+            s = self.seats[n]
+            mark = " (you)" if self.role == "player" and n == self.seat else ""
+            host = " [host]" if n == self.host else ""
+            watching = " ◀" if n == self.following else ""
+            text.append(Text(str(s.get("name", "")), style="bold"))
+            text.append(f"{mark}{host}{watching}\n")
+            if n in self.participants:
+                total = s.get("total") or (104 if self.game == "easy-harp" else 52)
+                done = int(s.get("on_foundations") or 0)
+                filled = round(20 * done / total)
+                text.append("█" * filled, style="yellow")
+                text.append("░" * (20 - filled), style="grey50")
+                text.append(f" {done}/{total}\n")
+                text.append(f"  {s.get('score', 0)} pts · {s.get('moves', 0)} moves · "
+                            f"{s.get('status')}\n")
+        if self.results:
+            text.append("\nResults\n", style="bold")
+            for r in self.results:
+                line = (f"{r['rank']}. ", Text(str(r["name"]), style="bold"),
+                        f"  {r['status']} {r['on_foundations']} cards "
+                        f"{r['score']} pts {r['moves']} moves {_fmt_time(r['elapsed_ms'])}\n")
+                for part in line:
+                    text.append(part)
+        self.query_one("#side", Static).update(text)
+
+    def refresh_all(self) -> None:
+        """Redraw everything."""
+        with contextlib.suppress(Exception):
+            self.refresh_title()
+            self.refresh_board()
+            self.refresh_side()

@@ -1,0 +1,130 @@
+"""Static files served on the websocket port (no separate web server): the browser client.
+
+The server serves the directory given as ``Config.static_dir`` (``samedeal serve`` gives
+the ``clients/web`` directory) with a :class:`StaticFiles` from its ``process_request``
+hook, before its own routes: ``/`` and ``/r/<ROOMCODE>`` answer ``index.html`` (the app
+reads the room code from ``location``), the other files answer themselves, and anything
+else is left to the server (``None``).
+
+Only files found under the directory when the table is built can be served: request paths
+are looked up in that table, never joined to a directory, so ``..`` and encoded tricks have
+nothing to reach. A websocket upgrade request is never answered here.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import re
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+__all__ = ["StaticFiles"]
+
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+_ROOM_PATH = re.compile(r"^/r/[A-Za-z0-9-]{1,16}/?$")
+
+# The page never needs inline scripts, other origins or frames: a name that slipped through
+# as markup still could not run anything.
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
+
+
+class _File:
+    __slots__ = ("body", "content_type", "etag")
+
+    def __init__(self, body: bytes, content_type: str) -> None:
+        self.body = body
+        self.content_type = content_type
+        self.etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+
+
+def _read_table(directory: Path) -> dict[str, _File]:
+    """URL path → file, for every servable file under ``directory``."""
+    table: dict[str, _File] = {}
+    if not directory.is_dir():
+        return table
+    root = directory.resolve()
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.is_symlink() or path.name.startswith("."):
+            continue
+        content_type = _TYPES.get(path.suffix.lower())
+        if content_type is None:
+            continue
+        resolved = path.resolve()
+        if root not in resolved.parents:
+            continue
+        table["/" + resolved.relative_to(root).as_posix()] = _File(
+            resolved.read_bytes(), content_type
+        )
+    return table
+
+
+def _response(status: HTTPStatus, headers: list[tuple[str, str]], body: bytes) -> Response:
+    all_headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Content-Length", str(len(body))),
+            ("Connection", "close"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            *headers,
+        ]
+    )
+    return Response(status.value, status.phrase, all_headers, body)
+
+
+class StaticFiles:
+    """The files of one directory, read once, answered from memory."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.files = _read_table(directory)
+
+    def response(self, path: str, if_none_match: str | None = None) -> Response | None:
+        """The response for a GET of ``path`` (query string allowed), or ``None`` when no
+        file answers it.
+
+        Every file is sent with ``no-cache`` and an ``ETag``: browsers keep it but
+        revalidate, so a new version is seen at once and an unchanged one costs a ``304``
+        (``if_none_match`` gives the request's ``If-None-Match``).
+        """
+        path = path.split("?", 1)[0].split("#", 1)[0]
+        page = path in ("/", "/index.html") or _ROOM_PATH.match(path) is not None
+        name = "/index.html" if page else path
+        file = self.files.get(name)
+        if file is None:
+            return None
+        headers = [("Cache-Control", "no-cache"), ("ETag", file.etag)]
+        if if_none_match is not None and file.etag in [t.strip() for t in if_none_match.split(",")]:
+            return _response(HTTPStatus.NOT_MODIFIED, headers, b"")
+        headers.append(("Content-Type", file.content_type))
+        if file.content_type.startswith("text/html"):
+            headers.append(("Content-Security-Policy", _CSP))
+        return _response(HTTPStatus.OK, headers, file.body)
+
+    def serve(self, connection: Any, request: Request) -> Response | None:
+        """A ``process_request`` hook for ``websockets.asyncio.server.serve``: a file, or
+        ``None`` to go on (a websocket upgrade is always left to the handshake)."""
+        del connection  # the signature is the hook's
+        if "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
+        return self.response(request.path, request.headers.get("If-None-Match"))

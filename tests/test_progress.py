@@ -1,0 +1,50 @@
+"""Coalesced ``progress``: quick moves show as fewer events carrying the latest state; a
+status change goes out at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server_fixtures import ServerHandle
+from test_server import room_with, start
+
+from protocol import Ack, PlayerFinished, Progress
+
+
+async def test_quick_moves_show_as_fewer_progress_events(server: ServerHandle) -> None:
+    (ann, bob), watcher = await room_with(server)
+    await start(server, [ann, bob], watcher)
+    for _ in range(12):
+        assert isinstance(await ann.move("s"), Ack)
+    seen: list[Progress] = []
+    while not seen or seen[-1].moves < 12:
+        event = await watcher.next_event("progress", timeout=2)
+        assert isinstance(event, Progress) and event.seat == 1
+        seen.append(event)
+    # the first move shows at once, the rest as the latest state, a few times a second
+    assert seen[0].moves == 1 and seen[-1].moves == 12
+    assert len(seen) < 12
+    assert [e.seq for e in seen] == sorted(e.seq for e in seen)
+    assert [e.moves for e in seen] == sorted(e.moves for e in seen)
+
+
+async def test_a_status_change_is_not_held_back(server: ServerHandle) -> None:
+    (ann, bob), watcher = await room_with(server)
+    await start(server, [ann, bob], watcher)
+    for _ in range(3):
+        assert isinstance(await ann.move("s"), Ack)
+    await ann.resign()
+    # the resignation arrives before the held progress would have (0.2 s)
+    while True:
+        event = await watcher.next_event("progress", "player_finished", timeout=0.15)
+        if isinstance(event, Progress) and event.status == "resigned":
+            break
+    assert event.moves == 3
+    done = await watcher.next_event("player_finished", timeout=1)
+    assert isinstance(done, PlayerFinished) and done.status == "resigned"
+    # the held progress of the third move is not sent after the final state
+    await asyncio.sleep(0.3)
+    assert all(
+        not (isinstance(m, Progress) and m.seat == 1 and m.status == "playing")
+        for m in watcher.drain()
+    )

@@ -1,0 +1,69 @@
+"""Static files on the websocket port: the server serves the directory its ``Config`` names
+(``samedeal serve``: the browser client's), and nothing else."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import urllib.error
+from pathlib import Path
+
+import pytest
+from server_fixtures import StartServer, http_get
+
+from clients.cmd_serve import WEB_DIR
+from server.static import StaticFiles
+
+
+def test_static_files_served_with_types_and_no_traversal() -> None:
+    static = StaticFiles(WEB_DIR)
+    index = static.response("/")
+    assert index is not None and index.status_code == 200
+    assert index.headers["Content-Type"].startswith("text/html")
+    assert "Content-Security-Policy" in index.headers
+    room = static.response("/r/K7QF-2M?key=abc")
+    assert room is not None and room.body == index.body
+    js = static.response("/app.js")
+    assert js is not None and js.headers["Content-Type"].startswith("text/javascript")
+    css = static.response("/style.css")
+    assert css is not None and css.headers["Content-Type"].startswith("text/css")
+    for bad in (
+        "/../server/app.py",
+        "/%2e%2e/pyproject.toml",
+        "/web.py",
+        "/r/../../etc/passwd",
+        "//etc/passwd",
+        "/healthz",
+    ):
+        assert static.response(bad) is None, bad
+    cached = static.response("/app.js", js.headers["ETag"])
+    assert cached is not None and cached.status_code == 304 and cached.body == b""
+
+
+def test_a_missing_directory_serves_nothing(tmp_path: Path) -> None:
+    assert StaticFiles(tmp_path / "nothing").response("/") is None
+
+
+async def test_the_server_serves_its_static_dir_only(start_server: StartServer) -> None:
+    plain = await start_server()
+    with pytest.raises(urllib.error.HTTPError):
+        await asyncio.to_thread(http_get, plain.port, "/")
+    web = await start_server(static_dir=WEB_DIR)
+    status, content_type, body = await asyncio.to_thread(http_get, web.port, "/r/K7QF-2M")
+    assert status == 200 and content_type.startswith("text/html") and "<html" in body.lower()
+    assert (await asyncio.to_thread(http_get, web.port, "/healthz"))[2] == "ok\n"
+
+
+def test_the_server_and_protocol_never_import_the_clients() -> None:
+    """Dependencies point engine ← protocol ← server, clients: never the other way."""
+    root = Path(__file__).resolve().parent.parent
+    for package in ("engine", "protocol", "server"):
+        for path in (root / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                assert not [n for n in names if n.split(".")[0] == "clients"], path

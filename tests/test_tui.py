@@ -1,0 +1,127 @@
+"""The terminal client, headless with Textual's pilot, against a real server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from client_fixtures import live_server
+from textual.pilot import Pilot
+
+from clients.client import RaceClient
+from clients.links import parse_link
+from clients.tui import RaceApp, render_board
+from engine import IllegalMoveError, new_game
+
+DEAL = "KL1-1-AAAAAAM"  # t3 shows an ace, t1-t2 is legal
+
+
+async def until(pilot: Pilot[int], predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Let the app run until ``predicate()`` holds."""
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def side_text(app: RaceApp) -> str:
+    return str(app.query_one("#side").content)
+
+
+def test_render_board_shows_face_up_cards_only() -> None:
+    view = new_game("EH1-N-AAAAAAF").player_view()
+    text = render_board(view, cursor="t9")
+    plain = text.plain
+    assert plain.count("░░░") == 36 + 1  # 36 face-down cards and the stock, drawn as backs
+    for column in view["tableau"]:
+        (top,) = column["up"]
+        suit = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[top[1]]
+        shown = ("10" if top[0] == "T" else top[0]) + suit
+        assert shown in plain
+    assert "♠" in plain.splitlines()[1]  # empty Easy Harp slots show their suit
+
+
+async def test_play_a_race_in_the_terminal() -> None:
+    async with live_server(countdown=0.2) as server:
+        host = await RaceClient.connect(server.url)
+        joined = await host.create("klondike", name="Ann", deal="code", code=DEAL)
+        link = parse_link(f"{server.http}/r/{joined.room}")
+        app = RaceApp(link, role="player", name="Tim [bold]x[/]")
+        watcher = RaceApp(link, role="spectator")
+        async with app.run_test(size=(120, 40)) as pilot, watcher.run_test(size=(120, 40)) as wp:
+            await until(pilot, lambda: len(app.seats) == 2)
+            assert "Tim [bold]x[/]" in side_text(app)  # a name is text, not markup
+            await until(pilot, lambda: app.spectators == 1)  # the watcher
+            await host.start()
+            await until(pilot, lambda: app.view is not None and app._now() >= (app.start_at or 0))
+            assert app.deal == "" and watcher.deal == ""  # not told while racing
+            mirror = new_game(DEAL)
+
+            # the stock, by key
+            await pilot.press("s")
+            mirror.push("s")
+            await until(pilot, lambda: app.view is not None and app.view["moves"] == 1)
+
+            # a typed move
+            await pilot.press("colon")
+            await pilot.press(*"t3-f", "enter")
+            mirror.push("t3-f")
+            await until(pilot, lambda: app.view is not None and app.view["moves"] == 2)
+            assert app.view is not None and app.view["foundations"][0] == ["AD"]
+
+            # a refused move with the cursor: t4 onto t7
+            await pilot.press("escape")
+            assert app.cursor == "t1"
+            await pilot.press(*["right"] * 3, "enter", *["right"] * 3, "enter")
+            with pytest.raises(IllegalMoveError) as refusal:
+                mirror.copy().push("t4-t7")
+            await until(pilot, lambda: refusal.value.reminder in app.message)
+
+            # a good one with the cursor: 7S from t1 onto t2
+            await pilot.press(*["left"] * 6, "enter", "right", "enter")
+            mirror.push("t1-t2")
+            await until(pilot, lambda: app.view == mirror.player_view())
+
+            # the opponent's progress shows up; the spectator follows the player's board
+            await host.move("s")
+            await until(pilot, lambda: app.seats[1]["moves"] == 1)
+            assert "1 moves" in side_text(app)
+            await wp.press("n")
+            await until(wp, lambda: watcher.view is not None)
+            assert watcher.following == 1
+            await wp.press("n")
+            await until(wp, lambda: watcher.following == 2 and watcher.view == mirror.player_view())
+
+            # both give up: the results
+            await pilot.press("ctrl+r")
+            await host.resign()
+            await until(pilot, lambda: app.results is not None)
+            assert "Results" in side_text(app)
+            assert app.results is not None and app.results[0]["name"] == "Tim [bold]x[/]"
+            await until(wp, lambda: watcher.results is not None)
+            # fair play: the deal code shows only once the race is over
+            assert app.deal == DEAL and watcher.deal == DEAL
+        await host.close()
+
+
+async def test_host_creates_starts_and_resigns_in_the_terminal() -> None:
+    async with live_server(countdown=0.1) as server:
+        link = parse_link(server.url)
+        app = RaceApp(link, role="player", name="Solo", create="easy-harp",
+                      create_options={"deal": "code", "code": "EH1-N-AAAAAAT"})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.room is not None and app.host == app.seat)
+            await pilot.press("ctrl+g")
+            await until(pilot, lambda: app.view is not None and app._now() >= (app.start_at or 0))
+            assert app.view is not None and len(app.view["foundations"]) == 8
+            await pilot.press(*["right"] * 2)  # from t1 to t3, the ace of hearts
+            assert app.cursor == "t3"
+            await pilot.press("f")
+            await until(pilot, lambda: app.view is not None and app.view["moves"] == 1)
+            assert app.view is not None and app.view["foundations"][1] == ["AH"]
+            await pilot.press("ctrl+r")
+            await until(pilot, lambda: app.phase == "ended" and app.results is not None)
+            assert app.results is not None and app.results[0]["status"] == "resigned"
+            await pilot.press("ctrl+g")  # a rematch on the same deal
+            await until(pilot, lambda: app.phase == "running" and app.race == 2)
