@@ -25,8 +25,8 @@ from typing import Any
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     del sys.path[0]
 
-from engine import DealCode  # noqa: E402
-from engine.solver import solve  # noqa: E402
+from engine import DealCode
+from engine.solver import solve
 
 DEFAULTS = {"klondike": (200, 10.0), "klondike-3": (200, 10.0), "easy-harp": (100, 20.0)}
 
@@ -51,8 +51,15 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def run_game(game: str, first: int, count: int, seconds: float | None, nodes: int | None,
-             jobs: int, verbose: bool) -> dict[str, Any]:
+def run_game(
+    game: str,
+    first: int,
+    count: int,
+    seconds: float | None,
+    nodes: int | None,
+    jobs: int,
+    verbose: bool,
+) -> dict[str, Any]:
     """Solve deals ``first`` … ``first + count - 1`` of ``game``; print and return figures."""
     tasks = [(game, n, seconds, nodes) for n in range(first, first + count)]
     rows: list[dict[str, Any]] = []
@@ -61,8 +68,11 @@ def run_game(game: str, first: int, count: int, seconds: float | None, nodes: in
         for i, row in enumerate(pool.map(_solve_one, tasks), 1):
             rows.append(row)
             if verbose:
-                print(f"  {game} {row['number']:>4} {row['verdict']:<10} "
-                      f"{row['seconds']:7.2f}s {row['nodes']:>9} nodes", file=sys.stderr)
+                print(
+                    f"  {game} {row['number']:>4} {row['verdict']:<10} "
+                    f"{row['seconds']:7.2f}s {row['nodes']:>9} nodes",
+                    file=sys.stderr,
+                )
             else:
                 print(f"\r  {game}: {i}/{count}", end="", file=sys.stderr, flush=True)
     if not verbose:
@@ -90,14 +100,17 @@ def run_game(game: str, first: int, count: int, seconds: float | None, nodes: in
         "wall_s": wall,
     }
     lo, hi = figures["winnable_share_bounds"]
-    print(f"{game:<11} deals {figures['deals']:<8} budget {figures['budget']:<8} "
-          f"decided {100 * figures['decided']:5.1f}%  "
-          f"W/U/? {len(won)}/{len(lost)}/{figures['unknown']}  "
-          f"winnable {100 * figures['winnable_share_of_decided']:5.1f}% of decided "
-          f"({100 * lo:.1f}–{100 * hi:.1f}% of all)  "
-          f"median {figures['median_s']:.3f}s  p95 {figures['p95_s']:.2f}s  "
-          f"max {figures['max_s']:.2f}s  mean solution {figures['mean_solution_length']:.0f} "
-          f"moves  wall {wall:.0f}s", flush=True)
+    print(
+        f"{game:<11} deals {figures['deals']:<8} budget {figures['budget']:<8} "
+        f"decided {100 * figures['decided']:5.1f}%  "
+        f"W/U/? {len(won)}/{len(lost)}/{figures['unknown']}  "
+        f"winnable {100 * figures['winnable_share_of_decided']:5.1f}% of decided "
+        f"({100 * lo:.1f}–{100 * hi:.1f}% of all)  "
+        f"median {figures['median_s']:.3f}s  p95 {figures['p95_s']:.2f}s  "
+        f"max {figures['max_s']:.2f}s  mean solution {figures['mean_solution_length']:.0f} "
+        f"moves  wall {wall:.0f}s",
+        flush=True,
+    )
     return figures
 
 

@@ -207,7 +207,7 @@ def run_daily(args: argparse.Namespace) -> int:
 
     from engine.daily import daily_deal
 
-    date_text = args.date or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    date_text = args.date or dt.datetime.now(dt.UTC).date().isoformat()
     try:
         deal = daily_deal(args.game, date_text)
     except ValueError as exc:

@@ -75,7 +75,7 @@ def _utc_date(date: dt.date | dt.datetime | str) -> dt.date:
             raise ValueError(f"not a date (YYYY-MM-DD): {date!r}") from None
     if isinstance(date, dt.datetime):
         if date.tzinfo is not None:
-            date = date.astimezone(dt.timezone.utc)
+            date = date.astimezone(dt.UTC)
         return date.date()
     return date
 
@@ -87,7 +87,9 @@ def _check_game(game_name: str) -> None:
         )
 
 
-def candidate_codes(game_name: str, date: dt.date | dt.datetime | str, count: int) -> list[DealCode]:
+def candidate_codes(
+    game_name: str, date: dt.date | dt.datetime | str, count: int
+) -> list[DealCode]:
     """The first ``count`` candidates of the day (step 1 of the derivation)."""
     _check_game(game_name)
     day = _utc_date(date).isoformat()
@@ -133,7 +135,9 @@ def random_winnable(
     source) until one is proven; raises ``LookupError`` after ``attempts`` draws."""
     _check_game(game_name)
     for _ in range(attempts):
-        number = 1 + (rng.randrange(MAX_NUMBER) if rng is not None else secrets.randbelow(MAX_NUMBER))
+        number = 1 + (
+            rng.randrange(MAX_NUMBER) if rng is not None else secrets.randbelow(MAX_NUMBER)
+        )
         code = DealCode.for_game(game_name, number)
         result = solve(code, nodes=nodes)
         if result.verdict == "winnable":

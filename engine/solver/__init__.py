@@ -12,29 +12,31 @@ budget ran out. A node budget makes the answer deterministic; a time budget does
 
 How the search works
 --------------------
-Depth-first search with a transposition set over a compact abstract position (its own columns,
-talon and foundation heights; the engine's ``push()`` validates, it does not search), moves
-ordered by a heuristic (uncovering face-down cards first). Every position is searched at most
-once; when nothing is left the deal is unwinnable. The solver plays in the *abstract graph*: a
-talon move takes a reachable card in one step, the stock actions that reach it are added when
-the solution is written out.
+Best-first search with a transposition set over a compact abstract position (its own columns,
+talon and foundation heights; the engine's ``push()`` validates, it does not search). The open
+position with the lowest score is expanded first (the ``priority`` methods: fewer face-down
+cards, more cards home and shorter lines first; Klondike draw one takes two such orders in
+turns). Every position is stored once and expanded at most once; when no open position is
+left the deal is unwinnable. The order only decides how fast a win is found, never whether one is: a search
+that exhausts a finite graph has seen everything reachable. The solver plays in an *abstract
+graph*: a talon move takes a card within reach in one step, and the stock actions that reach
+it are added when the solution is written out; each solution is then replayed by the engine.
 
 Soundness of every reduction
 ----------------------------
 "Unwinnable" must never be wrong, so the search only leaves out moves and positions that
 provably cannot be needed. Write ``d(P)`` for the length of a shortest winning line from ``P``
-in the full abstract graph. Each reduction below comes with a rewriting that turns any winning
-line from ``P`` into one no longer that the reduced search follows at ``P``, or (for a forced
-move) into a strictly shorter one from the position the reduction moves to. By induction on
-``d``, a winnable position keeps a winning path through the reduced graph, and depth-first
-search with a visited set finds a path whenever one exists in a finite graph.
+in the full abstract graph. Each reduction comes with a rewriting that turns a shortest
+winning line from ``P`` into one no longer whose first step the reduced search tries at ``P``
+(or, for a forced move, into a strictly shorter line from the position it moves to). By
+induction on ``d``, a winnable position keeps a winning path through the reduced graph.
 
 1. **Talon.** Draw one (Klondike draw one, Easy Harp): passes are unlimited and free, so any
    talon card can be brought to the waste top, and taking one leaves the others within reach.
    The talon is therefore a *set* (a multiset in Easy Harp); its order and the stock/waste
    split are not part of the position. Draw three: the talon is its card sequence and the
-   waste size ``p``. The sizes 0, 3, 6, … and "stock empty" form one cycle of stock actions, so
-   these positions reach each other and are one position; a size off the cycle is kept (it
+   waste size ``p``. The sizes 0, 3, 6, … and "stock empty" form one cycle of stock actions,
+   so these positions reach each other and are one position; a size off the cycle is kept (it
    can reach the cycle but not come back). The cards in reach are those on top of the waste
    after ``p``, ``p+3``, … and after each size of the cycle.
 2. **Symmetry.** Columns are interchangeable, so a position is keyed with its columns sorted;
@@ -48,13 +50,14 @@ search with a visited set finds a path whenever one exists in a finite graph.
    suits ``s``, ``t`` of different colours (``closed_levels`` computes the largest). The set
    ``L`` of home cards below those levels is *closed*: a card built on a rank-``k`` card is
    of the other colour and rank ``k − 1``, so whatever can be built on an ``L`` card is in
-   ``L``. Deleting from a winning line every move of an ``L`` card leaves a legal winning line:
-   ``L`` cards come back only face up onto fitting cards (never onto face-down cards; they are
-   not kings, or if they are they sit alone), nothing outside ``L`` is ever built on them, so
-   they always form the top part of a column and every other move sees the same tops (a run
-   that carried them moves without them), the same empty columns or more, the same face-down
-   cards and the same foundation tops for cards outside ``L``. Hence a foundation top in
-   ``L`` is never taken back.
+   ``L``. Deleting from a winning line every move of an ``L`` card leaves a legal winning
+   line: ``L`` cards come back only face up onto fitting cards, nothing outside ``L`` is ever
+   built on them, so they always form the top part of a column and every other move sees the
+   same tops (a run that carried them moves without them), the same empty columns or more,
+   the same face-down cards and the same foundation tops for cards outside ``L``. So a
+   shortest line never takes back a card of ``L``. Likewise an ace is never built on a two
+   in a shortest line (it could go home instead, and nothing is ever built on an ace), so a
+   two is never taken back either.
 4. **Safe foundation moves** (forced, no branching). A card ``c`` of rank ``r`` and suit
    ``s`` that is playable home is played at once when the other colour's piles all hold
    ``r`` cards or more, the other piles of ``c``'s colour ``r − 1`` or more, and (Easy Harp)
@@ -81,11 +84,38 @@ search with a visited set finds a path whenever one exists in a finite graph.
    or a foundation top, onto them*; and *talon cards of one suit home, then a column top home
    on them*. Talon cards left over once every other card is home are covered by the goal test.
    Draw three keeps plain talon moves, and its talon cards are never played home by rule 4.
-6. **Goal.** In draw one (Klondike, Easy Harp) a position with no face-down card is won: every
+6. **Postponement.** Some moves change nothing but which card is exposed: a run (Klondike) or
+   top card (Easy Harp) leaving a *face-up* card ``a`` for another column, a top card leaving
+   a face-up ``a`` for home, a card taken back from a foundation. Such a move can be postponed,
+   in any winning line, to just before the first later move that *uses* what it exposed —
+   meanwhile the cards stay where they were and every other move is unaffected (a move that
+   carried them along, or built on them, does the same from the old place). So the search
+   tries such a move only if a use is possible right after it: ``a`` can go home (or its
+   predecessor can go home first), or another card that fits on ``a`` is face up, on a
+   foundation top or in the talon within reach (draw one: with cards to build on the chain),
+   or (Easy Harp) ``a`` itself can move onto a top; a card going home is also useful when its
+   successor can follow at once; a card taken back when a card can be built on it or the card
+   under it taken back too. Two such moves can need each other (``a`` moves onto the card
+   exposed by the other): the tests that accept one of the pair are kept loose (a card only
+   needs to be face up somewhere), so that one of the two is always tried first. In Klondike
+   "``a`` moves on with the run under it" is not a use: the move of that longer run, block
+   included, followed by the block's move, reaches the same position in as many moves, and
+   repeating this walks down the column to a move that uncovers or empties it.
+7. **Dead ends** (Klondike). A position is abandoned when some card can provably never go
+   home, by an optimistic relaxation computed as a least fixed point: a card can go home if
+   its predecessor can and it can be reached; a card can leave the card under it if it can go
+   home, or a card it fits on can be reached then (any top, a card whose cover can leave, a
+   talon card that can itself be put on the table, a foundation card), or it is a king; a
+   face-down card only after the cards on it have left. Every card that goes home in a real
+   line does so after what it needed, so it is in the fixed point; one that is not is stuck.
+8. **Goal.** In draw one (Klondike, Easy Harp) a position with no face-down card is won: every
    column's face-up part is a run, so the lowest card not yet home is a column top or in the
    talon, and its predecessor is home (in Easy Harp a pile of its suit has exactly its rank).
    The search stops there and plays the rest home, lowest first. Draw three needs the talon
    empty as well.
+
+These arguments are backed by tests that compare the solver with an exact, unreduced search
+of the engine's own legal moves on small positions.
 
 Scoring, the move counter, undo and the order of moves never matter for winnability.
 """
@@ -164,7 +194,7 @@ def solve(
     search = _search_for(game)
     budget = Budget(nodes, seconds)
     try:
-        found = search.run_best_first(budget)
+        found = search.run(budget)
     except OutOfBudget:
         return SolveResult(
             code_text, "unknown", None, budget.nodes, budget.elapsed(), search.positions
@@ -173,14 +203,15 @@ def solve(
         return SolveResult(
             code_text, "unwinnable", None, budget.nodes, budget.elapsed(), search.positions
         )
-    search.finish()
+    note: str | None = None
     try:
+        search.finish()
         moves = _write_out(game.copy(), search.trail)
         won = (replay(code, moves) if code is not None else _replayed(game, moves)).won
     except (ValueError, AssertionError) as exc:  # a solver bug: never report a wrong line
         won, moves, note = False, [], f"solution failed verification: {exc}"
-    else:
-        note = None if won else "solution failed verification: not won"
+    if not won and note is None:
+        note = "solution failed verification: the game is not won"
     if not won:
         return SolveResult(
             code_text, "unknown", None, budget.nodes, budget.elapsed(), search.positions, note
@@ -204,9 +235,7 @@ def _search_for(game: Game) -> Any:
         for pile in game.foundations:
             if pile:
                 found[pile[-1] // 13] = len(pile)
-        return KlondikeSearch(
-            game.columns, game.down, found, game.waste, game.stock, game.draw
-        )
+        return KlondikeSearch(game.columns, game.down, found, game.waste, game.stock, game.draw)
     from ._harp import HarpSearch
 
     return HarpSearch(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable
 from typing import Any, Final
 
 __all__ = [
@@ -36,8 +35,7 @@ PARENTS: Final = tuple(
     for c in range(52)
 )
 CHILDREN: Final = tuple(
-    tuple(t * 13 + RANK[c] - 1 for t in OPPOSITE[SUIT[c]]) if RANK[c] > 0 else ()
-    for c in range(52)
+    tuple(t * 13 + RANK[c] - 1 for t in OPPOSITE[SUIT[c]]) if RANK[c] > 0 else () for c in range(52)
 )
 _CHECK_EVERY: Final = 512
 
@@ -87,82 +85,63 @@ def closed_levels(heights: list[int]) -> list[int]:
 
 
 class Search:
-    """Depth-first search with a transposition set over a game's abstract positions.
+    """Best-first search with a transposition set over a game's abstract positions.
 
     A subclass provides ``forced()`` (apply the provably safe moves, return what to undo),
-    ``unforce(token)``, ``goal()``, ``key()``, ``moves()`` (ordered, best first),
-    ``apply(move)`` (return an undo token) and ``undo(move, token)``; it appends the
-    primitive actions it plays to ``trail`` and truncates ``trail`` on undo.
+    ``unforce(token)``, ``goal()``, ``key()``, ``moves()`` (every move to try),
+    ``apply(move)`` (return an undo token), ``undo(move, token)``, ``snapshot()`` /
+    ``restore(snapshot)`` and ``priority(depth)``; it appends the primitive actions it plays
+    to ``trail`` and truncates ``trail`` on undo.
 
-    Every position is entered into ``seen`` once; a position met again is not searched
-    again. In a finite graph this finds a path to a goal whenever one exists, so an
-    exhausted search proves that none does.
+    Every position is entered into ``seen`` once and expanded at most once, the open one of
+    lowest priority first. In a finite graph this reaches a goal whenever one is reachable,
+    whatever the order, so a search that runs out of open positions proves there is none.
     """
 
     trail: list[Any]
+    positions: int = 0
+    #: the primitive actions that led to the position being expanded (None at the root)
+    entered: tuple[Any, ...] | None = None
+
+    # the hooks a game provides
+    def forced(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def unforce(self, token: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def goal(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def key(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def moves(self) -> list[Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def apply(self, move: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def undo(self, move: Any, token: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def snapshot(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def restore(self, snap: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def priority(self, depth: int) -> tuple[Any, ...]:  # pragma: no cover - abstract
+        """One or more priorities of the current position (lower first): with several,
+        the search takes them in turns."""
+        raise NotImplementedError
+
+    def finish(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def run(self, budget: Budget) -> bool:
-        """True if a goal was reached (``trail`` then holds the way there); False if the
-        search space is exhausted. Raises :class:`OutOfBudget`."""
-        seen: set[Any] = set()
-        apply: Callable[[Any], Any] = self.apply
-        undo: Callable[[Any, Any], None] = self.undo
-        forced = self.forced
-        unforce = self.unforce
-        goal = self.goal
-        key = self.key
-        gen = self.moves
-        max_nodes = budget.max_nodes
-        deadline = budget.deadline
-        nodes = budget.nodes
-
-        self.positions = 0
-        token = forced()
-        if goal():
-            return True
-        seen.add(key())
-        # frames: [moves, next index, undo token of the forced moves, move, its undo token]
-        stack: list[list[Any]] = [[gen(), 0, token, None, None]]
-        try:
-            while stack:
-                frame = stack[-1]
-                moves = frame[0]
-                i = frame[1]
-                if i == len(moves):
-                    stack.pop()
-                    unforce(frame[2])
-                    if frame[3] is not None:
-                        undo(frame[3], frame[4])
-                    continue
-                frame[1] = i + 1
-                move = moves[i]
-                utok = apply(move)
-                nodes += 1
-                if max_nodes is not None and nodes > max_nodes:
-                    raise OutOfBudget
-                if deadline is not None and not nodes % _CHECK_EVERY:
-                    if time.perf_counter() > deadline:
-                        raise OutOfBudget
-                ftok = forced()
-                if goal():
-                    return True
-                k = key()
-                if k in seen:
-                    unforce(ftok)
-                    undo(move, utok)
-                    continue
-                seen.add(k)
-                stack.append([gen(), 0, ftok, move, utok])
-            return False
-        finally:
-            budget.nodes = nodes
-            self.positions = len(seen)
-
-    def run_best_first(self, budget: Budget) -> bool:
-        """Like ``run`` but expands the position of lowest ``priority()`` first (a
-        best-first search over the same graph: just as complete, usually much faster to a
-        win when a greedy plunge gets stuck, but it keeps every open position in memory as a
-        ``snapshot()``)."""
+        """True if a goal was reached (``trail`` then holds the way there from the start);
+        False if the search space is exhausted. Raises :class:`OutOfBudget`."""
         seen: set[Any] = set()
         apply = self.apply
         undo = self.undo
@@ -177,28 +156,48 @@ class Search:
         deadline = budget.deadline
         nodes = budget.nodes
         self.positions = 0
+        self.entered = None
         forced()
         if goal():
             return True
         seen.add(key())
-        # tree of positions: (parent, the primitive actions from the parent, depth)
+        # the tree of positions: (parent, primitive actions from the parent, depth)
         tree: list[tuple[int, tuple[Any, ...], int]] = [(-1, tuple(self.trail), 0)]
-        heap: list[tuple[Any, int, Any]] = [(priority(0), 0, snapshot())]
+        # one heap per priority of the game; they take turns (a position is expanded once,
+        # when it first comes out of any of them)
+        snap = snapshot()
+        heaps: list[list[tuple[Any, int, Any]]] = [[(p, 0, snap)] for p in priority(0)]
+        turns = len(heaps)
+        expanded = bytearray(1)
+        turn = 0
         try:
-            while heap:
+            while True:
+                heap = heaps[turn]
+                turn = (turn + 1) % turns
+                while heap and expanded[heap[0][1]]:
+                    heapq.heappop(heap)
+                if not heap:
+                    if any(heaps):
+                        continue
+                    break
                 _, node, snap = heapq.heappop(heap)
-                node = -node
+                expanded[node] = 1
                 self.restore(snap)
                 self.trail = []
-                depth = tree[node][2]
+                parent, self.entered, depth = tree[node]
+                if parent < 0:
+                    self.entered = None
                 for move in gen():
                     utok = apply(move)
                     nodes += 1
                     if max_nodes is not None and nodes > max_nodes:
                         raise OutOfBudget
-                    if deadline is not None and not nodes % _CHECK_EVERY:
-                        if time.perf_counter() > deadline:
-                            raise OutOfBudget
+                    if (
+                        deadline is not None
+                        and not nodes % _CHECK_EVERY
+                        and time.perf_counter() > deadline
+                    ):
+                        raise OutOfBudget
                     ftok = forced()
                     if goal():
                         path = list(self.trail)
@@ -214,12 +213,24 @@ class Search:
                         child = len(tree)
                         segment = tuple(self.trail)
                         tree.append((node, segment, depth + len(segment)))
-                        heapq.heappush(
-                            heap, (priority(depth + len(segment)), -child, snapshot())
-                        )
+                        expanded.append(0)
+                        snap = snapshot()
+                        for h, p in zip(heaps, priority(depth + len(segment)), strict=True):
+                            heapq.heappush(h, (p, child, snap))
                     unforce(ftok)
                     undo(move, utok)
             return False
         finally:
             budget.nodes = nodes
             self.positions = len(seen)
+
+    def covered_something(self) -> bool:
+        """True unless the position was reached from an expanded one by foundation moves
+        only (which can only make the ``dead`` test of Klondike more optimistic)."""
+        entered = self.entered
+        if entered is None:
+            return True
+        for step in entered:
+            if step[0] != "colf" and not (step[0] == "talon" and step[3] < 0):
+                return True
+        return False

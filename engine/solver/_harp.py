@@ -10,7 +10,17 @@ from itertools import product
 from operator import itemgetter
 from typing import Any, Final
 
-from ._common import CHILDREN, OPPOSITE, PARENTS, RANK, RED, SAME_COLOUR, SUIT, Search, closed_levels
+from ._common import (
+    CHILDREN,
+    OPPOSITE,
+    PARENTS,
+    RANK,
+    RED,
+    SAME_COLOUR,
+    SUIT,
+    Search,
+    closed_levels,
+)
 
 __all__ = ["HarpSearch"]
 
@@ -75,9 +85,8 @@ class HarpSearch(Search):
 
     # ------------------------------------------------------------------ best-first hooks
 
-    WEIGHT_DOWN = 20
-    WEIGHT_HOME = 1
-    WEIGHT_DEPTH = 1
+    #: best-first weights (face-down cards, cards home, line length), tuned on deals 1-20
+    WEIGHTS = ((5, 1, 1),)
 
     def snapshot(self) -> Any:
         """The position in a compact form for ``restore``."""
@@ -97,13 +106,11 @@ class HarpSearch(Search):
         self.slots = list(slots)
         self.ck = [bytes((down[i], *cols[i], 255)) for i in range(self.n)]
 
-    def priority(self, depth: int) -> int:
-        """Best-first order: fewer face-down cards, more cards home, shorter lines first."""
-        return (
-            self.WEIGHT_DOWN * self.ndown
-            - self.WEIGHT_HOME * sum(self.slots)
-            + self.WEIGHT_DEPTH * depth
-        )
+    def priority(self, depth: int) -> tuple[int, ...]:
+        """Best-first orders: fewer face-down cards, more cards home, shorter lines first."""
+        ndown = self.ndown
+        home = sum(self.slots)
+        return tuple(wd * ndown - wh * home + wl * depth for wd, wh, wl in self.WEIGHTS)
 
     # ------------------------------------------------------------------ primitive changes
 
@@ -532,9 +539,7 @@ class HarpSearch(Search):
         out.sort(key=_BY_SCORE, reverse=True)
         return [m for _, m in out]
 
-    def _chains_under(
-        self, add: Any, b: int, z: int, restricted: bool, slot: int = -1
-    ) -> None:
+    def _chains_under(self, add: Any, b: int, z: int, restricted: bool, slot: int = -1) -> None:
         """Add every block "talon cards onto a column top (or a king into an empty column),
         then ``b`` — the top of column ``z``, or of foundation ``slot`` — onto them"."""
         talrc, tops, tal = self._talrc, self._tops, self.tal

@@ -109,15 +109,20 @@ class KlondikeSearch(Search):
 
     # ------------------------------------------------------------------ best-first hooks
 
-    WEIGHT_DOWN = 5
-    WEIGHT_HOME = 1
-    WEIGHT_DEPTH = 1
-    WEIGHT_TALON = 0
+    #: best-first weights (face-down cards, cards home, line length), tuned on deals
+    #: 1-200; two orders taken in turns for draw one, one for draw three
+    WEIGHTS = (((5, 1, 1), (3, 1, 1)), ((10, 2, 1), (2, 2, 1)))
 
     def snapshot(self) -> Any:
         """The position in a compact form for ``restore``."""
-        return (b"".join(self.ck), self.tkey, bytes(self.tal), bytes(self.found),
-                bytes(self.seq), self.p)
+        return (
+            b"".join(self.ck),
+            self.tkey,
+            bytes(self.tal),
+            bytes(self.found),
+            bytes(self.seq),
+            self.p,
+        )
 
     def restore(self, snap: Any) -> None:
         """Return to a position saved by ``snapshot``."""
@@ -134,13 +139,12 @@ class KlondikeSearch(Search):
         self.seq = list(seq)
         self.ck = [bytes((down[i], *cols[i], 255)) for i in range(self.n)]
 
-    def priority(self, depth: int) -> int:
-        """Best-first order: fewer face-down cards, more cards home, shorter lines first."""
-        return (
-            self.WEIGHT_DOWN * self.ndown
-            - self.WEIGHT_HOME * sum(self.found)
-            + self.WEIGHT_DEPTH * depth
-            + self.WEIGHT_TALON * len(self.seq)
+    def priority(self, depth: int) -> tuple[int, ...]:
+        """Best-first orders: fewer face-down cards, more cards home, shorter lines first."""
+        ndown = self.ndown
+        home = sum(self.found)
+        return tuple(
+            wd * ndown - wh * home + wl * depth for wd, wh, wl in self.WEIGHTS[self.draw == 3]
         )
 
     # ------------------------------------------------------------------ talon
@@ -418,9 +422,10 @@ class KlondikeSearch(Search):
     def _exposed_useful(self, x: int, i: int, gone: int) -> bool:
         """Reduction "postponement": the cards from index ``i`` of column ``x`` up leave
         (``gone`` is the one that lay on the card ``a`` below), without uncovering anything.
-        Is there a move that uses ``a`` right after — ``a`` home, the other card that fits
-        on ``a`` onto it, or ``a`` moving (with the run under it) onto a column top? If not,
-        the move can wait until ``a`` is used, so it is not tried now (see engine.solver)."""
+        Is there a move that uses ``a`` right after — ``a`` home (or its predecessor first),
+        or the other card that fits on ``a`` onto it? If not, the move can wait until ``a`` is
+        used, so it is not tried now. (``a`` moving on with the run under it is no use: that
+        run could have carried the block along; see engine.solver.)"""
         found = self.found
         col = self.cols[x]
         a = col[i - 1]
@@ -484,19 +489,21 @@ class KlondikeSearch(Search):
     def dead(self) -> bool:
         """Reduction "dead ends": True if some card can provably never go home.
 
-        An optimistic relaxation, computed as a least fixed point: a card *can go home* if
-        its predecessor can and it can be reached (it is in the talon, a column top, or the
-        card on it can leave); a card *can leave* the card under it if it can go home
-        (everything on it gone first), or a card it fits on can be reached then (a talon or
-        foundation card counts as reachable, as does any top, or a card whose cover can
-        leave), or it is a king on face-down cards. Every card that really leaves (goes home)
-        in some line does so after what it needed, so it is in the fixed point; a card that
-        is not can never go home, and the position is lost.
+        An optimistic relaxation of the game, computed as a least fixed point: a card *can go
+        home* if its predecessor can and it can be reached (it is in the talon, a column top,
+        or the card on it can leave); a card *can leave* the card under it if, once free
+        (nothing on it, or that can leave), it can go home, or whenever a card it fits on can
+        be reached (a column top, a card whose cover can leave, a talon card that can itself
+        be put on the table, a card that is or can get home, as it can be taken back), or if
+        it is a king (an empty column is assumed); a face-down card moves only once free.
+        Every card that goes home in a real line does so after what it needed, so it is in
+        the fixed point; a card that is not can never go home, and the position is lost.
         """
         cols, found, down = self.cols, self.found, self.down
         above = [-2] * 52  # -2: not in a column; -1: a column top
         below = [-2] * 52  # -1: the bottom of its column
         hidden = [False] * 52
+        want_leave: list[int] = []  # column cards with something under them, top down
         for x in range(self.n):
             col = cols[x]
             prev = -1
@@ -509,14 +516,13 @@ class KlondikeSearch(Search):
                 hidden[col[i]] = True
             if col:
                 above[col[-1]] = -1
-        home = [False] * 52
+                want_leave.extend(reversed(col[1:]))
+        home = [False] * 52  # can go home (at first: is home)
         for s in range(4):
             for r in range(found[s]):
                 home[s * 13 + r] = True
-        leave = [False] * 52
-        # a talon card can be put on the table: a king (empty columns are assumed), or a
-        # card whose parent can be reached
-        placed = [False] * 52
+        leave = [False] * 52  # can leave the card under it
+        placed = [False] * 52  # a talon card that can be put on the table
         want_placed = []
         for q in range(52):
             if above[q] == -2 and not home[q]:
@@ -525,7 +531,6 @@ class KlondikeSearch(Search):
                 else:
                     want_placed.append(q)
         want_home = [x for x in range(52) if not home[x]]
-        want_leave = [c for c in range(52) if below[c] >= 0]
         changed = True
         while changed and want_home:
             changed = False
@@ -533,14 +538,14 @@ class KlondikeSearch(Search):
             for c in want_leave:
                 a = above[c]
                 free = a == -1 or leave[a]
-                if not free and hidden[c]:
-                    rest.append(c)  # a face-down card moves only once uncovered
-                    continue
                 if free and (RANK[c] == 0 or home[c - 1]):
                     leave[c] = changed = True
                     continue
+                if not free and hidden[c]:
+                    rest.append(c)  # a face-down card moves only once uncovered
+                    continue
                 if RANK[c] == _KING:
-                    leave[c] = changed = True
+                    leave[c] = changed = True  # into an empty column, assumed available
                     continue
                 b = below[c]
                 for q in PARENTS[c]:
@@ -552,16 +557,17 @@ class KlondikeSearch(Search):
                 else:
                     rest.append(c)
             want_leave = rest
-            rest = []
-            for q in want_placed:
-                for p in PARENTS[q]:
-                    ap = above[p]
-                    if ap == -1 or (ap >= 0 and leave[ap]) or placed[p] or home[p]:
-                        placed[q] = changed = True
-                        break
-                else:
-                    rest.append(q)
-            want_placed = rest
+            if want_placed:
+                rest = []
+                for q in want_placed:
+                    for p in PARENTS[q]:
+                        ap = above[p]
+                        if ap == -1 or (ap >= 0 and leave[ap]) or placed[p] or home[p]:
+                            placed[q] = changed = True
+                            break
+                    else:
+                        rest.append(q)
+                want_placed = rest
             rest = []
             for x in want_home:
                 a = above[x]
@@ -575,7 +581,7 @@ class KlondikeSearch(Search):
     def moves(self) -> list[tuple[Any, ...]]:
         """Every move worth trying here, best first (a heuristic order; completeness does
         not depend on it)."""
-        if self.dead():
+        if self.covered_something() and self.dead():
             return []
         cols, down, found = self.cols, self.down, self.found
         n = self.n
@@ -587,7 +593,6 @@ class KlondikeSearch(Search):
                 empty = y
                 break
         self._prepare(empty)
-        up = self._up
         # columns to the foundations
         for x in range(n):
             col = cols[x]
@@ -622,9 +627,7 @@ class KlondikeSearch(Search):
                     need = RANK[t] - 1
                     if lo <= need <= hi:
                         i = d + hi - need
-                        if RED[col[i]] != RED[t] and (
-                            i == d or self._exposed_useful(x, i, col[i])
-                        ):
+                        if RED[col[i]] != RED[t] and (i == d or self._exposed_useful(x, i, col[i])):
                             add((self._run_score(x, i), (0, x, top - i, y)))
             # a king run into an empty column; from the bottom of a column it would only
             # swap two columns (reduction "symmetry")
