@@ -17,10 +17,11 @@ talon and foundation heights; the engine's ``push()`` validates, it does not sea
 position with the lowest score is expanded first (the ``priority`` methods: fewer face-down
 cards, more cards home and shorter lines first; Klondike draw one takes two such orders in
 turns). Every position is stored once and expanded at most once; when no open position is
-left the deal is unwinnable. The order only decides how fast a win is found, never whether one is: a search
-that exhausts a finite graph has seen everything reachable. The solver plays in an *abstract
-graph*: a talon move takes a card within reach in one step, and the stock actions that reach
-it are added when the solution is written out; each solution is then replayed by the engine.
+left the deal is unwinnable. The order only decides how fast a win is found, never whether
+one is: a search that exhausts a finite graph has seen everything reachable. The solver plays
+in an *abstract graph*: a talon move takes a card within reach in one step, and the stock
+actions that reach it are added when the solution is written out; each solution is then
+replayed by the engine.
 
 Soundness of every reduction
 ----------------------------
