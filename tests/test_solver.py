@@ -200,15 +200,18 @@ def test_budget_spent_is_unknown() -> None:
     assert result.nodes <= 501
 
 
-def test_node_budget_is_deterministic() -> None:
-    first = solve("EH1-N-AAAAAAB", nodes=3_000)
-    second = solve("EH1-N-AAAAAAB", nodes=3_000)
+@pytest.mark.parametrize(("code", "nodes"), [("EH1-N-AAAAAAB", 3_000), ("KL1-3-AAAAAAB", 5_000)])
+def test_node_budget_is_deterministic(code: str, nodes: int) -> None:
+    first = solve(code, nodes=nodes)
+    second = solve(code, nodes=nodes)
     assert (first.verdict, first.nodes, first.solution, first.positions) == (
         second.verdict,
         second.nodes,
         second.solution,
         second.positions,
     )
+    if first.verdict == "winnable":
+        assert replay(code, first.solution or ()).won
 
 
 def test_solves_a_game_in_progress() -> None:
@@ -239,6 +242,7 @@ def test_json_form() -> None:
     assert obj["code"] == "KL1-1-AAAAAAB"
     assert obj["verdict"] == "winnable"
     assert obj["solution"] == " ".join(result.solution or ())
+    assert replay(obj["code"], obj["solution"].split()).won
     assert obj["nodes"] == result.nodes
 
 

@@ -103,6 +103,18 @@ class Search:
     #: the primitive actions that led to the position being expanded (None at the root)
     entered: tuple[Any, ...] | None = None
 
+    seen: Any
+
+    def admit(self, key: Any) -> bool:
+        """Enter the position ``key`` into ``seen``; False if it was there already (or, in
+        a game that knows a dominance between positions, if a stored position can do
+        everything it can)."""
+        seen = self.seen
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     # the hooks a game provides
     def forced(self) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -142,7 +154,8 @@ class Search:
     def run(self, budget: Budget) -> bool:
         """True if a goal was reached (``trail`` then holds the way there from the start);
         False if the search space is exhausted. Raises :class:`OutOfBudget`."""
-        seen: set[Any] = set()
+        self.seen = set()
+        admit = self.admit
         apply = self.apply
         undo = self.undo
         forced = self.forced
@@ -160,7 +173,7 @@ class Search:
         forced()
         if goal():
             return True
-        seen.add(key())
+        admit(key())
         # the tree of positions: (parent, primitive actions from the parent, depth)
         tree: list[tuple[int, tuple[Any, ...], int]] = [(-1, tuple(self.trail), 0)]
         # one heap per priority of the game; they take turns (a position is expanded once,
@@ -208,8 +221,7 @@ class Search:
                         self.trail = path
                         return True
                     k = key()
-                    if k not in seen:
-                        seen.add(k)
+                    if admit(k):
                         child = len(tree)
                         segment = tuple(self.trail)
                         tree.append((node, segment, depth + len(segment)))
@@ -222,7 +234,7 @@ class Search:
             return False
         finally:
             budget.nodes = nodes
-            self.positions = len(seen)
+            self.positions = len(self.seen)
 
     def covered_something(self) -> bool:
         """True unless the position was reached from an expanded one by foundation moves

@@ -320,9 +320,6 @@ class HarpSearch(Search):
     def _top_elsewhere(self, card: int, exclude: tuple[int, ...]) -> bool:
         return any(z not in exclude for z in self._tops.get(card, ()))
 
-    def _up_elsewhere(self, card: int, exclude: tuple[int, ...]) -> bool:
-        return any(z not in exclude for z in self._up.get(card, ()))
-
     def _on_top_home(self, card: int) -> bool:
         """``card`` lies on top of one of its foundation slots."""
         a, b = _SLOTS_OF[SUIT[card]]

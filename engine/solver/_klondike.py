@@ -83,6 +83,31 @@ class KlondikeSearch(Search):
             return (b"".join(sorted(self.ck)), self.tkey)
         return (b"".join(sorted(self.ck)), bytes(self.seq), self.p)
 
+    def admit(self, key: Any) -> bool:
+        """Draw three: positions that differ only in the waste size ``p`` are compared
+        (reduction "talon"). From size ``p`` the stock reaches ``p + 3``, ``p + 6``, … and the
+        cycle; so a stored position with size ``p'`` ≤ ``p``, ``p' ≡ p (mod 3)``, or any
+        stored size when ``p`` is the cycle (0), has every move this one has, the same
+        results, and is (or will be) expanded: this one is not needed."""
+        if self.draw == 1:
+            return super().admit(key)
+        cols, seq, p = key
+        seen = self.seen
+        if not isinstance(seen, dict):
+            self.seen = seen = {}
+        mask = seen.get((cols, seq), 0)
+        if mask:
+            if not p:
+                return False
+            lower = mask & ((1 << (p + 1)) - 1)
+            q = p
+            while q > 0:
+                if lower >> q & 1:
+                    return False
+                q -= 3
+        seen[cols, seq] = mask | (1 << p)
+        return True
+
     def goal(self) -> bool:
         """Draw one: no face-down card left, which always wins (see ``finish``). Draw three:
         no face-down card and an empty talon, the same argument."""
