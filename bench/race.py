@@ -48,6 +48,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from protocol.messages import PROTOCOL_VERSION  # noqa: E402
+
 __all__ = ["main"]
 
 MOVE = "s"  # the stock: legal in every position of Klondike, one engine action
@@ -150,7 +152,7 @@ async def _seat_rooms(url: str, rooms: int, players: int) -> list[Any]:
 
     async def hello() -> Any:
         ws = await connect(url, compression=None, max_queue=None, open_timeout=60)
-        await ws.send(_frame({"type": "hello", "v": 1, "client": "bench"}))
+        await ws.send(_frame({"type": "hello", "v": PROTOCOL_VERSION, "client": "bench"}))
         await _reply(ws)
         return ws
 

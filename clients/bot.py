@@ -140,7 +140,8 @@ async def play_race(
                 return "finished", moves, False
             raise RuntimeError(f"the server refused {text!r}: {reply.rule}: {reply.reminder}")
         assert isinstance(reply, Ack)
-        player.played(reply.move, sight_game(game_name, reply.view))
+        assert client.view is not None  # the client merged the ack's changes into it
+        player.played(reply.move, sight_game(game_name, client.view))
         moves.append(reply.move)
         if strength == "solver" and not plan and not player.game.won:
             strength = "greedy"  # the line ran out: go on by sight

@@ -36,10 +36,12 @@ from protocol import (
     Error,
     Joined,
     ProtocolError,
+    RaceStarting,
     Rejected,
     ServerMessage,
     Welcome,
     decode_server,
+    merge_view,
 )
 
 __all__ = ["RaceClient", "RequestError"]
@@ -144,6 +146,12 @@ class RaceClient:
                 if future is not None and not future.done():
                     future.set_result(message)
                 else:
+                    if (
+                        isinstance(message, RaceStarting)
+                        and message.view is not None
+                        and self.seat in message.seats
+                    ):
+                        self.view = message.view  # the new race's board: acks merge into it
                     self.history.append(message)
                     self._events.put_nowait(message)
         except ConnectionClosed:
@@ -265,9 +273,10 @@ class RaceClient:
         return int(getattr(reply, "now", 0))
 
     async def move(self, text: str) -> Ack | Rejected:
-        """Play an action; the ``ack`` (with the new board in ``view``) or ``rejected``."""
+        """Play an action; the ``ack`` or ``rejected``. On an ``ack`` its ``changes`` are
+        merged into :attr:`view`, the player's board."""
         reply = await self.request({"type": "move", "move": text})
         assert isinstance(reply, Ack | Rejected)
         if isinstance(reply, Ack):
-            self.view = reply.view
+            self.view = merge_view(self.view, reply.changes)
         return reply

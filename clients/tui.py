@@ -416,7 +416,7 @@ class RaceApp(App[int]):
             self.say(str(exc))
             return
         if isinstance(reply, Ack):
-            self.view = reply.view
+            self.view = self.client.view  # the client merged the ack's changes
             self.say("")
         elif isinstance(reply, Rejected):
             self.say(f"{reply.move}: {reply.reminder}")

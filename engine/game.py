@@ -574,6 +574,60 @@ class Game:
             "auto_finish": self.auto_finish_offered(),
         }
 
+    def view_changes(self, move: Move) -> dict[str, Any]:
+        """The parts of :meth:`player_view` that the action ``move`` (as resolved by
+        :meth:`push`, i.e. ``Outcome.move``) may have changed, in the same shape, except that
+        ``tableau`` and ``foundations`` are objects keyed by the 1-based pile number (as in
+        the notation: ``"3"`` is ``t3`` or ``f3``) holding only the piles that changed.
+
+        A card move names the two piles it changes; a stock action changes the stock and the
+        waste; an undo or auto-finish can change anything, so every pile is given. The
+        counters (score, moves, won, can undo, auto-finish) are always given. Merging the
+        result into the previous view gives the new :meth:`player_view` exactly; it costs a
+        fraction of building the whole view again (the server sends it with every ``ack``).
+        """
+        names = CARD_NAMES
+        out: dict[str, Any] = {}
+        kind = move.kind
+        if kind == "m":
+            tableau: dict[str, Any] = {}
+            foundations: dict[str, Any] = {}
+            ends = ((move.source, move.source_index), (move.target, move.target_index))
+            for pile, number in ends:
+                if pile == TABLEAU:
+                    d = self.down[number - 1]
+                    tableau[str(number)] = {
+                        "down": d,
+                        "up": [names[c] for c in self.columns[number - 1][d:]],
+                    }
+                elif pile == FOUNDATION:
+                    foundations[str(number)] = [names[c] for c in self.foundations[number - 1]]
+                else:
+                    waste = self.waste
+                    out["waste"] = {
+                        "count": len(waste),
+                        "top": [names[c] for c in waste[-self.draw :]],
+                    }
+            if tableau:
+                out["tableau"] = tableau
+            if foundations:
+                out["foundations"] = foundations
+        elif kind == "s":
+            waste = self.waste
+            out["stock"] = len(self.stock)
+            out["waste"] = {"count": len(waste), "top": [names[c] for c in waste[-self.draw :]]}
+        else:
+            view = self.player_view()
+            view["tableau"] = {str(i + 1): col for i, col in enumerate(view["tableau"])}
+            view["foundations"] = {str(i + 1): pile for i, pile in enumerate(view["foundations"])}
+            return view
+        out["score"] = self.score
+        out["moves"] = self.moves
+        out["won"] = self.won
+        out["can_undo"] = self.can_undo
+        out["auto_finish"] = self.auto_finish_offered()
+        return out
+
     def hidden_cards(self) -> list[Card]:
         """Cards a player may not see now: face-down column cards, the stock, and the waste
         below its visible top."""

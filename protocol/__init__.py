@@ -5,6 +5,7 @@ from __future__ import annotations
 from .codec import ProtocolError, decode_client, decode_server, encode, encode_dict
 from .messages import *  # noqa: F403
 from .messages import __all__ as _messages_all
+from .views import merge_view
 
 __all__ = [
     "ProtocolError",
@@ -12,5 +13,6 @@ __all__ = [
     "decode_server",
     "encode",
     "encode_dict",
+    "merge_view",
     *_messages_all,
 ]

@@ -53,7 +53,7 @@ __all__ = [
     "Welcome",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 """The protocol version this code speaks; sent in ``hello`` and ``welcome``."""
 
 GameName = Literal["easy-harp", "klondike", "klondike-3"]
@@ -315,13 +315,14 @@ class Resync(_Message):
 
 class Ack(_Message):
     """A move was accepted and stored: the move as resolved, the cards it uncovered, and the
-    player's new board (face-up cards only)."""
+    parts of the player's board (face-up cards only) that it changed — merge them into the
+    board held with :func:`protocol.views.merge_view`."""
 
     type: Literal["ack"] = "ack"
     id: int | None = None
     move: str
     revealed: list[str]
-    view: dict[str, Any]
+    changes: dict[str, Any]
 
 
 class Rejected(_Message):

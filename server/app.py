@@ -172,7 +172,7 @@ class Outbox:
     only the latest matters. ``lock`` orders a held event's storage with the moves."""
 
     sent_at: float = float("-inf")
-    held: tuple[str, int, int, ProgressState, dict[str, Any]] | None = None
+    held: tuple[str, int, int, ProgressState, int] | None = None
     timer: asyncio.TimerHandle | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -1093,15 +1093,16 @@ class RaceServer:
             moves=game.moves,
             elapsed_ms=now - start if game.won else None,
         )
-        body = self._progress_body(code, progress, now - start)
+        elapsed = now - start
         outbox = conn.outbox
         clock = asyncio.get_running_loop().time()
         if game.won:
-            times = [*await self.backend.times(code, race, seat), now - start]
-            won = self._finished_body(code, race, seat, "won", now - start, game, times)
-            events = [body, won]
+            times = [*await self.backend.times(code, race, seat), elapsed]
+            won = self._finished_body(code, race, seat, "won", elapsed, game, times)
+            events = [self._progress_body(code, progress, elapsed), won]
         elif outbox.timer is None and clock - outbox.sent_at >= self.config.progress_interval:
-            events = [body]  # the first move after a quiet spell shows at once
+            # the first move after a quiet spell shows at once
+            events = [self._progress_body(code, progress, elapsed)]
             outbox.sent_at = clock
         else:
             events = []  # held: the outbox timer sends the latest state
@@ -1118,7 +1119,7 @@ class RaceServer:
                     at=now - start,
                 )
                 if stored is not None and not events:
-                    self._hold_progress(conn, (code, race, seat, progress, body))
+                    self._hold_progress(conn, (code, race, seat, progress, elapsed))
         except LogConflict:
             conn.game = None  # another connection of this seat moved: reload from the log
             await self._reject(
@@ -1142,16 +1143,16 @@ class RaceServer:
                 "id": msg.id,
                 "move": str(outcome.move),
                 "revealed": [card_name(c) for c in outcome.revealed],
-                "view": game.player_view(),
+                "changes": game.view_changes(outcome.move),
             },
         )
         if game.won:
             logger.info("player won room=%s seat=%s moves=%s", code, seat, game.moves)
             await self._check_end(code)
 
-    def _hold_progress(
-        self, conn: Conn, held: tuple[str, int, int, ProgressState, dict[str, Any]]
-    ) -> None:
+    def _hold_progress(self, conn: Conn, held: tuple[str, int, int, ProgressState, int]) -> None:
+        """Keep the latest progress of a player (and its elapsed ms) for the outbox timer;
+        its event is built only if it is sent."""
         outbox = conn.outbox
         outbox.held = held
         if outbox.timer is None:
@@ -1170,8 +1171,9 @@ class RaceServer:
             held, outbox.held = outbox.held, None
             if held is None or conn.closing or conn.code != held[0] or conn.seat != held[2]:
                 return
-            code, race, seat, progress, body = held
+            code, race, seat, progress, elapsed = held
             outbox.sent_at = asyncio.get_running_loop().time()
+            body = self._progress_body(code, progress, elapsed)
             try:
                 await self.backend.append(
                     code, race, seat, move=None, progress=progress, events=[body]

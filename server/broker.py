@@ -129,7 +129,9 @@ class Backend(abc.ABC):
         log (with ``at``, the server time in ms since the race's start: the log entry is
         :func:`log_entry`), store ``progress``, store and publish ``events``. None if the
         check failed (nothing changed). With ``index``, the move must land at that position
-        of the log, else :class:`LogConflict`. Returns only once everything is stored."""
+        of the log, else :class:`LogConflict`. Returns only once everything is stored.
+        ``progress`` may be kept as given (no copy: this is every move's path), so the
+        caller must not change it afterwards."""
 
     @abc.abstractmethod
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:

@@ -193,7 +193,7 @@ class MemoryBackend(Backend):
             if index is not None and len(log) != index:
                 raise LogConflict(f"log has {len(log)} moves, not {index}")
             log.append(log_entry(move, at))
-        entry.progress[seat] = progress.model_copy()
+        entry.progress[seat] = progress  # kept as given: the caller does not change it
         data = self._store_events(code, entry, events)
         for item in data:
             self._publish(code, item)

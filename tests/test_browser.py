@@ -21,6 +21,7 @@ import pytest
 from client_fixtures import LiveServer, live_server
 
 from engine import Game, IllegalMoveError, new_game
+from protocol import merge_view
 
 playwright_api = pytest.importorskip("playwright.async_api")
 expect = playwright_api.expect
@@ -135,11 +136,17 @@ def check_frames(p: Page, legit_views: set[str]) -> int:
     """No frame carries a face-down card: every board is one of the legitimate views, and
     no frame has a full position."""
     boards = 0
+    mine: dict[str, Any] | None = None  # the page's own board: acks carry changes to it
     for frame in p.frames:
         text = json.dumps(frame)
         assert '"position"' not in text
-        for key in ("view", "board"):
-            view = frame.get(key)
+        seen = [frame.get(key) for key in ("view", "board")]
+        if frame.get("type") in ("joined", "race_starting") and isinstance(frame.get("view"), dict):
+            mine = frame["view"]
+        elif frame.get("type") == "ack":
+            mine = merge_view(mine, frame["changes"])
+            seen.append(mine)
+        for view in seen:
             if isinstance(view, dict):
                 boards += 1
                 assert isinstance(view["stock"], int)

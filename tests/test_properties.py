@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import DealCode, Game, IllegalMoveError, Move, card_name, new_game, replay
+from protocol import merge_view
 
 GAME_NAMES = ("easy-harp", "klondike", "klondike-3")
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,6 +61,7 @@ def play(data: st.DataObject, name: str, steps: int) -> Game:
         if game.won:
             break
         roll = data.draw(st.integers(0, 99), label="roll")
+        view = game.player_view()
         if game.can_undo and roll < 12:
             undone = before.pop()
             moves = game.moves
@@ -89,6 +91,8 @@ def play(data: st.DataObject, name: str, steps: int) -> Game:
             else:
                 assert game.moves == moves + 1
             before.append(snapshot)
+        # what an ack carries: merged into the board held, it gives the new board exactly
+        assert merge_view(view, game.view_changes(game.actions[-1])) == game.player_view()
         check_cards(game)
         check_view(game)
         assert game.score >= 0

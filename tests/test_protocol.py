@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from engine import new_game
 from protocol import (
     Ack,
     ClientMessage,
@@ -22,6 +23,7 @@ from protocol import (
     decode_client,
     decode_server,
     encode,
+    merge_view,
 )
 from protocol.schema import SCHEMA_PATH, schema_text
 
@@ -79,7 +81,7 @@ def test_encode_decode_round_trip() -> None:
 
 def test_moves_travel_as_text() -> None:
     assert decode_client('{"type":"move","move":"t6:4-t2","id":3}') == Move(move="t6:4-t2", id=3)
-    ack = Ack(id=1, move="t2-f1", revealed=["9C"], view={"stock": 3})
+    ack = Ack(id=1, move="t2-f1", revealed=["9C"], changes={"stock": 3})
     assert orjson.loads(encode(ack))["move"] == "t2-f1"
 
 
@@ -130,3 +132,16 @@ def test_hello_and_defaults() -> None:
     assert decode_client('{"type":"hello","v":1}') == Hello(v=1)
     msg = decode_client('{"type":"create","game":"easy-harp"}')
     assert msg.type == "create" and msg.deal == "random" and msg.max_players == 8  # type: ignore[union-attr]
+
+
+def test_merge_view_applies_changes_and_refuses_unknown_piles() -> None:
+    board = new_game("KL1-1-AAAAAAF").player_view()
+    changes = {"tableau": {"7": {"down": 5, "up": ["AS"]}}, "stock": 23, "moves": 1}
+    merged = merge_view(board, changes)
+    assert merged["tableau"][6] == {"down": 5, "up": ["AS"]} and merged["stock"] == 23
+    assert merged["tableau"][:6] == board["tableau"][:6] and merged["moves"] == 1
+    assert board["stock"] == 24  # the board merged into is left as it was
+    with pytest.raises(ValueError, match="tableau pile 8"):
+        merge_view(board, {"tableau": {"8": {"down": 0, "up": []}}})
+    with pytest.raises(ValueError, match="miss tableau"):
+        merge_view(None, changes)

@@ -47,8 +47,10 @@ async def play_random(client: RaceClient, game: Game, count: int, seed: int = 1)
         reply = await client.move(text)
         assert isinstance(reply, Ack), reply
         game.push(reply.move)
-        assert reply.view == game.player_view()
-        assert_no_hidden_cards(reply.view)
+        # the ack's changes merged into the board give the player's view exactly, and every
+        # pile in them lands in it whole: they show nothing the view does not
+        assert client.view == game.player_view()
+        assert_no_hidden_cards(client.view)
         played.append(reply.move)
     return played
 
@@ -244,7 +246,7 @@ async def test_illegal_move_names_the_rule(server: ServerHandle) -> None:
     reply = await ann.move(illegal)
     assert isinstance(reply, Rejected)
     assert reply.rule not in ("notation", "") and reply.reminder
-    assert ann.view is None  # nothing accepted yet
+    assert ann.view == game.player_view()  # the starting board: nothing accepted yet
 
 
 async def test_start_is_for_the_host(server: ServerHandle) -> None:
@@ -386,7 +388,8 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     assert third.race == 3 and await server.deal(ann.room or "") != first.deal
     await asyncio.sleep(0.1)
     reply = await bob.move("s")
-    assert isinstance(reply, Ack) and reply.view["moves"] == 1
+    assert isinstance(reply, Ack) and reply.changes["moves"] == 1
+    assert bob.view is not None and bob.view["moves"] == 1
 
 
 async def test_deal_choices(server: ServerHandle) -> None:

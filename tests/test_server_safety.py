@@ -22,13 +22,13 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
-from protocol import decode_server
+from protocol import PROTOCOL_VERSION, decode_server
 
 
 async def raw(server: ServerHandle, hello: bool = True) -> ClientConnection:
     ws = await connect(server.url, max_size=None)
     if hello:
-        await ws.send('{"type":"hello","v":1}')
+        await ws.send(orjson.dumps({"type": "hello", "v": PROTOCOL_VERSION}).decode())
         assert orjson.loads(await ws.recv())["type"] == "welcome"
     return ws
 
@@ -103,9 +103,10 @@ async def test_bad_input_changes_no_state(server: ServerHandle) -> None:
 async def test_unknown_version_is_refused(server: ServerHandle) -> None:
     with pytest.raises(RequestError) as info:
         await RaceClient.connect(server.url, version=99)
-    assert info.value.code == "unsupported_version" and "version 1" in info.value.message
+    message = info.value.message
+    assert info.value.code == "unsupported_version" and f"version {PROTOCOL_VERSION}" in message
     ws = await raw(server, hello=False)
-    await ws.send('{"type":"hello","v":2}')
+    await ws.send('{"type":"hello","v":1}')  # the version before acks carried changes only
     assert orjson.loads(await ws.recv())["code"] == "unsupported_version"
     with pytest.raises(ConnectionClosed):
         await ws.recv()

@@ -2,7 +2,7 @@
 // Plain ES module, no build step. Everything that comes from other users (names, room
 // data) is put on the page with textContent, never as markup.
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const RED = new Set(["H", "D"]);
 const RANK_TEXT = { T: "10" };
@@ -298,6 +298,22 @@ function onEvent(msg) {
   render();
 }
 
+// An ack carries only what the move changed: `tableau` and `foundations` keyed by the
+// 1-based pile number, the other keys as in the board (protocol.views.merge_view).
+function mergeView(view, changes) {
+  const out = { ...(view || {}) };
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === "tableau" || key === "foundations") {
+      const piles = [...(out[key] || [])];
+      for (const [number, pile] of Object.entries(value)) piles[Number(number) - 1] = pile;
+      out[key] = piles;
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
 function setView(view) {
   state.view = view;
 }
@@ -412,7 +428,7 @@ async function sendMove(text, anchorPile) {
   const reply = await request({ type: "move", move: text });
   if (reply.type === "ack") {
     state.reminder = null;
-    setView(reply.view);
+    setView(mergeView(state.view, reply.changes));
     render();
   } else if (reply.type === "rejected") {
     refused(reply, anchorPile);
@@ -566,7 +582,7 @@ function onBoardClick(ev) {
     state.tapTimer = null;
     const reply = await request({ type: "move", move: `${src.pile}-f` });
     if (reply.type === "ack") {
-      setView(reply.view);
+      setView(mergeView(state.view, reply.changes));
       render();
     } else if (reply.type === "rejected") {
       // Nothing takes it on a foundation: keep it in hand for a click on its destination.
