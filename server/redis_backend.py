@@ -27,12 +27,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError, WatchError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError, WatchError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .broker import (
     Backend,
@@ -118,6 +122,9 @@ class RedisBackend(Backend):
         pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=20)
         self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
         self._append_script = self.redis.register_script(_APPEND_LUA)
+        self._append_sha = self._append_script.sha.encode()
+        #: seconds a batch of moves may take to be stored before its moves are refused
+        self.write_timeout = 10.0
         self._events_script = self.redis.register_script(_EVENTS_LUA)
         self._listener: Listener | None = None
         self._pubsub: Any = None
@@ -130,7 +137,7 @@ class RedisBackend(Backend):
         self._held: dict[str, list[bytes]] = {}
         self._repairs: set[asyncio.Task[None]] = set()
         # moves waiting for the writer: (keys and args of the append script, its future)
-        self._batch: list[tuple[list[Any], asyncio.Future[Any]]] = []
+        self._batch: list[_Call] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
 
@@ -168,9 +175,9 @@ class RedisBackend(Backend):
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
-        for _, future in self._batch:
-            if not future.done():
-                future.set_exception(ConnectionError("the backend is closed"))
+        for call in self._batch:
+            if not call.future.done():
+                call.future.set_exception(ConnectionError("the backend is closed"))
         self._batch.clear()
         if self._task is not None:
             self._task.cancel()
@@ -380,7 +387,11 @@ class RedisBackend(Backend):
     ) -> list[bytes] | None:
         """One Lua call: check, append the move, store progress and events, publish. The
         call goes out with the other moves waiting (see :meth:`_write_loop`)."""
+        entry = log_entry(move, at) if move else ""
         call = [
+            b"EVALSHA",
+            self._append_sha,
+            4,
             self._key(code, "progress"),
             self._key(code, "seq"),
             self._key(code, "events"),
@@ -388,22 +399,25 @@ class RedisBackend(Backend):
             seat,
             race,
             progress.model_dump_json(),
-            log_entry(move, at) if move else "",
+            entry,
             self.event_cap,
             self._channel(code),
             int(self.active_ttl),
             -1 if index is None else index,
             *_bodies(events),
         ]
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._batch.append((call, future))
+        future: asyncio.Future[tuple[Any, bool]] = asyncio.get_running_loop().create_future()
+        self._batch.append(_Call(_resp(call), future))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_loop())
         self._wake.set()
-        result = await future
+        result, resent = await future
         if result is None:
             return None
         if result == -1:
+            key = self._moves_key(code, race, seat)
+            if resent and entry and await self.redis.lindex(key, index or 0) == entry.encode():
+                return []  # the first try was run before its connection failed: stored once
             raise LogConflict(f"the move log is not {index} moves long")
         return list(result)
 
@@ -422,40 +436,79 @@ class RedisBackend(Backend):
                 try:
                     await self._write(batch)
                 except asyncio.CancelledError:
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(ConnectionError("the backend is closed"))
+                    for call in batch:
+                        if not call.future.done():
+                            call.future.set_exception(ConnectionError("the backend is closed"))
                     raise
                 except Exception as exc:
                     # each waiting move is refused (its connection reloads its game from the
                     # log); the writer goes on with the next batch
                     logger.warning("could not store %d moves: %r", len(batch), exc)
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(ConnectionError(f"could not store: {exc!r}"))
+                    for call in batch:
+                        if not call.future.done():
+                            call.future.set_exception(
+                                ConnectionError(f"could not store: {exc!r}")
+                            )
 
-    async def _write(self, batch: list[tuple[list[Any], asyncio.Future[Any]]]) -> None:
-        sha = self._append_script.sha
-        for attempt in range(2):
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for call, _ in batch:
-                    pipe.evalsha(sha, 4, *call)
-                results = await pipe.execute(raise_on_error=False)
+    async def _write(self, batch: list[_Call]) -> None:
+        """Run a batch; once more on a new connection if the connection failed (whether
+        Redis ran the calls is then unknown, but each move names its place in the log, so a
+        move run twice is refused the second time and :meth:`append` sees it is stored), and
+        once more after loading the script if Redis had forgotten it."""
+        reloaded = resent = False
+        while batch:
+            try:
+                results = await self._round_trip([call.packed for call in batch])
+            except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as exc:
+                if resent:
+                    raise
+                logger.warning("store connection failed (%r): sending the moves again", exc)
+                resent = True
+                for call in batch:
+                    call.resent = True
+                continue
             retry = []
-            for item, result in zip(batch, results, strict=True):
-                future = item[1]
-                if isinstance(result, NoScriptError) and attempt == 0:
-                    retry.append(item)  # not run: Redis restarted or its scripts flushed
+            for call, result in zip(batch, results, strict=True):
+                future = call.future
+                if isinstance(result, NoScriptError) and not reloaded:
+                    retry.append(call)  # not run: Redis restarted or its scripts flushed
                 elif future.done():
                     continue  # the caller went away; the move is stored all the same
                 elif isinstance(result, Exception):
                     future.set_exception(result)
                 else:
-                    future.set_result(result)
+                    future.set_result((result, call.resent))
             if not retry:
                 return
+            reloaded = True
             await self.redis.script_load(_APPEND_LUA)
             batch = retry
+
+    async def _round_trip(self, commands: list[bytes]) -> list[Any]:
+        """Send commands already in the wire format in one write, read their replies (an
+        error reply comes back as its exception, in its place). A pipeline of redis-py
+        would pack every argument in Python and arm a timeout per reply: a fifth of a
+        worker's time under load. One timeout covers the whole batch here; a failure drops
+        the connection, as the rest of its replies cannot be matched any more."""
+        pool = self.redis.connection_pool
+        conn = await pool.get_connection()  # type: ignore[no-untyped-call]
+        try:
+            async with asyncio.timeout(self.write_timeout):
+                await conn.send_packed_command(commands, check_health=False)
+                results: list[Any] = []
+                for _ in commands:
+                    try:
+                        results.append(
+                            await conn.read_response(timeout=math.inf, disconnect_on_error=True)
+                        )
+                    except ResponseError as exc:
+                        results.append(exc)
+            return results
+        except BaseException:
+            await conn.disconnect(nowait=True)
+            raise
+        finally:
+            await pool.release(conn)
 
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log."""
@@ -504,3 +557,22 @@ class RedisBackend(Backend):
 
 def _bodies(events: list[dict[str, Any]]) -> list[bytes]:
     return [orjson.dumps(e) for e in events]
+
+
+@dataclass(slots=True)
+class _Call:
+    """A move's append script call waiting for the writer: the command in the wire format,
+    the future of its reply (with whether it was sent twice)."""
+
+    packed: bytes
+    future: asyncio.Future[tuple[Any, bool]]
+    resent: bool = False
+
+
+def _resp(args: list[Any]) -> bytes:
+    """One command in the Redis wire format (RESP): an array of bulk strings."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)

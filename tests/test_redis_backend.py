@@ -150,3 +150,60 @@ async def test_move_log_cannot_fork(start_server) -> None:  # type: ignore[no-un
             await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
         )
         assert replay(deal, await backend.moves(code, 1, 2)).moves == 2
+
+
+async def test_moves_survive_a_script_flush_and_a_dropped_connection(
+    start_server, redis_url: str
+) -> None:  # type: ignore[no-untyped-def]
+    """The append script is reloaded when Redis forgets it (a restart, SCRIPT FLUSH), and a
+    store connection killed by Redis is replaced: the moves after both are acknowledged and
+    the log holds every acknowledged move, in order."""
+    server = await start_server("redis")
+    _ann, bob, room, deal = await race_two(server)
+    code = room.replace("-", "")
+    r = aioredis.from_url(redis_url)
+    try:
+        assert isinstance(await bob.move("s"), Ack)
+        await r.script_flush()
+        assert isinstance(await bob.move("s"), Ack)  # NOSCRIPT: loaded again, then run
+        await r.client_kill_filter(_type="normal", skipme=True)  # every other client
+        for _ in range(3):  # sent again on a new connection
+            assert isinstance(await bob.move("s"), Ack)
+        acked = ["s"] * 5
+        assert await server.app.backend.moves(code, 1, 2) == acked
+        assert replay(deal, acked).player_view() == bob.view
+    finally:
+        await r.aclose()
+
+
+_BUSY_LUA = """
+local t0 = redis.call('TIME')
+local start = t0[1] * 1000000 + t0[2]
+while true do
+  local t = redis.call('TIME')
+  if t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000 then return 1 end
+end
+"""
+
+
+async def test_a_move_sent_twice_is_stored_once(start_server, redis_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Redis stalls (a long script) past the store timeout: the move is sent again on a new
+    connection, Redis then runs both copies, and the second is recognised as already stored
+    rather than refused. The move is acknowledged and logged once."""
+    server = await start_server("redis")
+    _ann, bob, room, deal = await race_two(server)
+    code = room.replace("-", "")
+    backend = server.app.backend
+    backend.write_timeout = 0.4
+    r = aioredis.from_url(redis_url)
+    try:
+        assert isinstance(await bob.move("s"), Ack)
+        stall = asyncio.create_task(r.eval(_BUSY_LUA, 0, 700))  # Redis busy for 0.7 s
+        await asyncio.sleep(0.1)
+        reply = await bob.move("s")
+        assert isinstance(reply, Ack)
+        await stall
+        assert await backend.moves(code, 1, 2) == ["s", "s"]
+        assert replay(deal, ["s", "s"]).player_view() == bob.view
+    finally:
+        await r.aclose()
