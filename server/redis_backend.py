@@ -34,6 +34,8 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -119,7 +121,18 @@ class RedisBackend(Backend):
         self.finished_ttl = finished_ttl
         # a burst of requests (a thousand players making their first move, or leaving at
         # once) waits for a connection instead of failing with "too many connections"
-        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=20)
+        # A command on a connection that Redis closed (a restart, a kill, an idle timeout)
+        # is sent again on a new one, instead of failing once per pooled connection. Moves
+        # do not go this way (see _write). A room update (WATCH/MULTI) whose connection
+        # fails re-reads the room and runs again, as after a conflict; a known limit: if the
+        # connection failed after Redis ran its EXEC, the update is applied a second time.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=64,
+            timeout=20,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), 3),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        )
         self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
         self._append_script = self.redis.register_script(_APPEND_LUA)
         self._append_sha = self._append_script.sha.encode()
@@ -138,8 +151,11 @@ class RedisBackend(Backend):
         self._repairs: set[asyncio.Task[None]] = set()
         # moves waiting for the writer: (keys and args of the append script, its future)
         self._batch: list[_Call] = []
+        self._heads: dict[tuple[str, int, int], bytes] = {}
         self._wake = asyncio.Event()
-        self._writer: asyncio.Task[None] | None = None
+        self._writers: list[asyncio.Task[None]] = []
+        #: batches of moves that may be in flight at once, each on its own connection
+        self.writers = 2
 
     # ------------------------------------------------------------------ keys
 
@@ -171,10 +187,10 @@ class RedisBackend(Backend):
         """Stop the listener and the writer and close the connections."""
         for task in list(self._repairs):
             task.cancel()
-        if self._writer is not None:
-            self._writer.cancel()
+        for writer in self._writers:
+            writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+                await writer
         for call in self._batch:
             if not call.future.done():
                 call.future.set_exception(ConnectionError("the backend is closed"))
@@ -388,16 +404,26 @@ class RedisBackend(Backend):
         """One Lua call: check, append the move, store progress and events, publish. The
         call goes out with the other moves waiting (see :meth:`_write_loop`)."""
         entry = log_entry(move, at) if move else ""
-        call = [
-            b"EVALSHA",
-            self._append_sha,
-            4,
-            self._key(code, "progress"),
-            self._key(code, "seq"),
-            self._key(code, "events"),
-            self._moves_key(code, race, seat),
-            seat,
-            race,
+        head = self._heads.get((code, race, seat))
+        if head is None:
+            # the arguments that are the same for every call of a seat, packed once
+            head = _resp_args(
+                [
+                    b"EVALSHA",
+                    self._append_sha,
+                    4,
+                    self._key(code, "progress"),
+                    self._key(code, "seq"),
+                    self._key(code, "events"),
+                    self._moves_key(code, race, seat),
+                    seat,
+                    race,
+                ]
+            )
+            if len(self._heads) >= 100_000:
+                self._heads.clear()  # bounded: rebuilt on the next call of each seat
+            self._heads[code, race, seat] = head
+        tail = [
             progress.model_dump_json(),
             entry,
             self.event_cap,
@@ -406,10 +432,12 @@ class RedisBackend(Backend):
             -1 if index is None else index,
             *_bodies(events),
         ]
+        packed = b"*%d\r\n%s%s" % (9 + len(tail), head, _resp_args(tail))
         future: asyncio.Future[tuple[Any, bool]] = asyncio.get_running_loop().create_future()
-        self._batch.append(_Call(_resp(call), future))
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write_loop())
+        self._batch.append(_Call(packed, future))
+        if len(self._writers) < self.writers:  # the writers stop only when closed
+            while len(self._writers) < self.writers:
+                self._writers.append(asyncio.create_task(self._write_loop()))
         self._wake.set()
         result, resent = await future
         if result is None:
@@ -425,8 +453,22 @@ class RedisBackend(Backend):
 
     async def _write_loop(self) -> None:
         """Send the waiting moves, many per round trip: whatever arrived while the last
-        pipeline was in flight goes out in the next one, in arrival order (so the room's
-        event order is the order the moves were accepted)."""
+        batch was in flight goes out in the next one, in arrival order. ``writers`` loops
+        share the work, so that many batches can be in flight at once, each on its own
+        connection. The order between batches does not matter: a seat's moves are sent
+        one at a time (each waits for the last to be stored), and the script numbers the
+        room's events in the order it runs them."""
+        # the writer's own connection, kept (no pool round per batch) and without redis-py's
+        # socket timeout (a task per write): one timeout per batch instead, in _round_trip
+        pool = self.redis.connection_pool
+        conn = pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
+        try:
+            await self._write_batches(conn)
+        finally:
+            with contextlib.suppress(Exception):
+                await conn.disconnect(nowait=True)
+
+    async def _write_batches(self, conn: Any) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
@@ -434,7 +476,7 @@ class RedisBackend(Backend):
                 batch = self._batch[: self._MAX_BATCH]
                 del self._batch[: self._MAX_BATCH]
                 try:
-                    await self._write(batch)
+                    await self._write(conn, batch)
                 except asyncio.CancelledError:
                     for call in batch:
                         if not call.future.done():
@@ -450,7 +492,7 @@ class RedisBackend(Backend):
                                 ConnectionError(f"could not store: {exc!r}")
                             )
 
-    async def _write(self, batch: list[_Call]) -> None:
+    async def _write(self, conn: Any, batch: list[_Call]) -> None:
         """Run a batch; once more on a new connection if the connection failed (whether
         Redis ran the calls is then unknown, but each move names its place in the log, so a
         move run twice is refused the second time and :meth:`append` sees it is stored), and
@@ -458,7 +500,7 @@ class RedisBackend(Backend):
         reloaded = resent = False
         while batch:
             try:
-                results = await self._round_trip([call.packed for call in batch])
+                results = await self._round_trip(conn, [call.packed for call in batch])
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as exc:
                 if resent:
                     raise
@@ -484,17 +526,17 @@ class RedisBackend(Backend):
             await self.redis.script_load(_APPEND_LUA)
             batch = retry
 
-    async def _round_trip(self, commands: list[bytes]) -> list[Any]:
+    async def _round_trip(self, conn: Any, commands: list[bytes]) -> list[Any]:
         """Send commands already in the wire format in one write, read their replies (an
         error reply comes back as its exception, in its place). A pipeline of redis-py
         would pack every argument in Python and arm a timeout per reply: a fifth of a
         worker's time under load. One timeout covers the whole batch here; a failure drops
-        the connection, as the rest of its replies cannot be matched any more."""
-        pool = self.redis.connection_pool
-        conn = await pool.get_connection()  # type: ignore[no-untyped-call]
+        the connection (the next batch opens it again), as the rest of its replies cannot
+        be matched any more."""
         try:
             async with asyncio.timeout(self.write_timeout):
-                await conn.send_packed_command(commands, check_health=False)
+                # one buffer: a list would be written piece by piece (a system call each)
+                await conn.send_packed_command(b"".join(commands), check_health=False)
                 results: list[Any] = []
                 for _ in commands:
                     try:
@@ -507,8 +549,6 @@ class RedisBackend(Backend):
         except BaseException:
             await conn.disconnect(nowait=True)
             raise
-        finally:
-            await pool.release(conn)
 
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log."""
@@ -569,9 +609,10 @@ class _Call:
     resent: bool = False
 
 
-def _resp(args: list[Any]) -> bytes:
-    """One command in the Redis wire format (RESP): an array of bulk strings."""
-    parts = [b"*%d\r\n" % len(args)]
+def _resp_args(args: list[Any]) -> bytes:
+    """Arguments of a command in the Redis wire format (RESP bulk strings); a command is
+    ``*N\\r\\n`` followed by its N arguments."""
+    parts = []
     for arg in args:
         data = arg if isinstance(arg, bytes) else str(arg).encode()
         parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
