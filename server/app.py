@@ -17,7 +17,7 @@ import secrets
 import signal
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -250,6 +250,21 @@ class RaceServer:
         self.static = StaticFiles(self.config.static_dir) if self.config.static_dir else None
 
     # ------------------------------------------------------------------ lifecycle
+
+        # each request type's handler, and whether an ``ok`` answers it when it returns
+        self._handlers: dict[type[Any], Callable[[Conn, Any], Awaitable[bool | None]]] = {
+            Move: self._move,
+            Create: self._create,
+            Join: self._join,
+            Resume: self._resume,
+            Ping: self._ping,
+            Start: _ok(self._start),
+            Resign: _ok(self._resign),
+            Rematch: _ok(self._rematch),
+            Follow: _ok(self._follow),
+            AddBot: _ok(self._add_bot),
+            AddGhost: _ok(self._add_ghost),
+        }
 
     async def start(self) -> None:
         """Start the backend (its listener delivers room events to this server) and the
@@ -484,6 +499,10 @@ class RaceServer:
         with contextlib.suppress(ConnectionClosed):
             await conn.ws.send(data, text=True)
 
+    async def _ping(self, conn: Conn, msg: Ping) -> bool:
+        await self._send(conn, {"type": "pong", "id": msg.id, "now": now_ms()})
+        return False
+
     async def _error(self, conn: Conn, rid: int | None, code: str, message: str) -> None:
         self.metrics.errors_total += 1
         await self._send(conn, {"type": "error", "id": rid, "code": code, "message": message})
@@ -501,33 +520,12 @@ class RaceServer:
             return
         rid = msg.id if not isinstance(msg, Hello) else None
         try:
-            if isinstance(msg, Move):
-                await self._move(conn, msg)
-            elif isinstance(msg, Create):
-                await self._create(conn, msg)
-            elif isinstance(msg, Join):
-                await self._join(conn, msg)
-            elif isinstance(msg, Resume):
-                await self._resume(conn, msg)
-            elif isinstance(msg, Start):
-                await self._start(conn, msg)
-            elif isinstance(msg, Resign):
-                await self._resign(conn, msg)
-            elif isinstance(msg, Rematch):
-                await self._rematch(conn, msg)
-            elif isinstance(msg, Follow):
-                await self._follow(conn, msg)
-            elif isinstance(msg, AddBot):
-                await self._add_bot(conn, msg)
-            elif isinstance(msg, AddGhost):
-                await self._add_ghost(conn, msg)
-            elif isinstance(msg, Ping):
-                await self._send(conn, {"type": "pong", "id": msg.id, "now": now_ms()})
-                return
-            else:
+            handle = self._handlers.get(type(msg))
+            if handle is None:
                 raise Refusal("hello_again", "hello is only the first message")
-            if isinstance(msg, Start | Resign | Rematch | Follow | AddBot | AddGhost):
-                await self._send(conn, {"type": "ok", "id": msg.id})
+            reply = await handle(conn, msg)
+            if reply:
+                await self._send(conn, {"type": "ok", "id": rid})
         except (Refusal, RoomError) as exc:
             await self._error(conn, rid, exc.code, exc.message)
         except KeyError:
@@ -1481,6 +1479,18 @@ class RaceServer:
             follower = lr.followers.get(event.get("seat", -1))
             if follower is not None:
                 follower.dirty.set()
+
+
+def _ok(
+    handle: Callable[[Conn, Any], Awaitable[None]],
+) -> Callable[[Conn, Any], Awaitable[bool]]:
+    """A request answered with ``ok`` once its handler returns."""
+
+    async def run(conn: Conn, msg: Any) -> bool:
+        await handle(conn, msg)
+        return True
+
+    return run
 
 
 def _count_spectator(
