@@ -305,10 +305,18 @@ class RaceServer:
             for s in snap.room.seats
             if s.connected and s.conn and "/" in s.conn
         }
-        others = {w for w in held.values() if w != me}
+        watching = {w for w in snap.room.watchers if w != me}
+        others = {w for w in held.values() if w != me} | watching
         if not others:
             return
         alive = await self.backend.alive(others)
+        if watching - alive:
+            logger.warning(
+                "spectators of dead workers gone room=%s workers=%s",
+                code,
+                ",".join(sorted(watching - alive)),
+            )
+            await self.backend.update_room(code, _drop_watchers(watching - alive))
         for seat_no, worker in held.items():
             if worker == me or worker in alive:
                 continue
@@ -693,7 +701,9 @@ class RaceServer:
             raise Refusal("no_spectators", "this room does not allow spectators")
         lr = await self._attach(conn, code)
         try:
-            snap, _ = await self.backend.update_room(code, _count_spectator(+1))
+            snap, _ = await self.backend.update_room(
+                code, _count_spectator(+1, self.backend.worker_id)
+            )
         except BaseException:
             self._detach(conn)
             raise
@@ -850,7 +860,9 @@ class RaceServer:
         self._detach(conn)
         if code is not None and role == "spectator":
             with contextlib.suppress(KeyError):
-                await self.backend.update_room(code, _count_spectator(-1))
+                await self.backend.update_room(
+                    code, _count_spectator(-1, self.backend.worker_id)
+                )
             return
         if code is None or role != "player" or seat_no is None:
             return
@@ -1494,15 +1506,37 @@ def _ok(
 
 
 def _count_spectator(
-    change: int,
+    change: int, worker: str
 ) -> Callable[[RoomState, dict[int, ProgressState]], list[dict[str, Any]]]:
-    """A room update: one spectator more (``+1``) or fewer (``-1``), told to the room."""
+    """A room update: one spectator more (``+1``) or fewer (``-1``) on ``worker``, told to
+    the room."""
 
     def count(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
-        room.spectators = max(0, room.spectators + change)
+        n = room.watchers.get(worker, 0) + change
+        if n > 0:
+            room.watchers[worker] = n
+        else:
+            room.watchers.pop(worker, None)
+        room.spectators = sum(room.watchers.values())
         return [spectators_event(room)]
 
     return count
+
+
+def _drop_watchers(
+    workers: set[str],
+) -> Callable[[RoomState, dict[int, ProgressState]], list[dict[str, Any]]]:
+    """A room update: the spectators of workers that died are gone, told to the room."""
+
+    def drop(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+        if not workers & room.watchers.keys():
+            return []
+        for worker in workers:
+            room.watchers.pop(worker, None)
+        room.spectators = sum(room.watchers.values())
+        return [spectators_event(room)]
+
+    return drop
 
 
 def _request_id(frame: str | bytes) -> int | None:

@@ -210,8 +210,10 @@ class RoomState(_State):
     # the seat whose player typed the deal code (create or rematch with ``code``): the only
     # one shown it before the race ends (fair play)
     deal_typed_by: int | None = None
-    # spectators connected (to any worker): counted on join and leave
+    # spectators connected (to any worker): counted on join and leave, per worker id in
+    # ``watchers`` so that those of a worker that died can be taken off
     spectators: int = 0
+    watchers: dict[str, int] = {}
     race_deals: list[str] = []  # the deal of each race so far (ghosts replay a race's run)
 
     def seat(self, seat: int) -> SeatState | None:

@@ -23,7 +23,7 @@ from server_fixtures import (
 
 from clients.client import RaceClient
 from engine import new_game, replay
-from protocol import Ack, Progress, RaceEnded
+from protocol import Ack, Progress, RaceEnded, Spectators
 
 WORKER_ARGS = (
     "--countdown", "0.1", "--grace", "10", "--rate", "1000", "--burst", "500",
@@ -52,6 +52,8 @@ async def test_worker_killed_mid_race(redis_url: str) -> None:
         joined = await ann.create("klondike-3", deal="code", code=code, name="Ann")
         await bob.join(joined.room, name="Bob")
         await watcher.join(joined.room, role="spectator")
+        doomed = await RaceClient.connect(url1)  # a spectator on the worker that dies
+        await doomed.join(joined.room, role="spectator")
         await ann.start()
         await watcher.next_event("race_starting")
         await bob.next_event("race_starting")
@@ -82,13 +84,17 @@ async def test_worker_killed_mid_race(redis_url: str) -> None:
         os.kill(w1.pid, signal.SIGKILL)
         w1.wait()
 
-        # worker 2 notices the dead worker: its players are shown disconnected
+        # worker 2 notices the dead worker: its players are shown disconnected, and its
+        # spectator is no longer counted
         async def saw_disconnected() -> None:
             away: set[int] = set()
-            while away != {1, 2}:
-                m = await watcher.next_event("progress")
+            spectators = 2
+            while away != {1, 2} or spectators != 1:
+                m = await watcher.next_event("progress", "spectators")
                 if isinstance(m, Progress) and m.status == "disconnected":
                     away.add(m.seat)
+                elif isinstance(m, Spectators):
+                    spectators = m.count
 
         await asyncio.wait_for(saw_disconnected(), 6)
 
@@ -108,7 +114,7 @@ async def test_worker_killed_mid_race(redis_url: str) -> None:
         assert isinstance(end, RaceEnded)
         assert [(r.seat, r.status) for r in end.results] == [(1, "won"), (2, "resigned")]
         assert end.results[1].moves == len(bob_acked)
-        for c in (ann, bob, ann2, bob2, watcher):
+        for c in (ann, bob, ann2, bob2, watcher, doomed):
             await c.close()
         w2.send_signal(signal.SIGTERM)
         assert w2.wait(10) == 0
