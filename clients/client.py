@@ -141,6 +141,10 @@ class RaceClient:
                 seq = getattr(message, "seq", None)
                 if seq is not None:
                     self.last_seq = max(seq, self.last_seq or 0)
+                if isinstance(message, Joined):
+                    # here, before any later frame: a race_starting read right after it
+                    # must already know the seat (the board it carries is this seat's)
+                    self._took(message)
                 rid = getattr(message, "id", None)
                 future = self._waiting.pop(rid, None) if rid is not None else None
                 if future is not None and not future.done():
@@ -215,8 +219,7 @@ class RaceClient:
             raise RequestError(reply)
         return reply
 
-    def _took(self, joined: ServerMessage) -> Joined:
-        assert isinstance(joined, Joined)
+    def _took(self, joined: Joined) -> None:
         self.room, self.role = joined.room, joined.role
         self.seat = joined.seat
         self.token = joined.token or self.token
@@ -225,12 +228,16 @@ class RaceClient:
             self.last_seq = joined.snapshot.seq
             self.game = joined.snapshot.game
         self.view = joined.view
-        return joined
+
+    @staticmethod
+    def _joined(reply: ServerMessage) -> Joined:
+        assert isinstance(reply, Joined)  # the reader has taken its seat (_took)
+        return reply
 
     async def create(self, game: str, *, name: str = "", **options: Any) -> Joined:
         """Create a room (``deal=``, ``code=``, ``max_players=``, ``time_limit=``,
         ``spectators=``, ``private=``, ``spectator_delay=``) and take its first seat."""
-        return self._took(
+        return self._joined(
             await self.request({"type": "create", "game": game, "name": name, **options})
         )
 
@@ -241,11 +248,11 @@ class RaceClient:
         payload: dict[str, Any] = {"type": "join", "room": room, "name": name, "role": role}
         if key is not None:
             payload["key"] = key
-        return self._took(await self.request(payload))
+        return self._joined(await self.request(payload))
 
     async def resume(self, room: str, token: str, last_seq: int | None = None) -> Joined:
         """Take a seat back with its token; missed events (or a ``resync``) follow."""
-        return self._took(
+        return self._joined(
             await self.request(
                 {"type": "resume", "room": room, "token": token, "last_seq": last_seq}
             )
