@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import secrets
@@ -1595,6 +1596,12 @@ async def run(backend_factory: Callable[[], Backend], config: Config) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
     async with running(backend_factory(), config) as (app, _):
+        # Everything made so far (modules, the message models' validators, the app) lives as
+        # long as the process: moved out of the collector's reach, a full collection no
+        # longer walks it. 1,000 paced players: p99 6-27 ms before (the collections), 2-3 ms
+        # after (bench/race.py, memory backend).
+        gc.collect()
+        gc.freeze()
         logger.info(
             "serving host=%s port=%s worker=%s pid=%s",
             config.host,
