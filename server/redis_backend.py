@@ -74,29 +74,30 @@ return out
 """
 
 # KEYS: progress, seq, events, moves
-# ARGV: seat, race, progress json, move ('' for none), cap, channel, ttl, index (-1: any),
-#       body...   Returns false (seat not racing), -1 (log length is not index) or the events.
+# ARGV: seat, race, cap, channel, ttl (the same for every call of a seat: packed once),
+#       progress json, move ('' for none), index (-1: any), body...
+# Returns false (seat not racing), -1 (log length is not index) or the events.
 _APPEND_LUA = """
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if not cur then return false end
 local p = cjson.decode(cur)
 if p['status'] ~= 'playing' or tonumber(p['race']) ~= tonumber(ARGV[2]) then return false end
-if ARGV[4] ~= '' then
+if ARGV[7] ~= '' then
   local index = tonumber(ARGV[8])
   if index >= 0 and redis.call('LLEN', KEYS[4]) ~= index then return -1 end
-  redis.call('RPUSH', KEYS[4], ARGV[4])
-  redis.call('EXPIRE', KEYS[4], ARGV[7])
+  redis.call('RPUSH', KEYS[4], ARGV[7])
+  redis.call('EXPIRE', KEYS[4], ARGV[5])
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[6])
 local out = {}
 for i = 9, #ARGV do
   local seq = redis.call('INCR', KEYS[2])
   local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
   redis.call('RPUSH', KEYS[3], data)
-  redis.call('PUBLISH', ARGV[6], data)
+  redis.call('PUBLISH', ARGV[4], data)
   out[#out + 1] = data
 end
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[5]), -1)
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1)
 return out
 """
 
@@ -418,21 +419,29 @@ class RedisBackend(Backend):
                     self._moves_key(code, race, seat),
                     seat,
                     race,
+                    self.event_cap,
+                    self._channel(code),
+                    int(self.active_ttl),
                 ]
             )
             if len(self._heads) >= 100_000:
                 self._heads.clear()  # bounded: rebuilt on the next call of each seat
             self._heads[code, race, seat] = head
-        tail = [
-            progress.model_dump_json(),
-            entry,
-            self.event_cap,
-            self._channel(code),
-            int(self.active_ttl),
-            -1 if index is None else index,
-            *_bodies(events),
-        ]
-        packed = b"*%d\r\n%s%s" % (9 + len(tail), head, _resp_args(tail))
+        state = progress.model_dump_json().encode()
+        log = entry.encode()
+        number = b"-1" if index is None else b"%d" % index
+        packed = b"*%d\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
+            15 + len(events),
+            head,
+            len(state),
+            state,
+            len(log),
+            log,
+            len(number),
+            number,
+        )
+        if events:
+            packed += _resp_args(_bodies(events))
         future: asyncio.Future[tuple[Any, bool]] = asyncio.get_running_loop().create_future()
         self._batch.append(_Call(packed, future))
         if len(self._writers) < self.writers:  # the writers stop only when closed
