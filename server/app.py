@@ -858,6 +858,15 @@ class RaceServer:
     async def _leave(self, conn: Conn) -> None:
         """Undo what the connection registered: local room, then the seat's presence."""
         code, seat_no, role = conn.code, conn.seat, conn.role
+        outbox = conn.outbox
+        if outbox.held is not None:
+            # the last moves' progress, held back for coalescing, is stored before the
+            # seat is shown disconnected (a held progress is not stored with its moves)
+            if outbox.timer is not None:
+                outbox.timer.cancel()
+                outbox.timer = None
+            with contextlib.suppress(Exception):
+                await self._send_held_progress(conn)
         self._detach(conn)
         if code is not None and role == "spectator":
             with contextlib.suppress(KeyError):
@@ -1124,7 +1133,8 @@ class RaceServer:
                     race,
                     seat,
                     move=str(outcome.move),
-                    progress=progress,
+                    # stored with its event: a held one goes with the outbox's
+                    progress=progress if events else None,
                     events=events,
                     index=len(game.actions) - 1,
                     at=now - start,

@@ -120,18 +120,23 @@ class Backend(abc.ABC):
         seat: int,
         *,
         move: str | None,
-        progress: ProgressState,
+        progress: ProgressState | None,
         events: list[dict[str, Any]],
         index: int | None = None,
         at: int | None = None,
     ) -> list[bytes] | None:
         """Atomically: check the seat is still ``playing`` in ``race``, append ``move`` to its
         log (with ``at``, the server time in ms since the race's start: the log entry is
-        :func:`log_entry`), store ``progress``, store and publish ``events``. None if the
-        check failed (nothing changed). With ``index``, the move must land at that position
-        of the log, else :class:`LogConflict`. Returns only once everything is stored.
-        ``progress`` may be kept as given (no copy: this is every move's path), so the
-        caller must not change it afterwards."""
+        :func:`log_entry`), store ``progress`` unless it is None, store and publish
+        ``events``. None if the check failed (nothing changed). With ``index``, the move
+        must land at that position of the log, else :class:`LogConflict`. Returns only
+        once everything is stored. ``progress`` may be kept as given (no copy: this is
+        every move's path), so the caller must not change it afterwards.
+
+        The server stores a seat's progress together with its ``progress`` event: a move
+        whose event is held back (coalesced) is stored without it, and the stored progress
+        is then behind the log by the moves of at most one progress interval, as the
+        room's view is; what needs the exact state (results, resuming) replays the log."""
 
     @abc.abstractmethod
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:

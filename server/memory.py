@@ -176,7 +176,7 @@ class MemoryBackend(Backend):
         seat: int,
         *,
         move: str | None,
-        progress: ProgressState,
+        progress: ProgressState | None,
         events: list[dict[str, Any]],
         index: int | None = None,
         at: int | None = None,
@@ -193,7 +193,8 @@ class MemoryBackend(Backend):
             if index is not None and len(log) != index:
                 raise LogConflict(f"log has {len(log)} moves, not {index}")
             log.append(log_entry(move, at))
-        entry.progress[seat] = progress  # kept as given: the caller does not change it
+        if progress is not None:
+            entry.progress[seat] = progress  # kept as given: the caller does not change it
         data = self._store_events(code, entry, events)
         for item in data:
             self._publish(code, item)

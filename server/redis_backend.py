@@ -75,7 +75,7 @@ return out
 
 # KEYS: progress, seq, events, moves
 # ARGV: seat, race, cap, channel, ttl (the same for every call of a seat: packed once),
-#       progress json, move ('' for none), index (-1: any), body...
+#       progress json ('' to leave it), move ('' for none), index (-1: any), body...
 # Returns false (seat not racing), -1 (log length is not index) or the events.
 _APPEND_LUA = """
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
@@ -88,7 +88,7 @@ if ARGV[7] ~= '' then
   redis.call('RPUSH', KEYS[4], ARGV[7])
   redis.call('EXPIRE', KEYS[4], ARGV[5])
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[6])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[6]) end
 local out = {}
 for i = 9, #ARGV do
   local seq = redis.call('INCR', KEYS[2])
@@ -97,7 +97,7 @@ for i = 9, #ARGV do
   redis.call('PUBLISH', ARGV[4], data)
   out[#out + 1] = data
 end
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1)
+if #out > 0 then redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1) end
 return out
 """
 
@@ -397,7 +397,7 @@ class RedisBackend(Backend):
         seat: int,
         *,
         move: str | None,
-        progress: ProgressState,
+        progress: ProgressState | None,
         events: list[dict[str, Any]],
         index: int | None = None,
         at: int | None = None,
@@ -427,7 +427,7 @@ class RedisBackend(Backend):
             if len(self._heads) >= 100_000:
                 self._heads.clear()  # bounded: rebuilt on the next call of each seat
             self._heads[code, race, seat] = head
-        state = progress.model_dump_json().encode()
+        state = b"" if progress is None else progress.model_dump_json().encode()
         log = entry.encode()
         number = b"-1" if index is None else b"%d" % index
         packed = b"*%d\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (

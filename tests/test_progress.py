@@ -48,3 +48,24 @@ async def test_a_status_change_is_not_held_back(server: ServerHandle) -> None:
         not (isinstance(m, Progress) and m.seat == 1 and m.status == "playing")
         for m in watcher.drain()
     )
+
+
+async def test_a_player_who_leaves_is_shown_with_every_move(server: ServerHandle) -> None:
+    """The progress of quick moves is held back (and stored with its event); a player who
+    drops mid-flurry is shown disconnected with all their moves, and a spectator who joins
+    then sees the same in the room's snapshot."""
+    (ann, bob), watcher = await room_with(server)
+    await start(server, [ann, bob], watcher)
+    for _ in range(7):
+        assert isinstance(await ann.move("s"), Ack)
+    await ann.close()  # within the progress interval of the last moves
+    while True:
+        event = await watcher.next_event("progress", timeout=2)
+        if isinstance(event, Progress) and event.status == "disconnected":
+            break
+    assert event.seat == 1 and event.moves == 7
+    late = await server.client()
+    joined = await late.join(ann.room or "", role="spectator")
+    assert joined.snapshot is not None
+    assert [s.moves for s in joined.snapshot.seats if s.seat == 1] == [7]
+    await late.close()
