@@ -156,7 +156,7 @@ class RedisBackend(Backend):
         self._wake = asyncio.Event()
         self._writers: list[asyncio.Task[None]] = []
         #: batches of moves that may be in flight at once, each on its own connection
-        self.writers = 2
+        self.writers = 4
 
     # ------------------------------------------------------------------ keys
 
