@@ -217,7 +217,8 @@ class RedisBackend(Backend):
                     for code in list(self._delivered):
                         self._repair(code, None)  # events published while we were away
                 while True:
-                    message = await self._pubsub.get_message(timeout=1.0)
+                    # blocking: no timer per message (a timeout would only wake it idle)
+                    message = await self._pubsub.get_message(timeout=None)
                     backoff = 0.1
                     if message is not None:
                         self._dispatch(message)
