@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 # Run as a script, this file's folder comes first on sys.path, and bench/engine.py would shadow
-# the `engine` package: drop that entry.
+# the `engine` package: put the repository root there instead (so that the script also runs
+# from a checkout that is not installed).
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    del sys.path[0]
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from engine import DealCode
 from engine.solver import solve

@@ -281,6 +281,92 @@ def test_klondike_talon_order(code: str) -> None:
         assert_wins(game, result)
 
 
+def test_klondike_card_whose_parents_are_home_for_good_is_lost() -> None:
+    # JS lies on TS (face down) and needs a red queen; both are home and can come back only
+    # onto a black king, and both black kings lie under TS. (The dead-end test used to count
+    # any home card as something to build on.)
+    columns = ["KC KS TS JS", "", "", "", "", "", ""]
+    game = position("KL1-1-AAAAAAB", columns, everything_but("KL", "KC KS TS JS QS"), "QS")
+    assert exact_verdict(game) is False
+    assert solve(game, nodes=10_000).verdict == "unwinnable"
+    assert _root_search(game).dead()
+
+
+def test_klondike_home_card_put_back_to_build_on_is_not_dead() -> None:
+    # The same, but a black king is free to take a red queen back onto: winnable.
+    columns = ["KC TS JS", "KS", "", "", "", "", ""]
+    game = position("KL1-1-AAAAAAB", columns, everything_but("KL", "KC KS TS JS QS"), "QS")
+    assert exact_verdict(game) is True
+    assert not _root_search(game).dead()
+    assert_wins(game, solve(game, nodes=10_000))
+
+
+def _root_search(game: Game) -> Any:
+    from engine.solver._klondike import KlondikeSearch
+
+    found = [0, 0, 0, 0]
+    for pile in game.foundations:
+        if pile:
+            found[pile[-1] // 13] = len(pile)
+    return KlondikeSearch(game.columns, game.down, found, game.waste, game.stock, game.draw)
+
+
+def reference_dead(cols: list[list[int]], down: list[int], found: list[int]) -> bool:
+    """The dead-end relaxation of engine.solver (rule 7) written out card by card and
+    iterated plainly to its least fixed point."""
+    where = {c: (x, i) for x, col in enumerate(cols) for i, c in enumerate(col)}
+    can_home = {s * 13 + r for s in range(4) for r in range(found[s])}
+    leave: set[int] = set()
+    built: set[int] = set()
+
+    def parents(c: int) -> list[int]:
+        red = c // 13 in (1, 2)
+        return [] if c % 13 == 12 else [s * 13 + c % 13 + 1 for s in ((0, 3) if red else (1, 2))]
+
+    changed = True
+    while changed:
+        changed = False
+        for c in range(52):
+            pred_home = c % 13 == 0 or c - 1 in can_home
+            new_home = new_leave = new_built = False
+            if c in where:
+                x, i = where[c]
+                col = cols[x]
+                free = i == len(col) - 1 or col[i + 1] in leave
+                new_built = free
+                new_home = free and pred_home
+                if i > 0:
+                    under = col[i - 1]
+                    fits = c % 13 == 12 or any(p in built for p in parents(c) if p != under)
+                    new_leave = (free and pred_home) or ((free or i >= down[x]) and fits)
+            else:
+                new_home = pred_home
+                new_built = c % 13 == 12 or any(p in built for p in parents(c))
+            for flag, bucket in ((new_home, can_home), (new_leave, leave), (new_built, built)):
+                if flag and c not in bucket:
+                    bucket.add(c)
+                    changed = True
+    return len(can_home) < 52
+
+
+def test_dead_end_test_matches_its_plain_statement(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.solver._klondike import KlondikeSearch
+
+    checked = [0, 0]
+    dead = KlondikeSearch.dead
+
+    def checking(self: Any) -> bool:
+        answer = bool(dead(self))
+        assert answer == reference_dead(self.cols, self.down, self.found)
+        checked[answer] += 1
+        return answer
+
+    monkeypatch.setattr(KlondikeSearch, "dead", checking)
+    for code in ("KL1-1-AAAAAAH", "KL1-3-AAAAABN", "KL1-1-AAAAACB", "KL1-3-AAAAAAF"):
+        solve(code, nodes=3_000)
+    assert checked[0] > 100 and checked[1] > 10
+
+
 def test_easy_harp_card_over_its_predecessors_and_parents_is_lost() -> None:
     # QS lies on both JS and all four red kings.
     columns = ["KH KH KD KD JS JS QS", "", "", "", "", "", "", "", ""]
@@ -323,6 +409,35 @@ def test_agrees_with_exact_search(code: str, in_play: int, seed: int) -> None:
     assert result.verdict == ("winnable" if expected else "unwinnable")
     if expected:
         assert_wins(game, result)
+
+
+@pytest.mark.parametrize("mode", ["best", "depth"])
+@pytest.mark.parametrize(("code", "in_play", "seed"), [a for a in _AGREEMENT if a[0] < "KL1-4"])
+def test_each_klondike_search_agrees_with_exact_search(
+    mode: str, code: str, in_play: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # either search of the portfolio is complete on its own
+    import engine.solver
+
+    monkeypatch.setattr(engine.solver, "KLONDIKE_PORTFOLIO", ((mode, 1, 0),))
+    game = random_position(random.Random(seed), code, in_play)
+    expected = exact_verdict(game)
+    result = solve(game, nodes=200_000)
+    assert result.verdict == ("winnable" if expected else "unwinnable")
+    if expected:
+        assert_wins(game, result)
+
+
+def test_depth_first_finds_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.solver
+
+    # deals 177 (draw one) and 186 (draw three): depth-first wins in a few hundred nodes,
+    # where best-first searches for long
+    monkeypatch.setattr(engine.solver, "KLONDIKE_PORTFOLIO", (("depth", 1, 0),))
+    for code in (DealCode.for_game("klondike", 177), DealCode.for_game("klondike-3", 186)):
+        result = solve(code, nodes=5_000)
+        assert result.verdict == "winnable", result
+        assert replay(code, result.solution or ()).won
 
 
 # ---------------------------------------------------------------------- purity, CLI

@@ -12,16 +12,30 @@ budget ran out. A node budget makes the answer deterministic; a time budget does
 
 How the search works
 --------------------
-Best-first search with a transposition set over a compact abstract position (its own columns,
-talon and foundation heights; the engine's ``push()`` validates, it does not search). The open
-position with the lowest score is expanded first (the ``priority`` methods: fewer face-down
-cards, more cards home and shorter lines first; Klondike draw one takes two such orders in
-turns). Every position is stored once and expanded at most once; when no open position is
-left the deal is unwinnable. The order only decides how fast a win is found, never whether
-one is: a search that exhausts a finite graph has seen everything reachable. The solver plays
-in an *abstract graph*: a talon move takes a card within reach in one step, and the stock
-actions that reach it are added when the solution is written out; each solution is then
-replayed by the engine.
+A search over a compact abstract position (its own columns, talon and foundation heights;
+the engine's ``push()`` validates, it does not search) with a transposition set: every
+position is stored once and expanded at most once, and when no admitted position is left
+unexpanded the deal is unwinnable. Two orders are used:
+
+* *best-first*: the open position with the lowest score is expanded first (the
+  ``priority`` methods: fewer face-down cards, more cards home and shorter lines first;
+  Klondike draw one takes two such orders in turns);
+* *depth-first*: the first untried move of the newest position is played, and moves are
+  taken back when a position has nothing new below it. It plays moves forward and back
+  instead of saving and restoring positions, so a node is cheaper, and it commits to a
+  line, which finds some wins the best-first order misses (and misses others).
+
+Easy Harp runs best-first. Klondike runs both side by side (``KLONDIKE_PORTFOLIO``): two
+independent searches, each with its own transposition set, taking turns in slices of nodes
+(best-first alone for the first few thousand, which keeps the quick wins and their short
+solutions); the first to reach a goal gives the solution, and the first to exhaust its own
+search space proves the deal unwinnable — either search on its own is complete. Dead-end
+answers (rule 7) are shared between them, as they depend on the position alone. The order
+only decides how fast a win is found, never whether one is: a search that exhausts a finite
+graph has seen everything reachable. The slices are counted in nodes, so a node budget
+still gives a deterministic answer. The solver plays in an *abstract graph*: a talon move
+takes a card within reach in one step, and the stock actions that reach it are added when
+the solution is written out; each solution is then replayed by the engine.
 
 Soundness of every reduction
 ----------------------------
@@ -104,11 +118,15 @@ induction on ``d``, a winnable position keeps a winning path through the reduced
    repeating this walks down the column to a move that uncovers or empties it.
 7. **Dead ends** (Klondike). A position is abandoned when some card can provably never go
    home, by an optimistic relaxation computed as a least fixed point: a card can go home if
-   its predecessor can and it can be reached; a card can leave the card under it if it can go
-   home, or a card it fits on can be reached then (any top, a card whose cover can leave, a
-   talon card that can itself be put on the table, a foundation card), or it is a king; a
-   face-down card only after the cards on it have left. Every card that goes home in a real
-   line does so after what it needed, so it is in the fixed point; one that is not is stuck.
+   its predecessor can and it can be reached; a card can leave the card under it if it can
+   go home, or a card it fits on can be built on then, or it is a king; a face-down card
+   only after the cards on it have left. A card can be built on if it lies in a column and
+   the cards on it can leave, or — a talon card, or a card home at the start — if it is a
+   king or a card it fits on can be built on: such a card must first be put on the table,
+   onto a fitting card (a card on a foundation cannot be built on; going home and coming
+   back needs that same put-back). By induction over a real line, every card that goes
+   home, leaves the card under it or is built on does so after what it needed, so it is in
+   the fixed point; a card that never gets home in it is stuck, and the position is lost.
 8. **Goal.** In draw one (Klondike, Easy Harp) a position with no face-down card is won: every
    column's face-up part is a run, so the lowest card not yet home is a column top or in the
    talon, and its predecessor is home (in Easy Harp a pile of its suit has exactly its rank).
@@ -129,7 +147,7 @@ from typing import Any, Final, Literal
 
 from ..dealcode import DealCode
 from ..game import Game, new_game, replay
-from ._common import Budget, OutOfBudget
+from ._common import Budget, OutOfBudget, drive
 
 __all__ = ["VERDICTS", "SolveResult", "Verdict", "solve"]
 
@@ -192,14 +210,13 @@ def solve(
     code_text = str(game.code)
     if game.won:
         return SolveResult(code_text, "winnable", (), 0, time.perf_counter() - started)
-    search = _search_for(game)
+    searches = _searches_for(game)
     budget = Budget(nodes, seconds)
     try:
-        found = search.run(budget)
+        search, found = drive(searches, budget)
     except OutOfBudget:
-        return SolveResult(
-            code_text, "unknown", None, budget.nodes, budget.elapsed(), search.positions
-        )
+        positions = max(s.positions for s, _, _ in searches)
+        return SolveResult(code_text, "unknown", None, budget.nodes, budget.elapsed(), positions)
     if not found:
         return SolveResult(
             code_text, "unwinnable", None, budget.nodes, budget.elapsed(), search.positions
@@ -228,7 +245,12 @@ def _replayed(game: Game, moves: list[str]) -> Game:
     return other
 
 
-def _search_for(game: Game) -> Any:
+#: Klondike runs a best-first and a depth-first search side by side (see "How the search
+#: works"): (mode, share of the nodes, nodes spent before it starts)
+KLONDIKE_PORTFOLIO: Final = (("best", 1, 0), ("depth", 1, 4096))
+
+
+def _searches_for(game: Game) -> list[tuple[Any, int, int]]:
     if game.code.game == "KL":
         from ._klondike import KlondikeSearch
 
@@ -236,12 +258,22 @@ def _search_for(game: Game) -> Any:
         for pile in game.foundations:
             if pile:
                 found[pile[-1] // 13] = len(pile)
-        return KlondikeSearch(game.columns, game.down, found, game.waste, game.stock, game.draw)
+        out = []
+        cache: dict[Any, bool] = {}
+        for mode, share, start in KLONDIKE_PORTFOLIO:
+            search = KlondikeSearch(
+                game.columns, game.down, found, game.waste, game.stock, game.draw
+            )
+            search.mode = mode
+            search.dead_cache = cache
+            out.append((search, share, start))
+        return out
     from ._harp import HarpSearch
 
-    return HarpSearch(
+    harp = HarpSearch(
         game.columns, game.down, [len(f) for f in game.foundations], game.waste + game.stock
     )
+    return [(harp, 1, 0)]
 
 
 def _write_out(game: Game, trail: list[Any]) -> list[str]:

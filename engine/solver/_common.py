@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Generator
 from typing import Any, Final
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "OutOfBudget",
     "Search",
     "closed_levels",
+    "drive",
 ]
 
 RANK: Final = tuple(c % 13 for c in range(52))
@@ -151,10 +153,44 @@ class Search:
     def finish(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def run(self, budget: Budget) -> bool:
-        """True if a goal was reached (``trail`` then holds the way there from the start);
-        False if the search space is exhausted. Raises :class:`OutOfBudget`."""
-        self.seen = set()
+    #: how the search runs: ``"best"`` best-first, ``"depth"`` depth-first (see ``search``)
+    mode: str = "best"
+    #: the node count past which the search pauses (``yield``s) for ``drive``
+    limit: int = 0
+    #: nodes generated so far (up to date whenever the search pauses or ends)
+    nodes: int = 0
+
+    def new_seen(self) -> Any:
+        """An empty transposition set for ``admit``."""
+        return set()
+
+    def search(self) -> Generator[None, None, bool]:
+        """The search, as a generator that pauses each time its node count passes ``limit``
+        (see :func:`drive`); it returns True if a goal was reached (``trail`` then holds the
+        way there from the start), False if the search space is exhausted.
+
+        Best-first (``mode`` ``"best"``) or depth-first (``"depth"``): either admits every
+        position once and expands every admitted one exactly once before it gives up, so
+        exhausting either proves the same thing. Depth-first plays moves forward and back
+        (``apply``/``undo``) and needs no ``snapshot``/``restore``, which makes a node
+        cheaper; it also commits to a line, which finds some wins the best-first search
+        does not (and misses others)."""
+        self.seen = self.new_seen()
+        self.positions = 0
+        self.entered = None
+        self.nodes = 0
+        self.forced()
+        if self.goal():
+            return True
+        self.admit(self.key())
+        try:
+            if self.mode == "depth":
+                return (yield from self._dive())
+            return (yield from self._best_first())
+        finally:
+            self.positions = len(self.seen)
+
+    def _best_first(self) -> Generator[None, None, bool]:
         admit = self.admit
         apply = self.apply
         undo = self.undo
@@ -165,15 +201,8 @@ class Search:
         gen = self.moves
         priority = self.priority
         snapshot = self.snapshot
-        max_nodes = budget.max_nodes
-        deadline = budget.deadline
-        nodes = budget.nodes
-        self.positions = 0
-        self.entered = None
-        forced()
-        if goal():
-            return True
-        admit(key())
+        nodes = self.nodes
+        limit = self.limit
         # the tree of positions: (parent, primitive actions from the parent, depth)
         tree: list[tuple[int, tuple[Any, ...], int]] = [(-1, tuple(self.trail), 0)]
         # one heap per priority of the game; they take turns (a position is expanded once,
@@ -192,7 +221,7 @@ class Search:
                 if not heap:
                     if any(heaps):
                         continue
-                    break
+                    return False
                 _, node, snap = heapq.heappop(heap)
                 expanded[node] = 1
                 self.restore(snap)
@@ -203,22 +232,13 @@ class Search:
                 for move in gen():
                     utok = apply(move)
                     nodes += 1
-                    if max_nodes is not None and nodes > max_nodes:
-                        raise OutOfBudget
-                    if (
-                        deadline is not None
-                        and not nodes % _CHECK_EVERY
-                        and time.perf_counter() > deadline
-                    ):
-                        raise OutOfBudget
+                    if nodes > limit:
+                        self.nodes = nodes
+                        yield
+                        limit = self.limit
                     ftok = forced()
                     if goal():
-                        path = list(self.trail)
-                        while node >= 0:
-                            parent, segment, _ = tree[node]
-                            path[:0] = segment
-                            node = parent
-                        self.trail = path
+                        self.trail = self._path(tree, node) + self.trail
                         return True
                     k = key()
                     if admit(k):
@@ -231,10 +251,63 @@ class Search:
                             heapq.heappush(h, (p, child, snap))
                     unforce(ftok)
                     undo(move, utok)
+        finally:
+            self.nodes = nodes
+
+    @staticmethod
+    def _path(tree: list[tuple[int, tuple[Any, ...], int]], node: int) -> list[Any]:
+        """The primitive actions from the start to the tree position ``node``."""
+        path: list[Any] = []
+        while node >= 0:
+            parent, segment, _ = tree[node]
+            path[:0] = segment
+            node = parent
+        return path
+
+    def _dive(self) -> Generator[None, None, bool]:
+        """Expand the current (admitted) position and everything new below it, depth first;
+        True with ``trail`` extended by the way to a goal, False when nothing is new."""
+        admit = self.admit
+        apply = self.apply
+        undo = self.undo
+        forced = self.forced
+        unforce = self.unforce
+        goal = self.goal
+        key = self.key
+        gen = self.moves
+        trail = self.trail
+        nodes = self.nodes
+        limit = self.limit
+        # frames: the moves left to try, and the move (with its undo tokens) that led here
+        stack: list[tuple[Any, Any, Any, Any]] = [(iter(gen()), None, None, None)]
+        try:
+            while stack:
+                move = next(stack[-1][0], None)
+                if move is None:
+                    _, move, utok, ftok = stack.pop()
+                    if stack:
+                        unforce(ftok)
+                        undo(move, utok)
+                    continue
+                mark = len(trail)
+                utok = apply(move)
+                nodes += 1
+                if nodes > limit:
+                    self.nodes = nodes
+                    yield
+                    limit = self.limit
+                ftok = forced()
+                if goal():
+                    return True
+                if admit(key()):
+                    self.entered = tuple(trail[mark:])
+                    stack.append((iter(gen()), move, utok, ftok))
+                    continue
+                unforce(ftok)
+                undo(move, utok)
             return False
         finally:
-            budget.nodes = nodes
-            self.positions = len(self.seen)
+            self.nodes = nodes
 
     def covered_something(self) -> bool:
         """True unless the position was reached from an expanded one by foundation moves
@@ -246,3 +319,41 @@ class Search:
             if step[0] != "colf" and not (step[0] == "talon" and step[3] < 0):
                 return True
         return False
+
+
+def drive(searches: list[tuple[Search, int, int]], budget: Budget) -> tuple[Search, bool]:
+    """Run several independent searches of one position in turns, each ``(search, share,
+    start)`` getting ``share`` slices of nodes per round once ``start`` nodes have been
+    spent in all. Each keeps its own transposition set and is complete on its own, so the
+    first to finish decides: a goal reached, or its search space exhausted (the position is
+    lost). Returns that search and whether it reached a goal. Raises :class:`OutOfBudget`
+    when the budget is spent; the node count (``budget.nodes``) is exact, so a node budget
+    gives a deterministic answer."""
+    max_nodes = budget.max_nodes
+    deadline = budget.deadline
+    runs = [(s, s.search(), share, start) for s, share, start in searches]
+    total = 0
+    try:
+        while True:
+            for s, steps, share, start in runs:
+                if total < start:
+                    continue
+                room = share * _CHECK_EVERY
+                if max_nodes is not None:
+                    room = min(room, max_nodes - total)
+                before = s.nodes
+                s.limit = before + room
+                try:
+                    next(steps)
+                except StopIteration as stop:
+                    total += s.nodes - before
+                    return s, bool(stop.value)
+                total += s.nodes - before
+                if max_nodes is not None and total > max_nodes:
+                    raise OutOfBudget
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise OutOfBudget
+    finally:
+        budget.nodes = total
+        for _, steps, _, _ in runs:
+            steps.close()

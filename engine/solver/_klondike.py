@@ -26,6 +26,13 @@ __all__ = ["KlondikeSearch"]
 
 _KING = 12
 _BY_SCORE = itemgetter(0)
+# bit masks of cards for ``dead``: card c is bit c, suit s the bits 13s … 13s + 12
+_ALL = (1 << 52) - 1
+_KINGS = sum(1 << (13 * s + _KING) for s in range(4))
+_ACES = sum(1 << (13 * s) for s in range(4))
+_BASES = (0, 13, 26, 39)
+# per suit: how far to shift the masks of its two other-colour suits (one rank up) onto it
+_PARENT_SHIFTS = tuple((13 * a + 1, 13 * b + 1, 13 * s) for s, (a, b) in enumerate(OPPOSITE))
 
 
 class KlondikeSearch(Search):
@@ -64,6 +71,9 @@ class KlondikeSearch(Search):
         for i in range(self.n):
             self._rekey(i)
         self.trail: list[Any] = []
+        self._below = [-1] * 52  # scratch for ``dead``
+        #: ``dead`` answers by columns and talon (shared by searches of the same position)
+        self.dead_cache: dict[Any, bool] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -93,8 +103,6 @@ class KlondikeSearch(Search):
             return super().admit(key)
         cols, seq, p = key
         seen = self.seen
-        if not isinstance(seen, dict):
-            self.seen = seen = {}
         mask = seen.get((cols, seq), 0)
         if mask:
             if not p:
@@ -107,6 +115,11 @@ class KlondikeSearch(Search):
                 q -= 3
         seen[cols, seq] = mask | (1 << p)
         return True
+
+    def new_seen(self) -> Any:
+        """Draw one: a set of keys; draw three: the waste sizes stored per columns and
+        talon, as a bit mask (see ``admit``)."""
+        return set() if self.draw == 1 else {}
 
     def goal(self) -> bool:
         """Draw one: no face-down card left, which always wins (see ``finish``). Draw three:
@@ -518,96 +531,89 @@ class KlondikeSearch(Search):
         home* if its predecessor can and it can be reached (it is in the talon, a column top,
         or the card on it can leave); a card *can leave* the card under it if, once free
         (nothing on it, or that can leave), it can go home, or whenever a card it fits on can
-        be reached (a column top, a card whose cover can leave, a talon card that can itself
-        be put on the table, a card that is or can get home, as it can be taken back), or if
-        it is a king (an empty column is assumed); a face-down card moves only once free.
-        Every card that goes home in a real line does so after what it needed, so it is in
-        the fixed point; a card that is not can never go home, and the position is lost.
+        be built on, or if it is a king (an empty column is assumed); a face-down card moves
+        only once free. A card *can be built on* if it lies in a column and is or can get
+        free, or — a talon card, or a card home at the start, which must first be put back on
+        the table — if it is a king or a card it fits on can be built on. Every card that goes
+        home or is built on in a real line does so after what it needed, so it is in the
+        fixed point; a card that is not can never go home, and the position is lost.
+
+        The sets are bit masks (bit ``c`` for card ``c``) and each round applies the rules to
+        every card at once, until nothing changes.
         """
-        cols, found, down = self.cols, self.found, self.down
-        above = [-2] * 52  # -2: not in a column; -1: a column top
-        below = [-2] * 52  # -1: the bottom of its column
-        hidden = [False] * 52
-        want_leave: list[int] = []  # column cards with something under them, top down
+        cols, down = self.cols, self.down
+        below = self._below
+        tops = onstack = hid = ex1 = ex2 = incol = 0
         for x in range(self.n):
             col = cols[x]
+            if not col:
+                continue
             prev = -1
             for c in col:
-                below[c] = prev
+                bit = 1 << c
+                incol |= bit
                 if prev >= 0:
-                    above[prev] = c
+                    below[c] = prev
+                    onstack |= bit
+                    if RANK[prev] == RANK[c] + 1 and RED[prev] != RED[c]:
+                        if SUIT[prev] == OPPOSITE[SUIT[c]][0]:
+                            ex1 |= bit
+                        else:
+                            ex2 |= bit
                 prev = c
+            tops |= 1 << prev
             for i in range(down[x]):
-                hidden[col[i]] = True
-            if col:
-                above[col[-1]] = -1
-                want_leave.extend(reversed(col[1:]))
-        home = [False] * 52  # can go home (at first: is home)
-        for s in range(4):
-            for r in range(found[s]):
-                home[s * 13 + r] = True
-        leave = [False] * 52  # can leave the card under it
-        placed = [False] * 52  # a talon card that can be put on the table
-        want_placed = []
-        for q in range(52):
-            if above[q] == -2 and not home[q]:
-                if RANK[q] == _KING:
-                    placed[q] = True
-                else:
-                    want_placed.append(q)
-        want_home = [x for x in range(52) if not home[x]]
-        changed = True
-        while changed and want_home:
-            changed = False
-            rest = []
-            for c in want_leave:
-                a = above[c]
-                free = a == -1 or leave[a]
-                if free and (RANK[c] == 0 or home[c - 1]):
-                    leave[c] = changed = True
-                    continue
-                if not free and hidden[c]:
-                    rest.append(c)  # a face-down card moves only once uncovered
-                    continue
-                if RANK[c] == _KING:
-                    leave[c] = changed = True  # into an empty column, assumed available
-                    continue
-                b = below[c]
-                for q in PARENTS[c]:
-                    if q != b:
-                        aq = above[q]
-                        if aq == -1 or (aq >= 0 and leave[aq]) or placed[q] or home[q]:
-                            leave[c] = changed = True
-                            break
-                else:
-                    rest.append(c)
-            want_leave = rest
-            if want_placed:
-                rest = []
-                for q in want_placed:
-                    for p in PARENTS[q]:
-                        ap = above[p]
-                        if ap == -1 or (ap >= 0 and leave[ap]) or placed[p] or home[p]:
-                            placed[q] = changed = True
-                            break
-                    else:
-                        rest.append(q)
-                want_placed = rest
-            rest = []
-            for x in want_home:
-                a = above[x]
-                if (RANK[x] == 0 or home[x - 1]) and (a < 0 or leave[a]):
-                    home[x] = changed = True
-                else:
-                    rest.append(x)
-            want_home = rest
-        return bool(want_home)
+                hid |= 1 << col[i]
+        loose = _ALL & ~incol  # talon cards and cards home at the start
+        shown = ~hid
+        free = tops  # column cards that are or can get free
+        leave = 0  # column cards that can leave the card under them
+        reach = free  # cards that can be built on
+        while True:
+            # the cards a reachable card of the other colour, one rank up, fits: all but the
+            # one a card lies on
+            par1 = par2 = 0
+            for a, b, base in _PARENT_SHIFTS:
+                par1 |= ((reach >> a) & 0xFFF) << base
+                par2 |= ((reach >> b) & 0xFFF) << base
+            movable = (par1 & ~ex1) | (par2 & ~ex2) | _KINGS
+            # per suit, the longest run of ranks from the ace that can all go home
+            able = free | loose
+            home = 0
+            for base in _BASES:
+                gap = ~(able >> base) & 0x1FFF
+                home |= ((gap & -gap) - 1) << base if gap else 0x1FFF << base
+            if home == _ALL:
+                return False
+            predhome = ((home << 1) | _ACES) & _ALL
+            # cards leaving free the cards under them, which may leave in turn: as far as
+            # this round's tables allow
+            before = leave
+            while True:
+                grew = onstack & ((free & predhome) | ((free | shown) & movable)) & ~leave
+                if not grew:
+                    break
+                leave |= grew
+                while grew:
+                    low = grew & -grew
+                    free |= 1 << below[low.bit_length() - 1]
+                    grew ^= low
+            new = free | (loose & movable)
+            if new == reach and leave == before:
+                return True
+            reach = new
 
     def moves(self) -> list[tuple[Any, ...]]:
         """Every move worth trying here, best first (a heuristic order; completeness does
         not depend on it)."""
-        if self.covered_something() and self.dead():
-            return []
+        if self.covered_something():
+            # (the answer does not depend on the waste size, nor on the order of the columns)
+            k = (b"".join(sorted(self.ck)), self.tkey if self.draw == 1 else bytes(self.seq))
+            lost = self.dead_cache.get(k)
+            if lost is None:
+                lost = self.dead_cache[k] = self.dead()
+            if lost:
+                return []
         cols, down, found = self.cols, self.down, self.found
         n = self.n
         out: list[tuple[int, tuple[Any, ...]]] = []
