@@ -21,6 +21,7 @@ everything listens on 127.0.0.1 only. A redis-server on a free port is started u
 
     python bench/race.py            # full run, about 3 minutes
     python bench/race.py --quick    # short run, about 1 minute
+    python bench/race.py --loads flat --repeat 3    # flat out three rounds: the medians
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import resource
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -395,6 +397,13 @@ def main(argv: list[str] | None = None) -> int:
         help="servers to run: memory (1 worker), redis (1 worker), redis2 (2 workers)",
     )
     ap.add_argument("--loads", default="paced,flat", help="loads to run (paced,flat)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="flat-out rounds (each server once per round, echo runs between): the median "
+        "ratio is printed, as runs on a shared machine differ",
+    )
     args = ap.parse_args(argv)
     if args.quick:
         args.paced_seconds, args.flat_seconds = 6.0, 4.0
@@ -452,53 +461,64 @@ def main(argv: list[str] | None = None) -> int:
         ratios: list[tuple[str, float, float, float]] = []
         if "flat" in args.loads:
             run_echo()
-        for config in args.configs.split(","):
-            flat = None
-            workers = 2 if config == "redis2" else 1
-            port = free_port()
-            url_for_redis = redis_url if config.startswith("redis") else None
-            label = {"memory": "memory, 1 worker", "redis": "redis, 1 worker"}.get(
-                config, f"redis, {workers} workers"
-            )
-            with process(_serve_argv(port, url_for_redis, workers), port) as proc:
-                time.sleep(0.5)  # the workers of --workers N start after the port opens
-                pids = server_pids(proc)
-                common = {"server": pids, "redis": redis_pids, "warmup": warmup}
-                url = f"ws://127.0.0.1:{port}"
-                if "paced" in args.loads:
-                    paced = drive(
-                        "race",
-                        url,
-                        args.paced_rooms,
-                        args.players,
-                        args.client_procs,
-                        paced=True,
-                        seconds=args.paced_seconds,
-                        **common,  # type: ignore[arg-type]
-                    )
-                    n = args.paced_rooms * args.players
-                    print(paced.line(f"{label}, paced ×{n}"))
-                if "flat" in args.loads:
-                    flat = drive(
-                        "race",
-                        url,
-                        args.flat_rooms,
-                        args.players,
-                        args.client_procs,
-                        paced=False,
-                        seconds=args.flat_seconds,
-                        **common,  # type: ignore[arg-type]
-                    )
-                    print(flat.line(f"{label}, flat out ×{flat_connections}"))
-            if flat is not None:
-                run_echo()
-                before, after = echoes[-2].rate, echoes[-1].rate
-                ratios.append((label, flat.rate, before, after))
+        for round_no in range(max(1, args.repeat)):
+            for config in args.configs.split(","):
+                flat = None
+                workers = 2 if config == "redis2" else 1
+                port = free_port()
+                url_for_redis = redis_url if config.startswith("redis") else None
+                label = {"memory": "memory, 1 worker", "redis": "redis, 1 worker"}.get(
+                    config, f"redis, {workers} workers"
+                )
+                with process(_serve_argv(port, url_for_redis, workers), port) as proc:
+                    time.sleep(0.5)  # the workers of --workers N start after the port opens
+                    pids = server_pids(proc)
+                    common = {"server": pids, "redis": redis_pids, "warmup": warmup}
+                    url = f"ws://127.0.0.1:{port}"
+                    if "paced" in args.loads and round_no == 0:
+                        paced = drive(
+                            "race",
+                            url,
+                            args.paced_rooms,
+                            args.players,
+                            args.client_procs,
+                            paced=True,
+                            seconds=args.paced_seconds,
+                            **common,  # type: ignore[arg-type]
+                        )
+                        n = args.paced_rooms * args.players
+                        print(paced.line(f"{label}, paced ×{n}"))
+                    if "flat" in args.loads:
+                        flat = drive(
+                            "race",
+                            url,
+                            args.flat_rooms,
+                            args.players,
+                            args.client_procs,
+                            paced=False,
+                            seconds=args.flat_seconds,
+                            **common,  # type: ignore[arg-type]
+                        )
+                        print(flat.line(f"{label}, flat out ×{flat_connections}"))
+                if flat is not None:
+                    run_echo()
+                    before, after = echoes[-2].rate, echoes[-1].rate
+                    ratios.append((label, flat.rate, before, after))
+        by_label: dict[str, list[float]] = {}
         for label, rate, before, after in ratios:
+            ratio = 2 * rate / (before + after)
+            by_label.setdefault(label, []).append(ratio)
             print(
-                f"flat out / echo, {label}: {2 * rate / (before + after):.2f} "
+                f"flat out / echo, {label}: {ratio:.2f} "
                 f"(echo before {before:.0f}/s, after {after:.0f}/s)"
             )
+        if args.repeat > 1:
+            for label, values in by_label.items():
+                shown = ", ".join(f"{v:.2f}" for v in values)
+                print(
+                    f"flat out / echo, {label}: median {statistics.median(values):.2f} "
+                    f"of {len(values)} rounds ({shown})"
+                )
     return 0
 
 
