@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -550,9 +549,8 @@ class RedisBackend(Backend):
                 results: list[Any] = []
                 for _ in commands:
                     try:
-                        results.append(
-                            await conn.read_response(timeout=math.inf, disconnect_on_error=True)
-                        )
+                        # the writer's connection has no socket timeout: no timer per reply
+                        results.append(await conn.read_response(disconnect_on_error=True))
                     except ResponseError as exc:
                         results.append(exc)
             return results
