@@ -13,12 +13,14 @@ import asyncio
 import contextlib
 import gc
 import logging
+import multiprocessing
 import os
 import secrets
 import signal
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -246,6 +248,7 @@ class RaceServer:
         self.conns: dict[str, Conn] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self._solver_executor: ProcessPoolExecutor | None = None
         self.port: int | None = None
         # files served on the websocket port (the browser client), read once
         self.static = StaticFiles(self.config.static_dir) if self.config.static_dir else None
@@ -357,6 +360,9 @@ class RaceServer:
                 task.cancel()
         for lr in self.rooms.values():
             self._drop_room_timers(lr)
+        if self._solver_executor is not None:
+            self._solver_executor.shutdown(wait=False, cancel_futures=True)
+            self._solver_executor = None
         await self.backend.close()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
@@ -984,8 +990,18 @@ class RaceServer:
 
     # ------------------------------------------------------------------ robots
 
+    def _solver_pool(self) -> ProcessPoolExecutor:
+        """The process that plans solver bots' races, started on first use (spawned: a
+        fork would copy the running event loop and its threads)."""
+        if self._solver_executor is None:
+            self._solver_executor = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._solver_executor
+
     async def _add_bot(self, conn: Conn, msg: AddBot) -> None:
-        driver = BotDriver(strength=msg.strength, pace=msg.pace)
+        executor = self._solver_pool() if msg.strength == "solver" else None
+        driver = BotDriver(strength=msg.strength, pace=msg.pace, executor=executor)
         await self._seat_robot(conn, f"Bot ({msg.strength})", driver)
 
     async def _add_ghost(self, conn: Conn, msg: AddGhost) -> None:

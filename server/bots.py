@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -83,17 +84,27 @@ class BotDriver(Driver):
     strength: Strength = "greedy"
     pace: float = 2.0
     solver_seconds: float = 5.0
+    #: where the solver runs: the server gives a process pool, so that a search of several
+    #: seconds takes neither the event loop's core nor its GIL (None: a thread)
+    executor: Executor | None = None
     _player: GreedyPlayer | None = None
     _plan: list[str] = field(default_factory=list)
     _at: float = 0.0
 
     async def begin(self, game: Game, deal: str) -> None:
-        """Make a plan for the race (the solver runs in a thread)."""
+        """Make a plan for the race (the solver runs in ``executor``)."""
         self._player = GreedyPlayer(game)
         self._plan = []
         self._at = 0.0
         if self.strength == "solver":
-            line = await asyncio.to_thread(_solution, deal, self.solver_seconds)
+            loop = asyncio.get_running_loop()
+            try:
+                line = await loop.run_in_executor(
+                    self.executor, _solution, deal, self.solver_seconds
+                )
+            except Exception:  # the pool is gone (shutting down) or broken: play greedy
+                logger.warning("no solver line deal=%s: playing greedy", deal, exc_info=True)
+                line = None
             self._plan = list(reversed(line or []))
 
     def next(self, game: Game) -> tuple[str | None, float]:

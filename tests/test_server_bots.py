@@ -4,6 +4,7 @@ moving through the same checked and stored path as a person."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import Executor
 
 import pytest
 from server_fixtures import ServerHandle
@@ -18,9 +19,9 @@ from server.bots import BotDriver, Strength
 GREEDY_WINS = "KL1-1-AAAAAAB"  # greedy alone clears this one
 
 
-def fast_bot(*, strength: Strength, pace: float) -> BotDriver:
+def fast_bot(*, strength: Strength, pace: float, executor: Executor | None = None) -> BotDriver:
     """A bot at 30 times its pace: the protocol allows at most 10 actions a second."""
-    return BotDriver(strength=strength, pace=pace * 30)
+    return BotDriver(strength=strength, pace=pace * 30, executor=executor)
 
 
 async def test_a_person_races_a_bot_to_the_end(
@@ -135,3 +136,39 @@ async def test_move_times_and_a_ghost_of_a_run(server: ServerHandle) -> None:
         assert original <= replayed <= original + 250
     assert ghost.elapsed_ms >= run.elapsed_ms
     await ann.next_event("race_ended")
+
+
+async def test_a_solver_bot_plans_in_another_process(
+    server: ServerHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A solver bot's plan is searched in the server's solver process, not on the event
+    loop's core: the bot wins a deal the greedy player alone loses, and the server answers
+    pings at once while the plan is made."""
+    from engine import DealCode
+    from engine.solver import solve
+
+    deal = next(
+        code
+        for code in (str(DealCode.for_game("klondike", n)) for n in range(2, 30))
+        if not replay(code, greedy_line(code)).won and solve(code, seconds=1).verdict == "winnable"
+    )
+    monkeypatch.setattr(server_app, "BotDriver", fast_bot)
+    ann = await server.client()
+    await ann.create("klondike", name="Ann", deal="code", code=deal)
+    await ann.request({"type": "add_bot", "strength": "solver", "pace": 10})
+    await ann.next_event("seat")
+    await ann.start()
+    await ann.next_event("race_starting")
+    slowest = 0.0
+    for _ in range(20):  # while the bot's plan is searched
+        t0 = asyncio.get_running_loop().time()
+        await ann.ping()
+        slowest = max(slowest, asyncio.get_running_loop().time() - t0)
+        await asyncio.sleep(0.02)
+    assert slowest < 0.25
+    await ann.resign()
+    ended = await ann.next_event("race_ended", timeout=60)
+    assert isinstance(ended, RaceEnded)
+    bot_row = next(r for r in ended.results if r.seat == 2)
+    assert bot_row.status == "won"
+    assert server.app._solver_executor is not None  # the plan came from the process pool
