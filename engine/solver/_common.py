@@ -19,6 +19,7 @@ __all__ = [
     "SAME_COLOUR",
     "SUIT",
     "Budget",
+    "ColumnSearch",
     "OutOfBudget",
     "Search",
     "closed_levels",
@@ -357,3 +358,44 @@ def drive(searches: list[tuple[Search, int, int]], budget: Budget) -> tuple[Sear
         budget.nodes = total
         for _, steps, _, _ in runs:
             steps.close()
+
+
+class ColumnSearch(Search):
+    """A search over columns of cards (bottom → top, ``down[i]`` face down at the bottom),
+    each keyed by its bytes in ``ck`` so that a position's key sorts them (the symmetry of
+    columns): lifting cards off a column (turning the card they uncover) and dropping them
+    on one, and the way back, each re-keying the column it changed."""
+
+    cols: list[list[int]]
+    down: list[int]
+    ndown: int
+    ck: list[bytes]
+
+    def _rekey(self, i: int) -> None:
+        self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
+
+    def _lift(self, x: int, count: int) -> tuple[list[int], bool]:
+        col = self.cols[x]
+        cards = col[-count:]
+        del col[-count:]
+        flipped = bool(col) and self.down[x] == len(col)
+        if flipped:
+            self.down[x] -= 1
+            self.ndown -= 1
+        self._rekey(x)
+        return cards, flipped
+
+    def _unlift(self, x: int, cards: list[int], flipped: bool) -> None:
+        if flipped:
+            self.down[x] += 1
+            self.ndown += 1
+        self.cols[x].extend(cards)
+        self._rekey(x)
+
+    def _drop(self, y: int, cards: list[int]) -> None:
+        self.cols[y].extend(cards)
+        self._rekey(y)
+
+    def _undrop(self, y: int, count: int) -> None:
+        del self.cols[y][-count:]
+        self._rekey(y)

@@ -18,7 +18,7 @@ from ._common import (
     RED,
     SAME_COLOUR,
     SUIT,
-    Search,
+    ColumnSearch,
     closed_levels,
 )
 
@@ -32,7 +32,7 @@ _SLOTS_OF: Final = ((2, 6), (3, 7), (1, 5), (0, 4))
 _SUITS_OF_COLOUR: Final = ((0, 3), (1, 2))  # black, red
 
 
-class HarpSearch(Search):
+class HarpSearch(ColumnSearch):
     """Search one Easy Harp position: ``columns`` bottom → top with ``down`` face-down cards
     each, ``slots[i]`` cards on foundation slot ``i``, and the talon's cards (any order)."""
 
@@ -55,9 +55,6 @@ class HarpSearch(Search):
         self.trail: list[Any] = []
 
     # ------------------------------------------------------------------ position
-
-    def _rekey(self, i: int) -> None:
-        self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
 
     def key(self) -> Any:
         """The position up to the order of the columns; the talon as a multiset; the
@@ -121,32 +118,6 @@ class HarpSearch(Search):
     def _untake(self, card: int) -> None:
         self.tal[card] += 1
         self.tkey += 1 << (2 * card)
-
-    def _lift(self, x: int, count: int) -> tuple[list[int], bool]:
-        col = self.cols[x]
-        cards = col[-count:]
-        del col[-count:]
-        flipped = bool(col) and self.down[x] == len(col)
-        if flipped:
-            self.down[x] -= 1
-            self.ndown -= 1
-        self._rekey(x)
-        return cards, flipped
-
-    def _unlift(self, x: int, cards: list[int], flipped: bool) -> None:
-        if flipped:
-            self.down[x] += 1
-            self.ndown += 1
-        self.cols[x].extend(cards)
-        self._rekey(x)
-
-    def _drop(self, y: int, cards: list[int]) -> None:
-        self.cols[y].extend(cards)
-        self._rekey(y)
-
-    def _undrop(self, y: int, count: int) -> None:
-        del self.cols[y][-count:]
-        self._rekey(y)
 
     # ------------------------------------------------------------------ moves
 

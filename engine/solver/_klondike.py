@@ -18,7 +18,7 @@ from ._common import (
     RED,
     SAME_COLOUR,
     SUIT,
-    Search,
+    ColumnSearch,
     closed_levels,
 )
 
@@ -35,7 +35,7 @@ _BASES = (0, 13, 26, 39)
 _PARENT_SHIFTS = tuple((13 * a + 1, 13 * b + 1, 13 * s) for s, (a, b) in enumerate(OPPOSITE))
 
 
-class KlondikeSearch(Search):
+class KlondikeSearch(ColumnSearch):
     """Search one Klondike position.
 
     ``columns`` bottom → top with ``down`` face-down cards each, ``found[s]`` cards of suit
@@ -82,9 +82,6 @@ class KlondikeSearch(Search):
         # Draw three: the talon pointer positions 0, 3, 6, … and the end are one cycle of
         # stock actions, mutually reachable, hence one position (reduction "talon").
         return 0 if p % 3 == 0 or p == length else p
-
-    def _rekey(self, i: int) -> None:
-        self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
 
     def key(self) -> Any:
         """The position up to the order of the columns (reduction "symmetry"). The
@@ -206,32 +203,6 @@ class KlondikeSearch(Search):
         self.p = token
 
     # ------------------------------------------------------------------ columns
-
-    def _lift(self, x: int, count: int) -> tuple[list[int], bool]:
-        col = self.cols[x]
-        cards = col[-count:]
-        del col[-count:]
-        flipped = bool(col) and self.down[x] == len(col)
-        if flipped:
-            self.down[x] -= 1
-            self.ndown -= 1
-        self._rekey(x)
-        return cards, flipped
-
-    def _unlift(self, x: int, cards: list[int], flipped: bool) -> None:
-        if flipped:
-            self.down[x] += 1
-            self.ndown += 1
-        self.cols[x].extend(cards)
-        self._rekey(x)
-
-    def _drop(self, y: int, cards: list[int]) -> None:
-        self.cols[y].extend(cards)
-        self._rekey(y)
-
-    def _undrop(self, y: int, count: int) -> None:
-        del self.cols[y][-count:]
-        self._rekey(y)
 
     # ------------------------------------------------------------------ moves
 
