@@ -13,9 +13,9 @@ Keys of one room share a hash tag, so a room can live on one Redis Cluster shard
 Room changes run in a WATCH/MULTI transaction on ``room`` and ``progress`` (retried on
 conflict), so race-end detection is safe across workers. A move is stored by one Lua script
 that checks the seat is still racing, appends the move, stores the progress and numbers,
-keeps and publishes the events; the move is acknowledged only after. The moves arriving
-while a write is in flight are sent together as one pipeline of script calls (group commit):
-one round trip for many moves, and one connection instead of one per concurrent move.
+keeps and publishes the events; the move is acknowledged only after. The script calls of
+all moves are pipelined on one connection (:class:`server.resp.RespPipe`): the calls made in
+one turn of the event loop go out in one write, and Redis answers them in order.
 
 Every worker, the publishing one included, delivers events to its connections from the
 pub/sub channel: one path in seq order. Every key gets a TTL on each write (shorter once a
@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -36,7 +35,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError, WatchError
+from redis.exceptions import NoScriptError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .broker import (
@@ -50,6 +49,7 @@ from .broker import (
     event_seq,
     log_entry,
 )
+from .resp import RespPipe
 from .room import ProgressState, RoomState
 
 __all__ = ["RedisBackend"]
@@ -123,7 +123,7 @@ class RedisBackend(Backend):
         # once) waits for a connection instead of failing with "too many connections"
         # A command on a connection that Redis closed (a restart, a kill, an idle timeout)
         # is sent again on a new one, instead of failing once per pooled connection. Moves
-        # do not go this way (see _write). A room update (WATCH/MULTI) whose connection
+        # do not go this way (see append). A room update (WATCH/MULTI) whose connection
         # fails re-reads the room and runs again, as after a conflict; a known limit: if the
         # connection failed after Redis ran its EXEC, the update is applied a second time.
         pool = aioredis.BlockingConnectionPool.from_url(
@@ -136,8 +136,6 @@ class RedisBackend(Backend):
         self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
         self._append_script = self.redis.register_script(_APPEND_LUA)
         self._append_sha = self._append_script.sha.encode()
-        #: seconds a batch of moves may take to be stored before its moves are refused
-        self.write_timeout = 10.0
         self._events_script = self.redis.register_script(_EVENTS_LUA)
         self._listener: Listener | None = None
         self._pubsub: Any = None
@@ -149,13 +147,28 @@ class RedisBackend(Backend):
         self._delivered: dict[str, int] = {}
         self._held: dict[str, list[bytes]] = {}
         self._repairs: set[asyncio.Task[None]] = set()
-        # moves waiting for the writer: (keys and args of the append script, its future)
-        self._batch: list[_Call] = []
+        # the moves' script calls: packed by us (a seat's constant arguments once) and
+        # pipelined on one connection, all the calls of a loop turn in one write
         self._heads: dict[tuple[str, int, int], bytes] = {}
-        self._wake = asyncio.Event()
-        self._writers: list[asyncio.Task[None]] = []
-        #: batches of moves that may be in flight at once, each on its own connection
-        self.writers = 4
+        self._store = RespPipe(self._store_connection, reply_timeout=10.0)
+
+    @property
+    def write_timeout(self) -> float:
+        """Seconds a move may wait for Redis to answer before its connection is dropped
+        (the move is then sent once more on a new connection)."""
+        return self._store.reply_timeout
+
+    @write_timeout.setter
+    def write_timeout(self, seconds: float) -> None:
+        self._store.reply_timeout = seconds
+
+    async def _store_connection(self) -> Any:
+        # a connection of the pool's settings without redis-py's socket timeout (the pipe
+        # has its own watchdog); its transport is taken over by the pipe
+        pool = self.redis.connection_pool
+        conn = pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
+        await conn.connect()  # type: ignore[no-untyped-call]
+        return conn
 
     # ------------------------------------------------------------------ keys
 
@@ -187,14 +200,7 @@ class RedisBackend(Backend):
         """Stop the listener and the writer and close the connections."""
         for task in list(self._repairs):
             task.cancel()
-        for writer in self._writers:
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
-        for call in self._batch:
-            if not call.future.done():
-                call.future.set_exception(ConnectionError("the backend is closed"))
-        self._batch.clear()
+        self._store.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -403,7 +409,7 @@ class RedisBackend(Backend):
         at: int | None = None,
     ) -> list[bytes] | None:
         """One Lua call: check, append the move, store progress and events, publish. The
-        call goes out with the other moves waiting (see :meth:`_write_loop`)."""
+        call is pipelined with the other moves of this turn of the loop."""
         entry = log_entry(move, at) if move else ""
         head = self._heads.get((code, race, seat))
         if head is None:
@@ -442,13 +448,22 @@ class RedisBackend(Backend):
         )
         if events:
             packed += _resp_args(_bodies(events))
-        future: asyncio.Future[tuple[Any, bool]] = asyncio.get_running_loop().create_future()
-        self._batch.append(_Call(packed, future))
-        if len(self._writers) < self.writers:  # the writers stop only when closed
-            while len(self._writers) < self.writers:
-                self._writers.append(asyncio.create_task(self._write_loop()))
-        self._wake.set()
-        result, resent = await future
+        resent = reloaded = False
+        while True:
+            try:
+                result = await self._store.send(packed)
+                break
+            except NoScriptError:
+                if reloaded:
+                    raise
+                reloaded = True  # not run: Redis restarted or its scripts were flushed
+                await self.redis.script_load(_APPEND_LUA)
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                # whether Redis ran it is unknown: sent once more (on a new connection); a
+                # move run twice is refused the second time by its index, seen below
+                if resent:
+                    raise ConnectionError(f"could not store: {exc!r}") from exc
+                resent = True
         if result is None:
             return None
         if result == -1:
@@ -457,106 +472,6 @@ class RedisBackend(Backend):
                 return []  # the first try was run before its connection failed: stored once
             raise LogConflict(f"the move log is not {index} moves long")
         return list(result)
-
-    _MAX_BATCH = 256
-
-    async def _write_loop(self) -> None:
-        """Send the waiting moves, many per round trip: whatever arrived while the last
-        batch was in flight goes out in the next one, in arrival order. ``writers`` loops
-        share the work, so that many batches can be in flight at once, each on its own
-        connection. The order between batches does not matter: a seat's moves are sent
-        one at a time (each waits for the last to be stored), and the script numbers the
-        room's events in the order it runs them."""
-        # the writer's own connection, kept (no pool round per batch) and without redis-py's
-        # socket timeout (a task per write): one timeout per batch instead, in _round_trip
-        pool = self.redis.connection_pool
-        conn = pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
-        try:
-            await self._write_batches(conn)
-        finally:
-            with contextlib.suppress(Exception):
-                await conn.disconnect(nowait=True)
-
-    async def _write_batches(self, conn: Any) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            while self._batch:
-                batch = self._batch[: self._MAX_BATCH]
-                del self._batch[: self._MAX_BATCH]
-                try:
-                    await self._write(conn, batch)
-                except asyncio.CancelledError:
-                    for call in batch:
-                        if not call.future.done():
-                            call.future.set_exception(ConnectionError("the backend is closed"))
-                    raise
-                except Exception as exc:
-                    # each waiting move is refused (its connection reloads its game from the
-                    # log); the writer goes on with the next batch
-                    logger.warning("could not store %d moves: %r", len(batch), exc)
-                    for call in batch:
-                        if not call.future.done():
-                            call.future.set_exception(
-                                ConnectionError(f"could not store: {exc!r}")
-                            )
-
-    async def _write(self, conn: Any, batch: list[_Call]) -> None:
-        """Run a batch; once more on a new connection if the connection failed (whether
-        Redis ran the calls is then unknown, but each move names its place in the log, so a
-        move run twice is refused the second time and :meth:`append` sees it is stored), and
-        once more after loading the script if Redis had forgotten it."""
-        reloaded = resent = False
-        while batch:
-            try:
-                results = await self._round_trip(conn, [call.packed for call in batch])
-            except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as exc:
-                if resent:
-                    raise
-                logger.warning("store connection failed (%r): sending the moves again", exc)
-                resent = True
-                for call in batch:
-                    call.resent = True
-                continue
-            retry = []
-            for call, result in zip(batch, results, strict=True):
-                future = call.future
-                if isinstance(result, NoScriptError) and not reloaded:
-                    retry.append(call)  # not run: Redis restarted or its scripts flushed
-                elif future.done():
-                    continue  # the caller went away; the move is stored all the same
-                elif isinstance(result, Exception):
-                    future.set_exception(result)
-                else:
-                    future.set_result((result, call.resent))
-            if not retry:
-                return
-            reloaded = True
-            await self.redis.script_load(_APPEND_LUA)
-            batch = retry
-
-    async def _round_trip(self, conn: Any, commands: list[bytes]) -> list[Any]:
-        """Send commands already in the wire format in one write, read their replies (an
-        error reply comes back as its exception, in its place). A pipeline of redis-py
-        would pack every argument in Python and arm a timeout per reply: a fifth of a
-        worker's time under load. One timeout covers the whole batch here; a failure drops
-        the connection (the next batch opens it again), as the rest of its replies cannot
-        be matched any more."""
-        try:
-            async with asyncio.timeout(self.write_timeout):
-                # one buffer: a list would be written piece by piece (a system call each)
-                await conn.send_packed_command(b"".join(commands), check_health=False)
-                results: list[Any] = []
-                for _ in commands:
-                    try:
-                        # the writer's connection has no socket timeout: no timer per reply
-                        results.append(await conn.read_response(disconnect_on_error=True))
-                    except ResponseError as exc:
-                        results.append(exc)
-            return results
-        except BaseException:
-            await conn.disconnect(nowait=True)
-            raise
 
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log."""
@@ -605,16 +520,6 @@ class RedisBackend(Backend):
 
 def _bodies(events: list[dict[str, Any]]) -> list[bytes]:
     return [orjson.dumps(e) for e in events]
-
-
-@dataclass(slots=True)
-class _Call:
-    """A move's append script call waiting for the writer: the command in the wire format,
-    the future of its reply (with whether it was sent twice)."""
-
-    packed: bytes
-    future: asyncio.Future[tuple[Any, bool]]
-    resent: bool = False
 
 
 def _resp_args(args: list[Any]) -> bytes:

@@ -1,0 +1,110 @@
+"""The pipelined store connection (server.resp) against a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.redis_backend import _resp_args
+from server.resp import RespPipe
+
+
+def command(*args: Any) -> bytes:
+    return b"*%d\r\n" % len(args) + _resp_args(list(args))
+
+
+def pipe_for(url: str, **kwargs: Any) -> RespPipe:
+    pool = aioredis.ConnectionPool.from_url(url)
+
+    async def connect() -> Any:
+        conn = pool.connection_class(**pool.connection_kwargs)
+        await conn.connect()  # type: ignore[no-untyped-call]
+        return conn
+
+    return RespPipe(connect, **kwargs)
+
+
+async def test_replies_in_order_with_errors_in_their_place(redis_url: str) -> None:
+    pipe = pipe_for(redis_url)
+    try:
+        futures = [
+            pipe.send(command("SET", "resp:k", "v1")),
+            pipe.send(command("INCR", "resp:k")),  # an error reply: not an integer
+            pipe.send(command("EVALSHA", "0" * 40, 0)),
+            pipe.send(command("GET", "resp:k")),
+            pipe.send(command("GET", "resp:missing")),
+        ]
+        results = await asyncio.gather(*futures, return_exceptions=True)
+        assert results[0] == b"OK"
+        assert isinstance(results[1], ResponseError) and "not an integer" in str(results[1])
+        assert isinstance(results[2], NoScriptError)
+        assert results[3:] == [b"v1", None]
+        # many commands of one turn, one write: every reply goes to its own future
+        many = [pipe.send(command("INCR", "resp:n")) for _ in range(1000)]
+        assert await asyncio.gather(*many) == list(range(1, 1001))
+    finally:
+        pipe.close()
+
+
+async def test_the_url_s_user_password_and_database_are_used(redis_url: str) -> None:
+    admin = aioredis.from_url(redis_url)
+    try:
+        await admin.execute_command("ACL", "SETUSER", "sd-store", "on", ">s3cret", "~*", "+@all")
+        base = redis_url.rsplit("/", 1)[0].replace("redis://", "redis://sd-store:s3cret@")
+        pipe = pipe_for(f"{base}/5")
+        try:
+            assert await pipe.send(command("SET", "resp:db5", "yes")) == b"OK"
+            assert await pipe.send(command("ACL", "WHOAMI")) == b"sd-store"
+        finally:
+            pipe.close()
+        assert await admin.get("resp:db5") is None  # database 0
+        db5 = aioredis.from_url(f"{redis_url.rsplit('/', 1)[0]}/5")
+        assert await db5.get("resp:db5") == b"yes"
+        await db5.aclose()
+        wrong = pipe_for(base.replace("s3cret", "wrong") + "/0")
+        with pytest.raises(RedisConnectionError):
+            await wrong.send(command("PING"))
+        wrong.close()
+    finally:
+        await admin.execute_command("ACL", "DELUSER", "sd-store")
+        await admin.aclose()
+
+
+async def test_a_stalled_redis_fails_the_waiting_commands_then_reconnects(
+    redis_url: str,
+) -> None:
+    admin = aioredis.from_url(redis_url)
+    pipe = pipe_for(redis_url, reply_timeout=0.2)
+    try:
+        assert await pipe.send(command("PING")) == b"PONG"
+        busy = "local t = redis.call('TIME') local s = t[1] * 1e6 + t[2] " + (
+            "while true do t = redis.call('TIME') "
+            "if t[1] * 1e6 + t[2] - s > 600000 then return 1 end end"
+        )
+        stall = asyncio.create_task(admin.eval(busy, 0))
+        await asyncio.sleep(0.05)
+        waited = asyncio.get_running_loop().time()
+        with pytest.raises(RedisTimeoutError):
+            await pipe.send(command("PING"))
+        assert asyncio.get_running_loop().time() - waited < 0.5  # the watchdog, not Redis
+        await stall
+        assert await pipe.send(command("PING")) == b"PONG"  # a new connection
+    finally:
+        pipe.close()
+        await admin.aclose()
+
+
+async def test_closed_pipe_refuses_and_fails_what_waits(redis_url: str) -> None:
+    pipe = pipe_for(redis_url)
+    queued = pipe.send(command("PING"))
+    pipe.close()
+    with pytest.raises(RedisConnectionError):
+        await queued
+    with pytest.raises(RedisConnectionError):
+        await pipe.send(command("PING"))
