@@ -89,6 +89,7 @@ _DEAL_EVENTS = frozenset({"race_starting", "player_finished"})
 _CLOSE_TIMEOUT = 3.0
 """Seconds shutdown waits for background tasks to stop after cancelling them."""
 
+
 def now_ms() -> int:
     """The server clock: ms since the epoch."""
     return int(time.time() * 1000)
@@ -172,12 +173,41 @@ class Conn:
 @dataclass(slots=True)
 class Outbox:
     """A racing player's ``progress`` events, coalesced: each is the seat's full state, so
-    only the latest matters. ``lock`` orders a held event's storage with the moves."""
+    only the latest matters. ``gate`` orders a held event's storage with the moves."""
 
     sent_at: float = float("-inf")
-    held: tuple[str, int, int, ProgressState, int] | None = None
+    #: the latest held state: room, race, seat, then the numbers of its progress
+    held: tuple[str, int, int, int, int, int, int, int] | None = None
     timer: asyncio.TimerHandle | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    gate: Gate = field(default_factory=lambda: Gate())
+
+
+class Gate:
+    """A lock for the few tasks of one connection, taken without a coroutine call when it
+    is free (``async with asyncio.Lock()`` costs two on every move): check ``busy``, then
+    set it or ``await wait()``; always ``release()``."""
+
+    __slots__ = ("_free", "busy")
+
+    def __init__(self) -> None:
+        self.busy = False
+        self._free: asyncio.Future[None] | None = None
+
+    async def wait(self) -> None:
+        """Wait until the gate is free, then take it."""
+        while self.busy:
+            if self._free is None:
+                self._free = asyncio.get_running_loop().create_future()
+            # shielded: a waiter cancelled must not cancel the future the others wait on
+            await asyncio.shield(self._free)
+        self.busy = True
+
+    def release(self) -> None:
+        """Free the gate and wake its waiters (the first to run takes it)."""
+        self.busy = False
+        free, self._free = self._free, None
+        if free is not None and not free.done():
+            free.set_result(None)
 
 
 @dataclass(slots=True)
@@ -253,7 +283,7 @@ class RaceServer:
         # files served on the websocket port (the browser client), read once
         self.static = StaticFiles(self.config.static_dir) if self.config.static_dir else None
 
-    # ------------------------------------------------------------------ lifecycle
+        # ------------------------------------------------------------------ lifecycle
 
         # each request type's handler, and whether an ``ok`` answers it when it returns
         self._handlers: dict[type[Any], Callable[[Conn, Any], Awaitable[bool | None]]] = {
@@ -876,9 +906,7 @@ class RaceServer:
         self._detach(conn)
         if code is not None and role == "spectator":
             with contextlib.suppress(KeyError):
-                await self.backend.update_room(
-                    code, _count_spectator(-1, self.backend.worker_id)
-                )
+                await self.backend.update_room(code, _count_spectator(-1, self.backend.worker_id))
             return
         if code is None or role != "player" or seat_no is None:
             return
@@ -1119,44 +1147,56 @@ class RaceServer:
             return
         now = now_ms()
         start = lr.start_at or now
-        progress = ProgressState(
-            race=race,
-            seat=seat,
-            status="won" if game.won else "playing",
-            on_foundations=game.on_foundations,
-            total=game.total,
-            score=game.score,
-            moves=game.moves,
-            elapsed_ms=now - start if game.won else None,
-        )
         elapsed = now - start
         outbox = conn.outbox
         clock = asyncio.get_running_loop().time()
+        progress: ProgressState | None = None
         if game.won:
+            progress = self._progress_state(race, seat, "won", game, elapsed)
             times = [*await self.backend.times(code, race, seat), elapsed]
             won = self._finished_body(code, race, seat, "won", elapsed, game, times)
             events = [self._progress_body(code, progress, elapsed), won]
         elif outbox.timer is None and clock - outbox.sent_at >= self.config.progress_interval:
             # the first move after a quiet spell shows at once
+            progress = self._progress_state(race, seat, "playing", game, None)
             events = [self._progress_body(code, progress, elapsed)]
             outbox.sent_at = clock
         else:
             events = []  # held: the outbox timer sends the latest state
+        gate = outbox.gate
         try:
-            async with outbox.lock:
+            if gate.busy:
+                await gate.wait()  # the outbox timer is storing a held progress
+            else:
+                gate.busy = True
+            try:
                 stored = await self.backend.append(
                     code,
                     race,
                     seat,
                     move=str(outcome.move),
                     # stored with its event: a held one goes with the outbox's
-                    progress=progress if events else None,
+                    progress=progress,
                     events=events,
                     index=len(game.actions) - 1,
-                    at=now - start,
+                    at=elapsed,
                 )
                 if stored is not None and not events:
-                    self._hold_progress(conn, (code, race, seat, progress, elapsed))
+                    self._hold_progress(
+                        conn,
+                        (
+                            code,
+                            race,
+                            seat,
+                            game.on_foundations,
+                            game.total,
+                            game.score,
+                            game.moves,
+                            elapsed,
+                        ),
+                    )
+            finally:
+                gate.release()
         except LogConflict:
             conn.game = None  # another connection of this seat moved: reload from the log
             await self._reject(
@@ -1187,9 +1227,12 @@ class RaceServer:
             logger.info("player won room=%s seat=%s moves=%s", code, seat, game.moves)
             await self._check_end(code)
 
-    def _hold_progress(self, conn: Conn, held: tuple[str, int, int, ProgressState, int]) -> None:
-        """Keep the latest progress of a player (and its elapsed ms) for the outbox timer;
-        its event is built only if it is sent."""
+    def _hold_progress(
+        self, conn: Conn, held: tuple[str, int, int, int, int, int, int, int]
+    ) -> None:
+        """Keep the latest progress of a player (room, race, seat, cards home, total, score,
+        moves, elapsed ms) for the outbox timer; its state and event are built only if it
+        is sent."""
         outbox = conn.outbox
         outbox.held = held
         if outbox.timer is None:
@@ -1200,15 +1243,29 @@ class RaceServer:
 
     async def _send_held_progress(self, conn: Conn) -> None:
         """Store and publish the latest held ``progress`` of a player (a move of theirs may
-        be in flight: the lock lets it land first, so the event is its latest state). A
+        be in flight: the gate lets it land first, so the event is its latest state). A
         status change meanwhile (won, resigned, disconnected) makes the store refuse it."""
         outbox = conn.outbox
-        async with outbox.lock:
+        gate = outbox.gate
+        if gate.busy:
+            await gate.wait()
+        else:
+            gate.busy = True
+        try:
             outbox.timer = None
             held, outbox.held = outbox.held, None
             if held is None or conn.closing or conn.code != held[0] or conn.seat != held[2]:
                 return
-            code, race, seat, progress, elapsed = held
+            code, race, seat, on_foundations, total, score, moves, elapsed = held
+            progress = ProgressState(
+                race=race,
+                seat=seat,
+                status="playing",
+                on_foundations=on_foundations,
+                total=total,
+                score=score,
+                moves=moves,
+            )
             outbox.sent_at = asyncio.get_running_loop().time()
             body = self._progress_body(code, progress, elapsed)
             try:
@@ -1217,6 +1274,23 @@ class RaceServer:
                 )
             except Exception:
                 logger.warning("could not send progress room=%s seat=%s", code, seat, exc_info=True)
+        finally:
+            gate.release()
+
+    @staticmethod
+    def _progress_state(
+        race: int, seat: int, status: str, game: Game, elapsed: int | None
+    ) -> ProgressState:
+        return ProgressState(
+            race=race,
+            seat=seat,
+            status=status,
+            on_foundations=game.on_foundations,
+            total=game.total,
+            score=game.score,
+            moves=game.moves,
+            elapsed_ms=elapsed,
+        )
 
     def _progress_body(self, code: str, p: ProgressState, elapsed: int) -> dict[str, Any]:
         return {
@@ -1277,16 +1351,7 @@ class RaceServer:
         self, code: str, race: int, seat: int, status: str, elapsed: int, game: Game
     ) -> bool:
         """Store a seat's final status with its last progress and ``player_finished``."""
-        progress = ProgressState(
-            race=race,
-            seat=seat,
-            status=status,
-            on_foundations=game.on_foundations,
-            total=game.total,
-            score=game.score,
-            moves=game.moves,
-            elapsed_ms=elapsed,
-        )
+        progress = self._progress_state(race, seat, status, game, elapsed)
         times = await self.backend.times(code, race, seat)
         events = [
             self._progress_body(code, progress, elapsed),
