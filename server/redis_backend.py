@@ -8,6 +8,7 @@ Keys of one room share a hash tag, so a room can live on one Redis Cluster shard
     sd:{K7QF2M}:events            list: the last ``event_cap`` stamped events
     sd:{K7QF2M}:moves:<race>:<seat>  list: a seat's move log, one action per item
                                      (``MOVE@MS``: with its ms since the race's start)
+    sd:{K7QF2M}:done              sorted set: tokens of the last minute's room updates
     sd:{K7QF2M}:ch                pub/sub channel: stamped events and control messages
 
 Room changes run in a WATCH/MULTI transaction on ``room`` and ``progress`` (retried on
@@ -27,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from typing import Any
 
@@ -123,9 +125,7 @@ class RedisBackend(Backend):
         # once) waits for a connection instead of failing with "too many connections"
         # A command on a connection that Redis closed (a restart, a kill, an idle timeout)
         # is sent again on a new one, instead of failing once per pooled connection. Moves
-        # do not go this way (see append). A room update (WATCH/MULTI) whose connection
-        # fails re-reads the room and runs again, as after a conflict; a known limit: if the
-        # connection failed after Redis ran its EXEC, the update is applied a second time.
+        # do not go this way (see append), nor do room updates (see update_room).
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=64,
@@ -354,9 +354,19 @@ class RedisBackend(Backend):
 
     async def update_room(self, code: str, update: Update) -> tuple[Snapshot, list[bytes]]:
         """WATCH room and progress, apply ``update``, write it all in MULTI; retry on
-        conflict."""
+        conflict.
+
+        A connection that fails while the transaction is under way also ends in a retry
+        (redis-py raises WatchError), but then Redis may have run the EXEC before the
+        connection failed. So the transaction also records a token unique to this call (in
+        the room's ``done`` set), and before running ``update`` again the token is looked
+        up: if it is there, the
+        update is done, and is not applied a second time (its events were published; the
+        call returns the room as it is now, without them)."""
         room_key, progress_key = self._key(code, "room"), self._key(code, "progress")
         seq_key, events_key = self._key(code, "seq"), self._key(code, "events")
+        done_key, token = self._key(code, "done"), secrets.token_hex(8)
+        sent = False
         async with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
@@ -383,15 +393,30 @@ class RedisBackend(Backend):
                     if room.phase == "ended":
                         for seat in room.participants:
                             pipe.expire(self._moves_key(code, room.race, seat), ttl)
+                    now = time.time()
+                    pipe.zadd(done_key, {token: now})
+                    pipe.zremrangebyscore(done_key, "-inf", now - _DONE_TTL)
+                    pipe.expire(done_key, ttl)
                     await self._events_script(
                         keys=[seq_key, events_key],
                         args=[self.event_cap, self._channel(code), ttl, *_bodies(events)],
                         client=pipe,
                     )
                     pipe.get(seq_key)
+                    sent = True
                     result = await pipe.execute()
                     break
                 except WatchError:
+                    if sent:
+                        sent = False
+                        if await self.redis.zscore(done_key, token) is not None:
+                            logger.warning(
+                                "room update ran before its connection failed room=%s", code
+                            )
+                            snap = await self.snapshot(code)
+                            if snap is None:
+                                raise KeyError(code) from None
+                            return snap, []
                     continue
         data: list[bytes] = list(result[-2] or [])
         return Snapshot(room, progress, int(result[-1] or 0)), data
@@ -516,6 +541,10 @@ class RedisBackend(Backend):
         t0 = time.perf_counter()
         await self.redis.ping()
         return time.perf_counter() - t0
+
+
+#: seconds a room update's token is kept (long enough to look it up after a failure)
+_DONE_TTL = 60
 
 
 def _bodies(events: list[dict[str, Any]]) -> list[bytes]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -16,7 +17,7 @@ from engine import new_game, replay
 from protocol import Ack
 from server.broker import LogConflict
 from server.memory import MemoryBackend
-from server.room import RoomOptions, RoomState
+from server.room import ProgressState, RoomOptions, RoomState
 
 
 async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, str]:
@@ -44,7 +45,7 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
     try:
         keys = sorted(k.decode() for k in await r.keys(f"sd:{{{code}}}:*"))
         assert keys == [
-            f"sd:{{{code}}}:{k}" for k in ("events", "moves:1:2", "progress", "room", "seq")
+            f"sd:{{{code}}}:{k}" for k in ("done", "events", "moves:1:2", "progress", "room", "seq")
         ]
         # every key of the room carries a TTL
         for key in keys:
@@ -207,3 +208,87 @@ async def test_a_move_sent_twice_is_stored_once(start_server, redis_url: str) ->
         assert replay(deal, ["s", "s"]).player_view() == bob.view
     finally:
         await r.aclose()
+
+
+class _CuttingProxy:
+    """A TCP proxy to Redis on 127.0.0.1 that, once armed, lets the next transaction's
+    EXEC through to Redis and then cuts the client's connection instead of passing the
+    reply on: Redis ran it, the client cannot know."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.armed = False
+        self.cuts = 0
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+    async def _serve(self, creader: asyncio.StreamReader, cwriter: asyncio.StreamWriter) -> None:
+        rreader, rwriter = await asyncio.open_connection("127.0.0.1", self.target_port)
+        cut = asyncio.Event()
+
+        async def upstream() -> None:
+            while data := await creader.read(65536):
+                rwriter.write(data)
+                if self.armed and b"EXEC\r\n" in data:
+                    self.armed = False
+                    cut.set()
+
+        async def downstream() -> None:
+            while data := await rreader.read(65536):
+                if cut.is_set():
+                    await asyncio.sleep(0.1)  # the rest of the transaction's replies
+                    self.cuts += 1
+                    return  # the reply is dropped with the connection
+                cwriter.write(data)
+
+        tasks = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            task.cancel()
+        cwriter.close()
+        rwriter.close()
+
+
+async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str) -> None:
+    """The connection fails after Redis ran the update's EXEC: the update is recognised as
+    done (by its token) instead of being applied a second time."""
+    from server.redis_backend import RedisBackend
+
+    proxy = _CuttingProxy(int(redis_url.rsplit(":", 1)[1].split("/")[0]))
+    port = await proxy.start()
+    backend = RedisBackend(f"redis://127.0.0.1:{port}/0", worker_id="cut", prefix="cut")
+    await backend.start(lambda code, data: None)
+    try:
+        room = RoomState(
+            code="CUT1A2", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
+        )
+        assert await backend.create_room(room)
+        calls = 0
+
+        def bump(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+            nonlocal calls
+            calls += 1
+            room.next_seat += 1
+            return [{"type": "bumped", "room": room.code}]
+
+        await backend.update_room("CUT1A2", bump)  # the proxy passes it on as is
+        assert calls == 1
+        proxy.armed = True
+        snap, _ = await backend.update_room("CUT1A2", bump)
+        assert proxy.cuts == 1  # the reply of the second update was lost
+        assert calls == 2  # not run a third time
+        assert snap.room.next_seat == 3 and snap.seq == 2
+        stored = await backend.snapshot("CUT1A2")
+        assert stored is not None and stored.room.next_seat == 3 and stored.seq == 2
+        assert len(await backend.events_since("CUT1A2", 0) or []) == 2
+    finally:
+        await backend.close()
+        await proxy.close()
