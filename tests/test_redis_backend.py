@@ -292,3 +292,46 @@ async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str)
     finally:
         await backend.close()
         await proxy.close()
+
+
+async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
+    redis_url: str,
+) -> None:
+    """The append script reads the stored progress as text: wrong race, a final status, or a
+    name that spells a status are refused; the seat's own race while playing is taken."""
+    from server.redis_backend import RedisBackend
+
+    backend = RedisBackend(redis_url, worker_id="seat", prefix="seatcheck")
+    await backend.start(lambda code, data: None)
+    try:
+        room = RoomState(
+            code="SEAT22", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
+        )
+        assert await backend.create_room(room)
+
+        def set_progress(status: str, race: int, name: str = "") -> Any:
+            def update(room: RoomState, progress: dict[int, ProgressState]) -> list[Any]:
+                progress[2] = ProgressState(race=race, seat=2, status=status, name=name)
+                return []
+
+            return update
+
+        async def append(race: int, index: int) -> list[bytes] | None:
+            return await backend.append(
+                "SEAT22", race, 2, move="s", progress=None, events=[], index=index
+            )
+
+        await backend.update_room("SEAT22", set_progress("playing", 12))
+        assert await append(12, 0) == []
+        assert await append(1, 0) is None  # race 1 is not race 12 (a prefix of it)
+        assert await append(123, 0) is None
+        for status in ("won", "resigned", "timeout", "disconnected"):
+            await backend.update_room(
+                "SEAT22", set_progress(status, 12, name='x","status":"playing"')
+            )
+            assert await append(12, 1) is None, status
+        await backend.update_room("SEAT22", set_progress("playing", 12, name='"status":"won"'))
+        assert await append(12, 1) == []
+        assert await backend.moves("SEAT22", 12, 2) == ["s", "s"]
+    finally:
+        await backend.close()
