@@ -1156,8 +1156,13 @@ class RaceServer:
             times = [*await self.backend.times(code, race, seat), elapsed]
             won = self._finished_body(code, race, seat, "won", elapsed, game, times)
             events = [self._progress_body(code, progress, elapsed), won]
-        elif outbox.timer is None and clock - outbox.sent_at >= self.config.progress_interval:
-            # the first move after a quiet spell shows at once
+        elif clock - outbox.sent_at >= self.config.progress_interval:
+            # the first move after a quiet spell, or after the interval: shows at once, and
+            # its state supersedes a held one (the outbox timer then has nothing to send)
+            if outbox.timer is not None:
+                outbox.timer.cancel()
+                outbox.timer = None
+            outbox.held = None
             progress = self._progress_state(race, seat, "playing", game, None)
             events = [self._progress_body(code, progress, elapsed)]
             outbox.sent_at = clock
@@ -1236,8 +1241,11 @@ class RaceServer:
         outbox = conn.outbox
         outbox.held = held
         if outbox.timer is None:
+            # a little after the interval: a player still moving then sends the progress
+            # with that move; the timer is for one who stopped (one store call less, and no
+            # move waiting at the gate behind a held progress)
             outbox.timer = asyncio.get_running_loop().call_at(
-                outbox.sent_at + self.config.progress_interval,
+                outbox.sent_at + self.config.progress_interval * 1.25,
                 lambda: self.spawn(self._send_held_progress(conn), "progress"),
             )
 
