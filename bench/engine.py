@@ -80,8 +80,10 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     gc.disable()  # collector pauses are noise here; the engine allocates little anyway
-    print(f"{'game':<11} {'actions':>8} {'apply/s':>10} {'undo/s':>10} "
-          f"{'legal gen/s':>12} {'calib/s':>10} {'apply/calib':>11}")
+    print(
+        f"{'game':<11} {'actions':>8} {'apply/s':>10} {'undo/s':>10} "
+        f"{'legal gen/s':>12} {'calib/s':>10} {'apply/calib':>11}"
+    )
     for name in GAMES:
         codes = [DealCode.for_game(name, rng.randint(1, 999_999)) for _ in range(args.deals)]
         runs = [(code, playthrough(code, args.actions, rng)) for code in codes]
@@ -127,9 +129,11 @@ def main() -> None:
         undo_s, undos = min(undo_all() for _ in range(args.repeats))
         legal_s, gens = min(legal_all() for _ in range(args.repeats))
         calib_s = best_of(args.repeats, lambda n=n_actions: calibrate(n))
-        print(f"{name:<11} {n_actions:>8} {n_actions / apply_s:>10,.0f} {undos / undo_s:>10,.0f} "
-              f"{gens / legal_s:>12,.0f} {n_actions / calib_s:>10,.0f} "
-              f"{calib_s / apply_s:>11.3f}")
+        print(
+            f"{name:<11} {n_actions:>8} {n_actions / apply_s:>10,.0f} {undos / undo_s:>10,.0f} "
+            f"{gens / legal_s:>12,.0f} {n_actions / calib_s:>10,.0f} "
+            f"{calib_s / apply_s:>11.3f}"
+        )
 
 
 if __name__ == "__main__":

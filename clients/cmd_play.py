@@ -39,16 +39,22 @@ def register(sub: Any) -> None:
     _common(bot)
     bot.add_argument("--name", default="Bot", help="the bot's name (default: Bot)")
     bot.add_argument(
-        "--pace", type=float, default=4.0, metavar="MOVES_PER_S",
+        "--pace",
+        type=float,
+        default=4.0,
+        metavar="MOVES_PER_S",
         help="actions per second (0: as fast as the server allows; default 4)",
     )
     bot.add_argument(
-        "--strength", choices=["greedy", "solver"], default="greedy",
+        "--strength",
+        choices=["greedy", "solver"],
+        default="greedy",
         help="greedy (plays by sight) or solver (plays a solver's line); default greedy",
     )
     bot.add_argument("--races", type=int, default=1, help="races to play (default 1)")
     bot.add_argument(
-        "--ghost", metavar="RUN.json",
+        "--ghost",
+        metavar="RUN.json",
         help="instead of playing, replay a finished run in real time (a ghost): JSON with "
         "deal, moves, elapsed_ms (and optionally times_ms, name)",
     )

@@ -109,8 +109,11 @@ def render_board(
     tops = waste["top"]
     if tops:
         for i, name in enumerate(tops):
-            out.append(styled(card_text(name), "w", len(tops) - 1 - i) if i == len(tops) - 1
-                       else card_text(name))
+            out.append(
+                styled(card_text(name), "w", len(tops) - 1 - i)
+                if i == len(tops) - 1
+                else card_text(name)
+            )
     else:
         out.append(styled(empty_text(), "w"))
     out.append(f" {waste['count']:<3}")
@@ -355,8 +358,16 @@ class RaceApp(App[int]):
                 self.seats.pop(event.seat, None)
             else:
                 seat = self.seats.setdefault(
-                    event.seat, {"seat": event.seat, "status": "waiting", "on_foundations": 0,
-                                 "total": 0, "score": 0, "moves": 0, "elapsed_ms": None}
+                    event.seat,
+                    {
+                        "seat": event.seat,
+                        "status": "waiting",
+                        "on_foundations": 0,
+                        "total": 0,
+                        "score": 0,
+                        "moves": 0,
+                        "elapsed_ms": None,
+                    },
                 )
                 seat.update(name=event.name, connected=event.connected)
             if event.host:
@@ -369,8 +380,13 @@ class RaceApp(App[int]):
             self.results = None
             self.picked = None
             for n, seat in self.seats.items():
-                seat.update(status="playing" if n in event.seats else "waiting",
-                            on_foundations=0, score=0, moves=0, elapsed_ms=None)
+                seat.update(
+                    status="playing" if n in event.seats else "waiting",
+                    on_foundations=0,
+                    score=0,
+                    moves=0,
+                    elapsed_ms=None,
+                )
             self.view = None
             if self.role == "player" and self.seat in event.seats:
                 self.view = event.view  # the starting board, the same for every player
@@ -379,9 +395,14 @@ class RaceApp(App[int]):
         elif isinstance(event, Progress):
             racer = self.seats.get(event.seat)
             if racer is not None and event.race == self.race:
-                racer.update(on_foundations=event.on_foundations, total=event.total,
-                            score=event.score, moves=event.moves, status=event.status,
-                            elapsed_ms=event.elapsed_ms)
+                racer.update(
+                    on_foundations=event.on_foundations,
+                    total=event.total,
+                    score=event.score,
+                    moves=event.moves,
+                    status=event.status,
+                    elapsed_ms=event.elapsed_ms,
+                )
         elif isinstance(event, PlayerFinished):
             finisher = self.seats.get(event.seat)
             if finisher is not None:
@@ -616,14 +637,18 @@ class RaceApp(App[int]):
                 text.append("█" * filled, style="yellow")
                 text.append("░" * (20 - filled), style="grey50")
                 text.append(f" {done}/{total}\n")
-                text.append(f"  {s.get('score', 0)} pts · {s.get('moves', 0)} moves · "
-                            f"{s.get('status')}\n")
+                text.append(
+                    f"  {s.get('score', 0)} pts · {s.get('moves', 0)} moves · {s.get('status')}\n"
+                )
         if self.results:
             text.append("\nResults\n", style="bold")
             for r in self.results:
-                line = (f"{r['rank']}. ", Text(str(r["name"]), style="bold"),
-                        f"  {r['status']} {r['on_foundations']} cards "
-                        f"{r['score']} pts {r['moves']} moves {_fmt_time(r['elapsed_ms'])}\n")
+                line = (
+                    f"{r['rank']}. ",
+                    Text(str(r["name"]), style="bold"),
+                    f"  {r['status']} {r['on_foundations']} cards "
+                    f"{r['score']} pts {r['moves']} moves {_fmt_time(r['elapsed_ms'])}\n",
+                )
                 for part in line:
                     text.append(part)
         self.query_one("#side", Static).update(text)

@@ -55,8 +55,9 @@ async def test_bots_race_to_the_end(game: str, deal: str | None) -> None:
         options = {"deal": "code", "code": deal} if deal else {"deal": "random"}
         joined = await host.create(game, name="Host bot", **options)
         guest = asyncio.create_task(
-            run_bot(server.url, joined.room, name="Guest bot", pace=0, start_timeout=10,
-                    wait_results=10)
+            run_bot(
+                server.url, joined.room, name="Guest bot", pace=0, start_timeout=10, wait_results=10
+            )
         )
         await host.next_event("seat")  # the guest bot took its seat
         await host.start()
@@ -99,8 +100,9 @@ async def test_solver_bot_wins_at_its_pace() -> None:
         guest = await RaceClient.connect(server.url)
         await guest.join(joined.room, name="Guest")
         bot = asyncio.create_task(
-            run_bot_client(bot_client, strength="solver", pace=100, start_timeout=10,
-                           wait_results=10)
+            run_bot_client(
+                bot_client, strength="solver", pace=100, start_timeout=10, wait_results=10
+            )
         )
         await bot_client.start()
         await guest.next_event("race_starting")

@@ -155,9 +155,7 @@ def check_frames(p: Page, legit_views: set[str]) -> int:
     return boards
 
 
-async def test_two_players_race_while_a_spectator_watches(
-    server: LiveServer, browser: Any
-) -> None:
+async def test_two_players_race_while_a_spectator_watches(server: LiveServer, browser: Any) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     host = await new_page(browser, "host")
     guest = await new_page(browser, "guest", viewport={"width": 390, "height": 844})  # a phone

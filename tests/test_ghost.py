@@ -33,8 +33,9 @@ async def test_ghost_replays_a_finished_run_in_real_time() -> None:
 
         # race 1: a bot clears the deal at 150 actions a second; the host gives up
         bot = asyncio.create_task(
-            run_bot(server.url, joined.room, name="Ann", pace=150, start_timeout=10,
-                    wait_results=10)
+            run_bot(
+                server.url, joined.room, name="Ann", pace=150, start_timeout=10, wait_results=10
+            )
         )
         await host.next_event("seat")
         await host.start()
@@ -77,8 +78,14 @@ async def test_ghost_replays_a_finished_run_in_real_time() -> None:
 
 def test_run_from_json() -> None:
     run = GhostRun.from_json(
-        {"type": "player_finished", "deal": DEAL, "move_list": "s t3-f1", "elapsed_ms": 800,
-         "status": "won", "seat": 2}
+        {
+            "type": "player_finished",
+            "deal": DEAL,
+            "move_list": "s t3-f1",
+            "elapsed_ms": 800,
+            "status": "won",
+            "seat": 2,
+        }
     )
     assert run.moves == ("s", "t3-f1") and run.elapsed_ms == 800 and run.name == "Ghost"
     timed = GhostRun.from_json({"deal": DEAL, "moves": ["s"], "elapsed_ms": 5, "times_ms": [4]})

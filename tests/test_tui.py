@@ -108,8 +108,13 @@ async def test_play_a_race_in_the_terminal() -> None:
 async def test_host_creates_starts_and_resigns_in_the_terminal() -> None:
     async with live_server(countdown=0.1) as server:
         link = parse_link(server.url)
-        app = RaceApp(link, role="player", name="Solo", create="easy-harp",
-                      create_options={"deal": "code", "code": "EH1-N-AAAAAAT"})
+        app = RaceApp(
+            link,
+            role="player",
+            name="Solo",
+            create="easy-harp",
+            create_options={"deal": "code", "code": "EH1-N-AAAAAAT"},
+        )
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: app.room is not None and app.host == app.seat)
             await pilot.press("ctrl+g")
