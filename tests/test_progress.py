@@ -69,3 +69,26 @@ async def test_a_player_who_leaves_is_shown_with_every_move(server: ServerHandle
     assert joined.snapshot is not None
     assert [s.moves for s in joined.snapshot.seats if s.seat == 1] == [7]
     await late.close()
+
+
+async def test_a_steady_player_is_shown_a_few_times_a_second_and_when_they_stop(
+    server: ServerHandle,
+) -> None:
+    """Moves every 40 ms for a second: the room sees the player about five times (the move
+    after each interval carries the latest state), then their last state soon after they
+    stop (the outbox timer)."""
+    (ann, bob), watcher = await room_with(server)
+    await start(server, [ann, bob], watcher)
+    loop = asyncio.get_running_loop()
+    for _ in range(25):
+        assert isinstance(await ann.move("s"), Ack)
+        await asyncio.sleep(0.04)
+    stopped = loop.time()
+    seen: list[Progress] = []
+    while not seen or seen[-1].moves < 25:
+        event = await watcher.next_event("progress", timeout=2)
+        assert isinstance(event, Progress) and event.seat == 1
+        seen.append(event)
+    assert loop.time() - stopped < 1.0
+    assert 3 <= len(seen) <= 10, [e.moves for e in seen]
+    assert [e.moves for e in seen] == sorted({e.moves for e in seen})
