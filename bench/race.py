@@ -283,8 +283,14 @@ class Result:
         return (
             f"{label:<32} {self.rate:8.0f}/s  p50 {self.percentile(0.5):6.2f} ms  "
             f"p99 {self.percentile(0.99):6.2f} ms   CPU server {self.server_cpu:4.2f} "
-            f"redis {self.redis_cpu:4.2f} clients {self.client_cpu:4.2f}{refused}"
+            f"redis {self.redis_cpu:4.2f} clients {self.client_cpu:4.2f}  "
+            f"server µs/move {self.server_us:3.0f}{refused}"
         )
+
+    @property
+    def server_us(self) -> float:
+        """Server CPU per answered move (all workers), in µs of one core."""
+        return self.server_cpu / self.rate * 1e6 if self.rate else 0.0
 
 
 def drive(
