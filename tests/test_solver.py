@@ -19,9 +19,10 @@ from clients.cli import main
 from engine import DealCode, Game, new_game, parse_card, replay
 from engine.cards import RANK_OF
 from engine.easyharp import SLOT_SUITS
-from engine.solver import SolveResult, solve
+from engine.solver import Member, SolveResult, solve
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
+RESTART_TEST_NODES = 40_000
 
 
 # ---------------------------------------------------------------------- helpers
@@ -301,6 +302,35 @@ def test_klondike_home_card_put_back_to_build_on_is_not_dead() -> None:
     assert_wins(game, solve(game, nodes=10_000))
 
 
+def test_klondike_twins_that_need_the_same_parent_are_lost() -> None:
+    # QD and QH can go home only after JD and JH, which lie under them; both must first
+    # move onto a black king, and KS lies under both: the first onto KC cannot go home or
+    # move on before the other leaves, which waits for it. The plain relaxation lets both
+    # use KC; the twin test pins each in turn (rule 7, twins).
+    columns = ["KS JH JD QH QD", "KC", "", "", "", "", ""]
+    kept = "KS JH JD QH QD KC KH KD"
+    for code in ("KL1-1-AAAAAAB", "KL1-3-AAAAAAB"):
+        game = position(code, columns, everything_but("KL", kept), stock="KH KD")
+        assert exact_verdict(game) is False
+        search = _root_search(game)
+        cols, down, found = search.cols, search.down, search.found
+        assert len(reference_home(cols, down, found)) == 52  # the plain relaxation: alive
+        assert search.dead() and reference_dead(cols, down, found)
+        assert solve(game, nodes=10_000).verdict == "unwinnable"
+
+
+def test_klondike_twins_test_keeps_a_win() -> None:
+    # The same cards, but QD can go home once QH (on JD) has gone to KC: winnable, and the
+    # twin test must not call it lost.
+    columns = ["KS JH QD JD QH", "KC", "", "", "", "", ""]
+    kept = "KS JH JD QH QD KC KH KD"
+    for code in ("KL1-1-AAAAAAB", "KL1-3-AAAAAAB"):
+        game = position(code, columns, everything_but("KL", kept), stock="KH KD")
+        assert exact_verdict(game) is True
+        assert not _root_search(game).dead()
+        assert_wins(game, solve(game, nodes=10_000))
+
+
 def _root_search(game: Game) -> Any:
     from engine.solver._klondike import KlondikeSearch
 
@@ -311,9 +341,12 @@ def _root_search(game: Game) -> Any:
     return KlondikeSearch(game.columns, game.down, found, game.waste, game.stock, game.draw)
 
 
-def reference_dead(cols: list[list[int]], down: list[int], found: list[int]) -> bool:
-    """The dead-end relaxation of engine.solver (rule 7) written out card by card and
-    iterated plainly to its least fixed point."""
+def reference_home(
+    cols: list[list[int]], down: list[int], found: list[int], pinned: int = -1
+) -> set[int]:
+    """The cards that can go home in the dead-end relaxation of engine.solver (rule 7),
+    written out card by card and iterated plainly to its least fixed point; the card
+    ``pinned`` leaves the card under it only to go home."""
     where = {c: (x, i) for x, col in enumerate(cols) for i, c in enumerate(col)}
     can_home = {s * 13 + r for s in range(4) for r in range(found[s])}
     leave: set[int] = set()
@@ -338,7 +371,8 @@ def reference_dead(cols: list[list[int]], down: list[int], found: list[int]) -> 
                 if i > 0:
                     under = col[i - 1]
                     fits = c % 13 == 12 or any(p in built for p in parents(c) if p != under)
-                    new_leave = (free and pred_home) or ((free or i >= down[x]) and fits)
+                    moves_on = (free or i >= down[x]) and fits and c != pinned
+                    new_leave = (free and pred_home) or moves_on
             else:
                 new_home = pred_home
                 new_built = c % 13 == 12 or any(p in built for p in parents(c))
@@ -346,7 +380,39 @@ def reference_dead(cols: list[list[int]], down: list[int], found: list[int]) -> 
                 if flag and c not in bucket:
                     bucket.add(c)
                     changed = True
-    return len(can_home) < 52
+    return can_home
+
+
+def stays(col: list[int], down: int, i: int) -> bool:
+    """The card at index ``i`` is face down or does not fit on the card under it."""
+    c, under = col[i], col[i - 1]
+    fits = under % 13 == c % 13 + 1 and (under // 13 in (1, 2)) != (c // 13 in (1, 2))
+    return i < down or not fits
+
+
+def reference_dead(cols: list[list[int]], down: list[int], found: list[int]) -> bool:
+    """Rule 7 with its twins, plainly: some card cannot go home, or two twins lie above a
+    card they fit on, neither of them can be carried off by a run, and neither can go home
+    while the other is pinned."""
+    if len(reference_home(cols, down, found)) < 52:
+        return True
+    for z, col in enumerate(cols):
+        for i, p in enumerate(col):
+            if p % 13 == 0:
+                continue
+            red = p // 13 in (1, 2)
+            x, y = ((s * 13 + p % 13 - 1) for s in ((0, 3) if red else (1, 2)))
+            above = col[i + 1 :]
+            if (
+                x in above
+                and y in above
+                and stays(col, down[z], col.index(x))
+                and stays(col, down[z], col.index(y))
+                and x not in reference_home(cols, down, found, y)
+                and y not in reference_home(cols, down, found, x)
+            ):
+                return True
+    return False
 
 
 def test_dead_end_test_matches_its_plain_statement(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -411,15 +477,21 @@ def test_agrees_with_exact_search(code: str, in_play: int, seed: int) -> None:
         assert_wins(game, result)
 
 
-@pytest.mark.parametrize("mode", ["best", "depth"])
+@pytest.mark.parametrize("mode", ["best", "depth", "restart"])
 @pytest.mark.parametrize(("code", "in_play", "seed"), [a for a in _AGREEMENT if a[0] < "KL1-4"])
 def test_each_klondike_search_agrees_with_exact_search(
     mode: str, code: str, in_play: int, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # either search of the portfolio is complete on its own
+    # each search of the portfolio is complete on its own (restart dives: once a dive ends
+    # below its cap; the caps grow until one does)
     import engine.solver
+    from engine.solver._common import Search
 
-    monkeypatch.setattr(engine.solver, "KLONDIKE_PORTFOLIO", ((mode, 1, 0),))
+    monkeypatch.setattr(Search, "restart_nodes", 50)
+
+    if code.startswith("KL"):
+        draw = int(code[4])
+        monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, (Member(mode),))
     game = random_position(random.Random(seed), code, in_play)
     expected = exact_verdict(game)
     result = solve(game, nodes=200_000)
@@ -433,11 +505,74 @@ def test_depth_first_finds_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) -
 
     # deals 177 (draw one) and 186 (draw three): depth-first wins in a few hundred nodes,
     # where best-first searches for long
-    monkeypatch.setattr(engine.solver, "KLONDIKE_PORTFOLIO", (("depth", 1, 0),))
+    for draw in (1, 3):
+        monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, (Member("depth"),))
     for code in (DealCode.for_game("klondike", 177), DealCode.for_game("klondike-3", 186)):
         result = solve(code, nodes=5_000)
         assert result.verdict == "winnable", result
         assert replay(code, result.solution or ()).won
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize(
+    ("code", "in_play", "seed"), [a for a in _AGREEMENT if a[0] != "EH1-N-AAAAAAB"]
+)
+def test_shared_transposition_set_agrees_with_exact_search(
+    shared: bool, code: str, in_play: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # best-first and depth-first side by side, with one transposition set or one each: the
+    # position is lost only when every search of a shared set has finished its part
+    import engine.solver
+
+    monkeypatch.setattr(engine.solver, "KLONDIKE_SHARED", shared)
+    draw = int(code[4])
+    portfolio = (Member("best"), Member("depth", start=64))
+    monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, portfolio)
+    game = random_position(random.Random(seed), code, in_play)
+    expected = exact_verdict(game)
+    result = solve(game, nodes=200_000)
+    assert result.verdict == ("winnable" if expected else "unwinnable")
+    if expected:
+        assert_wins(game, result)
+
+
+def test_steal_takes_an_open_best_first_position_once() -> None:
+    from engine.solver._common import Shared
+
+    shared = Shared()
+    shared.expanded = bytearray([1, 0, 1])
+    shared.opened.update({"a": 1, "b": 2})
+    assert shared.steal("a") and shared.expanded[1] == 1
+    assert not shared.steal("a")  # now expanded (by the thief)
+    assert not shared.steal("b")  # expanded by the best-first search itself
+    assert not shared.steal("c")  # never admitted by it
+
+
+def test_restart_dives_find_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.solver
+
+    # draw-three deal 104: a shuffled depth-first order wins in a few thousand nodes, where
+    # the plain orders search for long
+    code = DealCode.for_game("klondike-3", 104)
+    for mode in ("depth", "restart"):
+        monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, 3, (Member(mode),))
+        result = solve(code, nodes=RESTART_TEST_NODES)
+        assert result.verdict == ("winnable" if mode == "restart" else "unknown"), result
+    assert replay(code, result.solution or ()).won
+
+
+def test_dead_end_test_ignores_talon_and_foundations() -> None:
+    # The answer depends on the columns alone (cards out of the columns count alike, in the
+    # talon or home), so it is cached by the columns.
+    columns = ["KC KS TS JS", "", "", "", "", "", ""]
+    lost = position("KL1-3-AAAAAAB", columns, everything_but("KL", "KC KS TS JS QS"), "QS")
+    home = everything_but("KL", "KC KS TS JS QS QH KH")
+    other = position("KL1-3-AAAAAAB", columns, home, "KH QS QH")
+    assert _root_search(lost).dead() and _root_search(other).dead()
+    columns = ["KC TS JS", "KS", "", "", "", "", ""]
+    alive = position("KL1-3-AAAAAAB", columns, everything_but("KL", "KC KS TS JS QS"), "QS")
+    other = position("KL1-3-AAAAAAB", columns, home, "QH KH QS")
+    assert not _root_search(alive).dead() and not _root_search(other).dead()
 
 
 # ---------------------------------------------------------------------- purity, CLI

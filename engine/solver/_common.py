@@ -22,6 +22,7 @@ __all__ = [
     "ColumnSearch",
     "OutOfBudget",
     "Search",
+    "Shared",
     "closed_levels",
     "drive",
 ]
@@ -85,6 +86,30 @@ def closed_levels(heights: list[int]) -> list[int]:
                 lam[s] = m
                 changed = True
     return lam
+
+
+class Shared:
+    """A transposition set shared by the searches of a portfolio (see :func:`drive`), with
+    the positions a best-first search has admitted but not expanded yet, so that a
+    depth-first search that meets one can expand it itself (the best-first search then
+    skips it)."""
+
+    __slots__ = ("expanded", "opened", "seen")
+
+    def __init__(self) -> None:
+        self.seen: Any = None
+        #: best-first: admitted position -> its node; ``expanded[node]`` once expanded
+        self.opened: dict[Any, int] = {}
+        self.expanded = bytearray()
+
+    def steal(self, key: Any) -> bool:
+        """Take over the position ``key`` if a best-first search admitted it and has not
+        expanded it yet: it is marked expanded there, and the caller expands it."""
+        node = self.opened.pop(key, -1)
+        if node < 0 or self.expanded[node]:
+            return False
+        self.expanded[node] = 1
+        return True
 
 
 class Search:
@@ -176,7 +201,13 @@ class Search:
         (``apply``/``undo``) and needs no ``snapshot``/``restore``, which makes a node
         cheaper; it also commits to a line, which finds some wins the best-first search
         does not (and misses others)."""
-        self.seen = self.new_seen()
+        shared = self.shared
+        if shared is None:
+            self.seen = self.new_seen()
+        else:
+            if shared.seen is None:
+                shared.seen = self.new_seen()
+            self.seen = shared.seen
         self.positions = 0
         self.entered = None
         self.nodes = 0
@@ -186,7 +217,9 @@ class Search:
         self.admit(self.key())
         try:
             if self.mode == "depth":
-                return (yield from self._dive())
+                return bool((yield from self._dive()))
+            if self.mode == "restart":
+                return (yield from self._restarts())
             return (yield from self._best_first())
         finally:
             self.positions = len(self.seen)
@@ -212,6 +245,11 @@ class Search:
         heaps: list[list[tuple[Any, int, Any]]] = [[(p, 0, snap)] for p in priority(0)]
         turns = len(heaps)
         expanded = bytearray(1)
+        shared = self.shared
+        opened: dict[Any, int] | None = None
+        if shared is not None:
+            shared.expanded = expanded
+            opened = shared.opened
         turn = 0
         try:
             while True:
@@ -244,6 +282,8 @@ class Search:
                     k = key()
                     if admit(k):
                         child = len(tree)
+                        if opened is not None:
+                            opened[k] = child
                         segment = tuple(self.trail)
                         tree.append((node, segment, depth + len(segment)))
                         expanded.append(0)
@@ -265,9 +305,10 @@ class Search:
             node = parent
         return path
 
-    def _dive(self) -> Generator[None, None, bool]:
+    def _dive(self, stop: int | None = None) -> Generator[None, None, bool | None]:
         """Expand the current (admitted) position and everything new below it, depth first;
-        True with ``trail`` extended by the way to a goal, False when nothing is new."""
+        True with ``trail`` extended by the way to a goal, False when nothing is new; None
+        (every move taken back) when the node count passes ``stop``."""
         admit = self.admit
         apply = self.apply
         undo = self.undo
@@ -279,6 +320,7 @@ class Search:
         trail = self.trail
         nodes = self.nodes
         limit = self.limit
+        steal = None if self.shared is None else self.shared.steal
         # frames: the moves left to try, and the move (with its undo tokens) that led here
         stack: list[tuple[Any, Any, Any, Any]] = [(iter(gen()), None, None, None)]
         try:
@@ -297,10 +339,18 @@ class Search:
                     self.nodes = nodes
                     yield
                     limit = self.limit
+                if stop is not None and nodes > stop:
+                    undo(move, utok)
+                    while len(stack) > 1:
+                        _, move, utok, ftok = stack.pop()
+                        unforce(ftok)
+                        undo(move, utok)
+                    return None
                 ftok = forced()
                 if goal():
                     return True
-                if admit(key()):
+                k = key()
+                if admit(k) or (steal is not None and steal(k)):
                     self.entered = tuple(trail[mark:])
                     stack.append((iter(gen()), move, utok, ftok))
                     continue
@@ -309,6 +359,38 @@ class Search:
             return False
         finally:
             self.nodes = nodes
+
+    #: the transposition set shared with the other searches of a portfolio, or None
+    shared: Shared | None = None
+
+    #: ``"restart"`` mode: nodes of the first dive, and the factor by which each next one grows
+    restart_nodes: int = 5_000
+    restart_growth: float = 1.2
+    #: ``"restart"`` mode: the dive number (from 1; 0 in the other modes), which a game uses
+    #: to vary its move order from one dive to the next
+    dive: int = 0
+
+    def _restarts(self) -> Generator[None, None, bool]:
+        """Depth-first dives from the start, each with a fresh transposition set, a node
+        cap that grows from dive to dive, and (through ``dive``) its own move order: a
+        portfolio member that only looks for wins (a dive that ends below its cap has
+        exhausted the graph, which proves the position lost as well as any search)."""
+        root_key = self.key()
+        cap = float(self.restart_nodes)
+        # (dive 0 would repeat the plain depth-first order)
+        self.dive = 1
+        while True:
+            self.seen = self.new_seen()
+            self.admit(root_key)
+            self.entered = None
+            mark = len(self.trail)
+            stop = self.nodes + int(cap)
+            found = yield from self._dive(stop)
+            if found is not None:
+                return found
+            del self.trail[mark:]
+            self.dive += 1
+            cap *= self.restart_growth
 
     def covered_something(self) -> bool:
         """True unless the position was reached from an expanded one by foundation moves
@@ -322,23 +404,34 @@ class Search:
         return False
 
 
-def drive(searches: list[tuple[Search, int, int]], budget: Budget) -> tuple[Search, bool]:
-    """Run several independent searches of one position in turns, each ``(search, share,
-    start)`` getting ``share`` slices of nodes per round once ``start`` nodes have been
-    spent in all. Each keeps its own transposition set and is complete on its own, so the
-    first to finish decides: a goal reached, or its search space exhausted (the position is
-    lost). Returns that search and whether it reached a goal. Raises :class:`OutOfBudget`
-    when the budget is spent; the node count (``budget.nodes``) is exact, so a node budget
-    gives a deterministic answer."""
+def drive(
+    searches: list[tuple[Search, int, int, int | None]], budget: Budget
+) -> tuple[Search, bool]:
+    """Run several searches of one position in turns, each ``(search, share, start, stop)``
+    getting ``share`` slices of nodes per round once ``start`` nodes have been spent in all,
+    until ``stop`` nodes have been spent in all (None: no end). A search with a transposition
+    set of its own is complete on its own, so the first to finish decides: a goal reached,
+    or its search space exhausted (the position is lost). Searches that share one
+    (``Search.shared``) have each expanded their own part when they run out, and the
+    position is lost when all of them have. Returns the search that decided and whether it
+    reached a goal. Raises :class:`OutOfBudget` when the budget is spent (or no search is
+    left to run); the node count (``budget.nodes``) is exact, so a node budget gives a
+    deterministic answer."""
     max_nodes = budget.max_nodes
     deadline = budget.deadline
-    runs = [(s, s.search(), share, start) for s, share, start in searches]
+    runs = [(s, s.search(), share, start, stop) for s, share, start, stop in searches]
+    sharing = {i for i, (s, *_) in enumerate(runs) if s.shared is not None}
     total = 0
+    done: set[int] = set()
     try:
         while True:
-            for s, steps, share, start in runs:
-                if total < start:
+            ran = False
+            for index, (s, steps, share, start, stop) in enumerate(runs):
+                if index in done or (total < start and not done):
                     continue
+                if stop is not None and total >= stop:
+                    continue
+                ran = True
                 room = share * _CHECK_EVERY
                 if max_nodes is not None:
                     room = min(room, max_nodes - total)
@@ -346,18 +439,27 @@ def drive(searches: list[tuple[Search, int, int]], budget: Budget) -> tuple[Sear
                 s.limit = before + room
                 try:
                     next(steps)
-                except StopIteration as stop:
+                except StopIteration as result:
                     total += s.nodes - before
-                    return s, bool(stop.value)
+                    if result.value or index not in sharing:
+                        return s, bool(result.value)
+                    # a search that shares its transposition set has expanded only its own
+                    # part of the graph: the position is lost when every one has finished
+                    done.add(index)
+                    if done >= sharing:
+                        return s, False
+                    continue
                 total += s.nodes - before
                 if max_nodes is not None and total > max_nodes:
                     raise OutOfBudget
                 if deadline is not None and time.perf_counter() > deadline:
                     raise OutOfBudget
+            if not ran:
+                raise OutOfBudget
     finally:
         budget.nodes = total
-        for _, steps, _, _ in runs:
-            steps.close()
+        for run in runs:
+            run[1].close()
 
 
 class ColumnSearch(Search):

@@ -6,6 +6,7 @@ back to them by name.
 
 from __future__ import annotations
 
+import random
 from itertools import product
 from operator import itemgetter
 from typing import Any
@@ -31,8 +32,60 @@ _ALL = (1 << 52) - 1
 _KINGS = sum(1 << (13 * s + _KING) for s in range(4))
 _ACES = sum(1 << (13 * s) for s in range(4))
 _BASES = (0, 13, 26, 39)
-# per suit: how far to shift the masks of its two other-colour suits (one rank up) onto it
-_PARENT_SHIFTS = tuple((13 * a + 1, 13 * b + 1, 13 * s) for s, (a, b) in enumerate(OPPOSITE))
+
+
+_Pairs = tuple[tuple[int, int], ...]
+_Masks = tuple[int, int, int, int, int, int, _Pairs, _Pairs]
+
+
+def _column_masks(col: list[int], down: int) -> _Masks:
+    """One column's share of the masks of ``KlondikeSearch.dead``: its cards, the cards lying
+    on another, the face-down cards, the cards lying on their first or second parent, its top,
+    the pairs (card, the card under it), and the twins (both cards that fit on a card) that
+    lie in the column above one they fit on, each face down or not on a card it fits on (so
+    that no run can carry it off without it leaving the card under it)."""
+    incol = onstack = hid = ex1 = ex2 = top = 0
+    pairs = []
+    twins = []
+    where = {c: i for i, c in enumerate(col)}
+    for i, c in enumerate(col):
+        kids = CHILDREN[c]
+        if not kids:
+            continue
+        j, k = where.get(kids[0], -1), where.get(kids[1], -1)
+        if j > i and k > i and _stays(col, down, j) and _stays(col, down, k):
+            twins.append((kids[0], kids[1]))
+    prev = -1
+    for i, c in enumerate(col):
+        bit = 1 << c
+        incol |= bit
+        if i < down:
+            hid |= bit
+        if prev >= 0:
+            pairs.append((c, prev))
+            onstack |= bit
+            if RANK[prev] == RANK[c] + 1 and RED[prev] != RED[c]:
+                if SUIT[prev] == OPPOSITE[SUIT[c]][0]:
+                    ex1 |= bit
+                else:
+                    ex2 |= bit
+        prev = c
+    if prev >= 0:
+        top = 1 << prev
+    return incol, onstack, hid, ex1, ex2, top, tuple(pairs), tuple(twins)
+
+
+def _stays(col: list[int], down: int, i: int) -> bool:
+    """The card at index ``i`` of a column can move only by leaving the card under it: it is
+    face down, or does not fit on that card (so no run carries it)."""
+    if i < down:
+        return True
+    c, under = col[i], col[i - 1]
+    return not (RANK[under] == RANK[c] + 1 and RED[under] != RED[c])
+
+
+#: ``_column_masks`` by column key (the columns recur from position to position)
+_COLUMN_MASKS: dict[bytes, _Masks] = {}
 
 
 class KlondikeSearch(ColumnSearch):
@@ -142,10 +195,15 @@ class KlondikeSearch(ColumnSearch):
         out.append(n)
         return sorted(set(out))
 
+    #: restart dives: how far a random term may move a move up the order
+    JITTER = 400
+    _rng: random.Random | None = None
+    _rng_dive = 0
+
     # ------------------------------------------------------------------ best-first hooks
 
     #: best-first weights (face-down cards, cards home, line length), tuned on deals
-    #: 1-200; two orders taken in turns for draw one, one for draw three
+    #: 1-200; two orders taken in turns
     WEIGHTS = (((5, 1, 1), (3, 1, 1)), ((10, 2, 1), (2, 2, 1)))
 
     def snapshot(self) -> Any:
@@ -375,7 +433,8 @@ class KlondikeSearch(ColumnSearch):
             ]
         else:
             seq = self.seq
-            self._reach = {seq[q - 1] for q in self.reachable()}
+            self._reachable = self.reachable()
+            self._reach = {seq[q - 1] for q in self._reachable}
 
     def _in_reach(self, card: int) -> bool:
         """``card`` can be played from the talon now (draw three: it is within reach)."""
@@ -509,53 +568,74 @@ class KlondikeSearch(ColumnSearch):
         home or is built on in a real line does so after what it needed, so it is in the
         fixed point; a card that is not can never go home, and the position is lost.
 
+        Twins (reduction "dead ends", twins): when both cards ``x``, ``y`` that fit on a card
+        ``p`` lie above ``p`` in its column, the relaxation is run again with ``y`` *pinned*
+        (it leaves the card under it only to go home) to see whether ``x`` can still go home,
+        and the other way round; if neither can, the position is lost.
+
         The sets are bit masks (bit ``c`` for card ``c``) and each round applies the rules to
         every card at once, until nothing changes.
         """
-        cols, down = self.cols, self.down
         below = self._below
         tops = onstack = hid = ex1 = ex2 = incol = 0
+        parts = _COLUMN_MASKS
+        twins: list[tuple[int, int]] = []
         for x in range(self.n):
-            col = cols[x]
-            if not col:
-                continue
-            prev = -1
-            for c in col:
-                bit = 1 << c
-                incol |= bit
-                if prev >= 0:
-                    below[c] = prev
-                    onstack |= bit
-                    if RANK[prev] == RANK[c] + 1 and RED[prev] != RED[c]:
-                        if SUIT[prev] == OPPOSITE[SUIT[c]][0]:
-                            ex1 |= bit
-                        else:
-                            ex2 |= bit
-                prev = c
-            tops |= 1 << prev
-            for i in range(down[x]):
-                hid |= 1 << col[i]
+            ck = self.ck[x]
+            part = parts.get(ck)
+            if part is None:
+                if len(parts) > 200_000:
+                    parts.clear()
+                part = parts[ck] = _column_masks(self.cols[x], self.down[x])
+            c_in, c_on, c_hid, c_ex1, c_ex2, c_top, pairs, c_twins = part
+            incol |= c_in
+            onstack |= c_on
+            hid |= c_hid
+            ex1 |= c_ex1
+            ex2 |= c_ex2
+            tops |= c_top
+            for c, prev in pairs:
+                below[c] = prev
+            if c_twins:
+                twins.extend(c_twins)
+        masks = (incol, onstack, hid, ex1, ex2, tops)
+        if not self._relax(masks, 0, _ALL):
+            return True
+        for x, y in twins:
+            if not self._relax(masks, 1 << y, 1 << x) and not self._relax(masks, 1 << x, 1 << y):
+                return True
+        return False
+
+    def _relax(self, masks: tuple[int, int, int, int, int, int], pinned: int, want: int) -> bool:
+        """The fixed point of ``dead``: can every card of ``want`` go home, when the cards of
+        ``pinned`` leave the card under them only to go home?"""
+        incol, onstack, hid, ex1, ex2, tops = masks
+        below = self._below
         loose = _ALL & ~incol  # talon cards and cards home at the start
         shown = ~hid
         free = tops  # column cards that are or can get free
         leave = 0  # column cards that can leave the card under them
         reach = free  # cards that can be built on
+        unpinned = ~pinned
         while True:
             # the cards a reachable card of the other colour, one rank up, fits: all but the
             # one a card lies on
-            par1 = par2 = 0
-            for a, b, base in _PARENT_SHIFTS:
-                par1 |= ((reach >> a) & 0xFFF) << base
-                par2 |= ((reach >> b) & 0xFFF) << base
-            movable = (par1 & ~ex1) | (par2 & ~ex2) | _KINGS
+            # (C D H S = suits 0-3: clubs and spades fit on diamonds and hearts, and back)
+            diamonds = (reach >> 14) & 0xFFF
+            hearts = (reach >> 27) & 0xFFF
+            clubs = (reach >> 1) & 0xFFF
+            spades = (reach >> 40) & 0xFFF
+            par1 = diamonds | (clubs << 13) | (clubs << 26) | (diamonds << 39)
+            par2 = hearts | (spades << 13) | (spades << 26) | (hearts << 39)
+            movable = ((par1 & ~ex1) | (par2 & ~ex2) | _KINGS) & unpinned
             # per suit, the longest run of ranks from the ace that can all go home
             able = free | loose
             home = 0
             for base in _BASES:
                 gap = ~(able >> base) & 0x1FFF
                 home |= ((gap & -gap) - 1) << base if gap else 0x1FFF << base
-            if home == _ALL:
-                return False
+            if home & want == want:
+                return True
             predhome = ((home << 1) | _ACES) & _ALL
             # cards leaving free the cards under them, which may leave in turn: as far as
             # this round's tables allow
@@ -571,15 +651,16 @@ class KlondikeSearch(ColumnSearch):
                     grew ^= low
             new = free | (loose & movable)
             if new == reach and leave == before:
-                return True
+                return False
             reach = new
 
     def moves(self) -> list[tuple[Any, ...]]:
         """Every move worth trying here, best first (a heuristic order; completeness does
         not depend on it)."""
         if self.covered_something():
-            # (the answer does not depend on the waste size, nor on the order of the columns)
-            k = (b"".join(sorted(self.ck)), self.tkey if self.draw == 1 else bytes(self.seq))
+            # (the answer depends on the columns alone, not on their order: every card not in
+            # a column is in the talon or home, and both count alike)
+            k = b"".join(sorted(self.ck))
             lost = self.dead_cache.get(k)
             if lost is None:
                 lost = self.dead_cache[k] = self.dead()
@@ -655,6 +736,15 @@ class KlondikeSearch(ColumnSearch):
             self._talon_moves_draw_one(add, backs)
         else:
             self._talon_moves_draw_three(add, empty)
+        if self.dive:
+            # a restart dive (see Search._restarts): the same moves in a shuffled order that
+            # keeps the broad preferences (uncovering a card first, ...)
+            rng = self._rng
+            if rng is None or self._rng_dive != self.dive:
+                rng = self._rng = random.Random(self.dive)
+                self._rng_dive = self.dive
+            jitter = self.JITTER
+            out = [(score + rng.randrange(jitter), m) for score, m in out]
         out.sort(key=_BY_SCORE, reverse=True)
         return [m for _, m in out]
 
@@ -737,7 +827,7 @@ class KlondikeSearch(ColumnSearch):
     def _talon_moves_draw_three(self, add: Any, empty: int) -> None:
         cols, found, seq = self.cols, self.found, self.seq
         n = self.n
-        for q in self.reachable():
+        for q in self._reachable:  # (from ``_prepare``)
             c = seq[q - 1]
             if found[SUIT[c]] == RANK[c]:
                 add((450, (2, c, q)))
