@@ -282,9 +282,6 @@ class RaceServer:
         self.port: int | None = None
         # files served on the websocket port (the browser client), read once
         self.static = StaticFiles(self.config.static_dir) if self.config.static_dir else None
-
-        # ------------------------------------------------------------------ lifecycle
-
         # each request type's handler, and whether an ``ok`` answers it when it returns
         self._handlers: dict[type[Any], Callable[[Conn, Any], Awaitable[bool | None]]] = {
             Move: self._move,
@@ -299,6 +296,8 @@ class RaceServer:
             AddBot: _ok(self._add_bot),
             AddGhost: _ok(self._add_ghost),
         }
+
+    # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
         """Start the backend (its listener delivers room events to this server) and the
