@@ -548,6 +548,79 @@ def test_steal_takes_an_open_best_first_position_once() -> None:
     assert not shared.steal("c")  # never admitted by it
 
 
+def test_take_hands_over_the_best_open_position_once() -> None:
+    import heapq
+
+    from engine.solver._common import Shared
+
+    shared = Shared()
+    shared.expanded = bytearray([1, 0, 0, 1])
+    first: list[tuple[Any, int, Any]] = [(5, 3, "c"), (7, 2, "b"), (9, 1, "a")]
+    heapq.heapify(first)
+    shared.heaps = [first, [(1, 2, "b")]]
+    # node 3 is expanded already: the best open one of the first order is node 2
+    assert shared.take() == ("b", 2) and shared.expanded[2] == 1
+    assert shared.take() == ("a", 1)
+    assert shared.take() is None  # (the second order's entry for node 2 is skipped)
+    assert shared.expanded == bytearray([1, 1, 1, 1])
+
+
+def test_depth_first_goes_on_from_best_first_open_positions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Draw-three deal 1: best-first alone for 1,000 nodes, then depth-first, which finds
+    # nothing new below the start and takes over the best-first search's open positions
+    # (best-first stops at 2,000 nodes); it wins from one of them, and the solution, the
+    # way to that position followed by the depth-first line, replays to a win.
+    import engine.solver
+    from engine.solver._common import Shared
+
+    portfolio = (Member("best", stop=2_000), Member("depth", start=1_000))
+    monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, 3, portfolio)
+    taken: list[int] = []
+    take = Shared.take
+
+    def counted(self: Shared) -> tuple[Any, int] | None:
+        out = take(self)
+        if out is not None:
+            taken.append(out[1])
+        return out
+
+    monkeypatch.setattr(Shared, "take", counted)
+    code = DealCode.for_game("klondike-3", 1)
+    result = solve(code, nodes=20_000)
+    assert result.verdict == "winnable", result
+    assert taken
+    assert replay(code, result.solution or ()).won
+
+
+def test_blockers_count_cards_above_a_lower_card_of_their_suit() -> None:
+    from engine.solver._klondike import _blockers
+
+    def key(text: str, down: int) -> bytes:
+        return bytes((down, *(parse_card(t) for t in text.split()), 255))
+
+    assert _blockers(key("", 0)) == 0
+    assert _blockers(key("KC QH JC TD", 0)) == 0  # a run: each card lies on a higher one
+    # 5S lies on 3S; 9S on 3S and 5S; 4H on 2H; 3D on nothing of its suit
+    assert _blockers(key("3S 2H 5S 9S 4H 3D", 2)) == 3
+
+
+def test_draw_three_best_first_puts_blockers_last() -> None:
+    from engine.solver._klondike import KlondikeSearch
+
+    def search(columns: list[str]) -> KlondikeSearch:
+        cols = [[parse_card(t) for t in c.split()] for c in columns]
+        return KlondikeSearch(cols, [len(c) - 1 for c in cols], [0] * 4, [], [], 3)
+
+    # the same face-down count, cards home and line length; 2C above AC in the first: the
+    # second order of draw three puts it after the other
+    tangled = search(["AC 2C", "KH"])
+    free = search(["2C AC", "KH"])
+    assert tangled.priority(0)[0] == free.priority(0)[0]
+    assert tangled.priority(0)[1] > free.priority(0)[1]
+
+
 def test_restart_dives_find_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.solver
 

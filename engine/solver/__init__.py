@@ -19,7 +19,9 @@ unexpanded the deal is unwinnable. Three orders are used:
 
 * *best-first*: the open position with the lowest score is expanded first (the
   ``priority`` methods: fewer face-down cards, more cards home and shorter lines first;
-  Klondike takes two such orders in turns);
+  Klondike takes two such orders in turns, the second of draw three also counting
+  *blockers* — cards lying in a column above a lower card of their suit, which must move
+  before that one can go home);
 * *depth-first*: the first untried move of the newest position is played, and moves are
   taken back when a position has nothing new below it. It plays moves forward and back
   instead of saving and restoring positions, so a node is cheaper, and it commits to a
@@ -33,15 +35,18 @@ unexpanded the deal is unwinnable. Three orders are used:
   other), so this search too is complete.
 
 Easy Harp runs best-first. Klondike runs best-first and depth-first side by side, and in
-draw three the restart dives too, for the first 240,000 nodes (``KLONDIKE_PORTFOLIO``),
+draw three the restart dives too, for the first 200,000 nodes (``KLONDIKE_PORTFOLIO``),
 taking turns in slices of nodes (best-first alone for the first few thousand, which keeps
 the quick wins and their short solutions); the first to reach a goal gives the solution.
 The best-first and the depth-first search share one transposition set (``Shared``): a
 position is admitted once, by either, and expanded by the one that admitted it — except
 that the depth-first search, meeting a position the best-first search admitted and has not
 expanded yet, takes it over (the best-first search then skips it), so that it can still
-follow its line. Every admitted position is thus expanded by one of the two, and the deal
-is unwinnable once both have nothing left; together they search the graph once instead of
+follow its line; and once it has nothing new left below the start, it takes over the best
+open position of the best-first search and dives from there, and so on (``Shared.take``),
+which keeps the cheaper depth-first nodes at work on the proofs of lost deals. Every
+admitted position is thus expanded by one of the two, and the deal is unwinnable once both
+have nothing left; together they search the graph once instead of
 twice, which halves the time of most proofs. (Without the shared set, each is complete on
 its own and the first to exhaust its space decides: ``KLONDIKE_SHARED``.) Dead-end answers
 (rule 7) are shared by all searches, as they depend on the columns alone. The order only
@@ -291,7 +296,7 @@ KLONDIKE_PORTFOLIO: Final[dict[int, tuple[Member, ...]]] = {
     1: (Member("best"), Member("depth", start=4096)),
     # restart dives take half the nodes at first; after ``stop`` the two complete searches
     # get them all, which keeps the proofs of lost deals fast
-    3: (Member("best"), Member("depth", start=4096), Member("restart", 2, 8192, 240_000)),
+    3: (Member("best"), Member("depth", start=4096), Member("restart", 2, 8192, 200_000)),
 }
 
 #: whether the best-first and depth-first searches of a Klondike portfolio share one

@@ -94,13 +94,17 @@ class Shared:
     depth-first search that meets one can expand it itself (the best-first search then
     skips it)."""
 
-    __slots__ = ("expanded", "opened", "seen")
+    __slots__ = ("expanded", "heaps", "opened", "seen", "tree")
 
     def __init__(self) -> None:
         self.seen: Any = None
         #: best-first: admitted position -> its node; ``expanded[node]`` once expanded
         self.opened: dict[Any, int] = {}
         self.expanded = bytearray()
+        #: best-first: its open positions (heaps of ``(priority, node, snapshot)``) and its
+        #: tree of positions (see ``Search._best_first``)
+        self.heaps: list[list[tuple[Any, int, Any]]] = []
+        self.tree: list[tuple[int, tuple[Any, ...], int]] = []
 
     def steal(self, key: Any) -> bool:
         """Take over the position ``key`` if a best-first search admitted it and has not
@@ -110,6 +114,19 @@ class Shared:
             return False
         self.expanded[node] = 1
         return True
+
+    def take(self) -> tuple[Any, int] | None:
+        """Take over the best open position of the best-first search (by its first order):
+        it is marked expanded there, and its snapshot and node returned; None if it has no
+        open position."""
+        expanded = self.expanded
+        for heap in self.heaps:
+            while heap:
+                _, node, snap = heapq.heappop(heap)
+                if not expanded[node]:
+                    expanded[node] = 1
+                    return snap, node
+        return None
 
 
 class Search:
@@ -217,7 +234,7 @@ class Search:
         self.admit(self.key())
         try:
             if self.mode == "depth":
-                return bool((yield from self._dive()))
+                return (yield from self._dives())
             if self.mode == "restart":
                 return (yield from self._restarts())
             return (yield from self._best_first())
@@ -249,6 +266,8 @@ class Search:
         opened: dict[Any, int] | None = None
         if shared is not None:
             shared.expanded = expanded
+            shared.heaps = heaps
+            shared.tree = tree
             opened = shared.opened
         turn = 0
         try:
@@ -304,6 +323,28 @@ class Search:
             path[:0] = segment
             node = parent
         return path
+
+    def _dives(self) -> Generator[None, None, bool]:
+        """Depth-first from the start; then, when the search shares its transposition set
+        with a best-first search, from each open position of that search in turn (taken
+        over, see ``Shared.take``) until one leads to a goal or none is left. Positions are
+        still admitted once and expanded once between the two, and depth-first nodes are
+        cheaper, which speeds up the proofs of lost deals."""
+        found = yield from self._dive()
+        shared = self.shared
+        while not found and shared is not None:
+            taken = shared.take()
+            if taken is None:
+                return False
+            snap, node = taken
+            self.restore(snap)
+            self.trail = []
+            parent, segment, _ = shared.tree[node]
+            self.entered = segment if parent >= 0 else None
+            found = yield from self._dive()
+            if found:
+                self.trail[:0] = self._path(shared.tree, node)
+        return bool(found)
 
     def _dive(self, stop: int | None = None) -> Generator[None, None, bool | None]:
         """Expand the current (admitted) position and everything new below it, depth first;

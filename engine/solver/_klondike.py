@@ -88,6 +88,23 @@ def _stays(col: list[int], down: int, i: int) -> bool:
 _COLUMN_MASKS: dict[bytes, _Masks] = {}
 
 
+def _blockers(ck: bytes) -> int:
+    """How many cards of the column keyed ``ck`` lie above a lower card of their suit."""
+    lowest = [13, 13, 13, 13]
+    count = 0
+    for c in ck[1:-1]:
+        s, r = SUIT[c], RANK[c]
+        if r > lowest[s]:
+            count += 1
+        else:
+            lowest[s] = r
+    return count
+
+
+#: ``_blockers`` by column key
+_BLOCKERS: dict[bytes, int] = {}
+
+
 class KlondikeSearch(ColumnSearch):
     """Search one Klondike position.
 
@@ -202,9 +219,9 @@ class KlondikeSearch(ColumnSearch):
 
     # ------------------------------------------------------------------ best-first hooks
 
-    #: best-first weights (face-down cards, cards home, line length), tuned on deals
-    #: 1-200; two orders taken in turns
-    WEIGHTS = (((5, 1, 1), (3, 1, 1)), ((10, 2, 1), (2, 2, 1)))
+    #: best-first weights (face-down cards, cards home, line length, blockers), tuned on
+    #: deals 1-200 (draw one, draw three); two orders taken in turns
+    WEIGHTS = (((5, 1, 1, 0), (3, 1, 1, 0)), ((10, 2, 1, 0), (2, 2, 1, 5)))
 
     def snapshot(self) -> Any:
         """The position in a compact form for ``restore``."""
@@ -233,11 +250,24 @@ class KlondikeSearch(ColumnSearch):
         self.ck = [bytes((down[i], *cols[i], 255)) for i in range(self.n)]
 
     def priority(self, depth: int) -> tuple[int, ...]:
-        """Best-first orders: fewer face-down cards, more cards home, shorter lines first."""
+        """Best-first orders: fewer face-down cards, more cards home, shorter lines and (the
+        second order of draw three) fewer *blockers* first — cards lying above a lower card
+        of their suit in their column, which must move before that one can go home."""
         ndown = self.ndown
         home = sum(self.found)
+        if self.draw == 1:
+            return tuple(wd * ndown - wh * home + wl * depth for wd, wh, wl, _ in self.WEIGHTS[0])
+        blockers = 0
+        for ck in self.ck:
+            b = _BLOCKERS.get(ck)
+            if b is None:
+                if len(_BLOCKERS) > 200_000:
+                    _BLOCKERS.clear()
+                b = _BLOCKERS[ck] = _blockers(ck)
+            blockers += b
         return tuple(
-            wd * ndown - wh * home + wl * depth for wd, wh, wl in self.WEIGHTS[self.draw == 3]
+            wd * ndown - wh * home + wl * depth + wb * blockers
+            for wd, wh, wl, wb in self.WEIGHTS[1]
         )
 
     # ------------------------------------------------------------------ talon
@@ -373,26 +403,33 @@ class KlondikeSearch(ColumnSearch):
         colour ``r - 1`` or more (see engine.solver)."""
         played: list[Any] = []
         cols, found, tal = self.cols, self.found, self.tal
-        n = self.n
         draw_one = self.draw == 1
         progress = True
         while progress:
             progress = False
-            for s in range(4):
-                r = found[s]
-                o1, o2 = OPPOSITE[s]
-                if r == 13 or r > found[o1] or r > found[o2] or r > found[SAME_COLOUR[s]] + 1:
-                    continue
-                card = s * 13 + r
-                for x in range(n):
-                    col = cols[x]
-                    if col and col[-1] == card:
-                        m: tuple[Any, ...] = (1, x)
-                        break
-                else:
-                    if not (draw_one and tal[card]):
-                        continue
+            # (C D H S = suits 0-3) the suits whose next card is safe, lowest suit first
+            f0, f1, f2, f3 = found
+            safe = []
+            if f0 < 13 and f0 <= f1 and f0 <= f2 and f0 <= f3 + 1:
+                safe.append(f0)
+            if f1 < 13 and f1 <= f0 and f1 <= f3 and f1 <= f2 + 1:
+                safe.append(13 + f1)
+            if f2 < 13 and f2 <= f0 and f2 <= f3 and f2 <= f1 + 1:
+                safe.append(26 + f2)
+            if f3 < 13 and f3 <= f1 and f3 <= f2 and f3 <= f0 + 1:
+                safe.append(39 + f3)
+            if not safe:
+                break
+            tops = {col[-1]: x for x, col in enumerate(cols) if col}
+            for card in safe:
+                x = tops.get(card, -1)
+                if x >= 0:
+                    m: tuple[Any, ...] = (1, x)
+                elif draw_one and tal[card]:
                     m = (2, card, 0)
+                else:
+                    continue
+                # (a column's new top is looked at in the next round)
                 played.append((m, self.apply(m)))
                 progress = True
         return played
