@@ -91,8 +91,9 @@ def closed_levels(heights: list[int]) -> list[int]:
 class Shared:
     """A transposition set shared by the searches of a portfolio (see :func:`drive`), with
     the positions a best-first search has admitted but not expanded yet, so that a
-    depth-first search that meets one can expand it itself (the best-first search then
-    skips it)."""
+    depth-first search that meets one can expand it itself (``steal``; the best-first
+    search then skips it), or, having nothing new left, can take over the best of them and
+    dive from there (``take``)."""
 
     __slots__ = ("expanded", "heaps", "opened", "seen", "tree")
 
