@@ -331,6 +331,27 @@ def test_klondike_twins_test_keeps_a_win() -> None:
         assert_wins(game, solve(game, nodes=10_000))
 
 
+def test_klondike_kings_wait_for_an_empty_column() -> None:
+    # Every column holds cards and each is locked: its bottom card lies under a king (TC,
+    # JH, JD), under what needs such a card (QS under 9S TS, QD under JC, QH under JS), or
+    # is KH, which goes home only after QH. A king can move only into an empty column, and
+    # none can ever be emptied: lost, although the relaxation without that rule says alive.
+    columns = ["TC KS", "JH QC KC", "QS 9S TS", "QD JC", "KH", "JD KD", "QH JS"]
+    game = position("KL1-1-AAAAAAB", columns, ["9C", "TH", "TD", "8S"])
+    assert exact_verdict(game) is False
+    search = _root_search(game)
+    cols, down, found = search.cols, search.down, search.found
+    assert len(reference_home(cols, down, found, kings_wait=False)) == 52
+    assert search.dead() and reference_dead(cols, down, found)
+    assert solve(game, nodes=10_000).verdict == "unwinnable"
+    # With KH in the stock and its column empty, KS can move there: winnable.
+    columns[4] = ""
+    game = position("KL1-1-AAAAAAB", columns, ["9C", "TH", "TD", "8S"], stock="KH")
+    assert exact_verdict(game) is True
+    assert not _root_search(game).dead()
+    assert_wins(game, solve(game, nodes=10_000))
+
+
 def _root_search(game: Game) -> Any:
     from engine.solver._klondike import KlondikeSearch
 
@@ -342,15 +363,22 @@ def _root_search(game: Game) -> Any:
 
 
 def reference_home(
-    cols: list[list[int]], down: list[int], found: list[int], pinned: int = -1
+    cols: list[list[int]],
+    down: list[int],
+    found: list[int],
+    pinned: int = -1,
+    kings_wait: bool = True,
 ) -> set[int]:
     """The cards that can go home in the dead-end relaxation of engine.solver (rule 7),
     written out card by card and iterated plainly to its least fixed point; the card
-    ``pinned`` leaves the card under it only to go home."""
+    ``pinned`` leaves the card under it only to go home. With ``kings_wait`` a king moves
+    (off a card, or from the talon or a foundation) only once a column is empty or can be
+    emptied: its bottom card can go home, or is not a king and can move onto a card."""
     where = {c: (x, i) for x, col in enumerate(cols) for i, c in enumerate(col)}
     can_home = {s * 13 + r for s in range(4) for r in range(found[s])}
     leave: set[int] = set()
     built: set[int] = set()
+    empty = not kings_wait or not all(cols)
 
     def parents(c: int) -> list[int]:
         red = c // 13 in (1, 2)
@@ -368,14 +396,17 @@ def reference_home(
                 free = i == len(col) - 1 or col[i + 1] in leave
                 new_built = free
                 new_home = free and pred_home
+                under = col[i - 1] if i > 0 else -1
+                king = c % 13 == 12 and empty
+                fits = king or any(p in built for p in parents(c) if p != under)
+                moves_on = (free or i >= down[x]) and fits and c != pinned
                 if i > 0:
-                    under = col[i - 1]
-                    fits = c % 13 == 12 or any(p in built for p in parents(c) if p != under)
-                    moves_on = (free or i >= down[x]) and fits and c != pinned
                     new_leave = (free and pred_home) or moves_on
+                elif not empty and ((free and pred_home) or moves_on):
+                    empty = changed = True  # this column can be emptied
             else:
                 new_home = pred_home
-                new_built = c % 13 == 12 or any(p in built for p in parents(c))
+                new_built = (c % 13 == 12 and empty) or any(p in built for p in parents(c))
             for flag, bucket in ((new_home, can_home), (new_leave, leave), (new_built, built)):
                 if flag and c not in bucket:
                     bucket.add(c)
@@ -477,13 +508,14 @@ def test_agrees_with_exact_search(code: str, in_play: int, seed: int) -> None:
         assert_wins(game, result)
 
 
-@pytest.mark.parametrize("mode", ["best", "depth", "restart"])
+@pytest.mark.parametrize("mode", ["best", "depth", "restart", "restart-mixed"])
 @pytest.mark.parametrize(("code", "in_play", "seed"), [a for a in _AGREEMENT if a[0] < "KL1-4"])
 def test_each_klondike_search_agrees_with_exact_search(
     mode: str, code: str, in_play: int, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # each search of the portfolio is complete on its own (restart dives: once a dive ends
-    # below its cap; the caps grow until one does)
+    # each complete search of the portfolio is complete on its own (restart dives: once a
+    # dive ends below its cap; the caps grow until one does; "restart-mixed": every other
+    # dive is streamlined, and one of those that runs dry proves nothing)
     import engine.solver
     from engine.solver._common import Search
 
@@ -491,7 +523,8 @@ def test_each_klondike_search_agrees_with_exact_search(
 
     if code.startswith("KL"):
         draw = int(code[4])
-        monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, (Member(mode),))
+        member = Member("restart", streamline_every=2) if mode == "restart-mixed" else Member(mode)
+        monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, (member,))
     game = random_position(random.Random(seed), code, in_play)
     expected = exact_verdict(game)
     result = solve(game, nodes=200_000)
@@ -568,14 +601,14 @@ def test_take_hands_over_the_best_open_position_once() -> None:
 def test_depth_first_goes_on_from_best_first_open_positions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Draw-three deal 1: best-first alone for 1,000 nodes, then depth-first, which finds
+    # Draw-three deal 1: best-first alone for 500 nodes, then depth-first, which finds
     # nothing new below the start and takes over the best-first search's open positions
     # (best-first stops at 2,000 nodes); it wins from one of them, and the solution, the
     # way to that position followed by the depth-first line, replays to a win.
     import engine.solver
     from engine.solver._common import Shared
 
-    portfolio = (Member("best", stop=2_000), Member("depth", start=1_000))
+    portfolio = (Member("best", stop=2_000), Member("depth", start=500))
     monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, 3, portfolio)
     taken: list[int] = []
     take = Shared.take
@@ -632,6 +665,39 @@ def test_restart_dives_find_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) 
         result = solve(code, nodes=RESTART_TEST_NODES)
         assert result.verdict == ("winnable" if mode == "restart" else "unknown"), result
     assert replay(code, result.solution or ()).won
+
+
+def test_streamlined_search_finds_wins_and_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.solver
+
+    # draw-three deal 160: the streamlined best-first search (every card that can go home
+    # from a column goes home, none comes back) wins in a few tens of thousands of nodes,
+    # where the complete searches find nothing in millions
+    code = DealCode.for_game("klondike-3", 160)
+    for streamline in (True, False):
+        member = Member("best", streamline=streamline)
+        monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, 3, (member,))
+        result = solve(code, nodes=60_000)
+        assert result.verdict == ("winnable" if streamline else "unknown"), result
+        if streamline:
+            assert replay(code, result.solution or ()).won
+    # A win that needs a card taken back from a foundation (outside the streamlined
+    # graph): the streamlined search runs dry and says nothing; a streamlined restart dive
+    # that runs dry does not end the dives (the next ones are complete)
+    columns = ["TS JS", "KC", "", "", "", "", ""]
+    kept = "TS JS QS KS KC KH KD"
+    game = position("KL1-3-AAAAAAB", columns, everything_but("KL", kept), stock="KS QS KH KD")
+    assert exact_verdict(game) is True
+    for member, verdict in (
+        (Member("best", streamline=True), "unknown"),
+        (Member("restart", streamline_every=1), "winnable"),
+        (Member("restart", streamline_every=2), "winnable"),
+    ):
+        monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, 3, (member,))
+        result = solve(game, nodes=5_000)
+        assert result.verdict == verdict, member
+        if verdict == "winnable":
+            assert_wins(game, result)
 
 
 def test_dead_end_test_ignores_talon_and_foundations() -> None:

@@ -197,12 +197,22 @@ class Search:
     def finish(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def pruned(self, key: Any) -> bool:
+        """True if the current position (keyed ``key``), just admitted, is provably lost:
+        the best-first search then does not queue it. The default knows of no such test."""
+        return False
+
     #: how the search runs: ``"best"`` best-first, ``"depth"`` depth-first (see ``search``)
     mode: str = "best"
     #: the node count past which the search pauses (``yield``s) for ``drive``
     limit: int = 0
     #: nodes generated so far (up to date whenever the search pauses or ends)
     nodes: int = 0
+    #: a search of part of the graph only (which part is the game's choice: see
+    #: ``KlondikeSearch``), which finds wins but proves nothing when it runs dry
+    streamline: bool = False
+    #: ``"restart"`` mode: every ``streamline_every``-th dive is streamlined (0: none)
+    streamline_every: int = 0
 
     def new_seen(self) -> Any:
         """An empty transposition set for ``admit``."""
@@ -253,6 +263,7 @@ class Search:
         gen = self.moves
         priority = self.priority
         snapshot = self.snapshot
+        pruned = self.pruned
         nodes = self.nodes
         limit = self.limit
         # the tree of positions: (parent, primitive actions from the parent, depth)
@@ -301,10 +312,16 @@ class Search:
                         return True
                     k = key()
                     if admit(k):
+                        segment = tuple(self.trail)
+                        # (a position that is lost already is stored, never queued)
+                        self.entered = segment
+                        if pruned(k):
+                            unforce(ftok)
+                            undo(move, utok)
+                            continue
                         child = len(tree)
                         if opened is not None:
                             opened[k] = child
-                        segment = tuple(self.trail)
                         tree.append((node, segment, depth + len(segment)))
                         expanded.append(0)
                         snap = snapshot()
@@ -421,15 +438,21 @@ class Search:
         cap = float(self.restart_nodes)
         # (dive 0 would repeat the plain depth-first order)
         self.dive = 1
+        every = self.streamline_every
         while True:
             self.seen = self.new_seen()
             self.admit(root_key)
             self.entered = None
             mark = len(self.trail)
             stop = self.nodes + int(cap)
+            partial = self.streamline = bool(every) and self.dive % every == 0
             found = yield from self._dive(stop)
-            if found is not None:
+            if found or (found is not None and not partial):
                 return found
+            if found is not None:
+                # a streamlined dive that runs dry proves nothing, but it has seen the whole
+                # streamlined graph: only complete dives from now on
+                every = 0
             del self.trail[mark:]
             self.dive += 1
             cap *= self.restart_growth
@@ -483,6 +506,10 @@ def drive(
                     next(steps)
                 except StopIteration as result:
                     total += s.nodes - before
+                    if not result.value and s.streamline:
+                        # a search of part of the graph (looking for wins only) ran dry
+                        done.add(index)
+                        continue
                     if result.value or index not in sharing:
                         return s, bool(result.value)
                     # a search that shares its transposition set has expanded only its own

@@ -101,6 +101,12 @@ def _blockers(ck: bytes) -> int:
     return count
 
 
+#: ``closed_levels`` by foundation heights
+_LEVELS: dict[tuple[int, ...], list[int]] = {}
+
+#: ``KlondikeSearch.reachable`` by talon length and waste size
+_REACHABLE: dict[tuple[int, int], list[int]] = {}
+
 #: ``_blockers`` by column key
 _BLOCKERS: dict[bytes, int] = {}
 
@@ -199,18 +205,21 @@ class KlondikeSearch(ColumnSearch):
         """Draw three: the talon positions ``q`` (waste sizes) whose top card, ``seq[q-1]``,
         can be brought to the waste top by stock actions alone."""
         n = len(self.seq)
-        if not n:
-            return []
-        out = []
         p = self.p
-        if p:
-            q = p
-            while q < n:
-                out.append(q)
-                q += 3
-        out.extend(range(3, n, 3))
-        out.append(n)
-        return sorted(set(out))
+        got = _REACHABLE.get((n, p))
+        if got is not None:
+            return got
+        out = []
+        if n:
+            if p:
+                q = p
+                while q < n:
+                    out.append(q)
+                    q += 3
+            out.extend(range(3, n, 3))
+            out.append(n)
+        got = _REACHABLE[n, p] = sorted(set(out))
+        return got
 
     #: restart dives: how far a random term may move a move up the order
     JITTER = 400
@@ -400,31 +409,35 @@ class KlondikeSearch(ColumnSearch):
 
         Reduction "safe foundation moves": the next card of a suit, rank ``r``, is safe when
         both suits of the other colour hold ``r`` cards or more and the other suit of its
-        colour ``r - 1`` or more (see engine.solver)."""
+        colour ``r - 1`` or more (see engine.solver). A streamlined search (see
+        engine.solver) plays every column top that can go home."""
         played: list[Any] = []
         cols, found, tal = self.cols, self.found, self.tal
         draw_one = self.draw == 1
+        streamline = self.streamline
         progress = True
         while progress:
             progress = False
             # (C D H S = suits 0-3) the suits whose next card is safe, lowest suit first
             f0, f1, f2, f3 = found
             safe = []
-            if f0 < 13 and f0 <= f1 and f0 <= f2 and f0 <= f3 + 1:
-                safe.append(f0)
-            if f1 < 13 and f1 <= f0 and f1 <= f3 and f1 <= f2 + 1:
-                safe.append(13 + f1)
-            if f2 < 13 and f2 <= f0 and f2 <= f3 and f2 <= f1 + 1:
-                safe.append(26 + f2)
-            if f3 < 13 and f3 <= f1 and f3 <= f2 and f3 <= f0 + 1:
-                safe.append(39 + f3)
+            if streamline:
+                safe = [s * 13 + h for s, h in enumerate(found) if h < 13]
+            else:
+                if f0 < 13 and f0 <= f1 and f0 <= f2 and f0 <= f3 + 1:
+                    safe.append(f0)
+                if f1 < 13 and f1 <= f0 and f1 <= f3 and f1 <= f2 + 1:
+                    safe.append(13 + f1)
+                if f2 < 13 and f2 <= f0 and f2 <= f3 and f2 <= f1 + 1:
+                    safe.append(26 + f2)
+                if f3 < 13 and f3 <= f1 and f3 <= f2 and f3 <= f0 + 1:
+                    safe.append(39 + f3)
             if not safe:
                 break
-            tops = {col[-1]: x for x, col in enumerate(cols) if col}
+            tops = [col[-1] if col else -1 for col in cols]
             for card in safe:
-                x = tops.get(card, -1)
-                if x >= 0:
-                    m: tuple[Any, ...] = (1, x)
+                if card in tops:
+                    m: tuple[Any, ...] = (1, tops.index(card))
                 elif draw_one and tal[card]:
                     m = (2, card, 0)
                 else:
@@ -454,11 +467,10 @@ class KlondikeSearch(ColumnSearch):
         up: dict[int, int] = {}
         tops: dict[int, int] = {}
         cols, down = self.cols, self.down
-        for z in range(self.n):
-            col = cols[z]
+        for z, col in enumerate(cols):
             if col:
-                for k in range(down[z], len(col)):
-                    up[col[k]] = z
+                for c in col[down[z] :]:
+                    up[c] = z
                 tops[col[-1]] = z
         self._up = up
         self._tops = tops
@@ -635,7 +647,9 @@ class KlondikeSearch(ColumnSearch):
                 below[c] = prev
             if c_twins:
                 twins.extend(c_twins)
-        masks = (incol, onstack, hid, ex1, ex2, tops)
+        # kings can move off a card only once a column can be emptied (see ``_relax``)
+        kings = _KINGS if not all(self.cols) else 0
+        masks = (incol, onstack, hid, ex1, ex2, tops, kings)
         if not self._relax(masks, 0, _ALL):
             return True
         for x, y in twins:
@@ -643,10 +657,18 @@ class KlondikeSearch(ColumnSearch):
                 return True
         return False
 
-    def _relax(self, masks: tuple[int, int, int, int, int, int], pinned: int, want: int) -> bool:
+    def _relax(
+        self, masks: tuple[int, int, int, int, int, int, int], pinned: int, want: int
+    ) -> bool:
         """The fixed point of ``dead``: can every card of ``want`` go home, when the cards of
-        ``pinned`` leave the card under them only to go home?"""
-        incol, onstack, hid, ex1, ex2, tops = masks
+        ``pinned`` leave the card under them only to go home?
+
+        ``kings`` is the mask of the kings when a column is empty now, else 0: then a king
+        (from a card, or from the talon) can move only once some column can be emptied, and
+        the first column to be emptied is emptied by its bottom card of today leaving for
+        home, or for a card if it is not a king (a king moves only into an empty column)."""
+        incol, onstack, hid, ex1, ex2, tops, kings = masks
+        bottoms = incol & ~onstack if not kings else 0
         below = self._below
         loose = _ALL & ~incol  # talon cards and cards home at the start
         shown = ~hid
@@ -664,7 +686,7 @@ class KlondikeSearch(ColumnSearch):
             spades = (reach >> 40) & 0xFFF
             par1 = diamonds | (clubs << 13) | (clubs << 26) | (diamonds << 39)
             par2 = hearts | (spades << 13) | (spades << 26) | (hearts << 39)
-            movable = ((par1 & ~ex1) | (par2 & ~ex2) | _KINGS) & unpinned
+            movable = ((par1 & ~ex1) | (par2 & ~ex2) | kings) & unpinned
             # per suit, the longest run of ranks from the ace that can all go home
             able = free | loose
             home = 0
@@ -687,22 +709,31 @@ class KlondikeSearch(ColumnSearch):
                     free |= 1 << below[low.bit_length() - 1]
                     grew ^= low
             new = free | (loose & movable)
-            if new == reach and leave == before:
+            if bottoms and bottoms & ((free & predhome) | ((free | shown) & movable)):
+                # a column can be emptied: kings can move from now on
+                kings = _KINGS
+                bottoms = 0
+            elif new == reach and leave == before:
                 return False
             reach = new
+
+    def pruned(self, key: Any) -> bool:
+        """The ``dead`` test of the current position (``key``: its key, or None), cached by
+        its columns. The answer depends on the columns alone, not on their order: every card
+        not in a column is in the talon or home, and both count alike."""
+        if not self.covered_something():
+            return False
+        k = b"".join(sorted(self.ck)) if key is None else key[0]
+        lost = self.dead_cache.get(k)
+        if lost is None:
+            lost = self.dead_cache[k] = self.dead()
+        return lost
 
     def moves(self) -> list[tuple[Any, ...]]:
         """Every move worth trying here, best first (a heuristic order; completeness does
         not depend on it)."""
-        if self.covered_something():
-            # (the answer depends on the columns alone, not on their order: every card not in
-            # a column is in the talon or home, and both count alike)
-            k = b"".join(sorted(self.ck))
-            lost = self.dead_cache.get(k)
-            if lost is None:
-                lost = self.dead_cache[k] = self.dead()
-            if lost:
-                return []
+        if self.pruned(None):
+            return []
         cols, down, found = self.cols, self.down, self.found
         n = self.n
         out: list[tuple[int, tuple[Any, ...]]] = []
@@ -729,7 +760,8 @@ class KlondikeSearch(ColumnSearch):
                     else:
                         continue
                     add((score, (1, x)))
-        # runs between columns
+        # runs between columns: (column, rank that fits on its top, its top's colour)
+        targets = [(y, RANK[col[-1]] - 1, RED[col[-1]]) for y, col in enumerate(cols) if col]
         for x in range(n):
             col = cols[x]
             if not col:
@@ -738,27 +770,24 @@ class KlondikeSearch(ColumnSearch):
             hi = RANK[col[d]]
             lo = RANK[col[-1]]
             top = len(col)
-            for y in range(n):
-                if y == x:
-                    continue
-                tgt = cols[y]
-                if tgt:
-                    t = tgt[-1]
-                    need = RANK[t] - 1
-                    if lo <= need <= hi:
-                        i = d + hi - need
-                        if RED[col[i]] != RED[t] and (i == d or self._exposed_useful(x, i, col[i])):
-                            add((self._run_score(x, i), (0, x, top - i, y)))
+            for y, need, red in targets:
+                if lo <= need <= hi and y != x:
+                    i = d + hi - need
+                    if RED[col[i]] != red and (i == d or self._exposed_useful(x, i, col[i])):
+                        add((self._run_score(x, i), (0, x, top - i, y)))
             # a king run into an empty column; from the bottom of a column it would only
             # swap two columns (reduction "symmetry")
             if empty >= 0 and hi == _KING and d:
                 add((1000 + 10 * d, (0, x, top - d, empty)))
         # foundation tops back onto the table (reduction "closed foundations")
-        lam = closed_levels(found)
+        lam = _LEVELS.get(tuple(found))
+        if lam is None:
+            lam = _LEVELS[tuple(found)] = closed_levels(found)
         backs = []
         for s in range(4):
             h = found[s]
-            if h and h - 1 >= lam[s] and self._back_useful(s * 13 + h - 1):
+            # (a streamlined search takes nothing back)
+            if h and h - 1 >= lam[s] and not self.streamline and self._back_useful(s * 13 + h - 1):
                 backs.append(s)
                 card = s * 13 + h - 1
                 if h - 1 == _KING:
@@ -862,22 +891,26 @@ class KlondikeSearch(ColumnSearch):
             red = not red
 
     def _talon_moves_draw_three(self, add: Any, empty: int) -> None:
-        cols, found, seq = self.cols, self.found, self.seq
-        n = self.n
+        found, seq, tops = self.found, self.seq, self._tops
         for q in self._reachable:  # (from ``_prepare``)
             c = seq[q - 1]
-            if found[SUIT[c]] == RANK[c]:
+            r = RANK[c]
+            if found[SUIT[c]] == r:
                 add((450, (2, c, q)))
-            if RANK[c] == 0:
+            if r == 0:
                 continue  # an ace goes home rather than onto a two
-            if RANK[c] == _KING:
+            if r == _KING:
                 if empty >= 0:
                     add((150, (3, c, q, empty)))
                 continue
-            for y in range(n):
-                tgt = cols[y]
-                if tgt and RANK[tgt[-1]] == RANK[c] + 1 and RED[tgt[-1]] != RED[c]:
-                    add((200, (3, c, q, y)))
+            p1, p2 = PARENTS[c]
+            y1, y2 = tops.get(p1, -1), tops.get(p2, -1)
+            if y2 >= 0 and y1 > y2:
+                y1, y2 = y2, y1
+            if y1 >= 0:
+                add((200, (3, c, q, y1)))
+            if y2 >= 0:
+                add((200, (3, c, q, y2)))
 
     # ------------------------------------------------------------------ the end
 
