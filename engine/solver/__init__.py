@@ -304,7 +304,7 @@ class Member(NamedTuple):
     start: int = 0
     #: nodes spent in all after which it no longer runs (None: never)
     stop: int | None = None
-    #: a search that only looks for wins, in a part of the graph (``KlondikeSearch.streamline``)
+    #: a search that only looks for wins, in a part of the graph ("streamlined" above)
     streamline: bool = False
     #: ``"restart"`` mode: every ``streamline_every``-th dive is streamlined (0: none)
     streamline_every: int = 0

@@ -209,7 +209,8 @@ class Search:
     #: nodes generated so far (up to date whenever the search pauses or ends)
     nodes: int = 0
     #: a search of part of the graph only (which part is the game's choice: see
-    #: ``KlondikeSearch``), which finds wins but proves nothing when it runs dry
+    #: ``KlondikeSearch.forced`` and ``moves``), which finds wins but proves nothing when it
+    #: runs dry
     streamline: bool = False
     #: ``"restart"`` mode: every ``streamline_every``-th dive is streamlined (0: none)
     streamline_every: int = 0
