@@ -352,6 +352,29 @@ def test_klondike_kings_wait_for_an_empty_column() -> None:
     assert_wins(game, solve(game, nodes=10_000))
 
 
+def test_klondike_draw_three_talon_card_out_of_reach_is_lost() -> None:
+    # The waste holds KD KH JD (JD on top): KH and KD come within reach only once JD has
+    # left, and JD can go neither home (8D, 9D, TD first) nor on a black queen (both home,
+    # and they could come back only onto a red king, which the waste keeps). Without the
+    # kings, 9D never leaves 8D: lost, although every card is alive when talon cards count
+    # as always in reach. With KH or KD on top of the waste: winnable.
+    columns = ["QD TD", "", "", "", "KS", "8D 9D", "QH"]
+    tops = ["QS", "JH", "KC", "7D"]
+    game = position("KL1-3-AAAAAAB", columns, tops, waste="KD KH JD")
+    assert exact_verdict(game) is False
+    search = _root_search(game)
+    cols, down, found = search.cols, search.down, search.found
+    assert not search.dead() and not reference_dead(cols, down, found)
+    talon = (search.seq, set(search.reachable()))
+    assert search.dead(True) and len(reference_home(cols, down, found, talon=talon)) < 52
+    assert solve(game, nodes=10_000).verdict == "unwinnable"
+    for waste in ("KD JD KH", "JD KD KH"):
+        game = position("KL1-3-AAAAAAB", columns, tops, waste=waste)
+        assert exact_verdict(game) is True
+        assert not _root_search(game).dead(True)
+        assert_wins(game, solve(game, nodes=10_000))
+
+
 def _root_search(game: Game) -> Any:
     from engine.solver._klondike import KlondikeSearch
 
@@ -368,13 +391,21 @@ def reference_home(
     found: list[int],
     pinned: int = -1,
     kings_wait: bool = True,
+    talon: tuple[list[int], set[int]] | None = None,
 ) -> set[int]:
     """The cards that can go home in the dead-end relaxation of engine.solver (rule 7),
     written out card by card and iterated plainly to its least fixed point; the card
     ``pinned`` leaves the card under it only to go home. With ``kings_wait`` a king moves
     (off a card, or from the talon or a foundation) only once a column is empty or can be
-    emptied: its bottom card can go home, or is not a king and can move onto a card."""
+    emptied: its bottom card can go home, or is not a king and can move onto a card. With
+    ``talon`` (draw three: the talon in drawing order, and the positions, from 1, in reach
+    now) a talon card is used only once it can be reached: in reach now, or the card after
+    it can leave the talon (taking it uncovers this one), or ``k`` cards before it can leave
+    and its position less ``k`` is a multiple of 3, for some ``k`` from 1 to their number."""
     where = {c: (x, i) for x, col in enumerate(cols) for i, c in enumerate(col)}
+    order = talon[0] if talon else []
+    reachable = {order[q - 1] for q in talon[1]} if talon else set()
+    out: set[int] = set()
     can_home = {s * 13 + r for s in range(4) for r in range(found[s])}
     leave: set[int] = set()
     built: set[int] = set()
@@ -404,9 +435,20 @@ def reference_home(
                     new_leave = (free and pred_home) or moves_on
                 elif not empty and ((free and pred_home) or moves_on):
                     empty = changed = True  # this column can be emptied
+            elif c in order and c not in reachable:
+                i = order.index(c) + 1
+                before = sum(1 for d in order[: i - 1] if d in out)
+                if (i < len(order) and order[i] in out) or any(
+                    (i - k) % 3 == 0 and i - k >= 3 for k in range(1, before + 1)
+                ):
+                    reachable.add(c)
+                    changed = True
             else:
                 new_home = pred_home
                 new_built = (c % 13 == 12 and empty) or any(p in built for p in parents(c))
+                if c in order and c not in out and (new_home or new_built):
+                    out.add(c)  # it can leave the talon, for home or for the table
+                    changed = True
             for flag, bucket in ((new_home, can_home), (new_leave, leave), (new_built, built)):
                 if flag and c not in bucket:
                     bucket.add(c)
@@ -450,18 +492,28 @@ def test_dead_end_test_matches_its_plain_statement(monkeypatch: pytest.MonkeyPat
     from engine.solver._klondike import KlondikeSearch
 
     checked = [0, 0]
+    with_talon = [0, 0]
     dead = KlondikeSearch.dead
 
-    def checking(self: Any) -> bool:
-        answer = bool(dead(self))
-        assert answer == reference_dead(self.cols, self.down, self.found)
-        checked[answer] += 1
+    def checking(self: Any, talon: bool = False) -> bool:
+        answer = bool(dead(self, talon))
+        if talon:
+            order = self.seq
+            expected = reference_home(
+                self.cols, self.down, self.found, talon=(order, set(self.reachable()))
+            )
+            assert answer == (len(expected) < 52)
+            with_talon[answer] += 1
+        else:
+            assert answer == reference_dead(self.cols, self.down, self.found)
+            checked[answer] += 1
         return answer
 
     monkeypatch.setattr(KlondikeSearch, "dead", checking)
     for code in ("KL1-1-AAAAAAH", "KL1-3-AAAAABN", "KL1-1-AAAAACB", "KL1-3-AAAAAAF"):
         solve(code, nodes=3_000)
     assert checked[0] > 100 and checked[1] > 10
+    assert with_talon[0] > 100 and with_talon[1] > 10
 
 
 def test_easy_harp_card_over_its_predecessors_and_parents_is_lost() -> None:
@@ -657,9 +709,9 @@ def test_draw_three_best_first_puts_blockers_last() -> None:
 def test_restart_dives_find_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.solver
 
-    # draw-three deal 104: a shuffled depth-first order wins in a few thousand nodes, where
-    # the plain orders search for long
-    code = DealCode.for_game("klondike-3", 104)
+    # draw-three deal 115: a shuffled depth-first order wins in a hundred nodes, where the
+    # plain orders search for long
+    code = DealCode.for_game("klondike-3", 115)
     for mode in ("depth", "restart"):
         monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, 3, (Member(mode),))
         result = solve(code, nodes=RESTART_TEST_NODES)

@@ -161,7 +161,19 @@ induction on ``d``, a winnable position keeps a winning path through the reduced
    can go home, or is not a king and can leave for a card it fits on. Columns only grow and
    shrink at the top, so until a column is first emptied the bottom cards are today's, and
    the first emptying is such a bottom card leaving (a king moves only into an empty
-   column); the induction goes through.
+   column); the induction goes through. *Draw three: talon cards in reach* (a second test,
+   for positions being expanded, cached by position): a talon card counts (can go home or be
+   put on the table) only once it can be reached. Number the talon cards 1, 2, … in drawing
+   order. Within one pass through the stock, taking a card never changes which later cards
+   the next draws show (the later cards and the waste size both move down by one), so a card
+   at position ``i`` turns up on the waste top only when it is in reach now, or ``i − k`` is
+   a multiple of 3 where ``k`` cards before it have left the talon by the start of a pass,
+   or the card above it in the waste is taken (the card after it, ``i + 1``, has left). So it
+   is reached only if it is in reach now, or the card after it can leave the talon, or for
+   some ``k`` from 1 to the number of cards before it that can leave, ``i − k`` is a multiple
+   of 3; a card can leave the talon if it can be reached and then go home or onto a card (or
+   a king into an empty column). These are monotone rules of the same fixed point, and the
+   induction over a real line goes through as before.
 8. **Goal.** In draw one (Klondike, Easy Harp) a position with no face-down card is won: every
    column's face-up part is a run, so the lowest card not yet home is a column top or in the
    talon, and its predecessor is home (in Easy Harp a pile of its suit has exactly its rank).

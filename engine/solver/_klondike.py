@@ -101,6 +101,12 @@ def _blockers(ck: bytes) -> int:
     return count
 
 
+# talon positions (bit j: the (j+1)-th card) reached once one, two, three cards before them
+# have left the talon: see ``_relax``
+_AFTER_ONE = sum(1 << j for j in range(3, 64, 3))
+_AFTER_TWO = sum(1 << j for j in range(4, 64, 3))
+_AFTER_THREE = sum(1 << j for j in range(3, 64))
+
 #: ``closed_levels`` by foundation heights
 _LEVELS: dict[tuple[int, ...], list[int]] = {}
 
@@ -603,17 +609,18 @@ class KlondikeSearch(ColumnSearch):
                 return True
         return False
 
-    def dead(self) -> bool:
+    def dead(self, with_talon: bool = False) -> bool:
         """Reduction "dead ends": True if some card can provably never go home.
 
         An optimistic relaxation of the game, computed as a least fixed point: a card *can go
         home* if its predecessor can and it can be reached (it is in the talon, a column top,
         or the card on it can leave); a card *can leave* the card under it if, once free
         (nothing on it, or that can leave), it can go home, or whenever a card it fits on can
-        be built on, or if it is a king (an empty column is assumed); a face-down card moves
-        only once free. A card *can be built on* if it lies in a column and is or can get
-        free, or — a talon card, or a card home at the start, which must first be put back on
-        the table — if it is a king or a card it fits on can be built on. Every card that goes
+        be built on, or if it is a king (once a column can be emptied: see ``_relax``); a
+        face-down card moves only once free. A card *can be built on* if it lies in a column
+        and is or can get free, or — a talon card, or a card home at the start, which must
+        first be put back on the table — if it is a king or a card it fits on can be built
+        on. Every card that goes
         home or is built on in a real line does so after what it needed, so it is in the
         fixed point; a card that is not can never go home, and the position is lost.
 
@@ -621,6 +628,9 @@ class KlondikeSearch(ColumnSearch):
         ``p`` lie above ``p`` in its column, the relaxation is run again with ``y`` *pinned*
         (it leaves the card under it only to go home) to see whether ``x`` can still go home,
         and the other way round; if neither can, the position is lost.
+
+        ``with_talon`` (draw three): a talon card counts only once it can be reached (see
+        ``_relax``); the twins are not tested again then.
 
         The sets are bit masks (bit ``c`` for card ``c``) and each round applies the rules to
         every card at once, until nothing changes.
@@ -650,8 +660,17 @@ class KlondikeSearch(ColumnSearch):
         # kings can move off a card only once a column can be emptied (see ``_relax``)
         kings = _KINGS if not all(self.cols) else 0
         masks = (incol, onstack, hid, ex1, ex2, tops, kings)
+        talon = None
+        if with_talon:
+            rpos = 0
+            for q in self.reachable():
+                rpos |= 1 << (q - 1)
+            talon = ([1 << c for c in self.seq], rpos)
+        self._talon = talon
         if not self._relax(masks, 0, _ALL):
             return True
+        if with_talon:
+            return False  # (the twins were tested without the talon, which is dearer)
         for x, y in twins:
             if not self._relax(masks, 1 << y, 1 << x) and not self._relax(masks, 1 << x, 1 << y):
                 return True
@@ -666,11 +685,28 @@ class KlondikeSearch(ColumnSearch):
         ``kings`` is the mask of the kings when a column is empty now, else 0: then a king
         (from a card, or from the talon) can move only once some column can be emptied, and
         the first column to be emptied is emptied by its bottom card of today leaving for
-        home, or for a card if it is not a king (a king moves only into an empty column)."""
+        home, or for a card if it is not a king (a king moves only into an empty column).
+
+        With a talon (``self._talon``: its cards' bits in drawing order, and the positions in
+        reach now, as bits from position 1 up), a talon card can go home or be built on only
+        once it can be reached: in reach now, or the card after it can leave the talon, or
+        ``k`` cards before it can (for some ``k``, its position less ``k`` a multiple of 3: one
+        card before it reaches positions 4, 7, …, two also 5, 8, …, three every position from
+        4 on). A talon card can leave if it can be reached and go home or onto a card."""
         incol, onstack, hid, ex1, ex2, tops, kings = masks
         bottoms = incol & ~onstack if not kings else 0
         below = self._below
         loose = _ALL & ~incol  # talon cards and cards home at the start
+        talon = self._talon
+        treach = last_out = rpos = full = 0
+        tbits: list[int] = []
+        if talon is not None:
+            tbits, rpos = talon
+            full = (1 << len(tbits)) - 1
+            for j, b in enumerate(tbits):
+                loose &= ~b
+                if rpos >> j & 1:
+                    treach |= b
         shown = ~hid
         free = tops  # column cards that are or can get free
         leave = 0  # column cards that can leave the card under them
@@ -688,7 +724,7 @@ class KlondikeSearch(ColumnSearch):
             par2 = hearts | (spades << 13) | (spades << 26) | (hearts << 39)
             movable = ((par1 & ~ex1) | (par2 & ~ex2) | kings) & unpinned
             # per suit, the longest run of ranks from the ace that can all go home
-            able = free | loose
+            able = free | loose | treach
             home = 0
             for base in _BASES:
                 gap = ~(able >> base) & 0x1FFF
@@ -708,12 +744,40 @@ class KlondikeSearch(ColumnSearch):
                     low = grew & -grew
                     free |= 1 << below[low.bit_length() - 1]
                     grew ^= low
-            new = free | (loose & movable)
+            new = free | ((loose | treach) & movable)
+            grown = False
+            if talon is not None:
+                out = treach & (home | movable)
+                if out != last_out:
+                    last_out = out
+                    opos = 0
+                    for j, b in enumerate(tbits):
+                        if out & b:
+                            opos |= 1 << j
+                    npos = rpos | (opos >> 1)
+                    if opos:
+                        low = opos & -opos
+                        npos |= ~((low << 1) - 1) & _AFTER_ONE
+                        rest = opos ^ low
+                        if rest:
+                            low = rest & -rest
+                            npos |= ~((low << 1) - 1) & _AFTER_TWO
+                            rest ^= low
+                            if rest:
+                                low = rest & -rest
+                                npos |= ~((low << 1) - 1) & _AFTER_THREE
+                        npos &= full
+                    if npos != rpos:
+                        rpos = npos
+                        for j, b in enumerate(tbits):
+                            if npos >> j & 1:
+                                treach |= b
+                        grown = True
             if bottoms and bottoms & ((free & predhome) | ((free | shown) & movable)):
                 # a column can be emptied: kings can move from now on
                 kings = _KINGS
                 bottoms = 0
-            elif new == reach and leave == before:
+            elif new == reach and leave == before and not grown:
                 return False
             reach = new
 
@@ -723,10 +787,18 @@ class KlondikeSearch(ColumnSearch):
         not in a column is in the talon or home, and both count alike."""
         if not self.covered_something():
             return False
+        cache = self.dead_cache
         k = b"".join(sorted(self.ck)) if key is None else key[0]
-        lost = self.dead_cache.get(k)
+        lost = cache.get(k)
         if lost is None:
-            lost = self.dead_cache[k] = self.dead()
+            lost = cache[k] = self.dead()
+        if lost or key is not None or self.draw == 1 or not self.seq:
+            return lost
+        # (the test that knows the talon is dearer: only for positions being expanded)
+        k = self.key()
+        lost = cache.get(k)
+        if lost is None:
+            lost = cache[k] = self.dead(True)
         return lost
 
     def moves(self) -> list[tuple[Any, ...]]:
