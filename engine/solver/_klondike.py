@@ -660,24 +660,25 @@ class KlondikeSearch(ColumnSearch):
         # kings can move off a card only once a column can be emptied (see ``_relax``)
         kings = _KINGS if not all(self.cols) else 0
         masks = (incol, onstack, hid, ex1, ex2, tops, kings)
-        talon = None
         if with_talon:
             rpos = 0
             for q in self.reachable():
                 rpos |= 1 << (q - 1)
-            talon = ([1 << c for c in self.seq], rpos)
-        self._talon = talon
+            # (the twins were tested without the talon, which is dearer)
+            return not self._relax(masks, 0, _ALL, ([1 << c for c in self.seq], rpos))
         if not self._relax(masks, 0, _ALL):
             return True
-        if with_talon:
-            return False  # (the twins were tested without the talon, which is dearer)
         for x, y in twins:
             if not self._relax(masks, 1 << y, 1 << x) and not self._relax(masks, 1 << x, 1 << y):
                 return True
         return False
 
     def _relax(
-        self, masks: tuple[int, int, int, int, int, int, int], pinned: int, want: int
+        self,
+        masks: tuple[int, int, int, int, int, int, int],
+        pinned: int,
+        want: int,
+        talon: tuple[list[int], int] | None = None,
     ) -> bool:
         """The fixed point of ``dead``: can every card of ``want`` go home, when the cards of
         ``pinned`` leave the card under them only to go home?
@@ -687,8 +688,8 @@ class KlondikeSearch(ColumnSearch):
         the first column to be emptied is emptied by its bottom card of today leaving for
         home, or for a card if it is not a king (a king moves only into an empty column).
 
-        With a talon (``self._talon``: its cards' bits in drawing order, and the positions in
-        reach now, as bits from position 1 up), a talon card can go home or be built on only
+        With ``talon`` (its cards' bits in drawing order, and the positions in reach now, as
+        bits from position 1 up), a talon card can go home or be built on only
         once it can be reached: in reach now, or the card after it can leave the talon, or
         ``k`` cards before it can (for some ``k``, its position less ``k`` a multiple of 3: one
         card before it reaches positions 4, 7, …, two also 5, 8, …, three every position from
@@ -697,7 +698,6 @@ class KlondikeSearch(ColumnSearch):
         bottoms = incol & ~onstack if not kings else 0
         below = self._below
         loose = _ALL & ~incol  # talon cards and cards home at the start
-        talon = self._talon
         treach = last_out = rpos = full = 0
         tbits: list[int] = []
         if talon is not None:
@@ -782,9 +782,13 @@ class KlondikeSearch(ColumnSearch):
             reach = new
 
     def pruned(self, key: Any) -> bool:
-        """The ``dead`` test of the current position (``key``: its key, or None), cached by
-        its columns. The answer depends on the columns alone, not on their order: every card
-        not in a column is in the talon or home, and both count alike."""
+        """The ``dead`` test of the current position: True if it is provably lost.
+
+        ``key`` given (a position just admitted, see ``Search.pruned``): the test on the
+        columns alone, cached by them — its answer does not depend on their order, and every
+        card not in a column counts alike whether in the talon or home. ``key`` None (a
+        position being expanded): in draw three, if that says alive, also the test that
+        knows which talon cards can be reached, cached by position."""
         if not self.covered_something():
             return False
         cache = self.dead_cache
@@ -852,9 +856,10 @@ class KlondikeSearch(ColumnSearch):
             if empty >= 0 and hi == _KING and d:
                 add((1000 + 10 * d, (0, x, top - d, empty)))
         # foundation tops back onto the table (reduction "closed foundations")
-        lam = _LEVELS.get(tuple(found))
+        heights = tuple(found)
+        lam = _LEVELS.get(heights)
         if lam is None:
-            lam = _LEVELS[tuple(found)] = closed_levels(found)
+            lam = _LEVELS[heights] = closed_levels(found)
         backs = []
         for s in range(4):
             h = found[s]
