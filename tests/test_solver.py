@@ -90,6 +90,22 @@ def assert_wins(game: Game, result: SolveResult) -> None:
     assert other.won
 
 
+def assert_lost(game: Game) -> Any:
+    """``game`` is lost by the exact search and by the solver; its root search, for the
+    dead-end checks of the caller."""
+    assert exact_verdict(game) is False
+    assert solve(game, nodes=10_000).verdict == "unwinnable"
+    return _root_search(game)
+
+
+def assert_alive_and_won(game: Game, talon: bool = False) -> None:
+    """``game`` is won by the exact search, not dead by the dead-end test (with the talon
+    rule if ``talon``), and the solver's solution wins it."""
+    assert exact_verdict(game) is True
+    assert not _root_search(game).dead(talon)
+    assert_wins(game, solve(game, nodes=10_000))
+
+
 def exact_verdict(game: Game, limit: int = 200_000) -> bool:
     """Whether ``game`` can be won, by plain depth-first search over the engine's own legal
     moves, with no reduction but a visited set on the exact position."""
@@ -288,18 +304,14 @@ def test_klondike_card_whose_parents_are_home_for_good_is_lost() -> None:
     # any home card as something to build on.)
     columns = ["KC KS TS JS", "", "", "", "", "", ""]
     game = position("KL1-1-AAAAAAB", columns, everything_but("KL", "KC KS TS JS QS"), "QS")
-    assert exact_verdict(game) is False
-    assert solve(game, nodes=10_000).verdict == "unwinnable"
-    assert _root_search(game).dead()
+    assert assert_lost(game).dead()
 
 
 def test_klondike_home_card_put_back_to_build_on_is_not_dead() -> None:
     # The same, but a black king is free to take a red queen back onto: winnable.
     columns = ["KC TS JS", "KS", "", "", "", "", ""]
     game = position("KL1-1-AAAAAAB", columns, everything_but("KL", "KC KS TS JS QS"), "QS")
-    assert exact_verdict(game) is True
-    assert not _root_search(game).dead()
-    assert_wins(game, solve(game, nodes=10_000))
+    assert_alive_and_won(game)
 
 
 def test_klondike_twins_that_need_the_same_parent_are_lost() -> None:
@@ -311,12 +323,10 @@ def test_klondike_twins_that_need_the_same_parent_are_lost() -> None:
     kept = "KS JH JD QH QD KC KH KD"
     for code in ("KL1-1-AAAAAAB", "KL1-3-AAAAAAB"):
         game = position(code, columns, everything_but("KL", kept), stock="KH KD")
-        assert exact_verdict(game) is False
-        search = _root_search(game)
+        search = assert_lost(game)
         cols, down, found = search.cols, search.down, search.found
         assert len(reference_home(cols, down, found)) == 52  # the plain relaxation: alive
         assert search.dead() and reference_dead(cols, down, found)
-        assert solve(game, nodes=10_000).verdict == "unwinnable"
 
 
 def test_klondike_twins_test_keeps_a_win() -> None:
@@ -326,9 +336,7 @@ def test_klondike_twins_test_keeps_a_win() -> None:
     kept = "KS JH JD QH QD KC KH KD"
     for code in ("KL1-1-AAAAAAB", "KL1-3-AAAAAAB"):
         game = position(code, columns, everything_but("KL", kept), stock="KH KD")
-        assert exact_verdict(game) is True
-        assert not _root_search(game).dead()
-        assert_wins(game, solve(game, nodes=10_000))
+        assert_alive_and_won(game)
 
 
 def test_klondike_kings_wait_for_an_empty_column() -> None:
@@ -338,18 +346,14 @@ def test_klondike_kings_wait_for_an_empty_column() -> None:
     # none can ever be emptied: lost, although the relaxation without that rule says alive.
     columns = ["TC KS", "JH QC KC", "QS 9S TS", "QD JC", "KH", "JD KD", "QH JS"]
     game = position("KL1-1-AAAAAAB", columns, ["9C", "TH", "TD", "8S"])
-    assert exact_verdict(game) is False
-    search = _root_search(game)
+    search = assert_lost(game)
     cols, down, found = search.cols, search.down, search.found
     assert len(reference_home(cols, down, found, kings_wait=False)) == 52
     assert search.dead() and reference_dead(cols, down, found)
-    assert solve(game, nodes=10_000).verdict == "unwinnable"
     # With KH in the stock and its column empty, KS can move there: winnable.
     columns[4] = ""
     game = position("KL1-1-AAAAAAB", columns, ["9C", "TH", "TD", "8S"], stock="KH")
-    assert exact_verdict(game) is True
-    assert not _root_search(game).dead()
-    assert_wins(game, solve(game, nodes=10_000))
+    assert_alive_and_won(game)
 
 
 def test_klondike_draw_three_talon_card_out_of_reach_is_lost() -> None:
@@ -361,18 +365,14 @@ def test_klondike_draw_three_talon_card_out_of_reach_is_lost() -> None:
     columns = ["QD TD", "", "", "", "KS", "8D 9D", "QH"]
     tops = ["QS", "JH", "KC", "7D"]
     game = position("KL1-3-AAAAAAB", columns, tops, waste="KD KH JD")
-    assert exact_verdict(game) is False
-    search = _root_search(game)
+    search = assert_lost(game)
     cols, down, found = search.cols, search.down, search.found
     assert not search.dead() and not reference_dead(cols, down, found)
     talon = (search.seq, set(search.reachable()))
     assert search.dead(True) and len(reference_home(cols, down, found, talon=talon)) < 52
-    assert solve(game, nodes=10_000).verdict == "unwinnable"
     for waste in ("KD JD KH", "JD KD KH"):
         game = position("KL1-3-AAAAAAB", columns, tops, waste=waste)
-        assert exact_verdict(game) is True
-        assert not _root_search(game).dead(True)
-        assert_wins(game, solve(game, nodes=10_000))
+        assert_alive_and_won(game, talon=True)
 
 
 def _root_search(game: Game) -> Any:
