@@ -90,6 +90,15 @@ def assert_wins(game: Game, result: SolveResult) -> None:
     assert other.won
 
 
+def assert_agrees_with_exact_search(game: Game, nodes: int) -> None:
+    """The solver's verdict on ``game`` is the exact search's, and a win replays."""
+    expected = exact_verdict(game)
+    result = solve(game, nodes=nodes)
+    assert result.verdict == ("winnable" if expected else "unwinnable")
+    if expected:
+        assert_wins(game, result)
+
+
 def assert_lost(game: Game) -> Any:
     """``game`` is lost by the exact search and by the solver; its root search, for the
     dead-end checks of the caller."""
@@ -291,11 +300,7 @@ def test_klondike_talon_order(code: str) -> None:
     columns = ["JH QC", "TD", "", "", "", "", ""]
     kept = "JH QC TD JD QD KD QH KH KC TC JC"
     game = position(code, columns, everything_but("KL", kept), stock="KC TC JD QD KD QH KH JC")
-    expected = exact_verdict(game)
-    result = solve(game, nodes=20_000)
-    assert result.verdict == ("winnable" if expected else "unwinnable")
-    if expected:
-        assert_wins(game, result)
+    assert_agrees_with_exact_search(game, 20_000)
 
 
 def test_klondike_card_whose_parents_are_home_for_good_is_lost() -> None:
@@ -553,11 +558,7 @@ _AGREEMENT = (
 @pytest.mark.parametrize(("code", "in_play", "seed"), _AGREEMENT)
 def test_agrees_with_exact_search(code: str, in_play: int, seed: int) -> None:
     game = random_position(random.Random(seed), code, in_play)
-    expected = exact_verdict(game)
-    result = solve(game, nodes=200_000)
-    assert result.verdict == ("winnable" if expected else "unwinnable")
-    if expected:
-        assert_wins(game, result)
+    assert_agrees_with_exact_search(game, 200_000)
 
 
 @pytest.mark.parametrize("mode", ["best", "depth", "restart", "restart-mixed"])
@@ -578,11 +579,7 @@ def test_each_klondike_search_agrees_with_exact_search(
         member = Member("restart", streamline_every=2) if mode == "restart-mixed" else Member(mode)
         monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, (member,))
     game = random_position(random.Random(seed), code, in_play)
-    expected = exact_verdict(game)
-    result = solve(game, nodes=200_000)
-    assert result.verdict == ("winnable" if expected else "unwinnable")
-    if expected:
-        assert_wins(game, result)
+    assert_agrees_with_exact_search(game, 200_000)
 
 
 def test_depth_first_finds_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -614,11 +611,7 @@ def test_shared_transposition_set_agrees_with_exact_search(
     portfolio = (Member("best"), Member("depth", start=64))
     monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, portfolio)
     game = random_position(random.Random(seed), code, in_play)
-    expected = exact_verdict(game)
-    result = solve(game, nodes=200_000)
-    assert result.verdict == ("winnable" if expected else "unwinnable")
-    if expected:
-        assert_wins(game, result)
+    assert_agrees_with_exact_search(game, 200_000)
 
 
 def test_steal_takes_an_open_best_first_position_once() -> None:
