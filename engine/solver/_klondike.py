@@ -107,11 +107,15 @@ _AFTER_ONE = sum(1 << j for j in range(3, 64, 3))
 _AFTER_TWO = sum(1 << j for j in range(4, 64, 3))
 _AFTER_THREE = sum(1 << j for j in range(3, 64))
 
+#: per suit (13 bits, ace first), the run of cards from the ace
+_RUN = [(((~v & 0x1FFF) & -(~v & 0x1FFF)) - 1) if ~v & 0x1FFF else 0x1FFF for v in range(1 << 13)]
+
 #: ``closed_levels`` by foundation heights
 _LEVELS: dict[tuple[int, ...], list[int]] = {}
 
 #: ``KlondikeSearch.reachable`` by talon length and waste size
 _REACHABLE: dict[tuple[int, int], list[int]] = {}
+_REACH_BITS: dict[tuple[int, int], int] = {}
 
 #: ``_blockers`` by column key
 _BLOCKERS: dict[bytes, int] = {}
@@ -167,10 +171,12 @@ class KlondikeSearch(ColumnSearch):
 
     def key(self) -> Any:
         """The position up to the order of the columns (reduction "symmetry"). The
-        foundations are implied: every card not in a column or the talon is home."""
+        foundations are implied: every card not in a column or the talon is home. The talon
+        is the set of its cards (``tkey``): they keep the order of the deal, as a card only
+        leaves it or comes back to its place; draw three adds the waste size."""
         if self.draw == 1:
             return (b"".join(sorted(self.ck)), self.tkey)
-        return (b"".join(sorted(self.ck)), bytes(self.seq), self.p)
+        return (b"".join(sorted(self.ck)), self.tkey, self.p)
 
     def admit(self, key: Any) -> bool:
         """Draw three: positions that differ only in the waste size ``p`` are compared
@@ -180,9 +186,9 @@ class KlondikeSearch(ColumnSearch):
         results, and is (or will be) expanded: this one is not needed."""
         if self.draw == 1:
             return super().admit(key)
-        cols, seq, p = key
+        cols, talon, p = key
         seen = self.seen
-        mask = seen.get((cols, seq), 0)
+        mask = seen.get((cols, talon), 0)
         if mask:
             if not p:
                 return False
@@ -192,7 +198,7 @@ class KlondikeSearch(ColumnSearch):
                 if lower >> q & 1:
                     return False
                 q -= 3
-        seen[cols, seq] = mask | (1 << p)
+        seen[cols, talon] = mask | (1 << p)
         return True
 
     def new_seen(self) -> Any:
@@ -225,6 +231,14 @@ class KlondikeSearch(ColumnSearch):
             out.extend(range(3, n, 3))
             out.append(n)
         got = _REACHABLE[n, p] = sorted(set(out))
+        return got
+
+    def _reach_bits(self) -> int:
+        """``reachable`` as bits, position ``q`` at bit ``q - 1``."""
+        n = len(self.seq)
+        got = _REACH_BITS.get((n, self.p))
+        if got is None:
+            got = _REACH_BITS[n, self.p] = sum(1 << (q - 1) for q in self.reachable())
         return got
 
     #: restart dives: how far a random term may move a move up the order
@@ -289,8 +303,8 @@ class KlondikeSearch(ColumnSearch):
 
     def _take(self, card: int, q: int) -> Any:
         self.tal[card] = 0
+        self.tkey ^= 1 << card
         if self.draw == 1:
-            self.tkey ^= 1 << card
             return None
         old = self.p
         del self.seq[q - 1]
@@ -299,8 +313,8 @@ class KlondikeSearch(ColumnSearch):
 
     def _untake(self, card: int, q: int, token: Any) -> None:
         self.tal[card] = 1
+        self.tkey |= 1 << card
         if self.draw == 1:
-            self.tkey |= 1 << card
             return
         self.seq.insert(q - 1, card)
         self.p = token
@@ -630,7 +644,10 @@ class KlondikeSearch(ColumnSearch):
         and the other way round; if neither can, the position is lost.
 
         ``with_talon`` (draw three): a talon card counts only once it can be reached (see
-        ``_relax``); the twins are not tested again then.
+        ``_relax``); the twins are not tested again then. Only for a position the test
+        without the talon found alive: once every talon card can be reached, the two tests
+        are the same and the answer is known (otherwise "alive" may come too early, which
+        is safe: it only prunes less).
 
         The sets are bit masks (bit ``c`` for card ``c``) and each round applies the rules to
         every card at once, until nothing changes.
@@ -661,11 +678,8 @@ class KlondikeSearch(ColumnSearch):
         kings = _KINGS if not all(self.cols) else 0
         masks = (incol, onstack, hid, ex1, ex2, tops, kings)
         if with_talon:
-            rpos = 0
-            for q in self.reachable():
-                rpos |= 1 << (q - 1)
             # (the twins were tested without the talon, which is dearer)
-            return not self._relax(masks, 0, _ALL, ([1 << c for c in self.seq], rpos))
+            return not self._relax(masks, 0, _ALL, self._reach_bits())
         if not self._relax(masks, 0, _ALL):
             return True
         for x, y in twins:
@@ -678,7 +692,7 @@ class KlondikeSearch(ColumnSearch):
         masks: tuple[int, int, int, int, int, int, int],
         pinned: int,
         want: int,
-        talon: tuple[list[int], int] | None = None,
+        talon: int | None = None,
     ) -> bool:
         """The fixed point of ``dead``: can every card of ``want`` go home, when the cards of
         ``pinned`` leave the card under them only to go home?
@@ -688,8 +702,8 @@ class KlondikeSearch(ColumnSearch):
         the first column to be emptied is emptied by its bottom card of today leaving for
         home, or for a card if it is not a king (a king moves only into an empty column).
 
-        With ``talon`` (its cards' bits in drawing order, and the positions in reach now, as
-        bits from position 1 up), a talon card can go home or be built on only
+        With ``talon`` (the positions in reach now, as bits from position 1 up; the cards
+        are ``seq``), a talon card can go home or be built on only
         once it can be reached: in reach now, or the card after it can leave the talon, or
         ``k`` cards before it can (for some ``k``, its position less ``k`` a multiple of 3: one
         card before it reaches positions 4, 7, …, two also 5, 8, …, three every position from
@@ -698,20 +712,26 @@ class KlondikeSearch(ColumnSearch):
         bottoms = incol & ~onstack if not kings else 0
         below = self._below
         loose = _ALL & ~incol  # talon cards and cards home at the start
-        treach = last_out = rpos = full = 0
-        tbits: list[int] = []
+        treach = last_out = rpos = full = opos = 0
+        seq = self.seq
         if talon is not None:
-            tbits, rpos = talon
-            full = (1 << len(tbits)) - 1
-            for j, b in enumerate(tbits):
-                loose &= ~b
-                if rpos >> j & 1:
-                    treach |= b
+            rpos = talon
+            full = (1 << len(seq)) - 1
+            if rpos == full:
+                return True  # (the test without the talon, as below)
+            loose &= ~self.tkey
+            fresh = rpos
+            while fresh:
+                low = fresh & -fresh
+                treach |= 1 << seq[low.bit_length() - 1]
+                fresh ^= low
         shown = ~hid
         free = tops  # column cards that are or can get free
         leave = 0  # column cards that can leave the card under them
         reach = free  # cards that can be built on
         unpinned = ~pinned
+        last_able = -1
+        home = predhome = 0
         while True:
             # the cards a reachable card of the other colour, one rank up, fits: all but the
             # one a card lies on
@@ -725,13 +745,17 @@ class KlondikeSearch(ColumnSearch):
             movable = ((par1 & ~ex1) | (par2 & ~ex2) | kings) & unpinned
             # per suit, the longest run of ranks from the ace that can all go home
             able = free | loose | treach
-            home = 0
-            for base in _BASES:
-                gap = ~(able >> base) & 0x1FFF
-                home |= ((gap & -gap) - 1) << base if gap else 0x1FFF << base
-            if home & want == want:
-                return True
-            predhome = ((home << 1) | _ACES) & _ALL
+            if able != last_able:
+                last_able = able
+                home = (
+                    _RUN[able & 0x1FFF]
+                    | _RUN[able >> 13 & 0x1FFF] << 13
+                    | _RUN[able >> 26 & 0x1FFF] << 26
+                    | _RUN[able >> 39 & 0x1FFF] << 39
+                )
+                if home & want == want:
+                    return True
+                predhome = ((home << 1) | _ACES) & _ALL
             # cards leaving free the cards under them, which may leave in turn: as far as
             # this round's tables allow
             before = leave
@@ -749,11 +773,13 @@ class KlondikeSearch(ColumnSearch):
             if talon is not None:
                 out = treach & (home | movable)
                 if out != last_out:
+                    # (``out`` only grows: map its new cards to their positions)
+                    fresh = out & ~last_out
                     last_out = out
-                    opos = 0
-                    for j, b in enumerate(tbits):
-                        if out & b:
-                            opos |= 1 << j
+                    while fresh:
+                        low = fresh & -fresh
+                        opos |= 1 << seq.index(low.bit_length() - 1)
+                        fresh ^= low
                     npos = rpos | (opos >> 1)
                     if opos:
                         low = opos & -opos
@@ -768,10 +794,16 @@ class KlondikeSearch(ColumnSearch):
                                 npos |= ~((low << 1) - 1) & _AFTER_THREE
                         npos &= full
                     if npos != rpos:
+                        if npos == full:
+                            # every talon card can be reached: from here on, the test
+                            # without the talon, which found every card home
+                            return True
+                        fresh = npos & ~rpos
                         rpos = npos
-                        for j, b in enumerate(tbits):
-                            if npos >> j & 1:
-                                treach |= b
+                        while fresh:
+                            low = fresh & -fresh
+                            treach |= 1 << seq[low.bit_length() - 1]
+                            fresh ^= low
                         grown = True
             if bottoms and bottoms & ((free & predhome) | ((free | shown) & movable)):
                 # a column can be emptied: kings can move from now on
@@ -792,14 +824,15 @@ class KlondikeSearch(ColumnSearch):
         if not self.covered_something():
             return False
         cache = self.dead_cache
-        k = b"".join(sorted(self.ck)) if key is None else key[0]
+        full = self.key() if key is None else key
+        k = full[0]
         lost = cache.get(k)
         if lost is None:
             lost = cache[k] = self.dead()
         if lost or key is not None or self.draw == 1 or not self.seq:
             return lost
         # (the test that knows the talon is dearer: only for positions being expanded)
-        k = self.key()
+        k = full
         lost = cache.get(k)
         if lost is None:
             lost = cache[k] = self.dead(True)
