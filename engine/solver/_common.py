@@ -543,8 +543,23 @@ class ColumnSearch(Search):
     ndown: int
     ck: list[bytes]
 
+    #: the keys the last changes replaced, for the way back (``_unlift``, ``_undrop``)
+    _old_keys: list[bytes]
+
     def _rekey(self, i: int) -> None:
         self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
+
+    def _columns_snapshot(self) -> bytes:
+        """The columns for ``_restore_columns``."""
+        return b"".join(self.ck)
+
+    def _restore_columns(self, joined: bytes) -> None:
+        parts = joined.split(b"\xff")[:-1]
+        self.ck = [part + b"\xff" for part in parts]
+        self.cols = [list(part[1:]) for part in parts]
+        self.down = [part[0] for part in parts]
+        self.ndown = sum(self.down)
+        self._old_keys = []
 
     def _lift(self, x: int, count: int) -> tuple[list[int], bool]:
         col = self.cols[x]
@@ -554,6 +569,7 @@ class ColumnSearch(Search):
         if flipped:
             self.down[x] -= 1
             self.ndown -= 1
+        self._old_keys.append(self.ck[x])
         self._rekey(x)
         return cards, flipped
 
@@ -562,12 +578,13 @@ class ColumnSearch(Search):
             self.down[x] += 1
             self.ndown += 1
         self.cols[x].extend(cards)
-        self._rekey(x)
+        self.ck[x] = self._old_keys.pop()
 
     def _drop(self, y: int, cards: list[int]) -> None:
         self.cols[y].extend(cards)
+        self._old_keys.append(self.ck[y])
         self._rekey(y)
 
     def _undrop(self, y: int, count: int) -> None:
         del self.cols[y][-count:]
-        self._rekey(y)
+        self.ck[y] = self._old_keys.pop()

@@ -50,6 +50,7 @@ class HarpSearch(ColumnSearch):
             self.tal[c] += 1
             self.tkey += 1 << (2 * c)
         self.ck = [b""] * self.n
+        self._old_keys = []
         for i in range(self.n):
             self._rekey(i)
         self.trail: list[Any] = []
@@ -87,21 +88,14 @@ class HarpSearch(ColumnSearch):
 
     def snapshot(self) -> Any:
         """The position in a compact form for ``restore``."""
-        return (b"".join(self.ck), self.tkey, bytes(self.tal), bytes(self.slots))
+        return (self._columns_snapshot(), self.tkey, bytes(self.tal), bytes(self.slots))
 
     def restore(self, snap: Any) -> None:
         """Return to a position saved by ``snapshot``."""
         joined, self.tkey, tal, slots = snap
-        cols = []
-        down = []
-        for part in joined.split(b"\xff")[:-1]:
-            down.append(part[0])
-            cols.append(list(part[1:]))
-        self.cols, self.down = cols, down
-        self.ndown = sum(down)
+        self._restore_columns(joined)
         self.tal = bytearray(tal)
         self.slots = list(slots)
-        self.ck = [bytes((down[i], *cols[i], 255)) for i in range(self.n)]
 
     def priority(self, depth: int) -> tuple[int, ...]:
         """Best-first orders: fewer face-down cards, more cards home, shorter lines first."""

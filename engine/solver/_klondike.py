@@ -154,6 +154,7 @@ class KlondikeSearch(ColumnSearch):
             self.tal[c] = 1
             self.tkey |= 1 << c
         self.ck = [b""] * self.n
+        self._old_keys = []
         for i in range(self.n):
             self._rekey(i)
         self.trail: list[Any] = []
@@ -255,7 +256,7 @@ class KlondikeSearch(ColumnSearch):
     def snapshot(self) -> Any:
         """The position in a compact form for ``restore``."""
         return (
-            b"".join(self.ck),
+            self._columns_snapshot(),
             self.tkey,
             bytes(self.tal),
             bytes(self.found),
@@ -266,17 +267,10 @@ class KlondikeSearch(ColumnSearch):
     def restore(self, snap: Any) -> None:
         """Return to a position saved by ``snapshot``."""
         joined, self.tkey, tal, found, seq, self.p = snap
-        cols = []
-        down = []
-        for part in joined.split(b"\xff")[:-1]:
-            down.append(part[0])
-            cols.append(list(part[1:]))
-        self.cols, self.down = cols, down
-        self.ndown = sum(down)
+        self._restore_columns(joined)
         self.tal = bytearray(tal)
         self.found = list(found)
         self.seq = list(seq)
-        self.ck = [bytes((down[i], *cols[i], 255)) for i in range(self.n)]
 
     def priority(self, depth: int) -> tuple[int, ...]:
         """Best-first orders: fewer face-down cards, more cards home, shorter lines and (the
@@ -454,14 +448,19 @@ class KlondikeSearch(ColumnSearch):
                     safe.append(39 + f3)
             if not safe:
                 break
-            tops = [col[-1] if col else -1 for col in cols]
+            tops = None
             for card in safe:
-                if card in tops:
-                    m: tuple[Any, ...] = (1, tops.index(card))
-                elif draw_one and tal[card]:
+                m: tuple[Any, ...]
+                if tal[card]:
+                    if not draw_one:
+                        continue
                     m = (2, card, 0)
                 else:
-                    continue
+                    if tops is None:
+                        tops = [col[-1] if col else -1 for col in cols]
+                    if card not in tops:
+                        continue
+                    m = (1, tops.index(card))
                 # (a column's new top is looked at in the next round)
                 played.append((m, self.apply(m)))
                 progress = True
