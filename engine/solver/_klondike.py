@@ -483,16 +483,9 @@ class KlondikeSearch(ColumnSearch):
     def _prepare(self, empty: int) -> None:
         """Per-node tables for the usefulness checks: face-up cards and column tops by card,
         talon cards by rank and colour (draw one) or the cards in reach (draw three)."""
-        up: dict[int, int] = {}
-        tops: dict[int, int] = {}
         cols, down = self.cols, self.down
-        for z, col in enumerate(cols):
-            if col:
-                for c in col[down[z] :]:
-                    up[c] = z
-                tops[col[-1]] = z
-        self._up = up
-        self._tops = tops
+        self._up = {c: z for z, col in enumerate(cols) for c in col[down[z] :]}
+        self._tops = {col[-1]: z for z, col in enumerate(cols) if col}
         self._empty = empty
         if self.draw == 1:
             tal = self.tal
