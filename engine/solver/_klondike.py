@@ -157,6 +157,8 @@ class KlondikeSearch(ColumnSearch):
         self._old_keys = []
         for i in range(self.n):
             self._rekey(i)
+        #: the column whose new top ``forced`` alone needs to look at (-1: all of them)
+        self._fresh = -1
         self.trail: list[Any] = []
         self._below = [-1] * 52  # scratch for ``dead``
         #: ``dead`` answers by columns and talon (shared by searches of the same position)
@@ -268,6 +270,7 @@ class KlondikeSearch(ColumnSearch):
         """Return to a position saved by ``snapshot``."""
         joined, self.tkey, tal, found, seq, self.p = snap
         self._restore_columns(joined)
+        self._fresh = -1
         self.tal = bytearray(tal)
         self.found = list(found)
         self.seq = list(seq)
@@ -334,7 +337,9 @@ class KlondikeSearch(ColumnSearch):
             cards, flipped = self._lift(x, count)
             self._drop(y, cards)
             trail.append(("run", x, count, y))
+            self._fresh = x
             return flipped
+        self._fresh = -1
         if kind == 1:
             x = m[1]
             cards, flipped = self._lift(x, 1)
@@ -352,6 +357,7 @@ class KlondikeSearch(ColumnSearch):
             token = self._take(card, q)
             self._drop(y, [card])
             trail.append(("talon", card, q, y))
+            self._fresh = y
             return token
         if kind == 4:
             _, suit, y = m
@@ -359,6 +365,7 @@ class KlondikeSearch(ColumnSearch):
             card = suit * 13 + self.found[suit]
             self._drop(y, [card])
             trail.append(("back", card, y))
+            self._fresh = y
             return None
         if kind == 5:
             _, chain, x, purpose = m
@@ -366,7 +373,9 @@ class KlondikeSearch(ColumnSearch):
                 self._take(card, 0)
                 trail.append(("talon", card, 0, x))
             self._drop(x, list(chain))
-            return self.apply(purpose)
+            token = self.apply(purpose)
+            self._fresh = -1
+            return token
         _, chain, x = m
         for card in chain:
             self._take(card, 0)
@@ -427,6 +436,16 @@ class KlondikeSearch(ColumnSearch):
         engine.solver) plays every column top that can go home."""
         played: list[Any] = []
         cols, found, tal = self.cols, self.found, self.tal
+        x = self._fresh
+        self._fresh = -1
+        if x >= 0 and self.entered is not None:
+            # (after a move that left the foundations alone and gave only column ``x`` a
+            # new top: every other safe card was played before it — unless it was played
+            # from the start, which a streamlined restart dive takes as it is — so only that
+            # top can be safe, and not if it is not next on its foundation)
+            col = cols[x]
+            if not col or found[SUIT[col[-1]]] != RANK[col[-1]]:
+                return played
         draw_one = self.draw == 1
         streamline = self.streamline
         progress = True
