@@ -546,6 +546,13 @@ class ColumnSearch(Search):
     #: the keys the last changes replaced, for the way back (``_unlift``, ``_undrop``)
     _old_keys: list[bytes]
 
+    def _key_columns(self) -> None:
+        """Key every column (a new search)."""
+        self.ck = [b""] * len(self.cols)
+        for i in range(len(self.cols)):
+            self._rekey(i)
+        self._old_keys = []
+
     def _rekey(self, i: int) -> None:
         self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
 

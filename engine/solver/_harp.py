@@ -49,10 +49,7 @@ class HarpSearch(ColumnSearch):
         for c in talon:
             self.tal[c] += 1
             self.tkey += 1 << (2 * c)
-        self.ck = [b""] * self.n
-        self._old_keys = []
-        for i in range(self.n):
-            self._rekey(i)
+        self._key_columns()
         self.trail: list[Any] = []
 
     # ------------------------------------------------------------------ position

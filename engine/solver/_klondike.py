@@ -113,9 +113,8 @@ _RUN = [(((~v & 0x1FFF) & -(~v & 0x1FFF)) - 1) if ~v & 0x1FFF else 0x1FFF for v 
 #: ``closed_levels`` by foundation heights
 _LEVELS: dict[tuple[int, ...], list[int]] = {}
 
-#: ``KlondikeSearch.reachable`` by talon length and waste size
-_REACHABLE: dict[tuple[int, int], list[int]] = {}
-_REACH_BITS: dict[tuple[int, int], int] = {}
+#: ``KlondikeSearch.reachable`` by talon length and waste size, and as bits
+_REACHABLE: dict[tuple[int, int], tuple[list[int], int]] = {}
 
 #: ``_blockers`` by column key
 _BLOCKERS: dict[bytes, int] = {}
@@ -153,10 +152,7 @@ class KlondikeSearch(ColumnSearch):
         for c in seq:
             self.tal[c] = 1
             self.tkey |= 1 << c
-        self.ck = [b""] * self.n
-        self._old_keys = []
-        for i in range(self.n):
-            self._rekey(i)
+        self._key_columns()
         #: the column whose new top ``forced`` alone needs to look at (-1: all of them)
         self._fresh = -1
         self.trail: list[Any] = []
@@ -219,6 +215,13 @@ class KlondikeSearch(ColumnSearch):
     def reachable(self) -> list[int]:
         """Draw three: the talon positions ``q`` (waste sizes) whose top card, ``seq[q-1]``,
         can be brought to the waste top by stock actions alone."""
+        return self._positions_in_reach()[0]
+
+    def _reach_bits(self) -> int:
+        """``reachable`` as bits, position ``q`` at bit ``q - 1``."""
+        return self._positions_in_reach()[1]
+
+    def _positions_in_reach(self) -> tuple[list[int], int]:
         n = len(self.seq)
         p = self.p
         got = _REACHABLE.get((n, p))
@@ -233,15 +236,8 @@ class KlondikeSearch(ColumnSearch):
                     q += 3
             out.extend(range(3, n, 3))
             out.append(n)
-        got = _REACHABLE[n, p] = sorted(set(out))
-        return got
-
-    def _reach_bits(self) -> int:
-        """``reachable`` as bits, position ``q`` at bit ``q - 1``."""
-        n = len(self.seq)
-        got = _REACH_BITS.get((n, self.p))
-        if got is None:
-            got = _REACH_BITS[n, self.p] = sum(1 << (q - 1) for q in self.reachable())
+        positions = sorted(set(out))
+        got = _REACHABLE[n, p] = (positions, sum(1 << (q - 1) for q in positions))
         return got
 
     #: restart dives: how far a random term may move a move up the order
