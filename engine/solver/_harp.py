@@ -50,6 +50,8 @@ class HarpSearch(ColumnSearch):
             self.tal[c] += 1
             self.tkey += 1 << (2 * c)
         self._key_columns()
+        #: the column whose new top ``forced`` alone needs to look at (-1: all of them)
+        self._fresh = -1
         self.trail: list[Any] = []
 
     # ------------------------------------------------------------------ position
@@ -91,6 +93,7 @@ class HarpSearch(ColumnSearch):
         """Return to a position saved by ``snapshot``."""
         joined, self.tkey, tal, slots = snap
         self._restore_columns(joined)
+        self._fresh = -1
         self.tal = bytearray(tal)
         self.slots = list(slots)
 
@@ -129,7 +132,9 @@ class HarpSearch(ColumnSearch):
             cards, flipped = self._lift(x, 1)
             self._drop(y, cards)
             trail.append(("run", x, 1, y))
+            self._fresh = x
             return flipped
+        self._fresh = -1
         if kind == 1:
             x = m[1]
             cards, flipped = self._lift(x, 1)
@@ -150,6 +155,8 @@ class HarpSearch(ColumnSearch):
                 self._take(card)
                 trail.append(("talon", card, 0, x))
             self._drop(x, list(chain))
+            # (the talon cards lie under the card of ``purpose``: the new top, if any, is
+            # the one ``purpose`` gives, and a talon card leaving makes no card safe)
             return self.apply(purpose)
         if kind == 6:
             _, chain, x = m
@@ -166,6 +173,7 @@ class HarpSearch(ColumnSearch):
             cards, flipped = self._lift(x, count)
             self._drop(y, cards)
             trail.append(("run", x, count, y))
+            self._fresh = x
             return flipped
         card = m[1]
         self._take(card)
@@ -228,6 +236,18 @@ class HarpSearch(ColumnSearch):
         """
         played: list[Any] = []
         cols, tal, slots = self.cols, self.tal, self.slots
+        x = self._fresh
+        self._fresh = -1
+        if x >= 0 and self.entered is not None:
+            # (after a move between columns: every other safe card was played before it, so
+            # only the new top of column ``x`` can be safe, and not unless it is next on the
+            # lower pile of its suit)
+            col = cols[x]
+            if not col:
+                return played
+            a, b = _SLOTS_OF[SUIT[col[-1]]]
+            if RANK[col[-1]] != min(slots[a], slots[b]):
+                return played
         n = self.n
         progress = True
         while progress:

@@ -369,9 +369,9 @@ class KlondikeSearch(ColumnSearch):
                 self._take(card, 0)
                 trail.append(("talon", card, 0, x))
             self._drop(x, list(chain))
-            token = self.apply(purpose)
-            self._fresh = -1
-            return token
+            # (the talon cards lie under the card of ``purpose``: the new top, if any, is
+            # the one ``purpose`` gives, and a talon card leaving makes no card safe)
+            return self.apply(purpose)
         _, chain, x = m
         for card in chain:
             self._take(card, 0)
