@@ -350,7 +350,8 @@ def _searches_for(game: Game) -> list[tuple[Any, int, int, int | None]]:
             if pile:
                 found[pile[-1] // 13] = len(pile)
         out: list[tuple[Any, int, int, int | None]] = []
-        cache: dict[Any, bool] = {}
+        cache: dict[bytes, bool] = {}
+        talon_cache: dict[tuple[bytes, int], list[tuple[int, bool]]] = {}
         shared = Shared() if KLONDIKE_SHARED else None
         for member in KLONDIKE_PORTFOLIO[game.draw]:
             search = KlondikeSearch(
@@ -359,6 +360,7 @@ def _searches_for(game: Game) -> list[tuple[Any, int, int, int | None]]:
             search.mode = member.mode
             search.streamline_every = member.streamline_every
             search.dead_cache = cache
+            search.talon_cache = talon_cache
             if member.streamline:
                 search.streamline = True
             elif member.mode != "restart":

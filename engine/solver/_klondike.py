@@ -157,8 +157,10 @@ class KlondikeSearch(ColumnSearch):
         self._fresh = -1
         self.trail: list[Any] = []
         self._below = [-1] * 52  # scratch for ``dead``
-        #: ``dead`` answers by columns and talon (shared by searches of the same position)
-        self.dead_cache: dict[Any, bool] = {}
+        #: ``dead`` answers by columns (shared by searches of the same position)
+        self.dead_cache: dict[bytes, bool] = {}
+        #: ``dead(True)`` answers by columns and talon: (talon positions in reach, lost)
+        self.talon_cache: dict[tuple[bytes, int], list[tuple[int, bool]]] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -827,7 +829,9 @@ class KlondikeSearch(ColumnSearch):
         columns alone, cached by them — its answer does not depend on their order, and every
         card not in a column counts alike whether in the talon or home. ``key`` None (a
         position being expanded): in draw three, if that says alive, also the test that
-        knows which talon cards can be reached, cached by position."""
+        knows which talon cards can be reached, cached by columns and talon: with more talon
+        positions in reach it can only be more optimistic (``_relax``), so a position alive
+        with fewer of them in reach is alive, one lost with more of them is lost."""
         if not self.covered_something():
             return False
         cache = self.dead_cache
@@ -839,10 +843,15 @@ class KlondikeSearch(ColumnSearch):
         if lost or key is not None or self.draw == 1 or not self.seq:
             return lost
         # (the test that knows the talon is dearer: only for positions being expanded)
-        k = full
-        lost = cache.get(k)
-        if lost is None:
-            lost = cache[k] = self.dead(True)
+        rpos = self._reach_bits()
+        known = self.talon_cache.get(full[:2])
+        if known is None:
+            known = self.talon_cache[full[:2]] = []
+        for other, lost in known:
+            if (rpos & ~other == 0) if lost else (other & ~rpos == 0):
+                return lost
+        lost = self.dead(True)
+        known.append((rpos, lost))
         return lost
 
     def moves(self) -> list[tuple[Any, ...]]:
