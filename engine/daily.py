@@ -9,7 +9,8 @@ no coordination and no stored state:
    deal code ``DealCode.for_game(G, number)``.
 2. **Proof.** The day's deal is the first candidate that :func:`engine.solver.solve` proves
    winnable within a fixed node budget (``DAILY_NODES``; nodes, never seconds, so every
-   machine gets the same answer), trying at most ``DAILY_CANDIDATES`` candidates.
+   machine gets the same answer), trying at most ``DAILY_CANDIDATES`` candidates, with the
+   searches of ``DAILY_PORTFOLIO``.
 3. **Fallback.** If no candidate is proven within those bounds, the day's deal is candidate
    ``k = 0``, marked unverified. For Klondike the bounds make this practically impossible
    (about nine deals in ten are proven within the budget, so all 32 failing has odds far
@@ -34,11 +35,12 @@ from typing import Final
 
 from .dealcode import GAME_NAMES, MAX_NUMBER, DealCode
 from .errors import InvalidDealCodeError
-from .solver import SolveResult, solve
+from .solver import Member, SolveResult, solve
 
 __all__ = [
     "DAILY_CANDIDATES",
     "DAILY_NODES",
+    "DAILY_PORTFOLIO",
     "DailyDeal",
     "candidate_codes",
     "daily_code",
@@ -50,6 +52,14 @@ __all__ = [
 DAILY_NODES: Final = {"klondike": 200_000, "klondike-3": 200_000, "easy-harp": 200_000}
 #: how many candidates are tried before falling back to the first
 DAILY_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 6}
+#: the searches of the proof, per game (None: the solver's own). Easy Harp keeps the
+#: best-first search alone, the one its days were first derived with: the solver's later
+#: portfolio proves other candidates, which would have moved past days
+DAILY_PORTFOLIO: Final[dict[str, tuple[Member, ...] | None]] = {
+    "klondike": None,
+    "klondike-3": None,
+    "easy-harp": (Member("best"),),
+}
 _PREFIX: Final = "samedeal-daily"
 
 
@@ -112,7 +122,7 @@ def daily_deal(game_name: str, date: dt.date | dt.datetime | str) -> DailyDeal:
 def _daily(game_name: str, day: dt.date) -> DailyDeal:
     codes = candidate_codes(game_name, day, DAILY_CANDIDATES[game_name])
     for k, code in enumerate(codes):
-        result = solve(code, nodes=DAILY_NODES[game_name])
+        result = solve(code, nodes=DAILY_NODES[game_name], portfolio=DAILY_PORTFOLIO[game_name])
         if result.verdict == "winnable":
             return DailyDeal(game_name, day, code, k, True, result)
     return DailyDeal(game_name, day, codes[0], 0, False, None)

@@ -210,6 +210,17 @@ def test_winnable_deals_replay_to_a_win(code: str) -> None:
     assert result.code == code
 
 
+@pytest.mark.parametrize("code", ["EH1-N-AAAAACI", "EH1-N-AAAAADF"])
+def test_easy_harp_depth_first_wins_what_best_first_misses(code: str) -> None:
+    # Easy Harp deals 60 and 83: the best-first search alone finds nothing in 20,000 nodes
+    # (nor in 20 s), the portfolio with the depth-first search wins them in a few thousand.
+    alone = solve(code, nodes=20_000, portfolio=(Member("best"),))
+    assert alone.verdict == "unknown"
+    result = solve(code, nodes=20_000)
+    assert result.verdict == "winnable", result
+    assert replay(code, result.solution or ()).won
+
+
 @pytest.mark.parametrize("code", ["KL1-1-AAAAAAH", "KL1-1-AAAACV", "KL1-3-AAAAABN"])
 def test_unwinnable_deals(code: str) -> None:
     if len(code) != 13:
