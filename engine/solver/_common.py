@@ -545,6 +545,9 @@ class ColumnSearch(Search):
 
     #: the keys the last changes replaced, for the way back (``_unlift``, ``_undrop``)
     _old_keys: list[bytes]
+    #: the column whose new top alone ``forced`` needs to look at, set by a move that left
+    #: the foundations alone (-1: look at everything)
+    _fresh: int
 
     def _key_columns(self) -> None:
         """Key every column (a new search)."""
@@ -552,6 +555,20 @@ class ColumnSearch(Search):
         for i in range(len(self.cols)):
             self._rekey(i)
         self._old_keys = []
+        self._fresh = -1
+
+    def _fresh_top(self) -> int | None:
+        """For ``forced``, after a move: None if every card must be looked at; else the one
+        card that can have become safe (-1: none). A move that left the foundations alone and
+        gave only one column a new top can make only that top safe, as every other safe card
+        was played before it — except from the start of a search, which a streamlined
+        restart dive takes as it is, forced by the other rule."""
+        x = self._fresh
+        self._fresh = -1
+        if x < 0 or self.entered is None:
+            return None
+        col = self.cols[x]
+        return col[-1] if col else -1
 
     def _rekey(self, i: int) -> None:
         self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
@@ -567,6 +584,7 @@ class ColumnSearch(Search):
         self.down = [part[0] for part in parts]
         self.ndown = sum(self.down)
         self._old_keys = []
+        self._fresh = -1
 
     def _lift(self, x: int, count: int) -> tuple[list[int], bool]:
         col = self.cols[x]

@@ -50,8 +50,6 @@ class HarpSearch(ColumnSearch):
             self.tal[c] += 1
             self.tkey += 1 << (2 * c)
         self._key_columns()
-        #: the column whose new top ``forced`` alone needs to look at (-1: all of them)
-        self._fresh = -1
         self.trail: list[Any] = []
 
     # ------------------------------------------------------------------ position
@@ -93,7 +91,6 @@ class HarpSearch(ColumnSearch):
         """Return to a position saved by ``snapshot``."""
         joined, self.tkey, tal, slots = snap
         self._restore_columns(joined)
-        self._fresh = -1
         self.tal = bytearray(tal)
         self.slots = list(slots)
 
@@ -236,17 +233,13 @@ class HarpSearch(ColumnSearch):
         """
         played: list[Any] = []
         cols, tal, slots = self.cols, self.tal, self.slots
-        x = self._fresh
-        self._fresh = -1
-        if x >= 0 and self.entered is not None:
-            # (after a move between columns: every other safe card was played before it, so
-            # only the new top of column ``x`` can be safe, and not unless it is next on the
-            # lower pile of its suit)
-            col = cols[x]
-            if not col:
+        top = self._fresh_top()
+        if top is not None:
+            # (the one card that could be safe: not unless next on the lower pile of its suit)
+            if top < 0:
                 return played
-            a, b = _SLOTS_OF[SUIT[col[-1]]]
-            if RANK[col[-1]] != min(slots[a], slots[b]):
+            a, b = _SLOTS_OF[SUIT[top]]
+            if RANK[top] != min(slots[a], slots[b]):
                 return played
         n = self.n
         progress = True

@@ -110,6 +110,17 @@ _AFTER_THREE = sum(1 << j for j in range(3, 64))
 #: per suit (13 bits, ace first), the run of cards from the ace
 _RUN = [(((~v & 0x1FFF) & -(~v & 0x1FFF)) - 1) if ~v & 0x1FFF else 0x1FFF for v in range(1 << 13)]
 
+
+def _talon_cards(seq: list[int], positions: int) -> int:
+    """The cards (as bits) at the talon ``positions`` (bit ``j``: ``seq[j]``)."""
+    cards = 0
+    while positions:
+        low = positions & -positions
+        cards |= 1 << seq[low.bit_length() - 1]
+        positions ^= low
+    return cards
+
+
 #: ``closed_levels`` by foundation heights
 _LEVELS: dict[tuple[int, ...], list[int]] = {}
 
@@ -153,8 +164,6 @@ class KlondikeSearch(ColumnSearch):
             self.tal[c] = 1
             self.tkey |= 1 << c
         self._key_columns()
-        #: the column whose new top ``forced`` alone needs to look at (-1: all of them)
-        self._fresh = -1
         self.trail: list[Any] = []
         self._below = [-1] * 52  # scratch for ``dead``
         #: ``dead`` answers by columns (shared by searches of the same position)
@@ -268,7 +277,6 @@ class KlondikeSearch(ColumnSearch):
         """Return to a position saved by ``snapshot``."""
         joined, self.tkey, tal, found, seq, self.p = snap
         self._restore_columns(joined)
-        self._fresh = -1
         self.tal = bytearray(tal)
         self.found = list(found)
         self.seq = list(seq)
@@ -434,16 +442,9 @@ class KlondikeSearch(ColumnSearch):
         engine.solver) plays every column top that can go home."""
         played: list[Any] = []
         cols, found, tal = self.cols, self.found, self.tal
-        x = self._fresh
-        self._fresh = -1
-        if x >= 0 and self.entered is not None:
-            # (after a move that left the foundations alone and gave only column ``x`` a
-            # new top: every other safe card was played before it — unless it was played
-            # from the start, which a streamlined restart dive takes as it is — so only that
-            # top can be safe, and not if it is not next on its foundation)
-            col = cols[x]
-            if not col or found[SUIT[col[-1]]] != RANK[col[-1]]:
-                return played
+        top = self._fresh_top()
+        if top is not None and (top < 0 or found[SUIT[top]] != RANK[top]):
+            return played  # (the one card that could be safe is not next on its foundation)
         draw_one = self.draw == 1
         streamline = self.streamline
         progress = True
@@ -729,11 +730,7 @@ class KlondikeSearch(ColumnSearch):
             if rpos == full:
                 return True  # (the test without the talon, as below)
             loose &= ~self.tkey
-            fresh = rpos
-            while fresh:
-                low = fresh & -fresh
-                treach |= 1 << seq[low.bit_length() - 1]
-                fresh ^= low
+            treach = _talon_cards(seq, rpos)
         shown = ~hid
         free = tops  # column cards that are or can get free
         leave = 0  # column cards that can leave the card under them
@@ -807,12 +804,8 @@ class KlondikeSearch(ColumnSearch):
                             # every talon card can be reached: from here on, the test
                             # without the talon, which found every card home
                             return True
-                        fresh = npos & ~rpos
+                        treach |= _talon_cards(seq, npos & ~rpos)
                         rpos = npos
-                        while fresh:
-                            low = fresh & -fresh
-                            treach |= 1 << seq[low.bit_length() - 1]
-                            fresh ^= low
                         grown = True
             if bottoms and bottoms & ((free & predhome) | ((free | shown) & movable)):
                 # a column can be emptied: kings can move from now on
