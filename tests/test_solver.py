@@ -210,6 +210,15 @@ def test_winnable_deals_replay_to_a_win(code: str) -> None:
     assert result.code == code
 
 
+@pytest.mark.parametrize(
+    ("portfolio", "message"),
+    [((), "at least one search"), ((Member("sideways"),), "unknown search mode 'sideways'")],
+)
+def test_a_bad_portfolio_is_refused(portfolio: tuple[Member, ...], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        solve("EH1-N-AAAAAAB", nodes=100, portfolio=portfolio)
+
+
 @pytest.mark.parametrize("code", ["EH1-N-AAAAACI", "EH1-N-AAAAADF"])
 def test_easy_harp_depth_first_wins_what_best_first_misses(code: str) -> None:
     # Easy Harp deals 60 and 83: the best-first search alone finds nothing in 20,000 nodes

@@ -263,7 +263,8 @@ def solve(
     with neither the search runs until it decides. ``portfolio`` replaces the game's searches
     (``KLONDIKE_PORTFOLIO``, ``HARP_PORTFOLIO``): the deal of the day pins its own, so that
     a new portfolio does not move past days. Raises
-    :class:`~engine.errors.InvalidDealCodeError` for a bad code.
+    :class:`~engine.errors.InvalidDealCodeError` for a bad code, ``ValueError`` for an empty
+    portfolio or an unknown mode.
     """
     started = time.perf_counter()
     if isinstance(position, Game):
@@ -311,7 +312,7 @@ def _replayed(game: Game, moves: list[str]) -> Game:
 
 
 class Member(NamedTuple):
-    """One search of a Klondike portfolio (see "How the search works")."""
+    """One search of a portfolio (see "How the search works")."""
 
     #: ``"best"``, ``"depth"`` or ``"restart"`` (see ``Search.search``)
     mode: str
@@ -340,6 +341,9 @@ KLONDIKE_PORTFOLIO: Final[dict[int, tuple[Member, ...]]] = {
         Member("best", 1, 2048, 200_000, streamline=True),
     ),
 }
+
+#: the modes of a ``Member``
+_MODES: Final = ("best", "depth", "restart")
 
 #: the searches Easy Harp runs side by side: on deals 1-100 the depth-first search wins 14
 #: deals within 20 s that the best-first search does not (most in under a thousand nodes),
@@ -387,8 +391,12 @@ def _searches_for(
 
         members = HARP_PORTFOLIO if portfolio is None else portfolio
         shared = Shared()
+    if not members:
+        raise ValueError("a portfolio needs at least one search")
     out: list[tuple[Any, int, int, int | None]] = []
     for member in members:
+        if member.mode not in _MODES:
+            raise ValueError(f"unknown search mode {member.mode!r}: one of {', '.join(_MODES)}")
         search = make()
         search.mode = member.mode
         search.streamline_every = member.streamline_every
