@@ -124,7 +124,7 @@ def _serve_one(args: argparse.Namespace) -> int:
     # a SIGTERM while starting up is a clean stop too (the event loop takes over below)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     from server.app import Config, run
-    from server.broker import Backend
+    from server.backend import Backend
 
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
     config = Config(

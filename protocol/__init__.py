@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .codec import ProtocolError, decode_client, decode_server, encode, encode_dict
+from . import frames
+from .codec import ProtocolError, decode_client, decode_server, encode
 from .messages import *  # noqa: F403
 from .messages import __all__ as _messages_all
 from .views import merge_view
@@ -12,7 +13,7 @@ __all__ = [
     "decode_client",
     "decode_server",
     "encode",
-    "encode_dict",
+    "frames",
     "merge_view",
     *_messages_all,
 ]

@@ -6,14 +6,12 @@ Hello(type='hello', v=1, client=None)
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .messages import ClientMessage, ServerMessage
 
-__all__ = ["ProtocolError", "decode_client", "decode_server", "encode", "encode_dict"]
+__all__ = ["ProtocolError", "decode_client", "decode_server", "encode"]
 
 _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
@@ -65,8 +63,3 @@ def decode_server(data: str | bytes) -> ServerMessage:
 def encode(message: BaseModel) -> bytes:
     """The frame for ``message``: compact JSON bytes, encoded once with orjson."""
     return orjson.dumps(message.model_dump(mode="json"))
-
-
-def encode_dict(payload: dict[str, Any]) -> bytes:
-    """The frame for a message already given as a JSON-able dict."""
-    return orjson.dumps(payload)

@@ -26,11 +26,13 @@ __all__ = [
     "Create",
     "Error",
     "Follow",
+    "GameName",
     "Hello",
     "Join",
     "Joined",
-    "Move",
+    "MoveRequest",
     "Ok",
+    "Phase",
     "Ping",
     "PlayerFinished",
     "Pong",
@@ -134,7 +136,7 @@ class Start(_Message):
     id: RequestId = None
 
 
-class Move(_Message):
+class MoveRequest(_Message):
     """Play one action in move notation (``s``, ``u``, ``a``, ``t2-f``, ``t6:4-t2`` …)."""
 
     type: Literal["move"] = "move"
@@ -201,7 +203,7 @@ ClientMessage = Annotated[
     | Join
     | Resume
     | Start
-    | Move
+    | MoveRequest
     | Resign
     | Rematch
     | Follow
@@ -217,13 +219,13 @@ ClientMessage = Annotated[
 
 
 class RoomOptions(_Message):
-    """A room's options as chosen at creation."""
+    """A room's options as chosen at creation (the defaults are ``create``'s)."""
 
-    max_players: int
-    time_limit: int | None
-    spectators: bool
-    private: bool
-    spectator_delay: int
+    max_players: int = 8
+    time_limit: int | None = None
+    spectators: bool = True
+    private: bool = False
+    spectator_delay: int = 0
 
 
 class SeatInfo(_Message):

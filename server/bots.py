@@ -1,11 +1,11 @@
-"""Server-side seats: bots ("race a bot") and ghosts ("race a ghost"), played in-process.
+"""Robot seats: bots ("race a bot") and ghosts ("race a ghost"), played by the server.
 
-A :class:`RobotSeat` holds a player seat like a person does, through a :class:`Conn` whose
-socket only keeps the server's last reply (:class:`ReplySocket`). Its moves go through the
-server's own move handler — checked by the engine, stored in the move log, broadcast as
-``progress`` and ranked — exactly like a person's. It plays every race of the room it is
-seated for, on the worker that created it, and leaves when the room has had nobody on that
-worker for the grace period; its seat is then freed like any disconnected seat.
+A robot holds a player seat like a person does, through a :class:`~server.connection.Player`
+without a socket, and plays through the same door: :meth:`server.race.Race.move` checks
+each action with the engine, stores it in the move log and broadcasts its ``progress``;
+races rank it like anyone. It plays every race of the room it is seated for, on the worker
+that seated it, and leaves when the room has had nobody on that worker for the grace
+period; its seat is then freed like any disconnected seat.
 
 What it plays comes from a :class:`Driver`: :class:`BotDriver` (the engine's greedy policy
 at a pace, or a solver line) or :class:`GhostDriver` (a recorded run at its recorded times).
@@ -16,48 +16,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import time
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-import orjson
+from typing import Literal
 
 from engine import Game
 from engine.strategy import GreedyPlayer
-from protocol import Move, Resign
+from protocol import AddBot, AddGhost
 
-if TYPE_CHECKING:
-    from .app import Conn, LocalRoom, RaceServer
+from .config import now_ms
+from .connection import Conn, Player, new_conn_id
+from .context import Context
+from .lobby import Lobby
+from .race import MoveAccepted, Race
+from .room import Refusal, SeatRobot, hash_token, new_token
+from .rooms import LocalRoom
 
-__all__ = ["BotDriver", "Driver", "GhostDriver", "ReplySocket", "RobotSeat", "run_robot"]
+__all__ = ["BotDriver", "Driver", "GhostDriver", "RobotSeat", "Robots", "Strength"]
 
 logger = logging.getLogger("samedeal.bots")
 
 Strength = Literal["greedy", "solver"]
 POLL = 0.05  # seconds between looks at the room while waiting for a race
-
-
-class ReplySocket:
-    """Stands in for a websocket: keeps the last message the server sent, is never a
-    target of a broadcast (its protocol state is never ``OPEN``)."""
-
-    class _Protocol:
-        state = None
-
-    protocol = _Protocol()
-    transport = None
-
-    def __init__(self) -> None:
-        self.last: dict[str, Any] = {}
-
-    async def send(self, data: str | bytes, text: bool | None = None) -> None:
-        """Keep the reply."""
-        del text
-        self.last = orjson.loads(data)
-
-    async def close(self, code: int = 1000, reason: str = "") -> None:
-        """Nothing to close."""
 
 
 class Driver:
@@ -163,93 +145,170 @@ def _solution(deal: str, budget: float) -> list[str] | None:
 
 @dataclass
 class RobotSeat:
-    """A seat played by the server: its connection stand-in, driver and task."""
+    """A seat played by the server: who holds it, its driver, name and task."""
 
-    conn: Conn
-    socket: ReplySocket
+    player: Player
     driver: Driver
     name: str
     task: asyncio.Task[None] | None = None
 
 
-async def run_robot(server: RaceServer, robot: RobotSeat) -> None:
-    """Play every race of the robot's room until nobody has been on this worker for the
-    grace period (or the task is cancelled); then leave the seat."""
-    conn = robot.conn
-    code = conn.code
-    assert code is not None and conn.seat is not None
-    played_race = 0
-    alone_since: float | None = None
-    try:
-        while True:
-            lr = server.rooms.get(code)
-            if lr is None:
+class Robots:
+    """The robot layer of a worker: seats robots and plays them."""
+
+    def __init__(self, ctx: Context, race: Race, lobby: Lobby) -> None:
+        self.ctx = ctx
+        self.race = race
+        self.lobby = lobby
+        self.solver_pool: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        """The process that plans solver bots' races, started on first use (spawned: a
+        fork would copy the running event loop and its threads)."""
+        if self.solver_pool is None:
+            self.solver_pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self.solver_pool
+
+    def close(self) -> None:
+        """Stop the solver process."""
+        if self.solver_pool is not None:
+            self.solver_pool.shutdown(wait=False, cancel_futures=True)
+            self.solver_pool = None
+
+    async def on_add_bot(self, conn: Conn, msg: AddBot) -> None:
+        """``add_bot``: the host seats a bot."""
+        executor = self._pool() if msg.strength == "solver" else None
+        driver = BotDriver(strength=msg.strength, pace=msg.pace, executor=executor)
+        await self.seat(conn, f"Bot ({msg.strength})", driver)
+
+    async def on_add_ghost(self, conn: Conn, msg: AddGhost) -> None:
+        """``add_ghost``: the host seats the ghost of a kept run on the same deal."""
+        room_code, _ = self.race.host_seat(conn)
+        backend = self.ctx.backend
+        snap = await backend.snapshot(room_code)
+        if snap is None:
+            raise Refusal("unknown_room", "no such room (it may have expired)")
+        room = snap.room
+        if not 1 <= msg.race <= len(room.race_deals) or room.race_deals[msg.race - 1] != room.deal:
+            raise Refusal("no_run", f"race {msg.race} is not a race of this room on its deal")
+        moves = await backend.moves(room_code, msg.race, msg.seat)
+        times = await backend.times(room_code, msg.race, msg.seat)
+        if not moves or any(t is None for t in times):
+            raise Refusal("no_run", f"no run of seat {msg.seat} in race {msg.race} is kept")
+        known = [t for t in times if t is not None]
+        rows = room.results if msg.race == room.race and room.results else []
+        row = next((r for r in rows if r.get("seat") == msg.seat), None)
+        elapsed = row.get("elapsed_ms") if row else None
+        seat = room.seat(msg.seat)
+        who = seat.name if seat else row["name"] if row else f"Player {msg.seat}"
+        driver = GhostDriver(room.deal, moves, known, max(elapsed or known[-1], known[-1]))
+        await self.seat(conn, f"Ghost of {who}", driver)
+
+    async def seat(self, conn: Conn, name: str, driver: Driver) -> RobotSeat:
+        """Seat a robot for the host ``conn`` between races; it plays on this worker."""
+        room_code, host = self.race.host_seat(conn)
+        lr = self.ctx.rooms[room_code]
+        player = Player(new_conn_id(self.ctx.worker_id))
+        update = SeatRobot(host, name, hash_token(new_token()), player.id, now_ms())
+        snap, seat = await self.ctx.backend.update_room(room_code, update)
+        lr.learn(snap)
+        player.room_code, player.role, player.seat = room_code, "player", seat
+        robot = RobotSeat(player, driver, name)
+        lr.robots[seat] = player
+        robot.task = self.ctx.tasks.spawn(self._run(robot), f"robot {room_code}:{seat}")
+        logger.info("robot seated room=%s seat=%s name=%s", room_code, seat, name)
+        return robot
+
+    async def _run(self, robot: RobotSeat) -> None:
+        """Play every race of the robot's room until nobody has been on this worker for
+        the grace period (or the task is cancelled); then leave the seat."""
+        player = robot.player
+        room_code = player.room_code
+        assert room_code is not None and player.seat is not None
+        played_race = 0
+        alone_since: float | None = None
+        try:
+            while True:
+                lr = self.ctx.rooms.get(room_code)
+                if lr is None:
+                    return
+                if any(c.role is not None for c in lr.conns):
+                    alone_since = None
+                elif alone_since is None:
+                    alone_since = time.monotonic()
+                elif (
+                    lr.phase != "running" and time.monotonic() - alone_since > self.ctx.config.grace
+                ):
+                    return
+                if (
+                    lr.phase == "running"
+                    and lr.race > played_race
+                    and player.seat in lr.participants
+                    and player.seat not in lr.finished
+                ):
+                    played_race = lr.race
+                    await self._play_race(robot, lr)
+                else:
+                    await asyncio.sleep(POLL)
+        finally:
+            self._left(robot)
+
+    def _left(self, robot: RobotSeat) -> None:
+        """A robot stopped playing: free its seat like a disconnected one's."""
+        player = robot.player
+        lr = self.ctx.rooms.get(player.room_code or "")
+        if lr is not None and lr.robots.get(player.seat or 0) is player:
+            del lr.robots[player.seat or 0]
+        if not self.ctx.tasks.closed:
+            self.ctx.tasks.spawn(self._leave(player, lr), f"robot leaves {player.room_code}")
+
+    async def _leave(self, player: Player, lr: LocalRoom | None) -> None:
+        await self.lobby.leave(player)
+        if lr is not None:
+            self.ctx.rooms.drop_if_empty(lr)
+
+    async def _play_race(self, robot: RobotSeat, lr: LocalRoom) -> None:
+        player, race = robot.player, lr.race
+        game = await self.race.load_game(player, race, lr.deal_code)
+        await robot.driver.begin(game, lr.deal_code)
+        start = (lr.start_at or 0) / 1000  # server clock, seconds
+        while lr.race == race and lr.phase == "running":
+            game = player.game or await self.race.load_game(player, race, lr.deal_code)
+            if game.won:
                 return
-            if any(c.role is not None for c in lr.conns):
-                alone_since = None
-            elif alone_since is None:
-                alone_since = time.monotonic()
-            elif lr.phase != "running" and time.monotonic() - alone_since > server.config.grace:
+            move, at = robot.driver.next(game)
+            await asyncio.sleep(max(0.0, start + at - time.time()))
+            if lr.race != race or lr.phase != "running" or player.seat in lr.finished:
                 return
-            if (
-                lr.phase == "running"
-                and lr.race > played_race
-                and conn.seat in lr.participants
-                and conn.seat not in lr.finished
-            ):
-                played_race = lr.race
-                await _play_race(server, robot, lr)
+            if move is None:
+                with contextlib.suppress(Refusal):
+                    await self.race.resign(player)
+                return
+            try:
+                result = await self.race.move(player, move)
+                while not isinstance(result, MoveAccepted) and result.rule == "not-started":
+                    await asyncio.sleep(POLL)
+                    result = await self.race.move(player, move)
+            except Refusal as exc:
+                reason = exc.error_code
             else:
-                await asyncio.sleep(POLL)
-    finally:
-        with contextlib.suppress(Exception):
-            server.robot_left(robot)
-
-
-async def _play_race(server: RaceServer, robot: RobotSeat, lr: LocalRoom) -> None:
-    conn, sock = robot.conn, robot.socket
-    race = lr.race
-    game = await server._load_game(conn, race, lr.deal)
-    await robot.driver.begin(game, lr.deal)
-    start = (lr.start_at or 0) / 1000  # server clock, seconds
-    while lr.race == race and lr.phase == "running":
-        game = conn.game if conn.game is not None else await server._load_game(conn, race, lr.deal)
-        if game.won:
+                if isinstance(result, MoveAccepted):
+                    if player.game is not None:
+                        robot.driver.played(result.move, player.game)
+                    continue
+                if result.rule in ("finished", "time-up", "no-race"):
+                    return
+                reason = result.rule
+            # a refused action (a ghost whose run no longer fits) or a storage error: give up
+            logger.warning(
+                "robot action refused room=%s seat=%s move=%s reply=%s",
+                player.room_code,
+                player.seat,
+                move,
+                reason,
+            )
+            with contextlib.suppress(Refusal):
+                await self.race.resign(player)
             return
-        move, at = robot.driver.next(game)
-        await asyncio.sleep(max(0.0, start + at - time.time()))
-        if lr.race != race or lr.phase != "running" or conn.seat in lr.finished:
-            return
-        if move is None:
-            sock.last = {}
-            await server.robot_request(conn, Resign())
-            return
-        while True:
-            sock.last = {}
-            await server.robot_request(conn, Move(move=move))
-            reply = sock.last
-            if reply.get("type") == "rejected" and reply.get("rule") == "not-started":
-                await asyncio.sleep(POLL)
-                continue
-            break
-        if reply.get("type") == "ack":
-            board = conn.game
-            if board is not None:
-                robot.driver.played(str(reply["move"]), board)
-            continue
-        if reply.get("type") == "rejected" and reply.get("rule") in (
-            "finished",
-            "time-up",
-            "no-race",
-        ):
-            return
-        # a refused action (a ghost whose run no longer fits) or a storage error: give up
-        logger.warning(
-            "robot action refused room=%s seat=%s move=%s reply=%s",
-            conn.code,
-            conn.seat,
-            move,
-            reply.get("rule") or reply.get("code"),
-        )
-        await server.robot_request(conn, Resign())
-        return

@@ -8,23 +8,27 @@ import contextlib
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
 import orjson
 
-from .broker import (
+from protocol.frames import EventBody
+
+from .backend import (
     Backend,
     Listener,
     LogConflict,
     Snapshot,
-    Update,
+    UnknownRoom,
     entry_move,
     entry_time,
-    event_seq,
+    events_after,
     log_entry,
-    stamp,
+    stamp_event,
 )
-from .room import ProgressState, RoomState
+from .room import ProgressState, RoomState, Update
+
+T = TypeVar("T")
 
 __all__ = ["MemoryBackend"]
 
@@ -137,37 +141,37 @@ class MemoryBackend(Backend):
             entry.seq,
         )
 
-    def _store_events(self, code: str, entry: _Entry, events: list[dict[str, Any]]) -> list[bytes]:
+    def _store_events(self, entry: _Entry, events: list[EventBody]) -> list[bytes]:
         out = []
         for body in events:
             entry.seq += 1
-            data = stamp(entry.seq, orjson.dumps(body))
+            data = stamp_event(entry.seq, orjson.dumps(body))
             entry.events.append(data)
             if len(entry.events) > self.event_cap:
                 entry.events.popleft()
             out.append(data)
         return out
 
-    async def update_room(self, code: str, update: Update) -> tuple[Snapshot, list[bytes]]:
+    async def update_room(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
         """Apply ``update`` to copies; store them only if it returns (no await in between,
         so nothing else runs in the middle)."""
         snap = await self.snapshot(code)
         entry = self._get(code)
         if snap is None or entry is None:
-            raise KeyError(code)
-        events = update(snap.room, snap.progress)
+            raise UnknownRoom(code)
+        events, value = update(snap.room, snap.progress)
         entry.room = snap.room.model_dump_json()
         entry.progress = {s: p.model_copy() for s, p in snap.progress.items()}
         if snap.room.phase == "running":
             # older races' move logs are never read again
             for key in [k for k in entry.moves if k[0] < snap.room.race]:
                 del entry.moves[key]
-        data = self._store_events(code, entry, events)
+        data = self._store_events(entry, events)
         self._touch(entry, snap.room)
         snap.seq = entry.seq
         for item in data:
             self._publish(code, item)
-        return snap, data
+        return snap, value
 
     async def append(
         self,
@@ -177,7 +181,7 @@ class MemoryBackend(Backend):
         *,
         move: str | None,
         progress: ProgressState | None,
-        events: list[dict[str, Any]],
+        events: list[EventBody],
         index: int | None = None,
         at: int | None = None,
     ) -> list[bytes] | None:
@@ -195,7 +199,7 @@ class MemoryBackend(Backend):
             log.append(log_entry(move, at))
         if progress is not None:
             entry.progress[seat] = progress  # kept as given: the caller does not change it
-        data = self._store_events(code, entry, events)
+        data = self._store_events(entry, events)
         for item in data:
             self._publish(code, item)
         return data
@@ -219,11 +223,7 @@ class MemoryBackend(Backend):
         entry = self._get(code)
         if entry is None:
             return None
-        if after >= entry.seq:
-            return []
-        if not entry.events or (event_seq(entry.events[0]) or 0) > after + 1:
-            return None
-        return [e for e in entry.events if (event_seq(e) or 0) > after]
+        return events_after(entry.events, entry.seq, after)
 
     async def heartbeat(self, ttl: float) -> None:
         """One process: nothing to tell."""

@@ -30,7 +30,7 @@ import contextlib
 import logging
 import secrets
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import redis.asyncio as aioredis
@@ -40,39 +40,56 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .broker import (
+from protocol.frames import EventBody
+
+from .backend import (
     Backend,
     Listener,
     LogConflict,
     Snapshot,
-    Update,
+    UnknownRoom,
     entry_move,
     entry_time,
     event_seq,
+    events_after,
     log_entry,
 )
 from .resp import RespPipe
-from .room import ProgressState, RoomState
+from .room import ProgressState, RoomState, Update
+
+T = TypeVar("T")
 
 __all__ = ["RedisBackend"]
 
 logger = logging.getLogger("samedeal.redis")
 
-# KEYS: seq, events   ARGV: cap, channel, ttl, body...
-_EVENTS_LUA = """
-local out = {}
-for i = 4, #ARGV do
-  local seq = redis.call('INCR', KEYS[1])
-  local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
-  redis.call('RPUSH', KEYS[2], data)
-  redis.call('PUBLISH', ARGV[2], data)
-  out[#out + 1] = data
+# Numbers, keeps and publishes the event bodies ARGV[first..]: the stamped form is the body
+# with "seq" put in front (protocol.frames.stamp_event), the bytes every client receives.
+_STAMP_LUA = """
+local function stamp_events(seq_key, events_key, channel, first)
+  local out = {}
+  for i = first, #ARGV do
+    local seq = redis.call('INCR', seq_key)
+    local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
+    redis.call('RPUSH', events_key, data)
+    redis.call('PUBLISH', channel, data)
+    out[#out + 1] = data
+  end
+  return out
 end
+"""
+
+# KEYS: seq, events   ARGV: cap, channel, ttl, body...
+_EVENTS_LUA = (
+    _STAMP_LUA
+    + """
+local out = stamp_events(KEYS[1], KEYS[2], ARGV[2], 4)
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[1]), -1)
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
 return out
 """
+)
 
 # KEYS: progress, seq, events, moves
 # ARGV: seat, race, cap, channel, ttl (the same for every call of a seat: packed once),
@@ -81,7 +98,9 @@ return out
 # The stored progress is checked as text, not decoded (cjson was a third of the script's
 # cost): it is ProgressState JSON, whose first field is the race; a name cannot fake the
 # status (its quotes are escaped). The log's TTL is renewed every 64 moves, not each move.
-_APPEND_LUA = """
+_APPEND_LUA = (
+    _STAMP_LUA
+    + """
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if not cur then return false end
 if string.sub(cur, 1, 9 + #ARGV[2]) ~= '{"race":' .. ARGV[2] .. ','
@@ -94,17 +113,11 @@ if ARGV[7] ~= '' then
   end
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[6]) end
-local out = {}
-for i = 9, #ARGV do
-  local seq = redis.call('INCR', KEYS[2])
-  local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
-  redis.call('RPUSH', KEYS[3], data)
-  redis.call('PUBLISH', ARGV[4], data)
-  out[#out + 1] = data
-end
+local out = stamp_events(KEYS[2], KEYS[3], ARGV[4], 9)
 if #out > 0 then redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1) end
 return out
 """
+)
 
 
 class RedisBackend(Backend):
@@ -356,7 +369,7 @@ class RedisBackend(Backend):
             int(seq or 0),
         )
 
-    async def update_room(self, code: str, update: Update) -> tuple[Snapshot, list[bytes]]:
+    async def update_room(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
         """WATCH room and progress, apply ``update``, write it all in MULTI; retry on
         conflict.
 
@@ -377,13 +390,13 @@ class RedisBackend(Backend):
                     await pipe.watch(room_key, progress_key)
                     raw = await pipe.get(room_key)
                     if raw is None:
-                        raise KeyError(code)
+                        raise UnknownRoom(code)
                     stored = await pipe.hgetall(progress_key)
                     room = RoomState.model_validate_json(raw)
                     progress = {
                         int(k): ProgressState.model_validate_json(v) for k, v in stored.items()
                     }
-                    events = update(room, progress)
+                    events, value = update(room, progress)
                     ttl = int(self.ttl_for(room))
                     pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.set(room_key, room.model_dump_json(), ex=ttl)
@@ -419,11 +432,10 @@ class RedisBackend(Backend):
                             )
                             snap = await self.snapshot(code)
                             if snap is None:
-                                raise KeyError(code) from None
-                            return snap, []
+                                raise UnknownRoom(code) from None
+                            return snap, value
                     continue
-        data: list[bytes] = list(result[-2] or [])
-        return Snapshot(room, progress, int(result[-1] or 0)), data
+        return Snapshot(room, progress, int(result[-1] or 0)), value
 
     async def append(
         self,
@@ -433,7 +445,7 @@ class RedisBackend(Backend):
         *,
         move: str | None,
         progress: ProgressState | None,
-        events: list[dict[str, Any]],
+        events: list[EventBody],
         index: int | None = None,
         at: int | None = None,
     ) -> list[bytes] | None:
@@ -518,11 +530,7 @@ class RedisBackend(Backend):
             pipe.get(self._key(code, "seq"))
             pipe.lrange(self._key(code, "events"), 0, -1)
             seq, items = await pipe.execute()
-        if after >= int(seq or 0):
-            return []
-        if not items or (event_seq(items[0]) or 0) > after + 1:
-            return None
-        return [e for e in items if (event_seq(e) or 0) > after]
+        return events_after(items, int(seq or 0), after)
 
     def _alive_key(self, worker: str) -> str:
         return f"{self.prefix}:worker:{worker}:alive"
@@ -551,7 +559,7 @@ class RedisBackend(Backend):
 _DONE_TTL = 60
 
 
-def _bodies(events: list[dict[str, Any]]) -> list[bytes]:
+def _bodies(events: list[EventBody]) -> list[bytes]:
     return [orjson.dumps(e) for e in events]
 
 

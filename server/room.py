@@ -9,7 +9,11 @@ A room's state is two things, both JSON-able pydantic models the stores keep as 
   player is connected to, together with the move that changed it.
 
 The functions here change those values and return the room events that tell everyone
-about it (dicts without ``seq``: the store numbers them).
+about it (event bodies without ``seq``: the store numbers them). What the server does to a
+room is a *named update* (:class:`TakeSeat`, :class:`StartRace` …): a small frozen value
+that a store applies atomically (``Backend.update_room``) and that returns its events and
+its value — the seat taken, the connection replaced — instead of setting a variable of its
+caller.
 """
 
 from __future__ import annotations
@@ -19,22 +23,37 @@ import hashlib
 import secrets
 import unicodedata
 from collections.abc import Iterable
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from engine import DealCode, GameError
+from engine import DealCode, GameError, new_game
 from engine.daily import daily_code
+from protocol import Phase, RoomOptions, frames
+from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody, SnapshotBody
 
 __all__ = [
     "CODE_ALPHABET",
     "FINAL_STATUSES",
     "NAME_LENGTH",
+    "CountSpectator",
+    "Disconnect",
+    "DropWatchers",
+    "EndIfDone",
+    "Events",
     "ProgressState",
-    "RoomError",
+    "Refusal",
+    "ReleaseSeat",
+    "Rematch",
+    "Retake",
     "RoomOptions",
     "RoomState",
+    "SeatRobot",
     "SeatState",
+    "StartRace",
+    "TakeSeat",
+    "Update",
     "add_player",
     "check_race_end",
     "choose_deal",
@@ -63,15 +82,18 @@ CODE_LENGTH = 6
 NAME_LENGTH = 24
 FINAL_STATUSES = frozenset({"won", "resigned", "timeout"})
 
-Phase = Literal["lobby", "running", "ended"]
+Events = list[EventBody]
+"""The events a change of a room tells: bodies without ``seq``."""
 
 
-class RoomError(Exception):
-    """A request the room refuses; ``code`` is the error code sent to the client."""
+class Refusal(Exception):
+    """A request the server refuses: ``error_code`` is the ``error`` reply's ``code``,
+    ``message`` the sentence that explains it. Raised inside a room update it aborts the
+    update (nothing is stored)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, error_code: str, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.error_code = error_code
         self.message = message
 
 
@@ -134,16 +156,16 @@ def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -
         return str(daily_deal(game_name))
     if kind == "same":
         if last is None:
-            raise RoomError("no_last_deal", "this room has no last race to repeat")
+            raise Refusal("no_last_deal", "this room has no last race to repeat")
         return last
     if code is None:
-        raise RoomError("bad_deal", "deal 'code' needs a code")
+        raise Refusal("bad_deal", "deal 'code' needs a code")
     try:
         deal = DealCode.parse(code)
     except GameError as exc:
-        raise RoomError("bad_deal", str(exc)) from None
+        raise Refusal("bad_deal", str(exc)) from None
     if deal.game_name != game_name:
-        raise RoomError("bad_deal", f"{deal} is a deal of {deal.game_name}, not {game_name}")
+        raise Refusal("bad_deal", f"{deal} is a deal of {deal.game_name}, not {game_name}")
     return str(deal)
 
 
@@ -152,16 +174,6 @@ def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -
 
 class _State(BaseModel):
     model_config = ConfigDict(extra="ignore")
-
-
-class RoomOptions(_State):
-    """Chosen at creation; see ``protocol.Create``."""
-
-    max_players: int = 8
-    time_limit: int | None = None
-    spectators: bool = True
-    private: bool = False
-    spectator_delay: int = 0
 
 
 class SeatState(_State):
@@ -205,7 +217,7 @@ class RoomState(_State):
     start_at: int | None = None
     deadline: int | None = None
     participants: list[int] = []
-    results: list[dict[str, Any]] | None = None
+    results: list[ResultRowBody] | None = None
     created_at: int = 0
     # the seat whose player typed the deal code (create or rematch with ``code``): the only
     # one shown it before the race ends (fair play)
@@ -227,22 +239,21 @@ class RoomState(_State):
 # --------------------------------------------------------------------- events
 
 
-def seat_event(room: RoomState, seat: SeatState, *, left: bool = False) -> dict[str, Any]:
+def seat_event(room: RoomState, seat: SeatState, *, left: bool = False) -> SeatBody:
     """The ``seat`` event for a seat's current state."""
-    return {
-        "type": "seat",
-        "room": display_code(room.code),
-        "seat": seat.seat,
-        "name": seat.name,
-        "connected": seat.connected and not left,
-        "left": left,
-        "host": room.host == seat.seat,
-    }
+    return frames.seat(
+        room=display_code(room.code),
+        seat=seat.seat,
+        name=seat.name,
+        connected=seat.connected and not left,
+        left=left,
+        host=room.host == seat.seat,
+    )
 
 
-def spectators_event(room: RoomState) -> dict[str, Any]:
+def spectators_event(room: RoomState) -> frames.SpectatorsBody:
     """The ``spectators`` event: how many watch the room now."""
-    return {"type": "spectators", "room": display_code(room.code), "count": room.spectators}
+    return frames.spectators(room=display_code(room.code), count=room.spectators)
 
 
 def shown_status(progress: ProgressState, seat: SeatState | None) -> str:
@@ -255,24 +266,30 @@ def shown_status(progress: ProgressState, seat: SeatState | None) -> str:
 
 def progress_event(
     room: RoomState, progress: ProgressState, now: int, seat: SeatState | None = None
-) -> dict[str, Any]:
-    """The ``progress`` event for a seat."""
+) -> ProgressBody:
+    """The ``progress`` event for a seat as the room sees it (``disconnected`` shown; the
+    elapsed time is the final one, or the time since the start)."""
     if progress.elapsed_ms is not None:
         elapsed = progress.elapsed_ms
     else:
         elapsed = max(0, now - (room.start_at or now))
-    return {
-        "type": "progress",
-        "room": display_code(room.code),
-        "race": progress.race,
-        "seat": progress.seat,
-        "on_foundations": progress.on_foundations,
-        "total": progress.total,
-        "score": progress.score,
-        "moves": progress.moves,
-        "status": shown_status(progress, seat if seat is not None else room.seat(progress.seat)),
-        "elapsed_ms": elapsed,
-    }
+    shown = shown_status(progress, seat if seat is not None else room.seat(progress.seat))
+    return progress_body(room.code, progress, shown, elapsed)
+
+
+def progress_body(room_code: str, p: ProgressState, status: str, elapsed: int) -> ProgressBody:
+    """The ``progress`` event of a seat's stored progress, shown with ``status``."""
+    return frames.progress(
+        room=display_code(room_code),
+        race=p.race,
+        seat=p.seat,
+        on_foundations=p.on_foundations,
+        total=p.total,
+        score=p.score,
+        moves=p.moves,
+        status=status,
+        elapsed_ms=elapsed,
+    )
 
 
 # --------------------------------------------------------------------- changes
@@ -280,12 +297,12 @@ def progress_event(
 
 def add_player(
     room: RoomState, name: str, token_hash: str, conn: str, now: int
-) -> tuple[SeatState, list[dict[str, Any]]]:
+) -> tuple[SeatState, Events]:
     """Seat a new player; refuses a full room or a running race."""
     if room.phase == "running":
-        raise RoomError("race_running", "a race is running: join as a spectator or wait")
+        raise Refusal("race_running", "a race is running: join as a spectator or wait")
     if len(room.seats) >= room.options.max_players:
-        raise RoomError("room_full", f"the room is full ({room.options.max_players} players)")
+        raise Refusal("room_full", f"the room is full ({room.options.max_players} players)")
     seat = SeatState(
         seat=room.next_seat,
         name=clean_name(name, f"Player {room.next_seat}"),
@@ -313,7 +330,7 @@ def set_connected(
     seat: SeatState,
     conn: str | None,
     now: int,
-) -> list[dict[str, Any]]:
+) -> Events:
     """Mark a seat as held by ``conn`` (or disconnected when ``conn`` is None)."""
     was = seat.connected
     seat.conn = conn
@@ -321,17 +338,17 @@ def set_connected(
     seat.disconnected_at = None if conn is not None else now
     if was == seat.connected:
         return []
-    events = [seat_event(room, seat)]
+    events: Events = [seat_event(room, seat)]
     p = progress.get(seat.seat)
     if room.phase == "running" and p is not None and p.race == room.race:
         events.append(progress_event(room, p, now, seat))
     return events
 
 
-def remove_seat(room: RoomState, seat: SeatState) -> list[dict[str, Any]]:
+def remove_seat(room: RoomState, seat: SeatState) -> Events:
     """Free a seat (outside a race); the host passes to the lowest remaining seat."""
     room.seats = [s for s in room.seats if s.seat != seat.seat]
-    events = [seat_event(room, seat, left=True)]
+    events: Events = [seat_event(room, seat, left=True)]
     if room.host == seat.seat:
         room.host = min((s.seat for s in room.seats), default=None)
         new_host = room.seat(room.host) if room.host is not None else None
@@ -351,7 +368,7 @@ def start_race(
     *,
     typed: bool = False,
     view: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
+) -> Events:
     """The host starts a race (a rematch passes the new ``deal``; ``typed`` when the host
     gave its code).
 
@@ -360,17 +377,17 @@ def start_race(
     starting board without the code, the same for every player.
     """
     if room.host != by:
-        raise RoomError("not_host", "only the host can start the race")
+        raise Refusal("not_host", "only the host can start the race")
     if room.phase == "running":
-        raise RoomError("race_running", "the race is already running")
+        raise Refusal("race_running", "the race is already running")
     if deal is None and room.phase == "ended":
-        raise RoomError("race_over", "the race is over: ask for a rematch")
+        raise Refusal("race_over", "the race is over: ask for a rematch")
     if deal is not None and room.phase != "ended":
-        raise RoomError("no_race_yet", "a rematch follows a finished race: use start")
+        raise Refusal("no_race_yet", "a rematch follows a finished race: use start")
     # a player who is away (within the grace period) sits this race out
     racers = sorted(s.seat for s in room.seats if s.connected)
     if not racers:
-        raise RoomError("no_players", "nobody to race")
+        raise Refusal("no_players", "nobody to race")
     if deal is not None:
         room.deal = deal
         room.deal_typed_by = by if typed else None
@@ -386,18 +403,17 @@ def start_race(
         if s.seat in racers:
             progress[s.seat] = ProgressState(race=room.race, seat=s.seat, name=s.name, total=total)
     return [
-        {
-            "type": "race_starting",
-            "room": display_code(room.code),
-            "race": room.race,
-            "deal": room.deal,
-            "start_at": room.start_at,
-            "deadline": room.deadline,
-            "now": now,
-            "seats": room.participants,
-            "view": view,
-            "typed_by": room.deal_typed_by,  # for the workers; never delivered
-        }
+        frames.race_starting(
+            room=display_code(room.code),
+            race=room.race,
+            deal=room.deal,
+            start_at=room.start_at,
+            deadline=room.deadline,
+            now=now,
+            seats=room.participants,
+            view=view,
+            typed_by=room.deal_typed_by,  # for the workers; never delivered
+        )
     ]
 
 
@@ -413,9 +429,7 @@ def rank(rows: Iterable[ProgressState]) -> list[ProgressState]:
     return sorted(rows, key=key)
 
 
-def check_race_end(
-    room: RoomState, progress: dict[int, ProgressState], now: int
-) -> list[dict[str, Any]]:
+def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int) -> Events:
     """End the race when every participant has won, resigned or run out of time."""
     if room.phase != "running":
         return []
@@ -423,7 +437,7 @@ def check_race_end(
     if any(p.status not in FINAL_STATUSES for p in mine):
         return []
     room.phase = "ended"
-    results = []
+    results: list[ResultRowBody] = []
     for i, p in enumerate(rank(mine), 1):
         seat = room.seat(p.seat)
         results.append(
@@ -440,13 +454,9 @@ def check_race_end(
         )
     room.results = results
     return [
-        {
-            "type": "race_ended",
-            "room": display_code(room.code),
-            "race": room.race,
-            "deal": room.deal,
-            "results": results,
-        }
+        frames.race_ended(
+            room=display_code(room.code), race=room.race, deal=room.deal, results=results
+        )
     ]
 
 
@@ -477,13 +487,13 @@ def snapshot(
     link: str,
     *,
     viewer: int | None = None,
-) -> dict[str, Any]:
+) -> SnapshotBody:
     """The ``RoomSnapshot`` payload (see ``protocol.messages``) for the player at seat
     ``viewer`` (``None``: a spectator): ``deal`` is ``None`` unless they may know it."""
-    seats = []
+    seats: list[frames.SeatInfoBody] = []
     for s in room.seats:
         p = progress.get(s.seat)
-        info: dict[str, Any] = {
+        info: frames.SeatInfoBody = {
             "seat": s.seat,
             "name": s.name,
             "connected": s.connected,
@@ -491,14 +501,12 @@ def snapshot(
         }
         if p is not None and p.race == room.race and room.race > 0:
             ev = progress_event(room, p, now, s)
-            info.update(
-                status=ev["status"],
-                on_foundations=p.on_foundations,
-                total=p.total,
-                score=p.score,
-                moves=p.moves,
-                elapsed_ms=ev["elapsed_ms"],
-            )
+            info["status"] = ev["status"]
+            info["on_foundations"] = p.on_foundations
+            info["total"] = p.total
+            info["score"] = p.score
+            info["moves"] = p.moves
+            info["elapsed_ms"] = ev["elapsed_ms"]
         seats.append(info)
     return {
         "room": display_code(room.code),
@@ -517,3 +525,207 @@ def snapshot(
         "now": now,
         "spectators": room.spectators,
     }
+
+
+# --------------------------------------------------------------------- named updates
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Update(Protocol[T_co]):
+    """A change of a room, applied by a store atomically: it changes ``room`` and
+    ``progress`` in place and returns the events to append and its value; raising (a
+    :class:`Refusal`) aborts it and nothing is stored. It may run more than once (a store
+    retries on a conflict), so it reads everything from its arguments and its fields."""
+
+    def __call__(
+        self, room: RoomState, progress: dict[int, ProgressState]
+    ) -> tuple[Events, T_co]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TakeSeat:
+    """A player takes a new seat (the first one becomes the host); value: the seat."""
+
+    name: str
+    token_hash: str
+    conn: str
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
+        seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
+        return events, seat.seat
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRobot:
+    """The host ``by`` seats a robot between races; value: its seat."""
+
+    by: int
+    name: str
+    token_hash: str
+    conn: str
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
+        if room.host != self.by:
+            raise Refusal("not_host", "only the host can seat a bot")
+        if room.phase == "running":
+            raise Refusal("race_running", "a race is running: add it before the next one")
+        seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
+        return events, seat.seat
+
+
+@dataclass(frozen=True, slots=True)
+class Retake:
+    """A resuming connection takes its seat back; value: the connection that held it."""
+
+    seat: int
+    token_hash: str
+    conn: str
+    now: int
+
+    def __call__(
+        self, room: RoomState, progress: dict[int, ProgressState]
+    ) -> tuple[Events, str | None]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.token_hash != self.token_hash:
+            raise Refusal("bad_token", "this seat was given up")
+        old = seat.conn
+        if seat.connected:
+            seat.conn = self.conn  # replaces the other connection, no presence change
+            return [], old
+        return set_connected(room, progress, seat, self.conn, self.now), old
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnect:
+    """Connection ``conn`` no longer holds ``seat`` (closed, or its worker died); value:
+    whether it still held it (a newer connection may have taken it meanwhile)."""
+
+    seat: int
+    conn: str | None
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.conn != self.conn:
+            return [], False
+        return set_connected(room, progress, seat, None, self.now), True
+
+
+@dataclass(frozen=True, slots=True)
+class CountSpectator:
+    """One spectator more (``change=+1``) or fewer (``-1``) on ``worker``."""
+
+    worker: str
+    change: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        n = room.watchers.get(self.worker, 0) + self.change
+        if n > 0:
+            room.watchers[self.worker] = n
+        else:
+            room.watchers.pop(self.worker, None)
+        room.spectators = sum(room.watchers.values())
+        return [spectators_event(room)], None
+
+
+@dataclass(frozen=True, slots=True)
+class DropWatchers:
+    """The spectators of workers that died are gone."""
+
+    workers: frozenset[str]
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        if not self.workers & room.watchers.keys():
+            return [], None
+        for worker in self.workers:
+            room.watchers.pop(worker, None)
+        room.spectators = sum(room.watchers.values())
+        return [spectators_event(room)], None
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseSeat:
+    """A player who stayed away past the grace period loses the seat — unless they came
+    back, or are still racing (they are resigned first)."""
+
+    seat: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        s = room.seat(self.seat)
+        if s is None or s.connected:
+            return [], None
+        p = progress.get(self.seat)
+        if room.phase == "running" and p is not None and p.status == "playing":
+            return [], None
+        return remove_seat(room, s), None
+
+
+def _start(
+    room: RoomState,
+    progress: dict[int, ProgressState],
+    by: int,
+    now: int,
+    countdown_ms: int,
+    deal: str | None = None,
+    typed: bool = False,
+) -> Events:
+    """Start a race on ``deal`` (the room's own when None), with its first board."""
+    first = new_game(deal or room.deal)
+    return start_race(
+        room,
+        progress,
+        by,
+        now,
+        countdown_ms,
+        first.total,
+        deal=deal,
+        typed=typed,
+        view=first.player_view(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StartRace:
+    """The host ``by`` starts the first race of the room."""
+
+    by: int
+    now: int
+    countdown_ms: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        return _start(room, progress, self.by, self.now, self.countdown_ms), None
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """The host ``by`` starts the next race after one ended: on the ``same`` deal, a
+    ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``)."""
+
+    by: int
+    kind: str
+    deal_code: str | None
+    now: int
+    countdown_ms: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        if room.phase != "ended":
+            raise Refusal("race_running", "a rematch follows a finished race")
+        deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
+        # whoever typed the code knows it, the same deal again included
+        typed = self.kind == "code" or (self.kind == "same" and room.deal_typed_by == self.by)
+        events = _start(room, progress, self.by, self.now, self.countdown_ms, deal, typed)
+        return events, None
+
+
+@dataclass(frozen=True, slots=True)
+class EndIfDone:
+    """End the race when every participant has finished; value: whether it ended now."""
+
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        events = check_race_end(room, progress, self.now)
+        return events, bool(events)

@@ -26,7 +26,7 @@ import pytest_asyncio
 
 from clients.client import RaceClient
 from server.app import Config, RaceServer, running
-from server.broker import Backend
+from server.backend import Backend
 from server.memory import MemoryBackend
 from server.redis_backend import RedisBackend
 from server.room import normalize_code

@@ -17,7 +17,7 @@ from protocol import (
     Ack,
     ClientMessage,
     Hello,
-    Move,
+    MoveRequest,
     ProtocolError,
     ServerMessage,
     decode_client,
@@ -80,7 +80,9 @@ def test_encode_decode_round_trip() -> None:
 
 
 def test_moves_travel_as_text() -> None:
-    assert decode_client('{"type":"move","move":"t6:4-t2","id":3}') == Move(move="t6:4-t2", id=3)
+    assert decode_client('{"type":"move","move":"t6:4-t2","id":3}') == MoveRequest(
+        move="t6:4-t2", id=3
+    )
     ack = Ack(id=1, move="t2-f1", revealed=["9C"], changes={"stock": 3})
     assert orjson.loads(encode(ack))["move"] == "t2-f1"
 

@@ -15,7 +15,7 @@ from server_fixtures import (
 from clients.client import RaceClient
 from engine import new_game, replay
 from protocol import Ack
-from server.broker import LogConflict
+from server.backend import LogConflict
 from server.memory import MemoryBackend
 from server.room import ProgressState, RoomOptions, RoomState
 
@@ -273,18 +273,21 @@ async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str)
         assert await backend.create_room(room)
         calls = 0
 
-        def bump(room: RoomState, progress: dict[int, ProgressState]) -> list[dict[str, Any]]:
+        def bump(
+            room: RoomState, progress: dict[int, ProgressState]
+        ) -> tuple[list[dict[str, Any]], int]:
             nonlocal calls
             calls += 1
             room.next_seat += 1
-            return [{"type": "bumped", "room": room.code}]
+            return [{"type": "bumped", "room": room.code}], room.next_seat
 
         await backend.update_room("CUT1A2", bump)  # the proxy passes it on as is
         assert calls == 1
         proxy.armed = True
-        snap, _ = await backend.update_room("CUT1A2", bump)
+        snap, value = await backend.update_room("CUT1A2", bump)
         assert proxy.cuts == 1  # the reply of the second update was lost
         assert calls == 2  # not run a third time
+        assert value == 3  # the value of the update as it ran
         assert snap.room.next_seat == 3 and snap.seq == 2
         stored = await backend.snapshot("CUT1A2")
         assert stored is not None and stored.room.next_seat == 3 and stored.seq == 2
@@ -310,9 +313,11 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
         assert await backend.create_room(room)
 
         def set_progress(status: str, race: int, name: str = "") -> Any:
-            def update(room: RoomState, progress: dict[int, ProgressState]) -> list[Any]:
+            def update(
+                room: RoomState, progress: dict[int, ProgressState]
+            ) -> tuple[list[Any], None]:
                 progress[2] = ProgressState(race=race, seat=2, status=status, name=name)
-                return []
+                return [], None
 
             return update
 

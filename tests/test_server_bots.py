@@ -13,7 +13,7 @@ from clients.client import RequestError
 from engine import replay
 from engine.strategy import greedy_line
 from protocol import PlayerFinished, ProtocolError, RaceEnded, SeatEvent, decode_client
-from server import app as server_app
+from server import bots as server_bots
 from server.bots import BotDriver, Strength
 
 GREEDY_WINS = "KL1-1-AAAAAAB"  # greedy alone clears this one
@@ -27,7 +27,7 @@ def fast_bot(*, strength: Strength, pace: float, executor: Executor | None = Non
 async def test_a_person_races_a_bot_to_the_end(
     server: ServerHandle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(server_app, "BotDriver", fast_bot)
+    monkeypatch.setattr(server_bots, "BotDriver", fast_bot)
     ann = await server.client()
     assert ann.welcome.bots
     joined = await ann.create("klondike", name="Ann", deal="code", code=GREEDY_WINS)
@@ -152,7 +152,7 @@ async def test_a_solver_bot_plans_in_another_process(
         for code in (str(DealCode.for_game("klondike", n)) for n in range(2, 30))
         if not replay(code, greedy_line(code)).won and solve(code, seconds=1).verdict == "winnable"
     )
-    monkeypatch.setattr(server_app, "BotDriver", fast_bot)
+    monkeypatch.setattr(server_bots, "BotDriver", fast_bot)
     ann = await server.client()
     await ann.create("klondike", name="Ann", deal="code", code=deal)
     await ann.request({"type": "add_bot", "strength": "solver", "pace": 10})
@@ -171,4 +171,4 @@ async def test_a_solver_bot_plans_in_another_process(
     assert isinstance(ended, RaceEnded)
     bot_row = next(r for r in ended.results if r.seat == 2)
     assert bot_row.status == "won"
-    assert server.app._solver_executor is not None  # the plan came from the process pool
+    assert server.app.robots.solver_pool is not None  # the plan came from the process pool

@@ -9,7 +9,7 @@ import pytest
 from server.room import (
     CODE_ALPHABET,
     ProgressState,
-    RoomError,
+    Refusal,
     RoomOptions,
     RoomState,
     add_player,
@@ -78,16 +78,16 @@ def test_race_lifecycle() -> None:
     assert r.host == a.seat == 1 and events[0]["host"] is True
     b, _ = add_player(r, "", hash_token("b"), "c2", 0)
     assert b.name == "Player 2"
-    with pytest.raises(RoomError) as info:
+    with pytest.raises(Refusal) as info:
         add_player(r, "Cy", hash_token("c"), "c3", 0)
-    assert info.value.code == "room_full"
+    assert info.value.error_code == "room_full"
     progress: dict[int, ProgressState] = {}
-    with pytest.raises(RoomError):
+    with pytest.raises(Refusal):
         start_race(r, progress, by=2, now=0, countdown_ms=3000, total=52)
     (event,) = start_race(r, progress, by=1, now=1000, countdown_ms=3000, total=52)
     assert event["start_at"] == 4000 and event["deadline"] == 64_000 and event["seats"] == [1, 2]
     assert set(progress) == {1, 2} and r.phase == "running"
-    with pytest.raises(RoomError):
+    with pytest.raises(Refusal):
         add_player(r, "Late", hash_token("l"), "c4", 0)
     progress[1].status = "won"
     progress[1].elapsed_ms = 5000
@@ -96,9 +96,9 @@ def test_race_lifecycle() -> None:
     (end,) = check_race_end(r, progress, 9000)
     assert [row["seat"] for row in end["results"]] == [1, 2] and r.phase == "ended"
     assert check_race_end(r, progress, 9000) == []  # once only
-    with pytest.raises(RoomError) as info:
+    with pytest.raises(Refusal) as info:
         start_race(r, progress, by=1, now=0, countdown_ms=0, total=52)
-    assert info.value.code == "race_over"
+    assert info.value.error_code == "race_over"
     start_race(r, progress, by=1, now=0, countdown_ms=0, total=52, deal="KL1-1-AAAAAAB")
     assert r.race == 2 and r.deal == "KL1-1-AAAAAAB" and progress[1].status == "playing"
 
@@ -151,7 +151,7 @@ def test_deal_choices() -> None:
     assert choose_deal("klondike", "same", None, "KL1-1-AAAAAAB") == "KL1-1-AAAAAAB"
     assert choose_deal("easy-harp", "random", None, None).startswith("EH1-N-")
     for kind, code in (("code", "EH1-N-AAAAAAF"), ("code", None), ("same", None), ("code", "x")):
-        with pytest.raises(RoomError):
+        with pytest.raises(Refusal):
             choose_deal("klondike", kind, code, None)
     day = dt.date(2026, 1, 1)
     assert daily_deal("klondike", day) == daily_deal("klondike", day)

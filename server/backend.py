@@ -14,30 +14,36 @@ caller with ``"seq"`` put in front (``{"seq":12,"type":"progress",…}``).
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
-from .room import ProgressState, RoomState
+from protocol.frames import EventBody, event_seq, stamp_event
+
+from .room import ProgressState, RoomState, Update
 
 __all__ = [
     "Backend",
     "Listener",
     "LogConflict",
     "Snapshot",
-    "Update",
+    "UnknownRoom",
     "entry_move",
     "entry_time",
     "event_seq",
+    "events_after",
     "log_entry",
-    "stamp",
+    "stamp_event",
 ]
 
 Listener = Callable[[str, bytes], None]
 """Called with (room code, message bytes) for every message on a subscribed room."""
 
-Update = Callable[[RoomState, dict[int, ProgressState]], list[dict[str, Any]]]
-"""Changes a room in place and returns the events to append; raising aborts the change."""
+T = TypeVar("T")
+
+
+class UnknownRoom(KeyError):
+    """No room has this code (it never existed, or it expired)."""
 
 
 class LogConflict(Exception):
@@ -54,17 +60,15 @@ class Snapshot:
     seq: int
 
 
-def stamp(seq: int, body: bytes) -> bytes:
-    """Put ``seq`` in front of an encoded event body (a JSON object)."""
-    return b'{"seq":%d,' % seq + body[1:]
-
-
-def event_seq(data: bytes) -> int | None:
-    """The seq of stamped event bytes, or None for a control message."""
-    if not data.startswith(b'{"seq":'):
+def events_after(kept: Iterable[bytes], last_seq: int, after: int) -> list[bytes] | None:
+    """The events of ``kept`` (a room's stored events, oldest first, the newest numbered
+    ``last_seq``) with seq > ``after``; None when some of them are no longer kept."""
+    if after >= last_seq:
+        return []
+    events = list(kept)
+    if not events or (event_seq(events[0]) or 0) > after + 1:
         return None
-    end = data.index(b",", 7)
-    return int(data[7:end])
+    return [e for e in events if (event_seq(e) or 0) > after]
 
 
 class Backend(abc.ABC):
@@ -105,11 +109,11 @@ class Backend(abc.ABC):
         """The room's state, progress and last seq, read together; None if unknown."""
 
     @abc.abstractmethod
-    async def update_room(self, code: str, update: Update) -> tuple[Snapshot, list[bytes]]:
+    async def update_room(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
         """Apply ``update`` atomically (retrying on conflicts), store and publish its events.
 
-        Returns the new snapshot and the stamped events. Raises whatever ``update`` raises
-        (nothing is changed then) and ``KeyError`` for an unknown room.
+        Returns the new snapshot and the update's value. Raises whatever ``update`` raises
+        (nothing is changed then) and :class:`UnknownRoom` for an unknown room.
         """
 
     @abc.abstractmethod
@@ -121,7 +125,7 @@ class Backend(abc.ABC):
         *,
         move: str | None,
         progress: ProgressState | None,
-        events: list[dict[str, Any]],
+        events: list[EventBody],
         index: int | None = None,
         at: int | None = None,
     ) -> list[bytes] | None:

@@ -1,0 +1,394 @@
+"""Every server → client message, built in one place.
+
+The pydantic models of :mod:`protocol.messages` are the contract (the JSON Schema comes from
+them); building one per frame on the server's hot path would cost more than the rest of a
+move. So the server builds its frames here, as typed dicts whose keys mypy checks against
+these declarations, and encodes each once with orjson. ``tests/test_frames.py`` decodes
+every builder's output with :func:`protocol.decode_server` and compares its keys with the
+model's fields, so the two cannot drift apart.
+
+Room events are built as bodies without ``seq``: the store numbers them
+(:func:`stamp_event`) as it keeps and publishes them. Replies are returned encoded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import orjson
+from typing_extensions import TypedDict
+
+from .messages import PROTOCOL_VERSION
+
+__all__ = [
+    "BoardView",
+    "EventBody",
+    "ProgressBody",
+    "RaceEndedBody",
+    "RaceStartingBody",
+    "ResultRowBody",
+    "SeatBody",
+    "SeatInfoBody",
+    "SnapshotBody",
+    "SpectatorsBody",
+    "ack",
+    "board",
+    "error",
+    "event_seq",
+    "joined",
+    "ok",
+    "player_finished",
+    "pong",
+    "progress",
+    "race_ended",
+    "race_starting",
+    "rejected",
+    "resync",
+    "seat",
+    "spectators",
+    "stamp_event",
+    "welcome",
+]
+
+BoardView = dict[str, Any]
+"""A player's board as :meth:`engine.game.Game.player_view` gives it (face-up cards only)."""
+
+
+# --------------------------------------------------------------------- room events
+
+
+class SeatBody(TypedDict):
+    """``seat``: a seat was taken, left, (dis)connected or became the host."""
+
+    type: Literal["seat"]
+    room: str
+    seat: int
+    name: str
+    connected: bool
+    left: bool
+    host: bool
+
+
+class SpectatorsBody(TypedDict):
+    """``spectators``: how many watch the room."""
+
+    type: Literal["spectators"]
+    room: str
+    count: int
+
+
+class RaceStartingBody(TypedDict):
+    """``race_starting`` as stored: ``deal`` and ``typed_by`` are for the workers; the
+    fair-play filter removes ``typed_by`` always and ``deal`` for who may not know it."""
+
+    type: Literal["race_starting"]
+    room: str
+    race: int
+    deal: str | None
+    start_at: int
+    deadline: int | None
+    now: int
+    seats: list[int]
+    view: BoardView | None
+    typed_by: int | None
+
+
+class ProgressBody(TypedDict):
+    """``progress``: a player's state after their actions or a change of status."""
+
+    type: Literal["progress"]
+    room: str
+    race: int
+    seat: int
+    on_foundations: int
+    total: int
+    score: int
+    moves: int
+    status: str
+    elapsed_ms: int
+
+
+class PlayerFinishedBody(TypedDict):
+    """``player_finished`` as stored (``deal`` removed for who may not know it)."""
+
+    type: Literal["player_finished"]
+    room: str
+    race: int
+    seat: int
+    status: str
+    elapsed_ms: int
+    move_list: str
+    board: BoardView
+    deal: str | None
+    times_ms: list[int] | None
+
+
+class ResultRowBody(TypedDict):
+    """One line of a race's ranking."""
+
+    rank: int
+    seat: int
+    name: str
+    status: str
+    on_foundations: int
+    score: int
+    moves: int
+    elapsed_ms: int | None
+
+
+class RaceEndedBody(TypedDict):
+    """``race_ended``: every player has finished."""
+
+    type: Literal["race_ended"]
+    room: str
+    race: int
+    deal: str
+    results: list[ResultRowBody]
+
+
+EventBody = (
+    SeatBody | SpectatorsBody | RaceStartingBody | ProgressBody | PlayerFinishedBody | RaceEndedBody
+)
+"""A room event before the store numbers it."""
+
+
+def seat(*, room: str, seat: int, name: str, connected: bool, left: bool, host: bool) -> SeatBody:
+    """The ``seat`` event body."""
+    return {
+        "type": "seat",
+        "room": room,
+        "seat": seat,
+        "name": name,
+        "connected": connected,
+        "left": left,
+        "host": host,
+    }
+
+
+def spectators(*, room: str, count: int) -> SpectatorsBody:
+    """The ``spectators`` event body."""
+    return {"type": "spectators", "room": room, "count": count}
+
+
+def race_starting(
+    *,
+    room: str,
+    race: int,
+    deal: str,
+    start_at: int,
+    deadline: int | None,
+    now: int,
+    seats: list[int],
+    view: BoardView | None,
+    typed_by: int | None,
+) -> RaceStartingBody:
+    """The ``race_starting`` event body as stored (see :class:`RaceStartingBody`)."""
+    return {
+        "type": "race_starting",
+        "room": room,
+        "race": race,
+        "deal": deal,
+        "start_at": start_at,
+        "deadline": deadline,
+        "now": now,
+        "seats": seats,
+        "view": view,
+        "typed_by": typed_by,
+    }
+
+
+def progress(
+    *,
+    room: str,
+    race: int,
+    seat: int,
+    on_foundations: int,
+    total: int,
+    score: int,
+    moves: int,
+    status: str,
+    elapsed_ms: int,
+) -> ProgressBody:
+    """The ``progress`` event body."""
+    return {
+        "type": "progress",
+        "room": room,
+        "race": race,
+        "seat": seat,
+        "on_foundations": on_foundations,
+        "total": total,
+        "score": score,
+        "moves": moves,
+        "status": status,
+        "elapsed_ms": elapsed_ms,
+    }
+
+
+def player_finished(
+    *,
+    room: str,
+    race: int,
+    seat: int,
+    status: str,
+    elapsed_ms: int,
+    move_list: str,
+    board: BoardView,
+    deal: str,
+    times_ms: list[int] | None,
+) -> PlayerFinishedBody:
+    """The ``player_finished`` event body as stored (the deal code for the finished player
+    and for those who may know it)."""
+    return {
+        "type": "player_finished",
+        "room": room,
+        "race": race,
+        "seat": seat,
+        "status": status,
+        "elapsed_ms": elapsed_ms,
+        "move_list": move_list,
+        "board": board,
+        "deal": deal,
+        "times_ms": times_ms,
+    }
+
+
+def race_ended(*, room: str, race: int, deal: str, results: list[ResultRowBody]) -> RaceEndedBody:
+    """The ``race_ended`` event body."""
+    return {"type": "race_ended", "room": room, "race": race, "deal": deal, "results": results}
+
+
+def stamp_event(seq: int, body: bytes) -> bytes:
+    """Put ``seq`` in front of an encoded event body (a JSON object): the stored and sent
+    form of a room event, ``{"seq":12,"type":"progress",…}``."""
+    return b'{"seq":%d,' % seq + body[1:]
+
+
+def event_seq(data: bytes) -> int | None:
+    """The ``seq`` of a stamped event, or None for anything else (a control message)."""
+    if not data.startswith(b'{"seq":'):
+        return None
+    end = data.index(b",", 7)
+    return int(data[7:end])
+
+
+# --------------------------------------------------------------------- snapshots
+
+
+class SeatInfoBody(TypedDict, total=False):
+    """One seat in a snapshot (the progress keys only while the seat races)."""
+
+    seat: int
+    name: str
+    connected: bool
+    status: str
+    on_foundations: int
+    total: int
+    score: int
+    moves: int
+    elapsed_ms: int | None
+
+
+class SnapshotBody(TypedDict):
+    """``RoomSnapshot``: everything a client needs to draw a room, as of event ``seq``."""
+
+    room: str
+    link: str
+    game: str
+    options: dict[str, Any]
+    host: int | None
+    phase: str
+    race: int
+    deal: str | None
+    start_at: int | None
+    deadline: int | None
+    seats: list[SeatInfoBody]
+    results: list[ResultRowBody] | None
+    seq: int
+    now: int
+    spectators: int
+
+
+# --------------------------------------------------------------------- replies
+
+
+def welcome(*, worker: str, max_frame: int, rate: float, burst: int, bots: bool) -> bytes:
+    """Reply to ``hello``."""
+    return orjson.dumps(
+        {
+            "type": "welcome",
+            "v": PROTOCOL_VERSION,
+            "worker": worker,
+            "max_frame": max_frame,
+            "rate": rate,
+            "burst": burst,
+            "bots": bots,
+        }
+    )
+
+
+def joined(
+    *,
+    id: int | None,
+    room: str,
+    link: str,
+    role: Literal["player", "spectator"],
+    seat: int | None = None,
+    token: str | None = None,
+    key: str | None = None,
+    snapshot: SnapshotBody | None = None,
+    view: BoardView | None = None,
+) -> bytes:
+    """Reply to ``create``, ``join`` and ``resume``."""
+    return orjson.dumps(
+        {
+            "type": "joined",
+            "id": id,
+            "room": room,
+            "link": link,
+            "role": role,
+            "seat": seat,
+            "token": token,
+            "key": key,
+            "snapshot": snapshot,
+            "view": view,
+        }
+    )
+
+
+def resync(snapshot: SnapshotBody) -> bytes:
+    """The missed events are no longer kept: start again from ``snapshot``."""
+    return orjson.dumps({"type": "resync", "snapshot": snapshot})
+
+
+def ack(*, id: int | None, move: str, revealed: list[str], changes: dict[str, Any]) -> bytes:
+    """A move was accepted and stored."""
+    return orjson.dumps(
+        {"type": "ack", "id": id, "move": move, "revealed": revealed, "changes": changes}
+    )
+
+
+def rejected(*, id: int | None, move: str, rule: str, reminder: str) -> bytes:
+    """A move was refused: the rule it broke and a reminder of it."""
+    return orjson.dumps(
+        {"type": "rejected", "id": id, "move": move, "rule": rule, "reminder": reminder}
+    )
+
+
+def error(*, id: int | None, code: str, message: str) -> bytes:
+    """A request could not be served."""
+    return orjson.dumps({"type": "error", "id": id, "code": code, "message": message})
+
+
+def ok(id: int | None) -> bytes:
+    """A request was done."""
+    return orjson.dumps({"type": "ok", "id": id})
+
+
+def pong(*, id: int | None, now: int) -> bytes:
+    """Reply to ``ping`` with the server clock."""
+    return orjson.dumps({"type": "pong", "id": id, "now": now})
+
+
+def board(*, room: str, seat: int, race: int, view: BoardView) -> bytes:
+    """A followed player's board, for spectators."""
+    return orjson.dumps({"type": "board", "room": room, "seat": seat, "race": race, "view": view})

@@ -1,0 +1,50 @@
+"""The server's settings, and its clock."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Config", "now_ms"]
+
+
+def now_ms() -> int:
+    """The server clock: ms since the epoch."""
+    return int(time.time() * 1000)
+
+
+@dataclass(slots=True)
+class Config:
+    """Server settings; every duration in seconds. ``samedeal serve --help`` gives the
+    same defaults."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    max_frame: int = 16 * 1024
+    #: message credits per connection: ``rate`` a second, at most ``burst`` saved up
+    rate: float = 20.0
+    burst: int = 40
+    #: messages over the credits before a connection is closed (1008)
+    max_strikes: int = 40
+    #: frames that are not messages before a connection is closed (1008)
+    max_bad_messages: int = 20
+    hello_timeout: float = 10.0
+    countdown: float = 3.0
+    #: how long a disconnected player keeps the seat
+    grace: float = 30.0
+    public_url: str | None = None
+    reuse_port: bool = False
+    #: a worker's heartbeat period; a worker silent this long counts as dead
+    liveness: float = 10.0
+    #: bytes waiting to be written to one connection before it is closed as too slow
+    max_backlog: int = 1 << 20
+    # permessage-deflate costs CPU per connection and defeats sending one encoded frame to
+    # many connections; messages are small, so it is off unless asked for
+    compression: bool = False
+    # a racing player's ``progress`` goes out at most this often (seconds; the latest state,
+    # the first after a quiet spell at once); a status change always goes out at once
+    progress_interval: float = 0.2
+    # a directory of files served over HTTP on the websocket port (``samedeal serve``
+    # gives the browser client's); None serves none
+    static_dir: Path | None = None

@@ -1,0 +1,177 @@
+"""One connection: what it holds, its outbox of coalesced progress, its gate, sending.
+
+A :class:`Player` is whatever holds a player seat and moves for it — a websocket
+connection (:class:`Conn`) or a robot the server plays (:mod:`server.robots`). The race
+layer takes either through the same door.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
+
+from engine.game import Game
+
+__all__ = ["Conn", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
+
+
+class Gate:
+    """A lock for the few tasks of one connection (its moves and its held progress), used
+    as ``async with gate:``. Taking it when it is free costs no coroutine and no wait:
+    ``__aenter__`` hands back an already finished future (``async with asyncio.Lock()``
+    costs two coroutine calls on every move). Waiters go in arrival order."""
+
+    __slots__ = ("_done", "_free", "busy")
+
+    def __init__(self) -> None:
+        self.busy = False
+        self._free: asyncio.Future[None] | None = None
+        self._done: asyncio.Future[None] | None = None
+
+    def _finished(self) -> asyncio.Future[None]:
+        done = self._done
+        if done is None:
+            done = self._done = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+        return done
+
+    def __aenter__(self) -> Awaitable[None]:
+        if not self.busy:
+            self.busy = True
+            return self._finished()
+        return self.wait()
+
+    def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> asyncio.Future[None]:
+        self.release()
+        return self._finished()
+
+    async def wait(self) -> None:
+        """Wait until the gate is free, then take it."""
+        while self.busy:
+            if self._free is None:
+                self._free = asyncio.get_running_loop().create_future()
+            # shielded: a waiter cancelled must not cancel the future the others wait on
+            await asyncio.shield(self._free)
+        self.busy = True
+
+    def release(self) -> None:
+        """Free the gate and wake its waiters (the first to run takes it)."""
+        self.busy = False
+        free, self._free = self._free, None
+        if free is not None and not free.done():
+            free.set_result(None)
+
+
+@dataclass(slots=True, frozen=True)
+class HeldProgress:
+    """A player's latest progress, held back to be coalesced (its event is built only if
+    it is sent)."""
+
+    room_code: str
+    race: int
+    seat: int
+    on_foundations: int
+    total: int
+    score: int
+    moves: int
+    elapsed: int
+
+
+@dataclass(slots=True)
+class Outbox:
+    """A racing player's ``progress`` events, coalesced: each is the seat's full state, so
+    only the latest matters. ``gate`` orders a held event's storage with the moves."""
+
+    sent_at: float = float("-inf")
+    held: HeldProgress | None = None
+    timer: asyncio.TimerHandle | None = None
+    gate: Gate = field(default_factory=Gate)
+
+
+class Player:
+    """What holds a player seat: the room and seat, the authoritative game of the current
+    race (rebuilt from the move log when missing) and the outbox of its progress."""
+
+    __slots__ = ("closing", "game", "game_race", "id", "outbox", "role", "room_code", "seat")
+
+    def __init__(self, conn_id: str) -> None:
+        #: the worker id is part of the id: seats show where they are held
+        self.id = conn_id
+        self.room_code: str | None = None
+        self.role: str | None = None
+        self.seat: int | None = None
+        self.game: Game | None = None
+        self.game_race = 0
+        self.closing = False
+        self.outbox = Outbox()
+
+
+def new_conn_id(worker: str) -> str:
+    """A connection id on ``worker``: ``worker/16 hex digits``."""
+    return f"{worker}/{secrets.token_hex(8)}"
+
+
+class Conn(Player):
+    """One websocket connection and what it holds."""
+
+    __slots__ = (
+        "bad",
+        "credits",
+        "following",
+        "last_seq",
+        "last_strike",
+        "pending",
+        "ready",
+        "refilled",
+        "strikes",
+        "ws",
+    )
+
+    def __init__(self, ws: ServerConnection, burst: int, worker: str) -> None:
+        super().__init__(new_conn_id(worker))
+        self.ws = ws
+        #: the last room event delivered (or skipped as not for this connection)
+        self.last_seq = 0
+        #: False while joining: room events wait in ``pending`` until the reply is sent
+        self.ready = False
+        self.pending: list[bytes] = []
+        self.following: int | None = None
+        self.credits = float(burst)
+        self.refilled = time.monotonic()
+        self.strikes = 0
+        self.last_strike = 0.0
+        self.bad = 0
+
+    def backlog(self) -> int:
+        """Bytes waiting to be written to the socket."""
+        transport = self.ws.transport
+        return transport.get_write_buffer_size() if transport is not None else 0
+
+    async def send(self, data: bytes) -> None:
+        """Send one encoded frame (a closed connection is skipped)."""
+        transport = self.ws.transport
+        if transport is not None and not transport.get_write_buffer_size():
+            # nothing is waiting to be written, so nothing to wait for: write the frame at
+            # once as broadcast() does, without send()'s lock and drain (a third of a reply's
+            # cost); a closed connection is skipped, as send() would raise ConnectionClosed
+            broadcast([self.ws], data, text=True)
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(data, text=True)
+
+    def push(self, data: bytes) -> None:
+        """Write one encoded frame now, without waiting (room events, boards)."""
+        broadcast([self.ws], data, text=True)

@@ -1,0 +1,305 @@
+"""The lobby: creating rooms, joining as a player or a spectator, resuming a seat, leaving,
+and the grace period of a player who went away."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+
+import orjson
+
+from protocol import Create, Join, Resume, frames
+
+from .backend import Snapshot, UnknownRoom
+from .config import now_ms
+from .connection import Conn, Player
+from .context import Context
+from .race import Race
+from .room import (
+    CountSpectator,
+    Disconnect,
+    Refusal,
+    ReleaseSeat,
+    Retake,
+    RoomOptions,
+    RoomState,
+    TakeSeat,
+    choose_deal,
+    display_code,
+    hash_token,
+    new_room_code,
+    new_token,
+    normalize_code,
+    seat_by_token,
+    snapshot,
+)
+
+__all__ = ["Lobby"]
+
+logger = logging.getLogger("samedeal.server")
+
+
+class Lobby:
+    """The lobby layer of a worker."""
+
+    def __init__(self, ctx: Context, race: Race) -> None:
+        self.ctx = ctx
+        self.race = race
+
+    @staticmethod
+    def _require_no_room(conn: Conn) -> None:
+        if conn.room_code is not None:
+            raise Refusal("already_in_room", "this connection is already in a room")
+
+    async def find(self, text: str, key: str | None = None) -> Snapshot:
+        """The room a typed code names (a private room needs its key)."""
+        room_code = normalize_code(text)
+        snap = await self.ctx.backend.snapshot(room_code) if room_code else None
+        if snap is None:
+            raise Refusal("unknown_room", f"no room {text!r}")
+        if snap.room.key is not None and not (
+            key is not None and secrets.compare_digest(key, snap.room.key)
+        ):
+            raise Refusal("unknown_room", f"no room {text!r}")
+        return snap
+
+    # ------------------------------------------------------------------ requests
+
+    async def on_create(self, conn: Conn, msg: Create) -> None:
+        """``create``: a new room, with the creator in seat 1 as the host."""
+        self._require_no_room(conn)
+        if msg.deal == "same":
+            raise Refusal("bad_deal", "a new room has no last race: use code, random or daily")
+        if msg.deal == "daily":
+            # the first request of a day runs the solver's proof: keep it off the event loop
+            deal = await asyncio.to_thread(choose_deal, msg.game, msg.deal, msg.code, None)
+        else:
+            deal = choose_deal(msg.game, msg.deal, msg.code, None)
+        options = RoomOptions(
+            max_players=msg.max_players,
+            time_limit=msg.time_limit,
+            spectators=msg.spectators,
+            private=msg.private,
+            spectator_delay=msg.spectator_delay,
+        )
+        key = secrets.token_urlsafe(6) if msg.private else None
+        for _ in range(10):
+            room = RoomState(
+                code=new_room_code(),
+                game=msg.game,
+                options=options,
+                key=key,
+                deal=deal,
+                created_at=now_ms(),
+                # the creator takes seat 1; a code they typed is no secret to them
+                deal_typed_by=1 if msg.deal == "code" else None,
+            )
+            if await self.ctx.backend.create_room(room):
+                break
+        else:
+            raise Refusal("busy", "could not find a free room code")
+        self.ctx.metrics.rooms_created_total += 1
+        logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, deal)
+        await self._take_new_seat(conn, room.code, msg.name, msg.id, key)
+
+    async def on_join(self, conn: Conn, msg: Join) -> None:
+        """``join``: a seat in the lobby or between races, or a spectator's place."""
+        self._require_no_room(conn)
+        snap = await self.find(msg.room, msg.key)
+        room_code = snap.room.code
+        if msg.role == "player":
+            await self._take_new_seat(conn, room_code, msg.name, msg.id, snap.room.key)
+            return
+        if not snap.room.options.spectators:
+            raise Refusal("no_spectators", "this room does not allow spectators")
+        rooms = self.ctx.rooms
+        lr = await rooms.attach(conn, room_code)
+        try:
+            snap, _ = await self.ctx.backend.update_room(
+                room_code, CountSpectator(self.ctx.worker_id, +1)
+            )
+        except BaseException:
+            rooms.detach(conn)
+            raise
+        conn.role = "spectator"
+        lr.learn(snap)
+        logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
+        await self._send_joined(conn, msg.id, snap, seat=None)
+        rooms.ready(conn, snap.seq)
+        self.race.arm_timer(lr)
+
+    async def _take_new_seat(
+        self, conn: Conn, room_code: str, name: str, rid: int | None, key: str | None
+    ) -> None:
+        token = new_token()
+        rooms = self.ctx.rooms
+        lr = await rooms.attach(conn, room_code)
+        try:
+            snap, seat = await self.ctx.backend.update_room(
+                room_code, TakeSeat(name, hash_token(token), conn.id, now_ms())
+            )
+        except BaseException:
+            rooms.detach(conn)
+            raise
+        conn.role, conn.seat = "player", seat
+        lr.learn(snap)
+        logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
+        await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
+        rooms.ready(conn, snap.seq)
+        self.race.arm_timer(lr)
+
+    async def _send_joined(
+        self,
+        conn: Conn,
+        rid: int | None,
+        snap: Snapshot,
+        *,
+        seat: int | None,
+        token: str | None = None,
+        key: str | None = None,
+        with_snapshot: bool = True,
+    ) -> frames.SnapshotBody:
+        """Send ``joined`` (the one place it is built) and return the snapshot it holds."""
+        room = snap.room
+        link = self.ctx.link(room.code, room.key)
+        body = snapshot(room, snap.progress, snap.seq, now_ms(), link, viewer=seat)
+        view = conn.game.player_view() if seat is not None and conn.game is not None else None
+        await conn.send(
+            frames.joined(
+                id=rid,
+                room=display_code(room.code),
+                link=link,
+                role="player" if seat is not None else "spectator",
+                seat=seat,
+                token=token,
+                key=key,
+                snapshot=body if with_snapshot else None,
+                view=view,
+            )
+        )
+        return body
+
+    async def on_resume(self, conn: Conn, msg: Resume) -> None:
+        """``resume``: take a seat back with its token, on any worker."""
+        self._require_no_room(conn)
+        room_code = normalize_code(msg.room)
+        backend = self.ctx.backend
+        snap = await backend.snapshot(room_code) if room_code else None
+        if snap is None or room_code is None:
+            raise Refusal("unknown_room", f"no room {msg.room!r}")
+        token_hash = hash_token(msg.token)
+        found = seat_by_token(snap.room, token_hash)
+        if found is None:
+            raise Refusal("bad_token", "this token holds no seat in this room")
+        seat = found.seat
+        rooms = self.ctx.rooms
+        lr = await rooms.attach(conn, room_code)
+        try:
+            snap, old_conn = await backend.update_room(
+                room_code, Retake(seat, token_hash, conn.id, now_ms())
+            )
+            if old_conn is not None and old_conn != conn.id:
+                await backend.publish_control(
+                    room_code, orjson.dumps({"ctl": "kick", "conn": old_conn})
+                )
+            conn.role, conn.seat = "player", seat
+            lr.learn(snap)
+            conn.game = None
+            if snap.room.phase != "lobby" and seat in snap.room.participants:
+                await self.race.load_game(conn, snap.room.race, snap.room.deal)
+            missed = (
+                await backend.events_since(room_code, msg.last_seq)
+                if msg.last_seq is not None
+                else None
+            )
+        except BaseException:
+            rooms.detach(conn)
+            raise
+        logger.info(
+            "player resumed room=%s seat=%s conn=%s last_seq=%s",
+            room_code,
+            seat,
+            conn.id,
+            msg.last_seq,
+        )
+        body = await self._send_joined(
+            conn, msg.id, snap, seat=seat, with_snapshot=msg.last_seq is None
+        )
+        if msg.last_seq is None:
+            rooms.ready(conn, snap.seq)
+        elif missed is None:
+            await conn.send(frames.resync(body))
+            rooms.ready(conn, snap.seq)
+        else:
+            conn.last_seq = msg.last_seq
+            conn.pending = missed + conn.pending
+            rooms.ready(conn, msg.last_seq)
+        self.race.arm_timer(lr)
+
+    # ------------------------------------------------------------------ leaving
+
+    async def leave(self, player: Player) -> None:
+        """Undo what a connection (or robot) registered: its local room, then the seat's
+        presence; a player's grace period starts."""
+        room_code, seat, role = player.room_code, player.seat, player.role
+        # the last moves' progress, held back for coalescing, is stored before the seat is
+        # shown disconnected (a held progress is not stored with its moves)
+        with contextlib.suppress(Exception):
+            await self.race.flush_held(player)
+        if isinstance(player, Conn):
+            self.ctx.rooms.detach(player)
+        else:
+            player.room_code = None
+        if room_code is not None and role == "spectator":
+            with contextlib.suppress(UnknownRoom):
+                await self.ctx.backend.update_room(
+                    room_code, CountSpectator(self.ctx.worker_id, -1)
+                )
+            return
+        if room_code is None or role != "player" or seat is None:
+            return
+        try:
+            _, held = await self.ctx.backend.update_room(
+                room_code, Disconnect(seat, player.id, now_ms())
+            )
+        except UnknownRoom:
+            return
+        except Exception:
+            logger.exception("could not mark seat disconnected room=%s seat=%s", room_code, seat)
+            return
+        if not held:
+            return  # replaced by another connection meanwhile
+        logger.info("player disconnected room=%s seat=%s conn=%s", room_code, seat, player.id)
+        self.start_grace(room_code, seat)
+
+    def start_grace(self, room_code: str, seat: int) -> None:
+        """Start the grace period of a seat shown disconnected."""
+        self.ctx.tasks.spawn(self._grace(room_code, seat), f"grace {room_code}:{seat}")
+
+    async def _grace(self, room_code: str, seat: int) -> None:
+        await asyncio.sleep(self.ctx.config.grace)
+        await self.grace_over(room_code, seat)
+
+    async def grace_over(self, room_code: str, seat_no: int) -> None:
+        """A still-disconnected player loses the seat: resigned in a running race, removed
+        otherwise."""
+        snap = await self.ctx.backend.snapshot(room_code)
+        if snap is None:
+            return
+        seat = snap.room.seat(seat_no)
+        if seat is None or seat.connected:
+            return
+        room = snap.room
+        p = snap.progress.get(seat_no)
+        if (
+            room.phase == "running"
+            and p is not None
+            and p.race == room.race
+            and p.status == "playing"
+        ):
+            await self.race.finish_from_log(room_code, room, seat_no, "resigned", now_ms())
+            await self.race.check_end(room_code)
+        await self.ctx.backend.update_room(room_code, ReleaseSeat(seat_no))
+        logger.info("seat released room=%s seat=%s", room_code, seat_no)

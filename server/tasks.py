@@ -1,0 +1,50 @@
+"""The worker's background tasks: started with a name, failures logged, all cancelled at
+shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+__all__ = ["Tasks"]
+
+logger = logging.getLogger("samedeal.server")
+
+_CLOSE_TIMEOUT = 3.0
+"""Seconds shutdown waits for background tasks to stop after cancelling them."""
+
+
+class Tasks:
+    """A set of running background tasks."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.closed = False
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background; its failure is logged with ``what``."""
+        task = asyncio.create_task(coro, name=what)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("background task failed: %s", task.get_name(), exc_info=task.exception())
+
+    async def close(self) -> None:
+        """Cancel every task and wait (a little) for them to stop."""
+        self.closed = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            # A library await deep in a task may swallow one cancellation (seen with the
+            # Redis client under load): never let shutdown wait on it forever.
+            _, pending = await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT)
+            for task in pending:
+                logger.warning("background task did not stop: %s", task.get_name())
+                task.cancel()
