@@ -20,7 +20,13 @@ from typing import TypeVar
 
 from protocol.frames import EventBody, event_seq, stamp_event
 
-from .room import ProgressState, RoomState, Update
+from .room import (
+    ProgressState,
+    RoomState,
+)
+from .updates import (
+    Update,
+)
 
 __all__ = [
     "Backend",

@@ -31,8 +31,15 @@ from .connection import Conn, Player, new_conn_id
 from .context import Context
 from .lobby import Lobby
 from .race import MoveAccepted, Race
-from .room import Refusal, SeatRobot, hash_token, new_token
+from .room import (
+    Refusal,
+    hash_token,
+    new_token,
+)
 from .rooms import LocalRoom
+from .updates import (
+    SeatRobot,
+)
 
 __all__ = ["BotDriver", "Driver", "GhostDriver", "RobotSeat", "Robots", "Strength"]
 

@@ -14,7 +14,10 @@ import logging
 from .config import now_ms
 from .context import Context
 from .lobby import Lobby
-from .room import Disconnect, DropWatchers
+from .updates import (
+    Disconnect,
+    DropWatchers,
+)
 
 __all__ = ["Liveness"]
 

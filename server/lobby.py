@@ -18,14 +18,9 @@ from .connection import Conn, Player
 from .context import Context
 from .race import Race
 from .room import (
-    CountSpectator,
-    Disconnect,
     Refusal,
-    ReleaseSeat,
-    Retake,
     RoomOptions,
     RoomState,
-    TakeSeat,
     choose_deal,
     display_code,
     hash_token,
@@ -34,6 +29,13 @@ from .room import (
     normalize_code,
     seat_by_token,
     snapshot,
+)
+from .updates import (
+    CountSpectator,
+    Disconnect,
+    ReleaseSeat,
+    Retake,
+    TakeSeat,
 )
 
 __all__ = ["Lobby"]

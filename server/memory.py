@@ -26,7 +26,13 @@ from .backend import (
     log_entry,
     stamp_event,
 )
-from .room import ProgressState, RoomState, Update
+from .room import (
+    ProgressState,
+    RoomState,
+)
+from .updates import (
+    Update,
+)
 
 T = TypeVar("T")
 

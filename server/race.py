@@ -23,17 +23,19 @@ from .config import now_ms
 from .connection import Conn, HeldProgress, Player
 from .context import Context
 from .room import (
-    EndIfDone,
     ProgressState,
     Refusal,
     RoomState,
-    StartRace,
     daily_deal,
     display_code,
     progress_body,
 )
-from .room import Rematch as RematchUpdate
 from .rooms import Event, LocalRoom
+from .updates import (
+    EndIfDone,
+    StartRace,
+)
+from .updates import Rematch as RematchUpdate
 
 __all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
 

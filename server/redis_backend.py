@@ -55,7 +55,13 @@ from .backend import (
     log_entry,
 )
 from .resp import RespPipe
-from .room import ProgressState, RoomState, Update
+from .room import (
+    ProgressState,
+    RoomState,
+)
+from .updates import (
+    Update,
+)
 
 T = TypeVar("T")
 

@@ -1,0 +1,243 @@
+"""Named room updates: what the server does to a room, as small frozen values.
+
+A store applies an update atomically (``Backend.update_room``): the update changes the
+room and the race progress in place and returns its events and its value — the seat taken,
+the connection replaced — instead of setting a variable of its caller. Pure: no sockets,
+no asyncio, no storage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from engine import new_game
+
+from .room import (
+    Events,
+    ProgressState,
+    Refusal,
+    RoomState,
+    add_player,
+    check_race_end,
+    choose_deal,
+    remove_seat,
+    set_connected,
+    spectators_event,
+    start_race,
+)
+
+__all__ = [
+    "CountSpectator",
+    "Disconnect",
+    "DropWatchers",
+    "EndIfDone",
+    "ReleaseSeat",
+    "Rematch",
+    "Retake",
+    "SeatRobot",
+    "StartRace",
+    "TakeSeat",
+    "Update",
+]
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Update(Protocol[T_co]):
+    """A change of a room, applied by a store atomically: it changes ``room`` and
+    ``progress`` in place and returns the events to append and its value; raising (a
+    :class:`Refusal`) aborts it and nothing is stored. It may run more than once (a store
+    retries on a conflict), so it reads everything from its arguments and its fields."""
+
+    def __call__(
+        self, room: RoomState, progress: dict[int, ProgressState]
+    ) -> tuple[Events, T_co]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TakeSeat:
+    """A player takes a new seat (the first one becomes the host); value: the seat."""
+
+    name: str
+    token_hash: str
+    conn: str
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
+        seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
+        return events, seat.seat
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRobot:
+    """The host ``by`` seats a robot between races; value: its seat."""
+
+    by: int
+    name: str
+    token_hash: str
+    conn: str
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
+        if room.host != self.by:
+            raise Refusal("not_host", "only the host can seat a bot")
+        if room.phase == "running":
+            raise Refusal("race_running", "a race is running: add it before the next one")
+        seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
+        return events, seat.seat
+
+
+@dataclass(frozen=True, slots=True)
+class Retake:
+    """A resuming connection takes its seat back; value: the connection that held it."""
+
+    seat: int
+    token_hash: str
+    conn: str
+    now: int
+
+    def __call__(
+        self, room: RoomState, progress: dict[int, ProgressState]
+    ) -> tuple[Events, str | None]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.token_hash != self.token_hash:
+            raise Refusal("bad_token", "this seat was given up")
+        old = seat.conn
+        if seat.connected:
+            seat.conn = self.conn  # replaces the other connection, no presence change
+            return [], old
+        return set_connected(room, progress, seat, self.conn, self.now), old
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnect:
+    """Connection ``conn`` no longer holds ``seat`` (closed, or its worker died); value:
+    whether it still held it (a newer connection may have taken it meanwhile)."""
+
+    seat: int
+    conn: str | None
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.conn != self.conn:
+            return [], False
+        return set_connected(room, progress, seat, None, self.now), True
+
+
+@dataclass(frozen=True, slots=True)
+class CountSpectator:
+    """One spectator more (``change=+1``) or fewer (``-1``) on ``worker``."""
+
+    worker: str
+    change: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        n = room.watchers.get(self.worker, 0) + self.change
+        if n > 0:
+            room.watchers[self.worker] = n
+        else:
+            room.watchers.pop(self.worker, None)
+        room.spectators = sum(room.watchers.values())
+        return [spectators_event(room)], None
+
+
+@dataclass(frozen=True, slots=True)
+class DropWatchers:
+    """The spectators of workers that died are gone."""
+
+    workers: frozenset[str]
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        if not self.workers & room.watchers.keys():
+            return [], None
+        for worker in self.workers:
+            room.watchers.pop(worker, None)
+        room.spectators = sum(room.watchers.values())
+        return [spectators_event(room)], None
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseSeat:
+    """A player who stayed away past the grace period loses the seat — unless they came
+    back, or are still racing (they are resigned first)."""
+
+    seat: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        s = room.seat(self.seat)
+        if s is None or s.connected:
+            return [], None
+        p = progress.get(self.seat)
+        if room.phase == "running" and p is not None and p.status == "playing":
+            return [], None
+        return remove_seat(room, s), None
+
+
+def _start(
+    room: RoomState,
+    progress: dict[int, ProgressState],
+    by: int,
+    now: int,
+    countdown_ms: int,
+    deal: str | None = None,
+    typed: bool = False,
+) -> Events:
+    """Start a race on ``deal`` (the room's own when None), with its first board."""
+    first = new_game(deal or room.deal)
+    return start_race(
+        room,
+        progress,
+        by,
+        now,
+        countdown_ms,
+        first.total,
+        deal=deal,
+        typed=typed,
+        view=first.player_view(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StartRace:
+    """The host ``by`` starts the first race of the room."""
+
+    by: int
+    now: int
+    countdown_ms: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        return _start(room, progress, self.by, self.now, self.countdown_ms), None
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """The host ``by`` starts the next race after one ended: on the ``same`` deal, a
+    ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``)."""
+
+    by: int
+    kind: str
+    deal_code: str | None
+    now: int
+    countdown_ms: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+        if room.phase != "ended":
+            raise Refusal("race_running", "a rematch follows a finished race")
+        deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
+        # whoever typed the code knows it, the same deal again included
+        typed = self.kind == "code" or (self.kind == "same" and room.deal_typed_by == self.by)
+        events = _start(room, progress, self.by, self.now, self.countdown_ms, deal, typed)
+        return events, None
+
+
+@dataclass(frozen=True, slots=True)
+class EndIfDone:
+    """End the race when every participant has finished; value: whether it ended now."""
+
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        events = check_race_end(room, progress, self.now)
+        return events, bool(events)

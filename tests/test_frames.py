@@ -1,0 +1,178 @@
+"""protocol.frames builds the server's frames without pydantic: each builder's output must be
+the message its model describes — it decodes with the model, and carries exactly the model's
+fields — so the fast path cannot drift from the schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from pydantic import BaseModel
+
+from engine import new_game
+from protocol import (
+    Ack,
+    Board,
+    Error,
+    Joined,
+    Ok,
+    PlayerFinished,
+    Pong,
+    Progress,
+    RaceEnded,
+    RaceStarting,
+    Rejected,
+    Resync,
+    SeatEvent,
+    Spectators,
+    Welcome,
+    decode_server,
+    frames,
+)
+from server.room import RoomState, SeatState, progress_event, snapshot
+from server.room import ProgressState as StoredProgress
+
+VIEW = new_game("KL1-1-AAAAAAF").player_view()
+
+
+def _room() -> tuple[RoomState, dict[int, StoredProgress]]:
+    room = RoomState(
+        code="K7QF2M",
+        game="klondike",
+        options={"max_players": 4},  # type: ignore[arg-type]
+        deal="KL1-1-AAAAAAF",
+        seats=[SeatState(seat=1, name="Ann", token_hash="x")],
+        host=1,
+        phase="running",
+        race=1,
+        start_at=1000,
+        participants=[1],
+    )
+    return room, {1: StoredProgress(race=1, seat=1, total=52, moves=3, score=10)}
+
+
+ROOM, PROGRESS = _room()
+SNAPSHOT = snapshot(ROOM, PROGRESS, 7, 5000, "http://h/r/K7QF-2M", viewer=1)
+
+REPLIES: list[tuple[bytes, type[BaseModel]]] = [
+    (frames.welcome(worker="w", max_frame=1, rate=1.0, burst=1, bots=True), Welcome),
+    (
+        frames.joined(
+            id=1, room="K7QF-2M", link="l", role="player", seat=1, token="t", snapshot=SNAPSHOT
+        ),
+        Joined,
+    ),
+    (frames.joined(id=None, room="K7QF-2M", link="l", role="spectator"), Joined),
+    (frames.resync(SNAPSHOT), Resync),
+    (frames.ack(id=2, move="s", revealed=["9C"], changes={"stock": 3}), Ack),
+    (frames.rejected(id=3, move="x", rule="notation", reminder="r"), Rejected),
+    (frames.error(id=None, code="c", message="m"), Error),
+    (frames.ok(4), Ok),
+    (frames.pong(id=5, now=6), Pong),
+    (frames.board(room="K7QF-2M", seat=1, race=1, view=VIEW), Board),
+]
+
+EVENTS: list[tuple[Any, type[BaseModel]]] = [
+    (
+        frames.seat(room="K7QF-2M", seat=1, name="Ann", connected=True, left=False, host=True),
+        SeatEvent,
+    ),
+    (frames.spectators(room="K7QF-2M", count=3), Spectators),
+    (progress_event(ROOM, PROGRESS[1], 5000), Progress),
+    (
+        frames.race_ended(
+            room="K7QF-2M",
+            race=1,
+            deal="KL1-1-AAAAAAF",
+            results=[
+                {
+                    "rank": 1,
+                    "seat": 1,
+                    "name": "Ann",
+                    "status": "won",
+                    "on_foundations": 52,
+                    "score": 9,
+                    "moves": 9,
+                    "elapsed_ms": 9,
+                }
+            ],
+        ),
+        RaceEnded,
+    ),
+]
+
+# stored with fields for the workers that the fair-play filter removes before sending
+STORED: list[tuple[Any, type[BaseModel], set[str]]] = [
+    (
+        frames.race_starting(
+            room="K7QF-2M",
+            race=1,
+            deal="KL1-1-AAAAAAF",
+            start_at=1,
+            deadline=None,
+            now=0,
+            seats=[1],
+            view=VIEW,
+            typed_by=None,
+        ),
+        RaceStarting,
+        {"typed_by"},
+    ),
+    (
+        frames.player_finished(
+            room="K7QF-2M",
+            race=1,
+            seat=1,
+            status="resigned",
+            elapsed_ms=1,
+            move_list="s",
+            board=VIEW,
+            deal="KL1-1-AAAAAAF",
+            times_ms=[1],
+        ),
+        PlayerFinished,
+        set(),
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "model"), REPLIES, ids=lambda x: getattr(x, "__name__", ""))
+def test_each_reply_is_its_model(data: bytes, model: type[BaseModel]) -> None:
+    message = decode_server(data)
+    assert isinstance(message, model)
+    assert set(orjson.loads(data)) == set(model.model_fields)
+
+
+@pytest.mark.parametrize(("body", "model"), EVENTS, ids=lambda x: getattr(x, "__name__", ""))
+def test_each_event_is_its_model_once_stamped(body: Any, model: type[BaseModel]) -> None:
+    data = frames.stamp_event(41, orjson.dumps(body))
+    assert frames.event_seq(data) == 41
+    message = decode_server(data)
+    assert isinstance(message, model) and message.seq == 41  # type: ignore[attr-defined]
+    assert set(orjson.loads(data)) == set(model.model_fields)
+
+
+@pytest.mark.parametrize(
+    ("body", "model", "internal"), STORED, ids=lambda x: getattr(x, "__name__", "")
+)
+def test_stored_events_hold_the_model_and_what_the_filter_removes(
+    body: Any, model: type[BaseModel], internal: set[str]
+) -> None:
+    sent = {k: v for k, v in body.items() if k not in internal}
+    message = decode_server(frames.stamp_event(2, orjson.dumps(sent)))
+    assert isinstance(message, model)
+    assert set(body) - internal | {"seq"} == set(model.model_fields)
+
+
+def test_the_snapshot_is_a_room_snapshot() -> None:
+    reply = decode_server(frames.resync(SNAPSHOT))
+    assert isinstance(reply, Resync)
+    assert set(SNAPSHOT) == set(type(reply.snapshot).model_fields)
+    assert reply.snapshot.seats[0].status == "playing"
+    assert reply.snapshot.deal is None  # racing: fair play withholds the deal code
+
+
+def test_a_non_event_has_no_seq() -> None:
+    assert frames.event_seq(b'{"ctl":"kick"}') is None
+    assert frames.event_seq(frames.stamp_event(7, b'{"type":"x"}')) == 7
