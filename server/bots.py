@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -76,6 +77,8 @@ class BotDriver(Driver):
     #: where the solver runs: the server gives a process pool, so that a search of several
     #: seconds takes neither the event loop's core nor its GIL (None: a thread)
     executor: Executor | None = None
+    #: the process id where the last plan was searched (None: none was)
+    planned_in: int | None = None
     _player: GreedyPlayer | None = None
     _plan: list[str] = field(default_factory=list)
     _at: float = 0.0
@@ -88,7 +91,7 @@ class BotDriver(Driver):
         if self.strength == "solver":
             loop = asyncio.get_running_loop()
             try:
-                line = await loop.run_in_executor(
+                line, self.planned_in = await loop.run_in_executor(
                     self.executor, _solution, deal, self.solver_seconds
                 )
             except Exception:  # the pool is gone (shutting down) or broken: play greedy
@@ -139,15 +142,17 @@ class GhostDriver(Driver):
         """Nothing to follow: the run is fixed."""
 
 
-def _solution(deal: str, budget: float) -> list[str] | None:
+def _solution(deal: str, budget: float) -> tuple[list[str] | None, int]:
+    """A winning line for ``deal`` found within ``budget`` seconds (None: none), and the id
+    of the process that searched it."""
     try:
         from engine.solver import solve
 
         result = solve(deal, seconds=budget)
     except Exception:  # a game the solver does not know: play greedy
         logger.warning("no solver line deal=%s: playing greedy", deal, exc_info=True)
-        return None
-    return list(result.solution) if result.solution is not None else None
+        return None, os.getpid()
+    return (list(result.solution) if result.solution is not None else None), os.getpid()
 
 
 @dataclass

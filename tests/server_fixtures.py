@@ -1,7 +1,11 @@
-"""Fixtures of the server tests: a real Redis, a real server on port 0, clients.
+"""The fixtures of every test that needs a server: a real Redis, a real server on port 0,
+clients.
 
-``server`` is parametrized over the two backends (memory, redis); ``start_server`` starts
-more with other settings. Every test using them fails on any ERROR log line.
+``server`` is parametrized over the two backends (memory, redis); ``backend_kind`` gives a
+test the backend's name to start its own with ``start_server`` (other settings). Every test
+using them fails on any ERROR log line. ``live_server`` runs a memory-backed server that
+serves the browser client's files too, as ``samedeal serve`` does (browser, terminal and
+bot tests).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import pytest
 import pytest_asyncio
 
 from clients.client import RaceClient
+from clients.cmd_serve import WEB_DIR
 from server.app import Config, RaceServer, running
 from server.backend import Backend
 from server.memory import MemoryBackend
@@ -33,9 +38,12 @@ from server.room import normalize_code
 
 __all__ = [
     "WINS",
+    "LiveServer",
     "ServerHandle",
+    "backend_kind",
     "free_port",
     "http_get",
+    "live_server",
     "redis_url",
     "server",
     "start_server",
@@ -115,11 +123,10 @@ class _ErrorRecords(logging.Handler):
         self.records.append(record)
 
 
-@pytest.fixture
-def no_error_logs() -> Iterator[_ErrorRecords]:
-    """Fail the test if anything logs at ERROR or above."""
+@contextlib.contextmanager
+def _failing_on_errors(logger: str = "") -> Iterator[_ErrorRecords]:
     catcher = _ErrorRecords()
-    root = logging.getLogger()
+    root = logging.getLogger(logger)
     root.addHandler(catcher)
     try:
         yield catcher
@@ -127,6 +134,14 @@ def no_error_logs() -> Iterator[_ErrorRecords]:
         root.removeHandler(catcher)
     lines = [f"{r.name}: {r.getMessage()}" for r in catcher.records]
     assert not lines, "ERROR log lines: " + "; ".join(lines)
+
+
+@pytest.fixture
+def no_error_logs() -> Iterator[_ErrorRecords]:
+    """Fail the test if anything logs at ERROR or above (records cleared by the test are
+    forgiven)."""
+    with _failing_on_errors() as catcher:
+        yield catcher
 
 
 @dataclass
@@ -204,10 +219,47 @@ async def start_server(
             await h.close_clients()
 
 
-@pytest_asyncio.fixture(params=["memory", "redis"])
-async def server(request: pytest.FixtureRequest, start_server: StartServer) -> ServerHandle:
+@pytest.fixture(params=["memory", "redis"])
+def backend_kind(request: pytest.FixtureRequest) -> str:
+    """Each backend's name in turn, for ``start_server``."""
+    kind: str = request.param
+    return kind
+
+
+@pytest_asyncio.fixture
+async def server(backend_kind: str, start_server: StartServer) -> ServerHandle:
     """A server with default test settings, once per backend."""
-    return await start_server(request.param)
+    return await start_server(backend_kind)
+
+
+@dataclass(slots=True)
+class LiveServer:
+    """A running server that serves the browser client: ``url`` for websockets, ``http``
+    for the browser."""
+
+    app: RaceServer
+    port: int
+
+    @property
+    def url(self) -> str:
+        """The websocket URL."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def http(self) -> str:
+        """The page's URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+
+@contextlib.asynccontextmanager
+async def live_server(**config: Any) -> AsyncIterator[LiveServer]:
+    """Run a memory-backed server (which serves the web client too) on a free port of
+    127.0.0.1; fail if the server or a client logged an ERROR meanwhile."""
+    cfg = Config(host="127.0.0.1", port=0, static_dir=WEB_DIR, **config)
+    with _failing_on_errors("samedeal"):
+        async with running(MemoryBackend(), cfg) as (app, _):
+            assert app.port is not None
+            yield LiveServer(app, app.port)
 
 
 @contextlib.contextmanager

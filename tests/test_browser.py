@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client_fixtures import LiveServer, live_server
+from server_fixtures import LiveServer, live_server
 
 from engine import Game, IllegalMoveError, new_game
 from protocol import merge_view

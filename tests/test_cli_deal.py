@@ -211,6 +211,7 @@ def test_an_illegal_move_read_from_stdin_is_indexed_in_the_whole_list(
 # ---------------------------------------------------------------- the console script
 
 
+@pytest.mark.slow
 def test_the_console_script_works() -> None:
     exe = shutil.which("samedeal")
     assert exe is not None, "the samedeal console script is not installed"

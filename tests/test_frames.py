@@ -30,8 +30,8 @@ from protocol import (
     decode_server,
     frames,
 )
-from server.room import RoomState, SeatState, progress_event, snapshot
 from server.room import ProgressState as StoredProgress
+from server.room import RoomState, SeatState, progress_event, snapshot
 
 VIEW = new_game("KL1-1-AAAAAAF").player_view()
 

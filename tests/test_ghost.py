@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from client_fixtures import live_server
+from server_fixtures import live_server
 
 from clients.bot import run_bot
 from clients.client import RaceClient

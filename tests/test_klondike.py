@@ -121,11 +121,17 @@ def test_an_empty_pile_refuses_anything_but_a_king(move: str, waste: str) -> Non
     assert refused(game, move) == "king-only-on-empty"
 
 
-@pytest.mark.parametrize("move", ["t1:2-t2", "t1:2-t", "t3-t2"])
-def test_a_king_or_run_that_is_the_bottom_may_move_to_another_empty_pile(move: str) -> None:
+@pytest.mark.parametrize(
+    ("move", "moved", "left"),
+    [("t1:2-t2", "KS QH", (1, "")), ("t1:2-t", "KS QH", (1, "")), ("t3-t2", "KD", (3, ""))],
+)
+def test_a_king_or_run_that_is_the_bottom_may_move_to_another_empty_pile(
+    move: str, moved: str, left: tuple[int, str]
+) -> None:
     game = build(KL1, ["KS QH", "", "KD", "5C", "5C", "5C", "5C"], score=25)
     game.push(move)
-    assert column(game, 2) in ("KS QH", "KD")
+    assert column(game, 2) == moved
+    assert column(game, left[0]) == left[1]
     assert game.score == 25 and game.moves == 1  # pointless, legal, scores nothing
 
 

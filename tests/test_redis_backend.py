@@ -85,20 +85,19 @@ async def test_memory_rooms_expire() -> None:
         await backend.close()
 
 
-async def test_event_list_is_capped(start_server) -> None:  # type: ignore[no-untyped-def]
-    for kind in ("memory", "redis"):
-        server = await start_server(kind, event_cap=8, progress_interval=0)  # one per move
-        _ann, bob, room, _deal = await race_two(server)
-        for _ in range(20):
-            assert isinstance(await bob.move("s"), Ack)
-        backend = server.app.backend
-        code = room.replace("-", "")
-        assert await backend.events_since(code, 0) is None
-        snap = await backend.snapshot(code)
-        assert snap is not None
-        kept = await backend.events_since(code, snap.seq - 8)
-        assert kept is not None and len(kept) == 8
-        assert await backend.events_since(code, snap.seq) == []
+async def test_event_list_is_capped(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
+    server = await start_server(backend_kind, event_cap=8, progress_interval=0)  # one per move
+    _ann, bob, room, _deal = await race_two(server)
+    for _ in range(20):
+        assert isinstance(await bob.move("s"), Ack)
+    backend = server.app.backend
+    code = room.replace("-", "")
+    assert await backend.events_since(code, 0) is None
+    snap = await backend.snapshot(code)
+    assert snap is not None
+    kept = await backend.events_since(code, snap.seq - 8)
+    assert kept is not None and len(kept) == 8
+    assert await backend.events_since(code, snap.seq) == []
 
 
 async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_error_logs) -> None:  # type: ignore[no-untyped-def]
@@ -132,25 +131,22 @@ async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_
     no_error_logs.records.clear()
 
 
-async def test_move_log_cannot_fork(start_server) -> None:  # type: ignore[no-untyped-def]
+async def test_move_log_cannot_fork(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
     """A move meant for position N of the log is refused when the log is not N long (two
     connections of one seat racing each other), so the log always replays."""
-    for kind in ("memory", "redis"):
-        server = await start_server(kind)
-        _ann, bob, room, deal = await race_two(server)
-        assert isinstance(await bob.move("s"), Ack)
-        backend = server.app.backend
-        code = room.replace("-", "")
-        snap = await backend.snapshot(code)
-        assert snap is not None
-        progress = snap.progress[2]
-        with pytest.raises(LogConflict):
-            await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=0)
-        assert await backend.moves(code, 1, 2) == ["s"]
-        assert (
-            await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
-        )
-        assert replay(deal, await backend.moves(code, 1, 2)).moves == 2
+    server = await start_server(backend_kind)
+    _ann, bob, room, deal = await race_two(server)
+    assert isinstance(await bob.move("s"), Ack)
+    backend = server.app.backend
+    code = room.replace("-", "")
+    snap = await backend.snapshot(code)
+    assert snap is not None
+    progress = snap.progress[2]
+    with pytest.raises(LogConflict):
+        await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=0)
+    assert await backend.moves(code, 1, 2) == ["s"]
+    assert await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
+    assert replay(deal, await backend.moves(code, 1, 2)).moves == 2
 
 
 async def test_moves_survive_a_script_flush_and_a_dropped_connection(

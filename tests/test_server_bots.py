@@ -4,7 +4,9 @@ moving through the same checked and stored path as a person."""
 from __future__ import annotations
 
 import asyncio
+import os
 from concurrent.futures import Executor
+from typing import Any
 
 import pytest
 from server_fixtures import ServerHandle
@@ -150,9 +152,16 @@ async def test_a_solver_bot_plans_in_another_process(
     deal = next(
         code
         for code in (str(DealCode.for_game("klondike", n)) for n in range(2, 30))
-        if not replay(code, greedy_line(code)).won and solve(code, seconds=1).verdict == "winnable"
+        if not replay(code, greedy_line(code)).won
+        and solve(code, nodes=20_000).verdict == "winnable"
     )
-    monkeypatch.setattr(server_bots, "BotDriver", fast_bot)
+    planners: list[BotDriver] = []
+
+    def recorded_bot(**options: Any) -> BotDriver:
+        planners.append(fast_bot(**options))
+        return planners[-1]
+
+    monkeypatch.setattr(server_bots, "BotDriver", recorded_bot)
     ann = await server.client()
     await ann.create("klondike", name="Ann", deal="code", code=deal)
     await ann.request({"type": "add_bot", "strength": "solver", "pace": 10})
@@ -171,4 +180,4 @@ async def test_a_solver_bot_plans_in_another_process(
     assert isinstance(ended, RaceEnded)
     bot_row = next(r for r in ended.results if r.seat == 2)
     assert bot_row.status == "won"
-    assert server.app.robots.solver_pool is not None  # the plan came from the process pool
+    assert planners and all(d.planned_in not in (None, os.getpid()) for d in planners)

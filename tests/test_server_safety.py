@@ -202,6 +202,7 @@ async def test_healthz_and_metrics(server: ServerHandle) -> None:
     assert 'samedeal_rooms{worker="test-0"} 1' in body
 
 
+@pytest.mark.slow
 def test_sigterm_drains(tmp_path: object) -> None:
     """``samedeal serve`` closes connections with 1001 on SIGTERM and exits 0."""
     port = free_port()
@@ -232,6 +233,7 @@ def test_sigterm_drains(tmp_path: object) -> None:
     assert "room created room=" in log and "draining" in log
 
 
+@pytest.mark.slow
 def test_workers_without_redis_is_an_error() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "clients.cli", "serve", "--workers", "2"],
@@ -244,6 +246,7 @@ def test_workers_without_redis_is_an_error() -> None:
     assert "--redis" in result.stderr
 
 
+@pytest.mark.slow
 def test_json_logs_carry_room_and_player_ids() -> None:
     import logging
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from client_fixtures import live_server
+from server_fixtures import live_server
 from textual.pilot import Pilot
 
 from clients.client import RaceClient
