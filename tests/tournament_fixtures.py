@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine import new_game
@@ -76,15 +76,17 @@ def begin_round(state: TournamentState, connected: Iterable[str]) -> int:
     return state.rounds[-1].start_at
 
 
-def play_round(
-    state: TournamentState, connected: Iterable[str], moves: dict[str, list[str]]
-) -> None:
-    """Start a round, report each player's ``moves`` (a win if they win the deal, with
-    finishing times 60 s, 61 s, … in order), and end it."""
+Moves = list[str] | Callable[[str], list[str]]
+
+
+def play_round(state: TournamentState, connected: Iterable[str], moves: dict[str, Moves]) -> None:
+    """Start a round, report each player's ``moves`` (a list, or a function of the deal
+    code; a win if they win the deal, with finishing times 60 s, 61 s, … in order), and end
+    it."""
     start_at = begin_round(state, connected)
     deal = state.rounds[-1].deal
     for i, (player, line) in enumerate(moves.items()):
-        result = played(deal, line, player, 60_000 + 1000 * i)
+        result = played(deal, line(deal) if callable(line) else line, player, 60_000 + 1000 * i)
         round_result(state, actor=SYSTEM, result=result, now=start_at + result_time(result))
     end_round(state, actor=SYSTEM, now=state.rounds[-1].deadline)
 

@@ -5,6 +5,7 @@ tournaments apart from their games): the server feeds its acts in and publishes 
 they return, and starts a race for each round. :mod:`.settings` — what a host chooses;
 :mod:`.state` — the state and its queries; :mod:`.acts` — the players' acts and the round
 cycle; :mod:`.host` — the host's acts; :mod:`.scoring` — standings and tie-breaks;
+:mod:`.export` — results as JSON, NDJSON, CSV, the full export and its verification.
 """
 
 from __future__ import annotations
@@ -21,6 +22,16 @@ from .acts import (
     withdraw,
 )
 from .errors import TournamentError
+from .export import (
+    EXPORT_FORMAT,
+    ExportError,
+    full_export,
+    load_export,
+    results_csv,
+    results_json,
+    results_ndjson,
+    verify,
+)
 from .host import announce, ban, disqualify, edit_settings, end_early, kick, pause, restore, resume
 from .scoring import TIEBREAKS, Standing, round_ranking, standings
 from .settings import SettingsError, TournamentSettings, parse_settings
@@ -39,9 +50,11 @@ from .state import (
 
 __all__ = [
     "COUNTDOWN_MS",
+    "EXPORT_FORMAT",
     "SYSTEM",
     "TIEBREAKS",
     "Event",
+    "ExportError",
     "PlayerState",
     "RoundResult",
     "RoundState",
@@ -58,14 +71,19 @@ __all__ = [
     "edit_settings",
     "end_early",
     "end_round",
+    "full_export",
     "join",
     "kick",
+    "load_export",
     "next_round_deal",
     "parse_settings",
     "pause",
     "public_view",
     "rejoin",
     "restore",
+    "results_csv",
+    "results_json",
+    "results_ndjson",
     "resume",
     "role_of",
     "round_ranking",
@@ -73,5 +91,6 @@ __all__ = [
     "standings",
     "start",
     "start_round",
+    "verify",
     "withdraw",
 ]
