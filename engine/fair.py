@@ -92,17 +92,18 @@ def new_daily_key() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
-def parse_secret(text: str) -> bytes:
-    """A seed or key from its hex form (64 hex digits, either case); ``ValueError`` else."""
+def parse_secret(text: str, what: str = "a seed") -> bytes:
+    """A seed, key or salt from its hex form (64 hex digits, either case); ``ValueError``
+    naming ``what`` else."""
     if not isinstance(text, str):
-        raise ValueError("a seed must be 64 hex digits")
+        raise ValueError(f"{what} must be 64 hex digits")
     text = text.strip()
     try:
         raw = bytes.fromhex(text)
     except ValueError:
-        raise ValueError(f"not hex: {text[:80]!r}") from None
+        raise ValueError(f"{what} is not hex: {text[:80]!r}") from None
     if len(raw) != SEED_BYTES or len(text) != 2 * SEED_BYTES:
-        raise ValueError(f"a seed must be {SEED_BYTES} bytes (64 hex digits), got {len(raw)}")
+        raise ValueError(f"{what} must be {SEED_BYTES} bytes (64 hex digits), got {len(raw)}")
     return raw
 
 
@@ -315,7 +316,7 @@ def verify_daily(code: DealCode | str, salt_hex: str, commitment: str) -> bool:
     64 hex digits — raises ``ValueError`` (a bad code :class:`InvalidDealCodeError`), so that
     a caller can tell "does not verify" from "could not be read".
     """
-    salt = parse_secret(salt_hex)
+    salt = parse_secret(salt_hex, "a salt")
     wanted = commitment.strip().lower() if isinstance(commitment, str) else ""
     if len(wanted) != 64 or any(ch not in "0123456789abcdef" for ch in wanted):
         raise ValueError(f"a commitment must be 64 hex digits: {str(commitment)[:80]!r}")
