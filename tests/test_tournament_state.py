@@ -3,7 +3,9 @@ round cycle, absences, the audit log, and what may be shown."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,6 +53,8 @@ from server.tournaments import (
     start_round,
     withdraw,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def refused(code: str, act: Callable[..., Any], state: TournamentState, **kwargs: Any) -> None:
@@ -503,6 +507,25 @@ def test_public_view_hides_the_seed_the_key_and_the_live_round() -> None:
     assert public_view(state)["seed"] == SEED.hex()
 
 
+def test_a_host_list_of_deals_stays_hidden_until_the_end() -> None:
+    codes = ["KL1-1-AAAAAAB", "KL1-1-AAAAAAC"]
+    later = ["KL1-1-AAAAAAD", "KL1-1-AAAAAAE"]
+    state = with_players(new(rounds=2, deals="list", deal_codes=codes), "a")
+    events = edit_settings(state, actor=HOST, changes={"deal_codes": later}, now=T0)
+    assert events[0]["changes"] == {} and events[0]["fields"] == ["deal_codes"]
+    for code in (*codes, *later):
+        assert code not in str(events) and code not in str(public_view(state))
+    assert state.settings.deal_codes == tuple(later)
+    begin_round(state, ["a"])
+    end_round(state, actor=SYSTEM, now=state.rounds[-1].deadline)
+    view = public_view(state)
+    assert view["settings"]["deal_codes"] is None and later[1] not in str(view)
+    assert view["rounds"][0]["deal"] == later[0]  # a round that has ended shows its deal
+    begin_round(state, ["a"])
+    end_round(state, actor=SYSTEM, now=state.rounds[-1].deadline)
+    assert public_view(state)["settings"]["deal_codes"] == later
+
+
 # ---------------------------------------------------------------------- property
 
 
@@ -619,3 +642,28 @@ def test_any_sequence_of_acts_keeps_the_rules(steps: list[tuple[str, str | None,
         }
         hosts = {HOST, "co"}
         assert all(entry.actor in hosts for entry in state.audit)
+
+
+# ---------------------------------------------------------------------- purity
+
+PURE = [*sorted((ROOT / "server" / "tournaments").glob("*.py")), ROOT / "server" / "ranking.py"]
+IO_MODULES = {"asyncio", "websockets", "redis", "socket", "subprocess", "os", "pathlib", "time"}
+IO_SERVER = {"server.app", "server.broker", "server.memory", "server.redis_backend"}
+
+
+@pytest.mark.parametrize("path", PURE, ids=lambda p: p.name)
+def test_tournaments_are_pure(path: Path) -> None:
+    """No I/O library, no server layer with I/O, no ``open()`` and no clock: time comes in
+    as ``now`` (``style.md``: the server only feeds them events)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        for name in names:
+            assert name.split(".")[0] not in IO_MODULES, (path.name, name)
+            assert name not in IO_SERVER, (path.name, name)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id != "open", path.name

@@ -151,15 +151,13 @@ def edit_settings(
     if not changed:
         return []
     state.settings = new
-    audit(state, actor, "edit_settings", now, detail={k: [old[k], v] for k, v in changed.items()})
-    return done(
-        state,
-        [
-            event(
-                state, "settings_edited", changes=new.model_dump(mode="json", include=set(changed))
-            )
-        ],
-    )
+    # the audit log and the event are public: a host's list of deals is not shown in them
+    shown = new.model_dump(mode="json", include=set(changed) - {"deal_codes"})
+    detail = {k: [old[k], v] for k, v in changed.items() if k != "deal_codes"}
+    if "deal_codes" in changed:
+        detail["deal_codes"] = ["(hidden)", "(hidden)"]
+    audit(state, actor, "edit_settings", now, detail=detail)
+    return done(state, [event(state, "settings_edited", changes=shown, fields=sorted(changed))])
 
 
 def _result(state: TournamentState, player: str, number: int) -> RoundResult:

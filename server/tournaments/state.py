@@ -225,10 +225,14 @@ def due(state: TournamentState, now: int) -> str | None:
 
 def public_view(state: TournamentState) -> dict[str, Any]:
     """The state as everyone may see it: no link key, no seed before the end (only its
-    commitment), and nothing of the round being played that would tell its cards — its deal,
-    winning line and move lists are shown once the round has ended."""
+    commitment), no deal of the host's list before the end (``deal_codes`` is ``None``), and
+    nothing of the round being played that would tell its cards — its deal, winning line and
+    move lists are shown once the round has ended."""
     view = state.model_dump(mode="json", exclude={"key", "seed"})
-    view["seed"] = state.seed if state.phase == "finished" else None
+    finished = state.phase == "finished"
+    view["seed"] = state.seed if finished else None
+    if not finished:
+        view["settings"]["deal_codes"] = None
     current = current_round(state)
     if current is not None:
         live = view["rounds"][-1]
