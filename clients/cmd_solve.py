@@ -3,6 +3,8 @@
     samedeal solve CODE [--seconds S] [--nodes N] [--json]
     samedeal solve --batch GAME FROM TO [--seconds S] [--nodes N] [--jobs 2]
     samedeal daily GAME [--date YYYY-MM-DD]
+    samedeal daily verify --game G --date D --code CODE --salt HEX --commitment HEX
+    samedeal daily verify REVEAL.json          (or - for stdin)
 
 These command forms are a public interface that scripts depend on: keep them stable.
 """
@@ -53,12 +55,32 @@ def register(sub: Any) -> None:
     )
     solve.set_defaults(run=run_solve)
 
-    daily = sub.add_parser("daily", help="print the code of the deal of the day")
-    daily.add_argument("game", choices=sorted(GAME_NAMES), help="easy-harp, klondike, klondike-3")
+    daily = sub.add_parser(
+        "daily",
+        help="print the code of the deal of the day, or verify a revealed day's deal",
+        description="samedeal daily GAME prints the public deal of the day; samedeal daily "
+        "verify checks a revealed secret daily (code and salt) against its commitment.",
+    )
+    # "verify" shares the place of GAME, so that `samedeal daily klondike` stays as it was
+    daily.add_argument(
+        "game",
+        choices=[*sorted(GAME_NAMES), "verify"],
+        help="easy-harp, klondike, klondike-3; or verify",
+    )
+    daily.add_argument(
+        "reveal", nargs="?", metavar="REVEAL", help="verify: a reveal JSON file, or - for stdin"
+    )
     daily.add_argument("--date", help="the UTC date, YYYY-MM-DD (default: today)")
     daily.add_argument(
         "-v", "--verbose", action="store_true", help="also say which candidate it is and why"
     )
+    for option, text in (
+        ("--game", "verify: the daily game (klondike or easy-harp)"),
+        ("--code", "verify: the revealed deal code"),
+        ("--salt", "verify: the revealed salt (64 hex digits)"),
+        ("--commitment", "verify: the commitment published that day (64 hex digits)"),
+    ):
+        daily.add_argument(option, dest=f"verify_{option[2:]}", help=text)
     daily.set_defaults(run=run_daily)
 
 
@@ -202,10 +224,16 @@ def _summary(
 
 
 def run_daily(args: argparse.Namespace) -> int:
-    """Print the code of the deal of the day (exit 2 for a bad date)."""
+    """Print the code of the deal of the day (exit 2 for a bad date), or verify a reveal."""
     import datetime as dt
 
     from engine.daily import daily_deal
+
+    if args.game == "verify":
+        return _run_daily_verify(args)
+    if args.reveal is not None or any(getattr(args, f"verify_{k}") for k in _REVEAL[1:]):
+        print("samedeal: a reveal, --code, --salt and --commitment go with verify", file=sys.stderr)
+        return 2
 
     date_text = args.date or dt.datetime.now(dt.UTC).date().isoformat()
     try:
@@ -221,4 +249,73 @@ def run_daily(args: argparse.Namespace) -> int:
             else "candidate 0, not proven winnable (fallback)"
         )
         print(f"{deal.game} {deal.date.isoformat()}: {how}", file=sys.stderr)
+    return 0
+
+
+_REVEAL = ("game", "code", "salt", "commitment")
+
+
+def _reveal_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The reveal to check, from a file or from the options (``ValueError`` if neither or
+    both, or a field is missing)."""
+    given = {k: getattr(args, f"verify_{k}") for k in _REVEAL}
+    if args.date is not None:
+        given["date"] = args.date
+    options = {k: v for k, v in given.items() if v is not None}
+    if args.reveal is not None:
+        if options:
+            raise ValueError("give a reveal file or the options, not both")
+        text = sys.stdin.buffer.read() if args.reveal == "-" else _read_file(args.reveal)
+        try:
+            reveal: dict[str, Any] = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise ValueError(f"{args.reveal}: not JSON: {exc}") from None
+        if not isinstance(reveal, dict):
+            raise ValueError(f"{args.reveal}: a reveal is a JSON object")
+    else:
+        reveal = options
+    missing = [k for k in ("game", "date", "code", "salt", "commitment") if k not in reveal]
+    if missing:
+        raise ValueError(f"the reveal lacks {', '.join(missing)}")
+    if not all(isinstance(reveal[k], str) for k in (*_REVEAL, "date")):
+        raise ValueError("the reveal's fields are text")
+    return reveal
+
+
+def _read_file(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _run_daily_verify(args: argparse.Namespace) -> int:
+    """Check a revealed day's deal against its commitment: 0 it matches, 1 it does not,
+    2 bad input."""
+    from engine.daily import utc_date
+    from engine.fair import DAILY_GAMES, verify_daily
+
+    try:
+        reveal = _reveal_of(args)
+        game = reveal["game"]
+        if game not in DAILY_GAMES:
+            raise ValueError(f"{game!r} has no daily (one of {', '.join(DAILY_GAMES)})")
+        date = utc_date(reveal["date"]).isoformat()
+        code = DealCode.parse(reveal["code"])
+        matches = verify_daily(code, reveal["salt"], reveal["commitment"])
+    except ValueError as exc:  # GameError (a bad code) is a ValueError too
+        print(f"samedeal: {exc}", file=sys.stderr)
+        return 2
+    problems = []
+    if code.game_name != game:
+        problems.append(f"{code} is a deal of {code.game_name}, not of {game}")
+    if not matches:
+        problems.append("SHA-256 of the code and the salt is not the commitment")
+    for problem in problems:
+        print(f"problem: {problem}")
+    if problems:
+        print(f"NOT verified: the {game} of {date}")
+        return 1
+    print(f"verified: the {game} of {date} was {code}, as committed")
     return 0

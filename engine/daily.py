@@ -1,4 +1,10 @@
-"""The deal of the day, and deals the solver proves winnable.
+"""The public deal of the day, and deals the solver proves winnable.
+
+The ranked daily challenge does not use this derivation: its deal is drawn from a server
+secret and committed before the day (:func:`engine.fair.secret_daily`, ``fair-deals.md``),
+because a deal anyone can compute from the date can be solved before it is played. That
+derivation shares this module's proof bounds (``DAILY_NODES``, ``DAILY_CANDIDATES``,
+``DAILY_PORTFOLIO``). What follows stays for tools and for the ``samedeal daily`` command.
 
 Every worker and every client derives the same deal of the day from the UTC date alone, with
 no coordination and no stored state:
@@ -46,6 +52,7 @@ __all__ = [
     "daily_code",
     "daily_deal",
     "random_winnable",
+    "utc_date",
 ]
 
 #: node budget of the proof, per candidate
@@ -77,7 +84,9 @@ class DailyDeal:
     result: SolveResult | None
 
 
-def _utc_date(date: dt.date | dt.datetime | str) -> dt.date:
+def utc_date(date: dt.date | dt.datetime | str) -> dt.date:
+    """The UTC date of a date, an aware (or naive-UTC) datetime, or ``YYYY-MM-DD`` text;
+    ``ValueError`` for text that is not a date."""
     if isinstance(date, str):
         try:
             return dt.date.fromisoformat(date.strip())
@@ -102,7 +111,7 @@ def candidate_codes(
 ) -> list[DealCode]:
     """The first ``count`` candidates of the day (step 1 of the derivation)."""
     _check_game(game_name)
-    day = _utc_date(date).isoformat()
+    day = utc_date(date).isoformat()
     out = []
     for k in range(count):
         digest = hashlib.sha256(f"{_PREFIX}:{game_name}:{day}:{k}".encode("ascii")).digest()
@@ -115,7 +124,7 @@ def daily_deal(game_name: str, date: dt.date | dt.datetime | str) -> DailyDeal:
     """The deal of the day of ``game_name`` on the UTC ``date`` (a date, an aware or naive-UTC
     datetime, or ``YYYY-MM-DD``), with how it was chosen."""
     _check_game(game_name)
-    return _daily(game_name, _utc_date(date))
+    return _daily(game_name, utc_date(date))
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,375 @@
+"""Fair deals: the commitments of ``fair-deals.md``, which anyone can check afterwards.
+
+Two derivations, both HMAC-SHA256 of ASCII text (``|`` separates fields, hex is lower case):
+
+* **Tournament rounds.** A tournament draws a 32-byte ``seed`` at creation and shows
+  :func:`commitment` (SHA-256 of the seed) from then on. Candidate ``i`` of round ``r`` is
+  :func:`round_candidate`; the round plays candidate 0 ("any deal") or the first candidate
+  the solver proves winnable within a fixed node budget (:func:`round_deal`). The seed is
+  revealed when the tournament ends, and :func:`round_deal_problems` checks a recorded round.
+* **The day's secret deal.** The server keeps a long-lived ``daily_key``; candidate ``i`` of
+  a day is :func:`daily_candidate`, the day's deal the first candidate proven winnable
+  (:func:`secret_daily`). From 00:00 UTC the day's :func:`daily_commitment` of the code and
+  :func:`daily_salt` is published; after the day the code and the salt are revealed and
+  :func:`verify_daily` checks them. The key is never published, so future days stay unknown.
+
+**When no candidate is proven.** A winnable-only round (or a day) tries at most
+``max_candidates`` candidates. If none is proven within the node budget it plays candidate 0,
+marked unproven: :class:`RoundDeal` then has no ``solution`` and lists every candidate tried
+as ``skipped`` (``0 … max_candidates − 1``). The rule is fixed in advance, so the fallback is
+no more choosable than the proof; it keeps a tournament from stalling on a hard game (Easy
+Harp, whose proofs often need more than any sensible budget), and the export says so.
+
+**Node budgets, never seconds.** The proof is bounded in solver nodes, so every machine picks
+the same candidate; but a later solver that proves a candidate the current one misses (or
+the reverse) picks a different one. A server therefore decides a round's deal, or a day's,
+once and stores it; verifiers never rerun the solver, they replay the recorded winning line.
+
+``secrets`` draws the seeds (:func:`new_seed`): it asks the operating system's CSPRNG, which
+is no I/O in the sense of ``style.md`` (no file, socket or event loop), and the engine already
+uses it for random deals. Keeping the draw beside the derivation keeps the seed's size and
+source in the one module that defines them; every other function takes the seed as input.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final, NamedTuple
+
+from .daily import DAILY_CANDIDATES, DAILY_NODES, DAILY_PORTFOLIO, utc_date
+from .dealcode import GAME_NAMES, MAX_NUMBER, DealCode
+from .errors import GameError, InvalidDealCodeError
+from .game import replay
+from .solver import Member, solve
+
+__all__ = [
+    "DAILY_GAMES",
+    "SEED_BYTES",
+    "TOURNAMENT_CANDIDATES",
+    "TOURNAMENT_NODES",
+    "RoundDeal",
+    "SecretDaily",
+    "commitment",
+    "daily_candidate",
+    "daily_commitment",
+    "daily_salt",
+    "new_daily_key",
+    "new_seed",
+    "parse_secret",
+    "round_candidate",
+    "round_deal",
+    "round_deal_problems",
+    "secret_daily",
+    "verify_daily",
+]
+
+#: length of a tournament seed and of the daily key, in bytes
+SEED_BYTES: Final = 32
+#: the games that have a day's deal (Klondike of the day is always draw one)
+DAILY_GAMES: Final = ("klondike", "easy-harp")
+#: default node budget of a winnable-only round's proof, per candidate
+TOURNAMENT_NODES: Final = {"klondike": 200_000, "klondike-3": 200_000, "easy-harp": 200_000}
+#: default cap of candidates a winnable-only round tries before falling back to candidate 0
+TOURNAMENT_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 16}
+
+
+# ---------------------------------------------------------------------- shared steps
+
+
+def new_seed() -> bytes:
+    """A fresh tournament seed: :data:`SEED_BYTES` bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def new_daily_key() -> bytes:
+    """A fresh ``daily_key`` (created once and kept with the server's data)."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def parse_secret(text: str, what: str = "a seed") -> bytes:
+    """A seed, key or salt from its hex form (64 hex digits, either case); ``ValueError``
+    naming ``what`` else."""
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be 64 hex digits")
+    text = text.strip()
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raise ValueError(f"{what} is not hex: {text[:80]!r}") from None
+    if len(raw) != SEED_BYTES or len(text) != 2 * SEED_BYTES:
+        raise ValueError(f"{what} must be {SEED_BYTES} bytes (64 hex digits), got {len(raw)}")
+    return raw
+
+
+def _check_secret(secret: bytes, what: str) -> None:
+    if not isinstance(secret, bytes | bytearray) or len(secret) != SEED_BYTES:
+        raise ValueError(f"{what} must be {SEED_BYTES} bytes")
+
+
+def _check_game(game: str, allowed: Sequence[str]) -> None:
+    if game not in allowed:
+        raise InvalidDealCodeError(
+            str(game), "game", f"unknown game {game!r} (one of {', '.join(allowed)})"
+        )
+
+
+def _check_index(value: int, low: int, what: str) -> None:
+    # bool is an int: refuse it, str(True) would enter the message
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{what} must be an integer ≥ {low}, got {value!r}")
+
+
+def _deal(key: bytes, message: str, game: str) -> DealCode:
+    digest = hmac.new(key, message.encode("ascii"), hashlib.sha256).digest()
+    number = 1 + int.from_bytes(digest[:8], "big") % MAX_NUMBER
+    return DealCode.for_game(game, number)
+
+
+class _Proof(NamedTuple):
+    candidate: int
+    solution: tuple[str, ...] | None
+    skipped: tuple[int, ...]
+
+
+def _first_proven(
+    codes: Sequence[DealCode], nodes: int, portfolio: Sequence[Member] | None
+) -> _Proof:
+    """The first of ``codes`` proven winnable within ``nodes``, or the fallback (0, unproven)."""
+    for index, code in enumerate(codes):
+        result = solve(code, nodes=nodes, portfolio=portfolio)
+        if result.verdict == "winnable" and result.solution is not None:
+            return _Proof(index, result.solution, tuple(range(index)))
+    return _Proof(0, None, tuple(range(len(codes))))
+
+
+# ---------------------------------------------------------------------- tournaments
+
+
+class RoundDeal(NamedTuple):
+    """A round's deal and how it was chosen.
+
+    ``candidate`` is the index ``i`` played; ``solution`` a winning move list when the solver
+    proved it winnable (``None`` for "any deal" and for the fallback); ``skipped`` the
+    candidates tried and not proven, in order (``0 … i − 1``, or every candidate tried when
+    the round fell back to candidate 0).
+    """
+
+    code: DealCode
+    candidate: int
+    solution: tuple[str, ...] | None
+    skipped: tuple[int, ...]
+
+    @property
+    def proven(self) -> bool:
+        """Whether the solver proved the deal winnable (a winning line is recorded)."""
+        return self.solution is not None
+
+
+def commitment(seed: bytes) -> str:
+    """The tournament's commitment: ``hex(SHA-256(seed))``, shown from creation on."""
+    _check_secret(seed, "a tournament seed")
+    return hashlib.sha256(seed).hexdigest()
+
+
+def _check_tournament_id(tournament_id: str) -> None:
+    # the message is ASCII; control characters and spaces would make ids look alike
+    if (
+        not isinstance(tournament_id, str)
+        or not tournament_id
+        or not all("!" <= ch <= "~" for ch in tournament_id)
+    ):
+        raise ValueError(f"a tournament id is printable ASCII without spaces: {tournament_id!r}")
+
+
+def round_candidate(seed: bytes, tournament_id: str, game: str, r: int, i: int) -> DealCode:
+    """Candidate ``i`` (0, 1, …) of round ``r`` (1, 2, …) of a tournament of ``game``:
+    deal ``1 + (HMAC-SHA256(seed, "T1|id|r|i")[0:8] mod 999999)``."""
+    _check_secret(seed, "a tournament seed")
+    _check_tournament_id(tournament_id)
+    _check_game(game, tuple(GAME_NAMES))
+    _check_index(r, 1, "a round number")
+    _check_index(i, 0, "a candidate index")
+    return _deal(seed, f"T1|{tournament_id}|{r}|{i}", game)
+
+
+def round_deal(
+    seed: bytes,
+    tournament_id: str,
+    game: str,
+    r: int,
+    *,
+    winnable_only: bool,
+    node_budget: int,
+    max_candidates: int | None = None,
+    portfolio: Sequence[Member] | None = None,
+) -> RoundDeal:
+    """The deal of round ``r``: candidate 0, or (``winnable_only``) the first candidate the
+    solver proves winnable within ``node_budget`` nodes, trying at most ``max_candidates``
+    (default :data:`TOURNAMENT_CANDIDATES`) before falling back to candidate 0 unproven.
+
+    Deterministic for a given solver; costs up to one budget per candidate tried, so a server
+    calls it off its event loop and stores the answer.
+    """
+    first = round_candidate(seed, tournament_id, game, r, 0)
+    if not winnable_only:
+        return RoundDeal(first, 0, None, ())
+    _check_index(node_budget, 1, "a node budget")
+    cap = TOURNAMENT_CANDIDATES[game] if max_candidates is None else max_candidates
+    _check_index(cap, 1, "a candidate cap")
+    codes = [first, *(round_candidate(seed, tournament_id, game, r, i) for i in range(1, cap))]
+    proof = _first_proven(codes, node_budget, portfolio)
+    return RoundDeal(codes[proof.candidate], proof.candidate, proof.solution, proof.skipped)
+
+
+def round_deal_problems(
+    seed: bytes,
+    tournament_id: str,
+    game: str,
+    r: int,
+    deal: RoundDeal,
+    *,
+    winnable_only: bool,
+    max_candidates: int,
+) -> list[str]:
+    """What is wrong with a recorded round deal (empty when it checks): the code must be
+    candidate ``deal.candidate`` of round ``r``, the skipped list must follow the rule, and a
+    recorded winning line must win the deal when replayed. Skipped candidates are not
+    re-judged (that needs the same solver)."""
+    where = f"round {r}"
+    try:
+        _check_index(deal.candidate, 0, "a candidate index")
+        expected = round_candidate(seed, tournament_id, game, r, deal.candidate)
+    except ValueError as exc:
+        return [f"{where}: {exc}"]
+    problems = []
+    if deal.code != expected:
+        problems.append(f"{where}: deal {deal.code} is not candidate {deal.candidate} ({expected})")
+    if not winnable_only:
+        if deal.candidate != 0 or deal.skipped or deal.solution is not None:
+            problems.append(f"{where}: 'any deal' plays candidate 0 with nothing skipped")
+        return problems
+    if deal.solution is None:
+        if deal.candidate != 0 or deal.skipped != tuple(range(max_candidates)):
+            problems.append(
+                f"{where}: an unproven deal must be the fallback (candidate 0 after "
+                f"{max_candidates} candidates skipped)"
+            )
+        return problems
+    if deal.skipped != tuple(range(deal.candidate)):
+        problems.append(
+            f"{where}: skipped candidates {list(deal.skipped)} are not 0 … {deal.candidate - 1}"
+        )
+    if deal.candidate >= max_candidates:
+        problems.append(f"{where}: candidate {deal.candidate} is past the cap {max_candidates}")
+    try:
+        won = replay(deal.code, deal.solution).won
+    except GameError as exc:
+        problems.append(f"{where}: the winning line does not replay: {exc}")
+    else:
+        if not won:
+            problems.append(f"{where}: the winning line does not win {deal.code}")
+    return problems
+
+
+# ---------------------------------------------------------------------- the day's deal
+
+
+def _day(date: dt.date | dt.datetime | str) -> str:
+    return utc_date(date).isoformat()
+
+
+def daily_candidate(key: bytes, game: str, date: dt.date | dt.datetime | str, i: int) -> DealCode:
+    """Candidate ``i`` of the day ``date`` (UTC) for a daily game (``klondike`` or
+    ``easy-harp``): deal ``1 + (HMAC-SHA256(key, "D1|game|date|i")[0:8] mod 999999)``."""
+    _check_secret(key, "the daily key")
+    _check_game(game, DAILY_GAMES)
+    _check_index(i, 0, "a candidate index")
+    return _deal(key, f"D1|{game}|{_day(date)}|{i}", game)
+
+
+def daily_salt(key: bytes, game: str, date: dt.date | dt.datetime | str) -> bytes:
+    """The day's salt: ``HMAC-SHA256(key, "S1|game|date")`` (32 bytes)."""
+    _check_secret(key, "the daily key")
+    _check_game(game, DAILY_GAMES)
+    message = f"S1|{game}|{_day(date)}".encode("ascii")
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+def daily_commitment(code: DealCode | str, salt: bytes) -> str:
+    """The day's commitment: ``hex(SHA-256(code + "|" + hex(salt)))``, code canonical."""
+    canonical = code if isinstance(code, DealCode) else DealCode.parse(code)
+    if not isinstance(salt, bytes | bytearray) or len(salt) != SEED_BYTES:
+        raise ValueError(f"a salt must be {SEED_BYTES} bytes")
+    return hashlib.sha256(f"{canonical}|{bytes(salt).hex()}".encode("ascii")).hexdigest()
+
+
+def verify_daily(code: DealCode | str, salt_hex: str, commitment: str) -> bool:
+    """Whether a revealed ``code`` and salt match the day's published ``commitment``.
+
+    Malformed input — a bad code, a salt that is not 64 hex digits, a commitment that is not
+    64 hex digits — raises ``ValueError`` (a bad code :class:`InvalidDealCodeError`), so that
+    a caller can tell "does not verify" from "could not be read".
+    """
+    salt = parse_secret(salt_hex, "a salt")
+    wanted = commitment.strip().lower() if isinstance(commitment, str) else ""
+    if len(wanted) != 64 or any(ch not in "0123456789abcdef" for ch in wanted):
+        raise ValueError(f"a commitment must be 64 hex digits: {str(commitment)[:80]!r}")
+    return hmac.compare_digest(daily_commitment(code, salt), wanted)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretDaily:
+    """The day's secret deal of one daily game, with what to publish and what to reveal.
+
+    ``candidate`` is the index played, ``solution`` the solver's winning line (``None`` for
+    the fallback: candidate 0 when no candidate of ``DAILY_CANDIDATES`` was proven).
+    Everything here but :meth:`published` stays on the server until the day is over.
+    """
+
+    game: str
+    date: dt.date
+    code: DealCode
+    candidate: int
+    solution: tuple[str, ...] | None
+    salt: bytes
+    commitment: str
+
+    @property
+    def verified(self) -> bool:
+        """Whether the solver proved the deal winnable."""
+        return self.solution is not None
+
+    def published(self) -> dict[str, Any]:
+        """What may be shown during the day: the game, the date and the commitment."""
+        return {"game": self.game, "date": self.date.isoformat(), "commitment": self.commitment}
+
+    def reveal(self) -> dict[str, Any]:
+        """The reveal, from 00:00 UTC of the next day (what ``samedeal daily verify`` reads)."""
+        return {**self.published(), "code": str(self.code), "salt": self.salt.hex()}
+
+
+def secret_daily(key: bytes, game: str, date: dt.date | dt.datetime | str) -> SecretDaily:
+    """The day's secret deal of ``game`` on the UTC ``date``: the first candidate the solver
+    proves winnable within ``DAILY_NODES`` (at most ``DAILY_CANDIDATES`` tried, the searches
+    of ``DAILY_PORTFOLIO``), else candidate 0 unproven. Cached per key, game and day, but the
+    first call of a day runs the proof: call it off the event loop."""
+    _check_secret(key, "the daily key")
+    _check_game(game, DAILY_GAMES)
+    return _secret_daily(bytes(key), game, utc_date(date))
+
+
+@lru_cache(maxsize=16)
+def _secret_daily(key: bytes, game: str, day: dt.date) -> SecretDaily:
+    codes = [daily_candidate(key, game, day, i) for i in range(DAILY_CANDIDATES[game])]
+    proof = _first_proven(codes, DAILY_NODES[game], DAILY_PORTFOLIO[game])
+    code = codes[proof.candidate]
+    salt = daily_salt(key, game, day)
+    return SecretDaily(
+        game, day, code, proof.candidate, proof.solution, salt, daily_commitment(code, salt)
+    )

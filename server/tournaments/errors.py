@@ -1,0 +1,16 @@
+"""The one exception of tournaments: an act or settings the tournament refuses."""
+
+from __future__ import annotations
+
+__all__ = ["TournamentError"]
+
+
+class TournamentError(Exception):
+    """An act the tournament refuses. ``code`` is the error code sent to the client (and the
+    key of its text in the message catalogues); ``message`` an English sentence for logs and
+    tools. A refused act changes nothing."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -1,0 +1,323 @@
+"""Results and the full export of a tournament, and :func:`verify` for the full export.
+
+* :func:`results_json`, :func:`results_ndjson`, :func:`results_csv`: the standings the page
+  shows (rank, player, points, total time, per round: status, place, points, time, score,
+  moves, cards home; then the tie-break values in their order).
+* :func:`full_export`: settings, players, every round (deal code, candidate index, winning
+  line, skipped candidates, every result with its move list), the commitment and — once the
+  tournament has finished — the seed, the scoring rule, the standings and the audit log.
+  Before the end it shows what the page shows: no seed, nothing of the round being played.
+* :func:`verify`: what anyone can check with this module and nothing of the server's:
+  the seed against the commitment, every round's deal against its candidate, every winning
+  line and every result by replaying it, and the standings by recomputing them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from typing import Any, Final
+
+import orjson
+from pydantic import ValidationError
+
+from engine import DealCode, GameError, new_game
+from engine.fair import RoundDeal, commitment, parse_secret, round_deal_problems
+
+from .scoring import CARD_PENALTY_MS, TIEBREAKS, WIN_BONUS, Standing, standings, standings_of
+from .settings import SettingsError, TournamentSettings, parse_settings
+from .state import PlayerState, RoundResult, RoundState, TournamentState, public_view
+
+__all__ = [
+    "EXPORT_FORMAT",
+    "ExportError",
+    "full_export",
+    "load_export",
+    "results_csv",
+    "results_json",
+    "results_ndjson",
+    "verify",
+]
+
+EXPORT_FORMAT: Final = "samedeal-tournament/1"
+_ROUND_COLUMNS: Final = ("status", "place", "points", "time_ms", "score", "moves", "cards_home")
+
+
+class ExportError(ValueError):
+    """The text is not a tournament export at all (not JSON, not an object, another format);
+    a readable export with wrong contents gives problems from :func:`verify` instead."""
+
+
+def _scoring(settings: TournamentSettings) -> dict[str, Any]:
+    return {
+        "mode": settings.scoring,
+        "win_bonus": WIN_BONUS,
+        "card_penalty_ms": CARD_PENALTY_MS,
+        "tiebreaks": [{"key": t.key, "better": t.better} for t in TIEBREAKS[settings.scoring]],
+    }
+
+
+# --------------------------------------------------------------------- results
+
+
+def results_json(state: TournamentState) -> bytes:
+    """The standings as one JSON object: the scoring rule, then one row per player."""
+    return orjson.dumps(
+        {
+            "tournament": state.id,
+            "name": state.settings.name,
+            "scoring": _scoring(state.settings),
+            "standings": [row.as_json() for row in standings(state)],
+        }
+    )
+
+
+def results_ndjson(state: TournamentState) -> bytes:
+    """The standings as NDJSON: one row (as in :func:`results_json`) per line."""
+    return b"".join(orjson.dumps(row.as_json()) + b"\n" for row in standings(state))
+
+
+def _cell(text: str) -> str:
+    # a name starting with = + - @ is a formula to a spreadsheet: keep it text
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def results_csv(state: TournamentState) -> str:
+    """The standings as CSV: one row per player, ``r1_place`` … columns per round ended,
+    then the tie-break values; names that a spreadsheet would run are quoted with ``'``."""
+    rows: list[Standing] = standings(state)
+    rounds = [r.number for r in state.rounds if r.ended_at is not None]
+    breaks = [t.key for t in TIEBREAKS[state.settings.scoring]]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    head = ["rank", "player", "name", "status", "points", "time_ms"]
+    head += [f"r{n}_{column}" for n in rounds for column in _ROUND_COLUMNS]
+    writer.writerow([*head, *breaks])
+    for row in rows:
+        line: list[Any] = [
+            row.rank,
+            row.player,
+            _cell(row.name),
+            row.status,
+            row.points,
+            row.time_ms,
+        ]
+        for e in row.rounds:
+            place = "" if e.place is None else e.place
+            line += [e.status, place, e.points, e.time_ms, e.score, e.moves, e.on_foundations]
+        writer.writerow([*line, *(row.tiebreaks[k] for k in breaks)])
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------- full export
+
+
+def full_export(state: TournamentState) -> dict[str, Any]:
+    """Everything about the tournament that may be shown now (see the module's docstring)."""
+    view = public_view(state)
+    return {
+        "format": EXPORT_FORMAT,
+        "id": state.id,
+        "host": state.host,
+        "phase": state.phase,
+        "created_at": state.created_at,
+        "started_at": state.started_at,
+        "finished_at": state.finished_at,
+        "settings": view["settings"],
+        "fair": {
+            "commitment": state.commitment,
+            "seed": view["seed"],
+            "deals": state.settings.deals,
+            "node_budget": state.node_budget,
+            "max_candidates": state.max_candidates,
+        },
+        "players": list(view["players"].values()),
+        "rounds": view["rounds"],
+        "scoring": _scoring(state.settings),
+        "standings": [row.as_json() for row in standings(state)],
+        "audit": view["audit"],
+    }
+
+
+def load_export(data: str | bytes) -> dict[str, Any]:
+    """Read an export's JSON text; :class:`ExportError` when it cannot be one."""
+    try:
+        export = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ExportError(f"not JSON: {exc}") from None
+    if not isinstance(export, dict):
+        raise ExportError("not a tournament export: the JSON is not an object")
+    if export.get("format") != EXPORT_FORMAT:
+        raise ExportError(f"not a tournament export (format {export.get('format')!r:.40})")
+    return export
+
+
+def _invalid(what: str, exc: ValidationError) -> str:
+    error = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in error["loc"])
+    return f"{what}: {where}: {error['msg']}" if where else f"{what}: {error['msg']}"
+
+
+def verify(export: Mapping[str, Any]) -> list[str]:
+    """The problems of a full export (empty: it verifies). Raises :class:`ExportError` when
+    ``export`` is not a tournament export at all."""
+    if not isinstance(export, Mapping) or export.get("format") != EXPORT_FORMAT:
+        raise ExportError("not a tournament export")
+    given = export.get("fair")
+    fair: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+    problems, seed = _check_seed(fair)
+    try:
+        settings = parse_settings(export.get("settings") or {})
+    except SettingsError as exc:
+        return [*problems, f"settings: {exc.message}"]
+    listed = export.get("rounds") or []
+    if not isinstance(listed, list):
+        return [*problems, "rounds: not a list"]
+    # a round being played shows nothing of its deal: it cannot be checked yet
+    live = [x for x in listed if isinstance(x, Mapping) and x.get("deal") is None]
+    problems += [f"round {x.get('number')} is being played: it cannot be checked" for x in live]
+    try:
+        players = {
+            p.id: p for p in (PlayerState.model_validate(x) for x in export.get("players") or [])
+        }
+        rounds = [RoundState.model_validate(x) for x in listed if x not in live]
+    except ValidationError as exc:
+        return [*problems, _invalid("players or rounds", exc)]
+    tournament_id = str(export.get("id", ""))
+    max_candidates = fair.get("max_candidates")
+    if not isinstance(max_candidates, int) or max_candidates < 1:
+        problems.append("fair: max_candidates is missing")
+        max_candidates = 1
+    if len(rounds) > settings.rounds:
+        problems.append(f"{len(rounds)} rounds played of {settings.rounds}")
+    for index, round_ in enumerate(rounds, 1):
+        if round_.number != index:
+            problems.append(f"round {round_.number} is listed as round {index}")
+            continue
+        if round_.ended_at is None:
+            problems.append(f"round {index} has not ended")
+        problems += _check_deal(settings, tournament_id, seed, max_candidates, round_)
+        for player, result in round_.results.items():
+            problems += _check_result(round_, player, result, players)
+    computed = [row.as_json() for row in standings_of(settings, players, rounds)]
+    if computed != export.get("standings"):
+        problems.append(_standings_difference(computed, export.get("standings")))
+    return problems
+
+
+def _check_seed(fair: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
+    seed_text = fair.get("seed")
+    if seed_text is None:
+        return ["fair: the seed is not revealed (the tournament has not finished)"], None
+    try:
+        seed = parse_secret(seed_text)
+    except ValueError as exc:
+        return [f"fair: seed: {exc}"], None
+    if commitment(seed) != fair.get("commitment"):
+        return ["fair: SHA-256 of the seed is not the commitment"], None
+    return [], seed
+
+
+def _check_deal(
+    settings: TournamentSettings,
+    tournament_id: str,
+    seed: bytes | None,
+    max_candidates: int,
+    round_: RoundState,
+) -> list[str]:
+    r = round_.number
+    try:
+        code = DealCode.parse(round_.deal)
+    except GameError as exc:
+        return [f"round {r}: {exc}"]
+    if code.game_name != settings.game:
+        return [f"round {r}: {code} is not a deal of {settings.game}"]
+    if settings.deals == "list" and settings.deal_codes is not None:
+        if round_.candidate is not None or str(code) != settings.deal_codes[r - 1]:
+            return [f"round {r}: {code} is not the host's listed deal"]
+        return []
+    if round_.candidate is None:
+        return [f"round {r}: no candidate index"]
+    deal = RoundDeal(
+        code,
+        round_.candidate,
+        None if round_.solution is None else tuple(round_.solution),
+        tuple(round_.skipped),
+    )
+    if seed is None:
+        return []  # already reported: without the seed no candidate can be checked
+    return round_deal_problems(
+        seed,
+        tournament_id,
+        settings.game,
+        r,
+        deal,
+        winnable_only=settings.deals == "winnable",
+        max_candidates=max_candidates,
+    )
+
+
+def _check_result(
+    round_: RoundState, player: str, result: RoundResult, players: Mapping[str, PlayerState]
+) -> list[str]:
+    where = f"round {round_.number}, {player}"
+    if result.player != player or player not in players:
+        return [f"{where}: not a player of the tournament"]
+    if player not in round_.participants:
+        return [f"{where}: a result of a player who did not play the round"]
+    game = new_game(round_.deal)
+    for index, move in enumerate(result.move_list):
+        try:
+            game.push(move)
+        except GameError as exc:
+            return [f"{where}: move {index + 1} does not replay: {exc}"]
+    replayed = {
+        "won": game.won,
+        "on_foundations": game.on_foundations,
+        "total": game.total,
+        "score": game.score,
+        "moves": game.moves,
+    }
+    recorded = {
+        "won": result.status == "won",
+        "on_foundations": result.on_foundations,
+        "total": result.total,
+        "score": result.score,
+        "moves": result.moves,
+    }
+    return [
+        f"{where}: {name} is {recorded[name]} but the moves give {value}"
+        for name, value in replayed.items()
+        if recorded[name] != value
+    ]
+
+
+def _first_difference(ours: Any, theirs: Any, path: str) -> tuple[str, Any, Any] | None:
+    """Where two JSON values first differ: (path, ours, theirs)."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in ours.keys() | theirs.keys():
+            found = _first_difference(ours.get(key), theirs.get(key), f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            found = _first_difference(a, b, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if ours == theirs else (path, ours, theirs)
+
+
+def _standings_difference(computed: list[dict[str, Any]], given: Any) -> str:
+    if not isinstance(given, list) or len(given) != len(computed):
+        return "standings: not the standings of these results (other rows)"
+    found = _first_difference(computed, given, "")
+    assert found is not None
+    path, ours, theirs = found
+    row = computed[int(path[1 : path.index("]")])]
+    where = path[path.index("]") + 2 :] or "row"
+    return (
+        f"standings: {row.get('player')}'s {where} is {theirs!r:.60}, the results give {ours!r:.60}"
+    )
