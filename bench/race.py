@@ -170,12 +170,21 @@ async def _seat_rooms(url: str, rooms: int, players: int) -> list[Any]:
             await _reply(ws)
             conns.append(ws)
         await host.send(_frame({"type": "start", "id": 2}))
-        while True:
+        # the host reads both the race_starting event and the ok reply to start (in either
+        # order): a reply left unread would be taken for the host's first ack, leaving it
+        # one reply behind, with two moves in flight, for the whole run
+        starts_at: float | None = None
+        answered = False
+        while starts_at is None or not answered:
             data = await host.recv(decode=False)
             if b'"race_starting"' in data:
                 event = orjson.loads(data)
-                wait = (event["start_at"] - event["now"]) / 1000
-                return conns, time.monotonic() + wait
+                starts_at = time.monotonic() + (event["start_at"] - event["now"]) / 1000
+            elif data.startswith(b'{"type":"ok","id":2'):
+                answered = True
+            elif data.startswith(b'{"type":"error"'):
+                raise RuntimeError(f"start refused: {data!r}")
+        return conns, starts_at
 
     # a few rooms at a time: thousands of simultaneous handshakes only measure the backlog
     limit = asyncio.Semaphore(25)
