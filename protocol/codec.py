@@ -11,7 +11,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .messages import ClientMessage, ServerMessage
 
-__all__ = ["ProtocolError", "decode_client", "decode_server", "encode"]
+__all__ = ["ProtocolError", "decode_client", "decode_server", "encode", "request_id"]
 
 _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
@@ -50,6 +50,20 @@ def decode_client(data: str | bytes) -> ClientMessage:
         return _CLIENT.validate_json(data)
     except ValidationError as exc:
         raise _explain(exc) from None
+
+
+def request_id(data: str | bytes) -> int | None:
+    """The ``id`` of a frame that is not a valid message, when it can be read (a JSON
+    object whose ``id`` is an integer a request may carry), so that the ``error`` reply
+    carries it; otherwise None."""
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    if isinstance(rid, int) and not isinstance(rid, bool) and 0 <= rid <= 2**53:
+        return rid
+    return None
 
 
 def decode_server(data: str | bytes) -> ServerMessage:

@@ -311,11 +311,14 @@ class SnapshotBody(TypedDict):
 # --------------------------------------------------------------------- replies
 
 
-def welcome(*, worker: str, max_frame: int, rate: float, burst: int, bots: bool) -> bytes:
+def welcome(
+    *, id: int | None, worker: str, max_frame: int, rate: float, burst: int, bots: bool
+) -> bytes:
     """Reply to ``hello``."""
     return orjson.dumps(
         {
             "type": "welcome",
+            "id": id,
             "v": PROTOCOL_VERSION,
             "worker": worker,
             "max_frame": max_frame,

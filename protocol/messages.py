@@ -77,9 +77,11 @@ class _Message(BaseModel):
 
 
 class Hello(_Message):
-    """The first message on every connection: the protocol version the client speaks."""
+    """The first message on every connection: the protocol version the client speaks
+    (``welcome`` echoes ``id``, as every reply does)."""
 
     type: Literal["hello"] = "hello"
+    id: RequestId = None
     v: int
     client: Annotated[str | None, Field(default=None, max_length=64)] = None
 
@@ -279,6 +281,7 @@ class Welcome(_Message):
     """Reply to ``hello``: the server speaks this version; limits the client must respect."""
 
     type: Literal["welcome"] = "welcome"
+    id: int | None = None
     v: int
     worker: str
     max_frame: int

@@ -14,6 +14,8 @@ caller with ``"seq"`` put in front (``{"seq":12,"type":"progress",…}``).
 from __future__ import annotations
 
 import abc
+import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -30,9 +32,15 @@ from .updates import (
 
 __all__ = [
     "Backend",
+    "Fenced",
+    "Health",
+    "HealthHook",
+    "HealthWatch",
     "Listener",
     "LogConflict",
+    "OutcomeUnknown",
     "Snapshot",
+    "StoreUnavailable",
     "UnknownRoom",
     "entry_move",
     "entry_time",
@@ -47,9 +55,74 @@ Listener = Callable[[str, bytes], None]
 
 T = TypeVar("T")
 
+logger = logging.getLogger("samedeal.store")
+
 
 class UnknownRoom(KeyError):
     """No room has this code (it never existed, or it expired)."""
+
+
+class StoreUnavailable(ConnectionError):
+    """The store cannot be reached now. Nothing was changed: the request may be sent
+    again."""
+
+
+class OutcomeUnknown(StoreUnavailable):
+    """A write reached the store, which then stopped answering, and did not answer again
+    before the time allowed: it may or may not have been done. Only a fresh read (after a
+    reconnect) tells."""
+
+
+class Fenced(Exception):
+    """A write for a seat carried an older epoch than the store's: a newer connection took
+    the seat (a resume). Nothing was changed, and nothing of the old connection will be."""
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """Whether the store can be reached, why not, and since when (monotonic seconds)."""
+
+    ok: bool
+    reason: str = ""
+    since: float = 0.0
+
+
+HealthHook = Callable[[Health], None]
+"""Called when the store's health changes (lost, or back)."""
+
+
+class HealthWatch:
+    """A store's health as last seen, with one log line per change ("unreachable", "back
+    after 5.2 s") instead of one per failed call, and the hooks told of each change."""
+
+    def __init__(self, name: str, hooks: list[HealthHook]) -> None:
+        self.name = name
+        self.hooks = hooks
+        self.state = Health(True, since=time.monotonic())
+
+    def down(self, reason: str) -> None:
+        """The store could not be reached."""
+        if not self.state.ok:
+            return
+        self.state = Health(False, reason, time.monotonic())
+        logger.warning("%s unreachable: %s", self.name, reason)
+        self._tell()
+
+    def up(self) -> None:
+        """The store answered."""
+        if self.state.ok:
+            return
+        now = time.monotonic()
+        logger.warning("%s back after %.1f s", self.name, now - self.state.since)
+        self.state = Health(True, since=now)
+        self._tell()
+
+    def _tell(self) -> None:
+        for hook in list(self.hooks):
+            try:
+                hook(self.state)
+            except Exception:
+                logger.exception("a health hook failed")
 
 
 class LogConflict(Exception):
@@ -79,12 +152,22 @@ def events_after(kept: Iterable[bytes], last_seq: int, after: int) -> list[bytes
 
 class Backend(abc.ABC):
     """Where rooms live and how their events travel. All methods are coroutines safe to
-    call concurrently; ``update_room`` and ``append`` are atomic."""
+    call concurrently; ``update_room`` and ``append`` are atomic. A method that cannot reach
+    the store raises :class:`StoreUnavailable` (nothing changed)."""
 
     worker_id: str
     event_cap: int
     active_ttl: float
     finished_ttl: float
+    #: several workers share the store (so some of them may die while others run)
+    shared: bool = False
+
+    def __init__(self) -> None:
+        self.health_hooks: list[HealthHook] = []
+
+    def health(self) -> Health:
+        """Whether the store can be reached now."""
+        return Health(True)
 
     @abc.abstractmethod
     async def start(self, listener: Listener) -> None:
@@ -134,14 +217,20 @@ class Backend(abc.ABC):
         events: list[EventBody],
         index: int | None = None,
         at: int | None = None,
+        epoch: int | None = None,
     ) -> list[bytes] | None:
         """Atomically: check the seat is still ``playing`` in ``race``, append ``move`` to its
         log (with ``at``, the server time in ms since the race's start: the log entry is
         :func:`log_entry`), store ``progress`` unless it is None, store and publish
         ``events``. None if the check failed (nothing changed). With ``index``, the move
-        must land at that position of the log, else :class:`LogConflict`. Returns only
-        once everything is stored. ``progress`` may be kept as given (no copy: this is
-        every move's path), so the caller must not change it afterwards.
+        must land at that position of the log, else :class:`LogConflict`. With ``epoch``
+        (the writer's hold on the seat), the seat's epoch in the store must be the same,
+        else :class:`Fenced`: checked in the same atomic step, so a connection replaced by
+        a resume can never store anything again. Returns only once everything is stored;
+        raises :class:`StoreUnavailable` when it was certainly not stored and
+        :class:`OutcomeUnknown` when that cannot be known. ``progress`` may be kept as
+        given (no copy: this is every move's path), so the caller must not change it
+        afterwards.
 
         The server stores a seat's progress together with its ``progress`` event: a move
         whose event is held back (coalesced) is stored without it, and the stored progress
@@ -161,13 +250,13 @@ class Backend(abc.ABC):
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """The stored events with seq > ``after``, or None when some are no longer kept."""
 
-    @abc.abstractmethod
-    async def heartbeat(self, ttl: float) -> None:
-        """Tell the other workers this one is alive for the next ``ttl`` seconds."""
+    async def beat(self) -> None:  # noqa: B027 - one process has nobody to tell
+        """Tell the other workers this one is alive (a new beat: see :meth:`beats`)."""
 
-    @abc.abstractmethod
-    async def alive(self, workers: set[str]) -> set[str]:
-        """Which of ``workers`` (worker ids) are alive."""
+    async def beats(self, workers: set[str]) -> dict[str, str | None]:
+        """The last beat of each of ``workers`` (None: none kept). A worker is alive while
+        its beat changes; the judging is the liveness layer's."""
+        return dict.fromkeys(workers, "")
 
     @abc.abstractmethod
     async def ping(self) -> float:

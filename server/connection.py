@@ -105,7 +105,17 @@ class Player:
     """What holds a player seat: the room and seat, the authoritative game of the current
     race (rebuilt from the move log when missing) and the outbox of its progress."""
 
-    __slots__ = ("closing", "game", "game_race", "id", "outbox", "role", "room_code", "seat")
+    __slots__ = (
+        "closing",
+        "epoch",
+        "game",
+        "game_race",
+        "id",
+        "outbox",
+        "role",
+        "room_code",
+        "seat",
+    )
 
     def __init__(self, conn_id: str) -> None:
         #: the worker id is part of the id: seats show where they are held
@@ -113,6 +123,8 @@ class Player:
         self.room_code: str | None = None
         self.role: str | None = None
         self.seat: int | None = None
+        #: the seat's epoch when this holder took it: every write of the seat carries it
+        self.epoch = 1
         self.game: Game | None = None
         self.game_race = 0
         self.closing = False

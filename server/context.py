@@ -3,9 +3,11 @@ background tasks. Built once by :mod:`server.app` and handed to each layer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
-from .backend import Backend
+from .backend import Backend, Health, StoreUnavailable
 from .config import Config
 from .metrics import Metrics
 from .room import display_code
@@ -26,6 +28,34 @@ class Context:
     rooms: Rooms
     #: the port the server listens on, once it does
     port: int | None = None
+    #: set while the store can be reached
+    store_up: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.store_up.set()
+        self.backend.health_hooks.append(self._on_health)
+
+    def _on_health(self, health: Health) -> None:
+        self.metrics.store_up = int(health.ok)
+        if health.ok:
+            self.store_up.set()
+        else:
+            self.store_up.clear()
+
+    def when_store_is_back(self, act: Callable[[], Awaitable[None]], what: str) -> None:
+        """Do ``act`` once the store can be reached again (it could not just now); tried
+        again after each outage until it is done."""
+
+        async def retry() -> None:
+            while True:
+                await self.store_up.wait()
+                try:
+                    await act()
+                    return
+                except StoreUnavailable:
+                    await asyncio.sleep(0.2)  # the health watch has not seen it yet
+
+        self.tasks.spawn(retry(), what)
 
     @property
     def worker_id(self) -> str:

@@ -20,14 +20,16 @@ from websockets.http11 import Request, Response
 
 from protocol import (
     PROTOCOL_VERSION,
+    ClientMessage,
     Hello,
     Ping,
     ProtocolError,
     decode_client,
     frames,
+    request_id,
 )
 
-from .backend import UnknownRoom
+from .backend import StoreUnavailable, UnknownRoom
 from .config import now_ms
 from .connection import Conn
 from .context import Context
@@ -72,6 +74,12 @@ class Gateway:
         """Answer ``/healthz``, ``/metrics`` and static files on the websocket port."""
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
+            health = self.ctx.backend.health()
+            if not health.ok:
+                # a load balancer takes this worker out while it cannot store anything
+                return connection.respond(
+                    HTTPStatus.SERVICE_UNAVAILABLE, f"store unreachable: {health.reason}\n"
+                )
             return connection.respond(HTTPStatus.OK, "ok\n")
         if path == "/metrics":
             metrics = self.ctx.metrics
@@ -112,7 +120,7 @@ class Gateway:
                         ctx.rooms.close(conn, 1008, "too many messages")
                         continue
                     await self._error(
-                        conn, _request_id(frame), "rate_limited", "too many messages: slow down"
+                        conn, request_id(frame), "rate_limited", "too many messages: slow down"
                     )
                     continue
                 await self.serve_frame(conn, frame)
@@ -131,19 +139,19 @@ class Gateway:
             await conn.ws.close(1008, "no hello")
             return False
         try:
-            msg = decode_client(frame)
+            msg = _decode(frame)
         except ProtocolError as exc:
-            await self._error(conn, None, exc.code, exc.message)
+            await self._error(conn, request_id(frame), exc.code, exc.message)
             await conn.ws.close(1002, "expected hello")
             return False
         if not isinstance(msg, Hello):
-            await self._error(conn, None, "hello_first", "the first message must be hello")
+            await self._error(conn, msg.id, "hello_first", "the first message must be hello")
             await conn.ws.close(1002, "expected hello")
             return False
         if msg.v != PROTOCOL_VERSION:
             await self._error(
                 conn,
-                None,
+                msg.id,
                 "unsupported_version",
                 f"protocol version {msg.v} is not supported; this server speaks "
                 f"version {PROTOCOL_VERSION}",
@@ -152,6 +160,7 @@ class Gateway:
             return False
         await conn.send(
             frames.welcome(
+                id=msg.id,
                 worker=self.ctx.worker_id,
                 max_frame=config.max_frame,
                 rate=config.rate,
@@ -186,16 +195,16 @@ class Gateway:
     async def serve_frame(self, conn: Conn, frame: str | bytes) -> None:
         """Decode one frame and serve it; anything refused gets an ``error`` reply."""
         try:
-            msg = decode_client(frame)
+            msg = _decode(frame)
         except ProtocolError as exc:
             conn.bad += 1
-            await self._error(conn, None, exc.code, exc.message)
+            await self._error(conn, request_id(frame), exc.code, exc.message)
             if conn.bad > self.ctx.config.max_bad_messages:
                 self.ctx.metrics.abuse_closes_total += 1
                 logger.warning("closing abusive connection conn=%s", conn.id)
                 self.ctx.rooms.close(conn, 1008, "too many bad messages")
             return
-        rid = msg.id if not isinstance(msg, Hello) else None
+        rid = msg.id
         try:
             route = self.routes.get(type(msg))
             if route is None:
@@ -207,6 +216,10 @@ class Gateway:
             await self._error(conn, rid, exc.error_code, exc.message)
         except (UnknownRoom, KeyError):
             await self._error(conn, rid, "unknown_room", "no such room (it may have expired)")
+        except StoreUnavailable:
+            await self._error(
+                conn, rid, "storage", "the store cannot be reached: nothing was done, try again"
+            )
         except ConnectionClosed:
             raise
         except Exception:
@@ -220,10 +233,8 @@ class Gateway:
             await self._error(conn, rid, "server_error", "the server could not do that now")
 
 
-def _request_id(frame: str | bytes) -> int | None:
-    """The ``id`` of a request, if the frame is one (for replies to refused frames)."""
-    try:
-        rid = getattr(decode_client(frame), "id", None)
-    except ProtocolError:
-        return None
-    return rid if isinstance(rid, int) else None
+def _decode(frame: str | bytes) -> ClientMessage:
+    """A message from a text frame (a binary frame is refused, whatever it holds)."""
+    if isinstance(frame, bytes):
+        raise ProtocolError("invalid_message", "messages are sent as text frames, not binary")
+    return decode_client(frame)

@@ -12,7 +12,7 @@ import orjson
 
 from protocol import Create, Join, Resume, frames
 
-from .backend import Snapshot, UnknownRoom
+from .backend import Snapshot, StoreUnavailable, UnknownRoom
 from .config import now_ms
 from .connection import Conn, Player
 from .context import Context
@@ -145,7 +145,7 @@ class Lobby:
         except BaseException:
             rooms.detach(conn)
             raise
-        conn.role, conn.seat = "player", seat
+        conn.role, conn.seat, conn.epoch = "player", seat, 1
         lr.learn(snap)
         logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
@@ -199,14 +199,17 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, old_conn = await backend.update_room(
+            snap, (old_conn, epoch) = await backend.update_room(
                 room_code, Retake(seat, token_hash, conn.id, now_ms())
             )
             if old_conn is not None and old_conn != conn.id:
-                await backend.publish_control(
-                    room_code, orjson.dumps({"ctl": "kick", "conn": old_conn})
-                )
-            conn.role, conn.seat = "player", seat
+                # the old connection's writes are refused from now on (the epoch); this
+                # tells its worker to close it at once
+                with contextlib.suppress(StoreUnavailable):
+                    await backend.publish_control(
+                        room_code, orjson.dumps({"ctl": "kick", "conn": old_conn})
+                    )
+            conn.role, conn.seat, conn.epoch = "player", seat, epoch
             lr.learn(snap)
             conn.game = None
             if snap.room.phase != "lobby" and seat in snap.room.participants:
@@ -255,25 +258,40 @@ class Lobby:
         else:
             player.room_code = None
         if room_code is not None and role == "spectator":
-            with contextlib.suppress(UnknownRoom):
-                await self.ctx.backend.update_room(
-                    room_code, CountSpectator(self.ctx.worker_id, -1)
-                )
+            await self._tell(room_code, CountSpectator(self.ctx.worker_id, -1))
             return
         if room_code is None or role != "player" or seat is None:
             return
+        await self._seat_gone(room_code, seat, player.id)
+
+    async def _tell(self, room_code: str, update: CountSpectator) -> None:
+        try:
+            await self.ctx.backend.update_room(room_code, update)
+        except UnknownRoom:
+            pass
+        except StoreUnavailable:
+            self.ctx.when_store_is_back(lambda: self._tell(room_code, update), "tell later")
+
+    async def _seat_gone(self, room_code: str, seat: int, conn_id: str) -> None:
+        """Show the seat of a closed connection disconnected and start its grace period —
+        once the store can be reached, if it cannot now."""
         try:
             _, held = await self.ctx.backend.update_room(
-                room_code, Disconnect(seat, player.id, now_ms())
+                room_code, Disconnect(seat, conn_id, now_ms())
             )
         except UnknownRoom:
+            return
+        except StoreUnavailable:
+            self.ctx.when_store_is_back(
+                lambda: self._seat_gone(room_code, seat, conn_id), f"gone {room_code}:{seat}"
+            )
             return
         except Exception:
             logger.exception("could not mark seat disconnected room=%s seat=%s", room_code, seat)
             return
         if not held:
             return  # replaced by another connection meanwhile
-        logger.info("player disconnected room=%s seat=%s conn=%s", room_code, seat, player.id)
+        logger.info("player disconnected room=%s seat=%s conn=%s", room_code, seat, conn_id)
         self.start_grace(room_code, seat)
 
     def start_grace(self, room_code: str, seat: int) -> None:
@@ -282,7 +300,12 @@ class Lobby:
 
     async def _grace(self, room_code: str, seat: int) -> None:
         await asyncio.sleep(self.ctx.config.grace)
-        await self.grace_over(room_code, seat)
+        try:
+            await self.grace_over(room_code, seat)
+        except StoreUnavailable:
+            self.ctx.when_store_is_back(
+                lambda: self.grace_over(room_code, seat), f"grace {room_code}:{seat}"
+            )
 
     async def grace_over(self, room_code: str, seat_no: int) -> None:
         """A still-disconnected player loses the seat: resigned in a running race, removed

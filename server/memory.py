@@ -16,6 +16,7 @@ from protocol.frames import EventBody
 
 from .backend import (
     Backend,
+    Fenced,
     Listener,
     LogConflict,
     Snapshot,
@@ -46,6 +47,8 @@ class _Entry:
     seq: int = 0
     events: deque[bytes] = field(default_factory=deque)
     moves: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    #: each seat's epoch, as the room says (the fencing token checked by append)
+    epochs: dict[int, int] = field(default_factory=dict)
     expires_at: float = 0.0
 
 
@@ -61,6 +64,7 @@ class MemoryBackend(Backend):
         finished_ttl: float = 3600,
         sweep_interval: float = 30.0,
     ) -> None:
+        super().__init__()
         self.worker_id = worker_id
         self.event_cap = event_cap
         self.active_ttl = active_ttl
@@ -168,6 +172,7 @@ class MemoryBackend(Backend):
         events, value = update(snap.room, snap.progress)
         entry.room = snap.room.model_dump_json()
         entry.progress = {s: p.model_copy() for s, p in snap.progress.items()}
+        entry.epochs = {s.seat: s.epoch for s in snap.room.seats}
         if snap.room.phase == "running":
             # older races' move logs are never read again
             for key in [k for k in entry.moves if k[0] < snap.room.race]:
@@ -190,11 +195,15 @@ class MemoryBackend(Backend):
         events: list[EventBody],
         index: int | None = None,
         at: int | None = None,
+        epoch: int | None = None,
     ) -> list[bytes] | None:
-        """Store a move, the seat's progress and its events, if the seat is still racing."""
+        """Store a move, the seat's progress and its events, if the seat is still racing
+        (and held with ``epoch``)."""
         entry = self._get(code)
         if entry is None:
             return None
+        if epoch is not None and entry.epochs.get(seat, 1) != epoch:
+            raise Fenced(f"seat {seat} is held with epoch {entry.epochs.get(seat)}, not {epoch}")
         current = entry.progress.get(seat)
         if current is None or current.race != race or current.status != "playing":
             return None
@@ -230,13 +239,6 @@ class MemoryBackend(Backend):
         if entry is None:
             return None
         return events_after(entry.events, entry.seq, after)
-
-    async def heartbeat(self, ttl: float) -> None:
-        """One process: nothing to tell."""
-
-    async def alive(self, workers: set[str]) -> set[str]:
-        """One process: every connection is on this worker, which is alive."""
-        return set(workers)
 
     async def ping(self) -> float:
         """No store to reach."""

@@ -18,13 +18,24 @@ class Metrics:
     messages_total: int = 0
     moves_accepted_total: int = 0
     moves_rejected_total: int = 0
+    #: moves refused because the store could not be reached (certainly not stored)
+    moves_unstored_total: int = 0
+    #: moves whose storing could not be confirmed (the connection was closed: resume)
+    moves_unknown_total: int = 0
     errors_total: int = 0
     abuse_closes_total: int = 0
     store_rtt_seconds: float = 0.0
+    #: 1 while the store can be reached, 0 while it cannot
+    store_up: int = 1
 
     def render(self, worker: str) -> str:
         """The exposition text; every sample labelled with the worker id."""
-        kinds = {"connections": "gauge", "rooms": "gauge", "store_rtt_seconds": "gauge"}
+        kinds = {
+            "connections": "gauge",
+            "rooms": "gauge",
+            "store_rtt_seconds": "gauge",
+            "store_up": "gauge",
+        }
         lines = []
         label = worker.replace("\\", "\\\\").replace('"', '\\"')
         for f in fields(self):

@@ -18,7 +18,7 @@ from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
 from protocol import MoveRequest, Rematch, Resign, Start, frames
 
-from .backend import LogConflict
+from .backend import Fenced, Health, LogConflict, OutcomeUnknown, StoreUnavailable
 from .config import now_ms
 from .connection import Conn, HeldProgress, Player
 from .context import Context
@@ -117,7 +117,19 @@ class Race:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        #: players whose held progress could not be stored (the store was unreachable):
+        #: sent again once it is back
+        self._unsent: set[Player] = set()
         ctx.rooms.event_hooks.append(self._on_event)
+        ctx.backend.health_hooks.append(self._on_health)
+
+    def _on_health(self, health: Health) -> None:
+        if not health.ok:
+            return
+        unsent, self._unsent = self._unsent, set()
+        for player in unsent:
+            if player.outbox.held is not None:
+                self.ctx.tasks.spawn(self.send_held(player, leaving=True), "progress again")
 
     # ------------------------------------------------------------------ state
 
@@ -259,6 +271,7 @@ class Race:
                     events=events,
                     index=len(game.actions) - 1,
                     at=elapsed,
+                    epoch=player.epoch,
                 )
                 if stored is not None and not events:
                     self._hold(
@@ -278,10 +291,27 @@ class Race:
             player.game = None  # another connection of this seat moved: reload from the log
             self.ctx.metrics.moves_rejected_total += 1
             return _rejected("stale")
+        except Fenced:
+            self._replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        except OutcomeUnknown:
+            # stored or not, nobody can tell until the store answers again: the client must
+            # not be told either way; it resumes and sees its board as stored
+            player.game = None
+            self.ctx.metrics.moves_unknown_total += 1
+            if isinstance(player, Conn):
+                self.ctx.rooms.close(player, 1011, "store unreachable: resume")
+            raise Refusal("storage", "the store did not answer: resume to see your board") from None
+        except StoreUnavailable:
+            player.game = None  # the local game is ahead of the log: rebuild it
+            self.ctx.metrics.moves_unstored_total += 1
+            raise Refusal(
+                "storage", "the move was not stored (the store cannot be reached): send it again"
+            ) from None
         except Exception:
             player.game = None  # the local game is ahead of the log: rebuild it
             logger.exception("could not store move room=%s seat=%s", room_code, seat)
-            raise Refusal("storage", "the move could not be stored: try again") from None
+            raise Refusal("storage", "the move was not stored: send it again") from None
         if stored is None:
             player.game = None
             lr.finished.add(seat)
@@ -297,6 +327,21 @@ class Race:
             game.view_changes(outcome.move),
         )
 
+    def _replaced(self, player: Player) -> None:
+        """The store refused ``player``'s write: a resume gave the seat a newer epoch. The
+        old holder is done (closed with 4000, as a ``kick`` would have done)."""
+        logger.info(
+            "write of a replaced connection refused room=%s seat=%s conn=%s",
+            player.room_code,
+            player.seat,
+            player.id,
+        )
+        player.game = None
+        player.seat = None
+        player.role = None
+        if isinstance(player, Conn):
+            self.ctx.rooms.close(player, 4000, "replaced by a new connection")
+
     async def resign(self, player: Player) -> None:
         """Give up the race; raises :class:`Refusal` when the player is not racing."""
         racing = self._racing(player)
@@ -309,7 +354,16 @@ class Race:
         if game is None or player.game_race != lr.race:
             game = await self.load_game(player, lr.race, lr.deal_code)
         elapsed = now_ms() - (lr.start_at or 0)
-        if not await self.finish(room_code, lr.race, seat, "resigned", elapsed, game):
+        try:
+            done = await self.finish(
+                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+            )
+        except Fenced:
+            self._replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        except StoreUnavailable:
+            raise Refusal("storage", "the store cannot be reached: try again") from None
+        if not done:
             raise Refusal("finished", "your race is over")
         logger.info("player resigned room=%s seat=%s", room_code, seat)
         await self.check_end(room_code)
@@ -371,7 +425,15 @@ class Race:
                     move=None,
                     progress=progress,
                     events=[body],
+                    epoch=player.epoch,
                 )
+            except Fenced:
+                self._replaced(player)
+            except StoreUnavailable:
+                # kept, to be sent once the store is back (unless a newer one is held)
+                if outbox.held is None:
+                    outbox.held = held
+                self._unsent.add(player)
             except Exception:
                 logger.warning(
                     "could not send progress room=%s seat=%s",
@@ -383,10 +445,19 @@ class Race:
     # ------------------------------------------------------------------ finishing
 
     async def finish(
-        self, room_code: str, race: int, seat: int, status: str, elapsed: int, game: Game
+        self,
+        room_code: str,
+        race: int,
+        seat: int,
+        status: str,
+        elapsed: int,
+        game: Game,
+        *,
+        epoch: int | None = None,
     ) -> bool:
         """Store a seat's final status with its last progress and ``player_finished``;
-        False if the seat was no longer racing."""
+        False if the seat was no longer racing. ``epoch``: the holder's (a player's own
+        act); None for the server's (time-out, grace period)."""
         progress = progress_state(race, seat, status, game, elapsed)
         times = await self.ctx.backend.times(room_code, race, seat)
         events: list[frames.EventBody] = [
@@ -394,7 +465,7 @@ class Race:
             finished_body(room_code, race, seat, status, elapsed, game, times),
         ]
         stored = await self.ctx.backend.append(
-            room_code, race, seat, move=None, progress=progress, events=events
+            room_code, race, seat, move=None, progress=progress, events=events, epoch=epoch
         )
         return stored is not None
 

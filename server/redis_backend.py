@@ -4,23 +4,31 @@ Keys of one room share a hash tag, so a room can live on one Redis Cluster shard
 
     sd:{K7QF2M}:room              RoomState JSON (seats keep token hashes, never tokens)
     sd:{K7QF2M}:progress          hash: seat -> ProgressState JSON of the current race
+    sd:{K7QF2M}:epochs            hash: seat -> the epoch of the connection holding it
     sd:{K7QF2M}:seq               the room's event counter
     sd:{K7QF2M}:events            list: the last ``event_cap`` stamped events
     sd:{K7QF2M}:moves:<race>:<seat>  list: a seat's move log, one action per item
                                      (``MOVE@MS``: with its ms since the race's start)
     sd:{K7QF2M}:done              sorted set: tokens of the last minute's room updates
     sd:{K7QF2M}:ch                pub/sub channel: stamped events and control messages
+    sd:beats                      hash: worker id -> its last beat (liveness)
 
 Room changes run in a WATCH/MULTI transaction on ``room`` and ``progress`` (retried on
-conflict), so race-end detection is safe across workers. A move is stored by one Lua script
-that checks the seat is still racing, appends the move, stores the progress and numbers,
-keeps and publishes the events; the move is acknowledged only after. The script calls of
-all moves are pipelined on one connection (:class:`server.resp.RespPipe`): the calls made in
-one turn of the event loop go out in one write, and Redis answers them in order.
+conflict), so race-end detection is safe across workers; it also writes each seat's epoch.
+A move is stored by one Lua script that checks the writer's epoch (a fencing token: a
+connection replaced by a resume can store nothing), checks the seat is still racing, appends
+the move, stores the progress and numbers, keeps and publishes the events; the move is
+acknowledged only after. The script calls of all moves are pipelined on one connection
+(:class:`server.resp.RespPipe`): the calls made in one turn of the event loop go out in one
+write, and Redis answers them in order.
 
 Every worker, the publishing one included, delivers events to its connections from the
-pub/sub channel: one path in seq order. Every key gets a TTL on each write (shorter once a
-race has ended), so abandoned rooms expire.
+pub/sub channel (:mod:`server.redis_pubsub`): one path in seq order. Every key gets a TTL
+on each write (shorter once a race has ended), so abandoned rooms expire.
+
+While Redis cannot be reached, every call raises :class:`~server.backend.StoreUnavailable`
+(nothing was stored); a health watch pings Redis, logs one line when it is lost and one when
+it is back, and tells the server's layers (``health_hooks``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 import orjson
@@ -44,30 +53,42 @@ from protocol.frames import EventBody
 
 from .backend import (
     Backend,
+    Fenced,
+    Health,
+    HealthWatch,
     Listener,
     LogConflict,
+    OutcomeUnknown,
     Snapshot,
+    StoreUnavailable,
     UnknownRoom,
     entry_move,
     entry_time,
-    event_seq,
     events_after,
     log_entry,
 )
-from .resp import RespPipe
-from .room import (
-    ProgressState,
-    RoomState,
-)
-from .updates import (
-    Update,
-)
+from .redis_pubsub import RoomChannels
+from .resp import NotSent, RespPipe
+from .room import ProgressState, RoomState
+from .updates import Update
+
+__all__ = ["RedisBackend", "check_redis_url"]
 
 T = TypeVar("T")
 
-__all__ = ["RedisBackend"]
-
 logger = logging.getLogger("samedeal.redis")
+
+_UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+def check_redis_url(url: str) -> None:
+    """Raise ``ValueError`` with a clear message when ``url`` is not a Redis URL that
+    redis-py can use (``redis://``, ``rediss://``, ``unix://``)."""
+    try:
+        aioredis.ConnectionPool.from_url(url)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not a Redis URL: {url!r} ({exc})") from None
+
 
 # Numbers, keeps and publishes the event bodies ARGV[first..]: the stamped form is the body
 # with "seq" put in front (protocol.frames.stamp_event), the bytes every client receives.
@@ -97,16 +118,21 @@ return out
 """
 )
 
-# KEYS: progress, seq, events, moves
+# KEYS: progress, seq, events, moves, epochs
 # ARGV: seat, race, cap, channel, ttl (the same for every call of a seat: packed once),
-#       progress json ('' to leave it), move ('' for none), index (-1: any), body...
-# Returns false (seat not racing), -1 (log length is not index) or the events.
+#       progress json ('' to leave it), move ('' for none), index (-1: any),
+#       epoch ('' for none: a server act, not a connection's), body...
+# Returns -2 (the seat is held with another epoch: fenced), false (seat not racing), -1 (log
+# length is not index) or the events.
 # The stored progress is checked as text, not decoded (cjson was a third of the script's
 # cost): it is ProgressState JSON, whose first field is the race; a name cannot fake the
 # status (its quotes are escaped). The log's TTL is renewed every 64 moves, not each move.
 _APPEND_LUA = (
     _STAMP_LUA
     + """
+if ARGV[9] ~= '' and (redis.call('HGET', KEYS[5], ARGV[1]) or '1') ~= ARGV[9] then
+  return -2
+end
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if not cur then return false end
 if string.sub(cur, 1, 9 + #ARGV[2]) ~= '{"race":' .. ARGV[2] .. ','
@@ -119,7 +145,7 @@ if ARGV[7] ~= '' then
   end
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[6]) end
-local out = stamp_events(KEYS[2], KEYS[3], ARGV[4], 9)
+local out = stamp_events(KEYS[2], KEYS[3], ARGV[4], 10)
 if #out > 0 then redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1) end
 return out
 """
@@ -128,6 +154,8 @@ return out
 
 class RedisBackend(Backend):
     """Rooms in Redis, events over Redis pub/sub."""
+
+    shared = True
 
     def __init__(
         self,
@@ -138,12 +166,15 @@ class RedisBackend(Backend):
         event_cap: int = 500,
         active_ttl: float = 6 * 3600,
         finished_ttl: float = 3600,
+        health_interval: float = 0.5,
     ) -> None:
+        super().__init__()
         self.worker_id = worker_id
         self.prefix = prefix
         self.event_cap = event_cap
         self.active_ttl = active_ttl
         self.finished_ttl = finished_ttl
+        check_redis_url(url)
         # a burst of requests (a thousand players making their first move, or leaving at
         # once) waits for a connection instead of failing with "too many connections"
         # A command on a connection that Redis closed (a restart, a kill, an idle timeout)
@@ -153,23 +184,27 @@ class RedisBackend(Backend):
             url,
             max_connections=64,
             timeout=20,
+            socket_connect_timeout=2,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), 3),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
         self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
-        self._append_script = self.redis.register_script(_APPEND_LUA)
-        self._append_sha = self._append_script.sha.encode()
+        # the health watch's own connection: no retries, a short timeout
+        self._probe = aioredis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+        self._append_sha = self.redis.register_script(_APPEND_LUA).sha.encode()
         self._events_script = self.redis.register_script(_EVENTS_LUA)
-        self._listener: Listener | None = None
-        self._pubsub: Any = None
-        self._channels: set[str] = set()
-        self._confirm: dict[str, asyncio.Future[None]] = {}
-        self._task: asyncio.Task[None] | None = None
-        # per subscribed room: the last event seq delivered, and events held back while a
-        # gap (pub/sub messages lost during a reconnect) is filled from the event list
-        self._delivered: dict[str, int] = {}
-        self._held: dict[str, list[bytes]] = {}
-        self._repairs: set[asyncio.Task[None]] = set()
+        self.channels = RoomChannels(
+            self.redis,
+            f"{prefix}:worker:{worker_id}",
+            self._channel,
+            self.events_since,
+            self.check_health,
+        )
+        self._watch = HealthWatch("redis", self.health_hooks)
+        self._health_interval = health_interval
+        self._health_task: asyncio.Task[None] | None = None
+        self._check_now = asyncio.Event()
+        self._beat = 0
         # the moves' script calls: packed by us (a seat's constant arguments once) and
         # pipelined on one connection, all the calls of a loop turn in one write
         self._heads: dict[tuple[str, int, int], bytes] = {}
@@ -178,7 +213,8 @@ class RedisBackend(Backend):
     @property
     def write_timeout(self) -> float:
         """Seconds a move may wait for Redis to answer before its connection is dropped
-        (the move is then sent once more on a new connection)."""
+        (the move is then sent again on a new connection, until Redis says whether it
+        was stored, for as long again at most)."""
         return self._store.reply_timeout
 
     @write_timeout.setter
@@ -204,169 +240,95 @@ class RedisBackend(Backend):
     def _channel(self, code: str) -> str:
         return self._key(code, "ch")
 
-    def _code_of(self, channel: str) -> str:
-        return channel[channel.index("{") + 1 : channel.index("}")]
+    # ------------------------------------------------------------------ health
 
-    # ------------------------------------------------------------------ pub/sub
+    def health(self) -> Health:
+        """Whether Redis answered the last health check."""
+        return self._watch.state
 
-    async def start(self, listener: Listener) -> None:
-        """Check the connection and start the listener loop."""
-        self._listener = listener
-        await self.redis.ping()
-        # a worker's own channel keeps the pub/sub connection open while it has no rooms
-        self._channels.add(f"{self.prefix}:worker:{self.worker_id}")
-        self._pubsub = self.redis.pubsub()
-        await self._pubsub.subscribe(*self._channels)
-        self._task = asyncio.create_task(self._listen())
+    def check_health(self) -> None:
+        """Something failed to reach Redis: check it now rather than at the next tick."""
+        self._check_now.set()
 
-    async def close(self) -> None:
-        """Stop the listener and the writer and close the connections."""
-        for task in list(self._repairs):
-            task.cancel()
-        self._store.close()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
-        await self.redis.aclose()
+    @contextlib.contextmanager
+    def _reaching(self) -> Iterator[None]:
+        """Turn Redis's connection failures into :class:`StoreUnavailable`."""
+        try:
+            yield
+        except _UNREACHABLE as exc:
+            self.check_health()
+            raise StoreUnavailable(f"Redis cannot be reached: {exc}") from exc
 
-    async def _listen(self) -> None:
-        """Deliver pub/sub messages; on failure log, back off (capped) and resubscribe."""
-        backoff = 0.1
+    async def _health_loop(self) -> None:
         while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._check_now.wait(), self._health_interval)
+            self._check_now.clear()
             try:
-                if self._pubsub is None:
-                    pubsub = self.redis.pubsub()
-                    await pubsub.subscribe(*self._channels)
-                    self._pubsub = pubsub
-                    for code in list(self._delivered):
-                        self._repair(code, None)  # events published while we were away
-                while True:
-                    # blocking: no timer per message (a timeout would only wake it idle)
-                    message = await self._pubsub.get_message(timeout=None)
-                    backoff = 0.1
-                    if message is not None:
-                        self._dispatch(message)
+                await self._probe.ping()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                logger.exception("pub/sub listener failed; reconnecting in %.1fs", backoff)
-                pubsub, self._pubsub = self._pubsub, None
-                if pubsub is not None:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
+            except Exception as exc:
+                self._watch.down(str(exc) or type(exc).__name__)
+            else:
+                self._watch.up()
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        kind = message.get("type")
-        channel = message["channel"]
-        if isinstance(channel, bytes):
-            channel = channel.decode()
-        if kind == "subscribe":
-            future = self._confirm.pop(channel, None)
-            if future is not None and not future.done():
-                future.set_result(None)
-        elif kind == "message" and self._listener is not None:
-            self._deliver(self._code_of(channel), message["data"])
+    # ------------------------------------------------------------------ lifecycle
 
-    def _deliver(self, code: str, data: bytes) -> None:
-        """Pass events on in seq order; a gap is filled from the stored events first."""
-        assert self._listener is not None
-        seq = event_seq(data)
-        if seq is None:
-            self._listener(code, data)
-            return
-        held = self._held.get(code)
-        if held is not None:
-            held.append(data)
-            return
-        last = self._delivered.get(code)
-        if last is not None and seq > last + 1:
-            self._repair(code, data)
-            return
-        if last is None or seq > last:
-            self._delivered[code] = seq
-            self._listener(code, data)
+    async def start(self, listener: Listener) -> None:
+        """Check the connection, start the listener and the health watch."""
+        with self._reaching():
+            await self.redis.ping()
+            await self.channels.start(listener)
+        self._health_task = asyncio.create_task(self._health_loop())
 
-    def _repair(self, code: str, data: bytes | None) -> None:
-        if code in self._held:
-            if data is not None:
-                self._held[code].append(data)
-            return
-        self._held[code] = [data] if data is not None else []
-        task = asyncio.create_task(self._fill(code))
-        self._repairs.add(task)
-        task.add_done_callback(self._repairs.discard)
-
-    async def _fill(self, code: str) -> None:
-        last = self._delivered.get(code, 0)
-        try:
-            missing = await self.events_since(code, last)
-        except Exception:
-            logger.exception("could not fetch missed events room=%s", code)
-            missing = None
-        if missing is None:
-            logger.warning("events lost for connected clients room=%s after=%s", code, last)
-        held = self._held.pop(code, [])
-        if code not in self._delivered or self._listener is None:
-            return  # unsubscribed meanwhile
-        for item in sorted({*(missing or []), *held}, key=lambda d: event_seq(d) or 0):
-            seq = event_seq(item) or 0
-            if seq > self._delivered[code]:
-                self._delivered[code] = seq
-                self._listener(code, item)
+    async def close(self) -> None:
+        """Stop the listener, the health watch and the writer; close the connections."""
+        self._store.close()
+        if self._health_task is not None:
+            self._health_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._health_task
+        await self.channels.close()
+        await self._probe.aclose()
+        await self.redis.aclose()
 
     async def subscribe(self, code: str) -> None:
-        """Subscribe and wait for Redis to confirm, so no later event is missed."""
-        channel = self._channel(code)
-        self._channels.add(channel)
-        self._delivered.pop(code, None)
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._confirm[channel] = future
-        if self._pubsub is None:
-            raise ConnectionError("the pub/sub connection is being re-established")
-        await self._pubsub.subscribe(channel)
-        try:
-            await asyncio.wait_for(future, 5.0)
-        finally:
-            self._confirm.pop(channel, None)
+        """Subscribe to the room's channel (returns once Redis confirmed it)."""
+        with self._reaching():
+            await self.channels.subscribe(code)
 
     async def unsubscribe(self, code: str) -> None:
         """Leave the room's channel."""
-        channel = self._channel(code)
-        self._channels.discard(channel)
-        self._delivered.pop(code, None)
-        self._held.pop(code, None)
-        if self._pubsub is not None:
-            await self._pubsub.unsubscribe(channel)
+        with self._reaching():
+            await self.channels.unsubscribe(code)
 
     async def publish_control(self, code: str, data: bytes) -> None:
         """Publish a control message (not stored, no seq)."""
-        await self.redis.publish(self._channel(code), data)
+        with self._reaching():
+            await self.redis.publish(self._channel(code), data)
 
     # ------------------------------------------------------------------ rooms
 
     async def create_room(self, room: RoomState) -> bool:
         """SET NX the room's state."""
-        ok = await self.redis.set(
-            self._key(room.code, "room"),
-            room.model_dump_json(),
-            nx=True,
-            ex=int(self.ttl_for(room)),
-        )
+        with self._reaching():
+            ok = await self.redis.set(
+                self._key(room.code, "room"),
+                room.model_dump_json(),
+                nx=True,
+                ex=int(self.ttl_for(room)),
+            )
         return bool(ok)
 
     async def snapshot(self, code: str) -> Snapshot | None:
         """Room, progress and seq in one MULTI, so they agree."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.get(self._key(code, "room"))
-            pipe.hgetall(self._key(code, "progress"))
-            pipe.get(self._key(code, "seq"))
-            raw, progress, seq = await pipe.execute()
+        with self._reaching():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.get(self._key(code, "room"))
+                pipe.hgetall(self._key(code, "progress"))
+                pipe.get(self._key(code, "seq"))
+                raw, progress, seq = await pipe.execute()
         if raw is None:
             return None
         return Snapshot(
@@ -383,11 +345,16 @@ class RedisBackend(Backend):
         (redis-py raises WatchError), but then Redis may have run the EXEC before the
         connection failed. So the transaction also records a token unique to this call (in
         the room's ``done`` set), and before running ``update`` again the token is looked
-        up: if it is there, the
-        update is done, and is not applied a second time (its events were published; the
-        call returns the room as it is now, without them)."""
+        up: if it is there, the update is done, and is not applied a second time (its
+        events were published; the call returns the room as it is now, and the value of the
+        update as it ran)."""
+        with self._reaching():
+            return await self._update_room(code, update)
+
+    async def _update_room(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
         room_key, progress_key = self._key(code, "room"), self._key(code, "progress")
         seq_key, events_key = self._key(code, "seq"), self._key(code, "events")
+        epochs_key = self._key(code, "epochs")
         done_key, token = self._key(code, "done"), secrets.token_hex(8)
         sent = False
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -413,6 +380,10 @@ class RedisBackend(Backend):
                             mapping={str(s): p.model_dump_json() for s, p in progress.items()},
                         )
                         pipe.expire(progress_key, ttl)
+                    pipe.delete(epochs_key)
+                    if room.seats:
+                        pipe.hset(epochs_key, mapping={str(s.seat): s.epoch for s in room.seats})
+                        pipe.expire(epochs_key, ttl)
                     if room.phase == "ended":
                         for seat in room.participants:
                             pipe.expire(self._moves_key(code, room.race, seat), ttl)
@@ -454,9 +425,16 @@ class RedisBackend(Backend):
         events: list[EventBody],
         index: int | None = None,
         at: int | None = None,
+        epoch: int | None = None,
     ) -> list[bytes] | None:
-        """One Lua call: check, append the move, store progress and events, publish. The
-        call is pipelined with the other moves of this turn of the loop."""
+        """One Lua call: fence, check, append the move, store progress and events, publish.
+        The call is pipelined with the other moves of this turn of the loop.
+
+        A call whose connection failed after it was written may have run: it is sent again
+        (on a new connection, once Redis answers) until Redis tells — the move found at its
+        place in the log means it ran — for ``write_timeout`` at most, then
+        :class:`OutcomeUnknown`. A call never written raises :class:`StoreUnavailable`:
+        it certainly did not run."""
         entry = log_entry(move, at) if move else ""
         head = self._heads.get((code, race, seat))
         if head is None:
@@ -465,11 +443,12 @@ class RedisBackend(Backend):
                 [
                     b"EVALSHA",
                     self._append_sha,
-                    4,
+                    5,
                     self._key(code, "progress"),
                     self._key(code, "seq"),
                     self._key(code, "events"),
                     self._moves_key(code, race, seat),
+                    self._key(code, "epochs"),
                     seat,
                     race,
                     self.event_cap,
@@ -483,8 +462,9 @@ class RedisBackend(Backend):
         state = b"" if progress is None else progress.model_dump_json().encode()
         log = entry.encode()
         number = b"-1" if index is None else b"%d" % index
-        packed = b"*%d\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
-            15 + len(events),
+        fence = b"" if epoch is None else b"%d" % epoch
+        packed = b"*%d\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
+            17 + len(events),
             head,
             len(state),
             state,
@@ -492,72 +472,110 @@ class RedisBackend(Backend):
             log,
             len(number),
             number,
+            len(fence),
+            fence,
         )
         if events:
             packed += _resp_args(_bodies(events))
-        resent = reloaded = False
+        result, resent = await self._run_append(packed)
+        if result is None:
+            return None
+        if result == -2:
+            raise Fenced(f"seat {seat} is held by a newer connection")
+        if result == -1:
+            key = self._moves_key(code, race, seat)
+            if resent and entry:
+                with self._reaching():
+                    found = await self.redis.lindex(key, index or 0)
+                if found == log:
+                    return []  # an earlier try was run before its connection failed
+            raise LogConflict(f"the move log is not {index} moves long")
+        return list(result)
+
+    async def _run_append(self, packed: bytes) -> tuple[Any, bool]:
+        """Send an append call until Redis answers it; the reply, and whether an earlier try
+        may have run."""
+        maybe_ran = reloaded = False
+        deadline: float | None = None
+        pause = 0.05
+        loop = asyncio.get_running_loop()
         while True:
             try:
-                result = await self._store.send(packed)
-                break
+                return await self._store.send(packed), maybe_ran
             except NoScriptError:
                 if reloaded:
                     raise
                 reloaded = True  # not run: Redis restarted or its scripts were flushed
-                await self.redis.script_load(_APPEND_LUA)
-            except (RedisConnectionError, RedisTimeoutError) as exc:
-                # whether Redis ran it is unknown: sent once more (on a new connection); a
-                # move run twice is refused the second time by its index, seen below
-                if resent:
-                    raise ConnectionError(f"could not store: {exc!r}") from exc
-                resent = True
-        if result is None:
-            return None
-        if result == -1:
-            key = self._moves_key(code, race, seat)
-            if resent and entry and await self.redis.lindex(key, index or 0) == entry.encode():
-                return []  # the first try was run before its connection failed: stored once
-            raise LogConflict(f"the move log is not {index} moves long")
-        return list(result)
+                with contextlib.suppress(*_UNREACHABLE):
+                    await self.redis.script_load(_APPEND_LUA)
+                continue
+            except NotSent as exc:
+                self.check_health()
+                if not maybe_ran:
+                    raise StoreUnavailable(f"Redis cannot be reached: {exc}") from exc
+            except (RedisConnectionError, RedisTimeoutError):
+                # whether Redis ran it is unknown: it is sent again; a move run twice is
+                # refused the second time by its index (see append)
+                self.check_health()
+                maybe_ran = True
+            now = loop.time()
+            deadline = deadline if deadline is not None else now + self.write_timeout
+            if now >= deadline:
+                raise OutcomeUnknown("Redis stopped answering: the write may have been done")
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log."""
-        items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
+        with self._reaching():
+            items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
         return [entry_move(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
 
     async def times(self, code: str, race: int, seat: int) -> list[int | None]:
         """The time of each move of the log (entries ``MOVE@MS``)."""
-        items = await self.redis.lrange(self._moves_key(code, race, seat), 0, -1)
+        with self._reaching():
+            items = await self.redis.lrange(self._moves_key(code, race, seat), 0, -1)
         return [entry_time(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``, or None when the first missed one was trimmed."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.get(self._key(code, "seq"))
-            pipe.lrange(self._key(code, "events"), 0, -1)
-            seq, items = await pipe.execute()
+        with self._reaching():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.get(self._key(code, "seq"))
+                pipe.lrange(self._key(code, "events"), 0, -1)
+                seq, items = await pipe.execute()
         return events_after(items, int(seq or 0), after)
 
-    def _alive_key(self, worker: str) -> str:
-        return f"{self.prefix}:worker:{worker}:alive"
+    # ------------------------------------------------------------------ liveness
 
-    async def heartbeat(self, ttl: float) -> None:
-        """SET the worker's alive key with a TTL."""
-        await self.redis.set(self._alive_key(self.worker_id), b"1", px=int(ttl * 1000))
+    async def beat(self) -> None:
+        """Write a new beat for this worker (a counter: others see it change)."""
+        self._beat += 1
+        with self._reaching():
+            await self.redis.hset(f"{self.prefix}:beats", self.worker_id, self._beat)
 
-    async def alive(self, workers: set[str]) -> set[str]:
-        """The workers whose alive key exists."""
+    async def beats(self, workers: set[str]) -> dict[str, str | None]:
+        """The last beat of each worker (None when none is kept)."""
         order = sorted(workers)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for worker in order:
-                pipe.exists(self._alive_key(worker))
-            found = await pipe.execute()
-        return {w for w, n in zip(order, found, strict=True) if n}
+        if not order:
+            return {}
+        with self._reaching():
+            found = await self.redis.hmget(f"{self.prefix}:beats", order)
+        return {
+            w: (v.decode() if isinstance(v, bytes) else v)
+            for w, v in zip(order, found, strict=True)
+        }
+
+    async def forget_worker(self, worker: str) -> None:
+        """Drop a dead worker's beat."""
+        with self._reaching():
+            await self.redis.hdel(f"{self.prefix}:beats", worker)
 
     async def ping(self) -> float:
         """Round trip of a PING in seconds."""
         t0 = time.perf_counter()
-        await self.redis.ping()
+        with self._reaching():
+            await self.redis.ping()
         return time.perf_counter() - t0
 
 

@@ -16,7 +16,9 @@ per command: when the oldest unanswered command has waited ``reply_timeout`` sec
 connection is dropped and every unanswered command fails with a timeout. After a failure
 the next command opens a new connection. Whether Redis ran a command whose connection
 failed is unknown: the caller decides whether to send it again (:class:`RedisBackend` does,
-once, as each move names its place in the log).
+as each move names its place in the log). A command that was never written — no connection
+could be opened, or the pipe is closed — fails with :class:`NotSent`: Redis certainly did
+not run it.
 """
 
 from __future__ import annotations
@@ -32,9 +34,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["RespPipe"]
+__all__ = ["NotSent", "RespPipe"]
 
 logger = logging.getLogger("samedeal.redis")
+
+
+class NotSent(RedisConnectionError):
+    """The command was never written to Redis: it certainly did not run."""
 
 
 class RespPipe:
@@ -60,7 +66,7 @@ class RespPipe:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         if self._closed:
-            future.set_exception(RedisConnectionError("the connection is closed"))
+            future.set_exception(NotSent("the connection is closed"))
             return future
         self._queue.append(packed)
         self._queued.append(future)
@@ -103,7 +109,8 @@ class RespPipe:
             self._fail_queued(exc)
             if not isinstance(exc, Exception):
                 raise
-            logger.warning("could not open a store connection to Redis: %r", exc)
+            # the outage itself is logged once, by the backend's health watch
+            logger.debug("could not open a store connection to Redis: %r", exc)
         finally:
             self._opening = None
         if self._closed:
@@ -112,11 +119,8 @@ class RespPipe:
             self._flush()
 
     def _fail_queued(self, exc: BaseException) -> None:
-        error = (
-            exc
-            if isinstance(exc, RedisConnectionError | RedisTimeoutError)
-            else RedisConnectionError(f"could not connect: {exc!r}")
-        )
+        # queued commands were never written, whatever stopped them
+        error = NotSent(f"could not connect: {exc}")
         queued, self._queued = self._queued, []
         self._queue.clear()
         for future in queued:
@@ -126,7 +130,7 @@ class RespPipe:
     def close(self) -> None:
         """Fail everything waiting and close the connection."""
         self._closed = True
-        self._fail_queued(RedisConnectionError("the connection is closed"))
+        self._fail_queued(NotSent("the connection is closed"))
         link, self._link = self._link, None
         if link is not None:
             link.drop(RedisConnectionError("the connection is closed"))
@@ -191,7 +195,7 @@ class _Link(asyncio.Protocol):
             self.watchdog = None
         sent, self.sent = self.sent, collections.deque()
         if sent:
-            logger.warning(
+            logger.info(
                 "store connection to Redis failed, %d commands unanswered: %s", len(sent), error
             )
         for future, _ in sent:

@@ -162,7 +162,9 @@ class _State(BaseModel):
 
 
 class SeatState(_State):
-    """A player's seat. ``conn`` is the connection that holds it (one at a time)."""
+    """A player's seat. ``conn`` is the connection that holds it (one at a time);
+    ``epoch`` rises each time a new connection takes it (a resume): the store refuses a
+    write of the seat that carries an older one (a fencing token)."""
 
     seat: int
     name: str
@@ -170,6 +172,7 @@ class SeatState(_State):
     connected: bool = True
     conn: str | None = None
     disconnected_at: int | None = None
+    epoch: int = 1
 
 
 class ProgressState(_State):

@@ -32,6 +32,7 @@ __all__ = [
     "Disconnect",
     "DropWatchers",
     "EndIfDone",
+    "Reassert",
     "ReleaseSeat",
     "Rematch",
     "Retake",
@@ -90,7 +91,8 @@ class SeatRobot:
 
 @dataclass(frozen=True, slots=True)
 class Retake:
-    """A resuming connection takes its seat back; value: the connection that held it."""
+    """A resuming connection takes its seat back, with a new epoch (the old connection's
+    writes are refused from now on); value: the connection that held it, and the epoch."""
 
     seat: int
     token_hash: str
@@ -99,15 +101,36 @@ class Retake:
 
     def __call__(
         self, room: RoomState, progress: dict[int, ProgressState]
-    ) -> tuple[Events, str | None]:
+    ) -> tuple[Events, tuple[str | None, int]]:
         seat = room.seat(self.seat)
         if seat is None or seat.token_hash != self.token_hash:
             raise Refusal("bad_token", "this seat was given up")
         old = seat.conn
+        seat.epoch += 1
         if seat.connected:
             seat.conn = self.conn  # replaces the other connection, no presence change
-            return [], old
-        return set_connected(room, progress, seat, self.conn, self.now), old
+            return [], (old, seat.epoch)
+        return set_connected(room, progress, seat, self.conn, self.now), (old, seat.epoch)
+
+
+@dataclass(frozen=True, slots=True)
+class Reassert:
+    """After an outage of the store, a connection that holds ``seat`` with ``epoch`` says
+    it is still there (another worker may have taken it for gone meanwhile); value: whether
+    it still holds the seat (False: it was taken by a resume, or given up)."""
+
+    seat: int
+    conn: str
+    epoch: int
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.conn != self.conn or seat.epoch != self.epoch:
+            return [], False
+        if seat.connected:
+            return [], True
+        return set_connected(room, progress, seat, self.conn, self.now), True
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,7 +56,7 @@ ROOM, PROGRESS = _room()
 SNAPSHOT = snapshot(ROOM, PROGRESS, 7, 5000, "http://h/r/K7QF-2M", viewer=1)
 
 REPLIES: list[tuple[bytes, type[BaseModel]]] = [
-    (frames.welcome(worker="w", max_frame=1, rate=1.0, burst=1, bots=True), Welcome),
+    (frames.welcome(id=None, worker="w", max_frame=1, rate=1.0, burst=1, bots=True), Welcome),
     (
         frames.joined(
             id=1, room="K7QF-2M", link="l", role="player", seat=1, token="t", snapshot=SNAPSHOT

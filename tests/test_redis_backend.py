@@ -45,7 +45,8 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
     try:
         keys = sorted(k.decode() for k in await r.keys(f"sd:{{{code}}}:*"))
         assert keys == [
-            f"sd:{{{code}}}:{k}" for k in ("done", "events", "moves:1:2", "progress", "room", "seq")
+            f"sd:{{{code}}}:{k}"
+            for k in ("done", "epochs", "events", "moves:1:2", "progress", "room", "seq")
         ]
         # every key of the room carries a TTL
         for key in keys:

@@ -45,7 +45,8 @@ async def reply(ws: ClientConnection, frame: str | bytes) -> dict[str, object]:
     ("frame", "code", "words"),
     [
         ("{nope", "malformed_json", "JSON"),
-        (b"\xff\xfe{", "malformed_json", "JSON"),
+        (b"\xff\xfe{", "invalid_message", "text frames"),
+        (b'{"type": "ping", "id": 3}', "invalid_message", "text frames"),
         ("[1, 2]", "invalid_message", "object"),
         ('{"type": "teleport"}', "unknown_type", "type"),
         ('{"v": 1}', "unknown_type", "type"),
@@ -72,6 +73,32 @@ async def test_bad_frames_get_a_named_error(
     # the connection is still usable
     pong = await reply(ws, '{"type": "ping", "id": 7}')
     assert pong["type"] == "pong" and pong["id"] == 7
+    await ws.close()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"type": "move", "move": 5, "id": 41}',
+        '{"type": "teleport", "id": 41}',
+        '{"type": "create", "game": "chess", "id": 41}',
+        b'{"type": "ping", "id": 41}',
+    ],
+)
+async def test_the_reply_to_a_refused_frame_carries_its_id(
+    server: ServerHandle, frame: str | bytes
+) -> None:
+    ws = await raw(server)
+    message = await reply(ws, frame)
+    assert message["type"] == "error" and message["id"] == 41
+    await ws.close()
+
+
+async def test_hello_may_carry_an_id(server: ServerHandle) -> None:
+    ws = await raw(server, hello=False)
+    await ws.send(orjson.dumps({"type": "hello", "v": PROTOCOL_VERSION, "id": 5}).decode())
+    welcome = orjson.loads(await ws.recv())
+    assert welcome["type"] == "welcome" and welcome["id"] == 5
     await ws.close()
 
 
