@@ -10,167 +10,34 @@ be a view the engine gives for a position the player really had).
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from client_fixtures import LiveServer, live_server
+from browser_fixtures import (
+    ARTIFACTS,
+    PHONE,
+    Mirror,
+    browser,
+    check_frames,
+    contexts,
+    drag,
+    expect,
+    needs_chromium,
+    new_page,
+    server,
+    wait_moves,
+)
+from client_fixtures import LiveServer
 
-from engine import Game, IllegalMoveError, new_game
-from protocol import merge_view
+from engine import IllegalMoveError
 
-playwright_api = pytest.importorskip("playwright.async_api")
-pytest_asyncio = pytest.importorskip("pytest_asyncio")
-expect = playwright_api.expect
-
-CHROMIUM = os.environ.get("SAMEDEAL_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 DEAL = "KL1-1-AAAAAAM"  # t3 shows an ace, t1-t2 and t6-t5 are legal at once
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 720}
 EVIL_NAME = '<img src=x onerror="window.pwned=1">Bob'
 
-pytestmark = [
-    pytest.mark.skipif(
-        shutil.which(CHROMIUM) is None and not Path(CHROMIUM).exists(), reason="no Chromium"
-    ),
-    # one server and one browser for the whole module: every test opens its own contexts
-    pytest.mark.asyncio(loop_scope="module"),
-]
-
-
-# ---------------------------------------------------------------------- the race
-
-
-class Page:
-    """A browser page and every websocket frame it received."""
-
-    def __init__(self, page: Any, name: str) -> None:
-        self.page = page
-        self.name = name
-        self.frames: list[dict[str, Any]] = []
-        page.on("websocket", self._socket)
-        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.errors: list[str] = []
-
-    def _socket(self, ws: Any) -> None:
-        def received(payload: str | bytes) -> None:
-            self.frames.append(json.loads(payload))
-
-        ws.on("framereceived", received)
-
-    def pile(self, pile: str) -> Any:
-        return self.page.locator(f'#board [data-pile="{pile}"]')
-
-    def top(self, pile: str) -> Any:
-        return self.pile(pile).locator(".card.up").last
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server() -> AsyncIterator[LiveServer]:
-    async with live_server(countdown=0.3) as live:
-        yield live
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Any]:
-    async with playwright_api.async_playwright() as p:
-        b = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            yield b
-        finally:
-            await b.close()
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def contexts(browser: Any) -> AsyncIterator[list[Any]]:
-    """The browser contexts a test opened, closed after it."""
-    opened: list[Any] = []
-    yield opened
-    for ctx in opened:
-        await ctx.close()
-
-
-async def new_page(contexts: list[Any], browser: Any, name: str, **context: Any) -> Page:
-    context.setdefault("viewport", {"width": 1100, "height": 820})
-    context.setdefault("locale", "en-GB")
-    ctx = await browser.new_context(**context)
-    contexts.append(ctx)
-    page = await ctx.new_page()
-    page.set_default_timeout(8000)
-    return Page(page, name)
-
-
-def canonical(view: dict[str, Any]) -> str:
-    return json.dumps(view, sort_keys=True)
-
-
-class Mirror:
-    """An engine game following a player's accepted actions; remembers every view the player
-    was entitled to see."""
-
-    def __init__(self, deal: str) -> None:
-        self.game: Game = new_game(deal)
-        self.views = {canonical(self.game.player_view())}
-
-    def push(self, move: str) -> str:
-        outcome = self.game.push(move)
-        self.views.add(canonical(self.game.player_view()))
-        return str(outcome.move)
-
-
-async def wait_moves(p: Page, mirror: Mirror) -> None:
-    await expect(p.page.locator("#moves")).to_have_text(str(mirror.game.moves))
-
-
-async def drag(p: Page, src: str, dst: str) -> None:
-    box = await p.top(src).bounding_box()
-    target = p.pile(dst)
-    tops = target.locator(".card")
-    tbox = await (tops.last if await tops.count() else target).bounding_box()
-    assert box is not None and tbox is not None
-    mouse = p.page.mouse
-    await mouse.move(box["x"] + box["width"] / 2, box["y"] + 12)
-    await mouse.down()
-    await mouse.move(box["x"] + box["width"] / 2 + 10, box["y"] + 20, steps=3)
-    await mouse.move(tbox["x"] + tbox["width"] / 2, tbox["y"] + tbox["height"] / 2, steps=8)
-    await mouse.up()
-
-
-def check_frames(p: Page, legit_views: set[str]) -> int:
-    """No frame carries a face-down card: every board is one of the legitimate views, and
-    no frame has a full position."""
-    boards = 0
-    mine: dict[str, Any] | None = None  # the page's own board: acks carry changes to it
-    for frame in p.frames:
-        text = json.dumps(frame)
-        assert '"position"' not in text
-        seen = [frame.get(key) for key in ("view", "board")]
-        if frame.get("type") in ("joined", "race_starting") and isinstance(frame.get("view"), dict):
-            mine = frame["view"]
-        elif frame.get("type") == "ack":
-            mine = merge_view(mine, frame["changes"])
-            seen.append(mine)
-        for view in seen:
-            if isinstance(view, dict):
-                boards += 1
-                assert isinstance(view["stock"], int)
-                assert all(isinstance(c["down"], int) for c in view["tableau"])
-                assert canonical(view) in legit_views, (p.name, frame["type"])
-    return boards
+# one server and one browser for the whole module: every test opens its own contexts
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
+__all__ = ["browser", "contexts", "server"]  # the shared fixtures, used by name
 
 
 async def test_two_players_race_while_a_spectator_watches(

@@ -669,6 +669,7 @@ function renderPlayers() {
     const li = el("li", "player");
     li.dataset.seat = s.seat;
     li.dataset.onFoundations = s.on_foundations || 0;
+    li.dataset.moves = s.moves || 0;
     li.dataset.status = s.status || "waiting";
     const me = s.seat === state.seat && state.role === "player";
     if (me) li.classList.add("me");

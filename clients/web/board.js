@@ -57,8 +57,10 @@ export function cardNode(name, faceUp = true) {
 function pileNode(className, pile, label) {
   const node = el("div", `pile slot ${className}`);
   node.dataset.pile = pile;
+  // Focusable (Enter or Space picks and drops: input.js); a labelled group, since its
+  // visible text (card corners) is not its name: the label reads the cards out in words.
   node.tabIndex = 0;
-  node.setAttribute("role", "button");
+  node.setAttribute("role", "group");
   node.setAttribute("aria-label", label);
   return node;
 }
