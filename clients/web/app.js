@@ -315,7 +315,8 @@ async function createRoom(ev) {
   const deal = form.elements.deal.value;
   if (deal === "code") followDealCode();
   const payload = createPayload(form.elements.game.value, deal, $("deal-code").value.trim());
-  if (await enter(payload, "create-error")) state.daily = deal === "daily";
+  state.daily = deal === "daily"; // the host knows; see isDailyRoom for everyone else
+  await enter(payload, "create-error");
 }
 
 async function createOnSharedDeal() {
@@ -618,12 +619,20 @@ function gameTitle() {
   return state.game ? t(`game.${state.game}`) : "";
 }
 
+let boardKey = "";
+
+/** Draw the board when what it shows has changed (an opponent's progress does not
+ * touch it), never under a drag: then it is drawn once the card lands. */
 function drawBoard() {
+  const seat = state.following !== null ? state.seats.get(state.following) : null;
+  const key = [state.viewVersion, state.race, state.phase, state.role, state.following, seat && seat.name, currentLang()].join("|");
+  if (key === boardKey && !state.boardStale) return;
   if (dragging()) {
-    state.boardStale = true; // never redraw under a drag: it is drawn when the card lands
+    state.boardStale = true;
     return;
   }
   state.boardStale = false;
+  boardKey = key;
   const board = $("board");
   const view = state.view;
   board.classList.toggle("readonly", state.role !== "player");

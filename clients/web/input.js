@@ -257,7 +257,8 @@ function onPointerUp(ev) {
       }
     }
   }
-  ctx.redraw(); // whatever arrived during the drag
+  // whatever arrived during the drag, drawn after this press's click has been dispatched
+  setTimeout(ctx.redraw, 0);
 }
 
 // ---------------------------------------------------------------------- keys
