@@ -456,3 +456,30 @@ async def test_every_screen_in_each_language_passes_axe(
     await expect(p.page.locator("#results h2")).to_have_text(words["results.title"])
     await check("results")
     assert not p.errors
+
+
+async def test_the_language_switch_and_the_rules_over_a_room(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    p = await new_page(contexts, browser, "switch", viewport=DESKTOP)
+    await p.page.goto(server.http + "/")
+    await p.page.select_option("#lang-lobby", "sv")
+    sv = catalogue("sv")
+    await expect(p.page.locator("#lobby h1")).to_have_text(sv["lobby.title"])
+    await expect(p.page.locator("html")).to_have_attribute("lang", "sv")
+    await solo_race(p, server, "EH1-N-AAAAAAT")  # the choice is kept
+    await expect(p.page.locator("#status-line")).to_have_text(sv["race.on"])
+    await p.page.click("#rules-link")  # over the race, not away from it
+    await expect(p.page.locator("#rules-title")).to_contain_text("Easy Harp")
+    await expect(p.page.locator("#rules-body h2").first).to_have_text(
+        sv["rules.easy-harp.layout.title"]
+    )
+    await p.page.keyboard.press("Escape")
+    await expect(p.page.locator("#rules")).to_be_hidden()
+    await expect(p.page.locator("#board .column")).to_have_count(9)
+    await p.page.click("#settings-button")
+    await p.page.select_option("#lang-select", "ru")
+    await expect(p.page.locator("#status-line")).to_have_text(catalogue("ru")["race.on"])
+    label = await p.pile("t3").get_attribute("aria-label")
+    assert label is not None and "туз червей" in label
+    assert not p.errors
