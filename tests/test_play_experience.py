@@ -482,4 +482,12 @@ async def test_the_language_switch_and_the_rules_over_a_room(
     await expect(p.page.locator("#status-line")).to_have_text(catalogue("ru")["race.on"])
     label = await p.pile("t3").get_attribute("aria-label")
     assert label is not None and "туз червей" in label
+    # the win's banner: a drawn trophy and the catalogue's word, no emoji to lack a font for
+    banner = await p.page.evaluate(
+        """() => import("/board.js").then((m) => {
+          const b = m.wonBanner();
+          return [b.querySelectorAll("svg").length, b.textContent];
+        })"""
+    )
+    assert banner[0] >= 1 and banner[1] == catalogue("ru")["race.cleared"]
     assert not p.errors
