@@ -70,9 +70,10 @@ export function rulesGame(game) {
 
 /** The section id that explains ``rule`` in ``game``'s page. */
 export function ruleSection(game, rule) {
-  const section = RULE_SECTIONS[rule] || "here";
-  const known = SECTIONS[rulesGame(game)].some(([id]) => id === section);
-  return known ? section : rulesGame(game) === "easy-harp" && section === "runs" ? "one-card" : "here";
+  const which = rulesGame(game);
+  let section = RULE_SECTIONS[rule] || "here";
+  if (which === "easy-harp" && section === "runs") section = "one-card"; // no runs there
+  return SECTIONS[which].some(([id]) => id === section) ? section : "here";
 }
 
 // ---------------------------------------------------------------------- examples
