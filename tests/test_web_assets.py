@@ -57,7 +57,7 @@ def test_every_rule_and_error_has_a_text() -> None:
         assert english[f"rule.{rule}"] == reminder  # the engine's English, word for word
     for rule in SERVER_RULES:
         assert f"rule.{rule}" in english
-    server = "\n".join(p.read_text("utf-8") for p in (ROOT / "server").glob("*.py"))
+    server = "\n".join(p.read_text("utf-8") for p in (ROOT / "server").rglob("*.py"))
     codes = set(re.findall(r'(?:Refusal|RoomError)\(\s*"([a-z_]+)"', server))
     codes |= set(re.findall(r'_error\(conn, \w+, "([a-z_]+)"', server))
     assert codes, "no error codes found in server/"
