@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from .i18n import LANGUAGES
 from .links import RoomLink, parse_link
 
 __all__ = ["register"]
@@ -29,10 +30,12 @@ def register(sub: Any) -> None:
         choices=["easy-harp", "klondike", "klondike-3"],
         help="create a room for GAME instead of joining one (you are its host)",
     )
+    _language(play)
     play.set_defaults(run=run_play)
 
     watch = sub.add_parser("spectate", help="watch a room's race from the terminal")
     _common(watch)
+    _language(watch)
     watch.set_defaults(run=run_spectate)
 
     bot = sub.add_parser("bot", help="join a room as a bot player and play to the end")
@@ -67,6 +70,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", help="a private room's key (when URL is not a room link)")
 
 
+def _language(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        help="the language to speak (default: the terminal's locale, else English; "
+        "Ctrl+L switches)",
+    )
+
+
 def _link(args: argparse.Namespace, *, need_room: bool = True) -> RoomLink | None:
     try:
         link = parse_link(args.url, room=args.room, key=args.key)
@@ -86,7 +98,7 @@ def run_play(args: argparse.Namespace) -> int:
         return 2
     from .tui import RaceApp
 
-    app = RaceApp(link, role="player", name=args.name, create=args.create)
+    app = RaceApp(link, role="player", name=args.name, create=args.create, lang=args.lang)
     app.run()
     return app.return_code or 0
 
@@ -98,7 +110,7 @@ def run_spectate(args: argparse.Namespace) -> int:
         return 2
     from .tui import RaceApp
 
-    app = RaceApp(link, role="spectator")
+    app = RaceApp(link, role="spectator", lang=args.lang)
     app.run()
     return app.return_code or 0
 

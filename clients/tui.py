@@ -2,9 +2,12 @@
 
 Moves are typed in the move notation (press ``:`` to type, Enter to send) or chosen with
 the cursor: ←/→ move between piles, ↑/↓ choose how many cards of a column, Enter picks a
-card and Enter again drops it; ``f`` sends the card under the cursor to a foundation
-("tap"), ``t`` to the table ("double tap"), ``s`` turns the stock, ``u`` undoes, ``a``
-auto-finishes. Spectators press ``n`` to follow the next player.
+card and Enter again drops it; ``1``–``9`` pick a column's top card or drop the picked
+cards on that column; ``f`` sends the card under the cursor to a foundation ("tap"),
+``t`` to the table ("double tap"), ``s`` turns the stock, ``u`` undoes, ``a``
+auto-finishes. Ctrl+R asks, then resigns on a second Ctrl+R. Spectators press ``n`` to
+follow the next player. Ctrl+L switches the language (English, Russian, Swedish: the
+browser's catalogues, :mod:`clients.i18n`).
 
 Names and everything else from other users are drawn as plain ``rich.text.Text``, never
 parsed as markup.
@@ -17,11 +20,14 @@ import contextlib
 import time
 from typing import Any, ClassVar
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from protocol import (
     Ack,
@@ -40,17 +46,13 @@ from protocol import (
 from protocol import Error as ErrorMessage
 
 from .client import RaceClient, RequestError
+from .i18n import LANGUAGES, Catalogue, detect_lang
 from .links import RoomLink
 
-__all__ = ["BoardView", "RaceApp", "render_board"]
+__all__ = ["BoardView", "RaceApp", "render_board", "share_url"]
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 EH_SLOT_SUITS = "SHCDSHCD"
-GAME_TITLES = {
-    "easy-harp": "Easy Harp",
-    "klondike": "Klondike, draw one",
-    "klondike-3": "Klondike, draw three",
-}
 RED_STYLE = "bold red3 on grey93"
 BLACK_STYLE = "bold grey0 on grey93"
 BACK_STYLE = "bright_white on dark_blue"
@@ -74,6 +76,12 @@ def back_text() -> Text:
 def empty_text(mark: str = " · ") -> Text:
     """An empty pile (a foundation shows its suit in Easy Harp)."""
     return Text(f"{mark:^3}", style=EMPTY_STYLE)
+
+
+def share_url(server_url: str, deal: str) -> str:
+    """The page that starts a room on ``deal``: the server's web address + ``/d/DEAL``."""
+    base = server_url.replace("wss://", "https://", 1).replace("ws://", "http://", 1)
+    return f"{base.rstrip('/')}/d/{deal}"
 
 
 def _fmt_time(ms: int | None) -> str:
@@ -152,21 +160,27 @@ def render_board(
 class BoardView(Static, can_focus=True):
     """The board; holds the cursor when the player chooses moves with the keys."""
 
+    # The key line under the board says what the keys do, in the player's language.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "cursor(-1)", "←", show=False),
-        Binding("right", "cursor(1)", "→", show=False),
-        Binding("up", "count(1)", "more cards", show=False),
-        Binding("down", "count(-1)", "fewer cards", show=False),
-        Binding("enter,space", "pick", "pick/drop"),
-        Binding("f", "tap", "to foundation"),
-        Binding("t", "double_tap", "to table"),
-        Binding("s", "stock", "stock"),
-        Binding("u", "undo", "undo"),
-        Binding("a", "auto", "auto-finish", show=False),
-        Binding("escape", "drop", "drop", show=False),
-        Binding("n", "follow_next", "watch next", show=False),
-        Binding("colon,slash", "type_move", "type a move"),
+        Binding("left", "cursor(-1)", show=False),
+        Binding("right", "cursor(1)", show=False),
+        Binding("up", "count(1)", show=False),
+        Binding("down", "count(-1)", show=False),
+        Binding("enter,space", "pick", show=False),
+        Binding("f", "tap", show=False),
+        Binding("t", "double_tap", show=False),
+        Binding("s", "stock", show=False),
+        Binding("u", "undo", show=False),
+        Binding("a", "auto", show=False),
+        Binding("escape", "drop", show=False),
+        Binding("n", "follow_next", show=False),
+        Binding("colon,slash", "type_move", show=False),
+        *(Binding(str(n), f"column({n})", show=False) for n in range(1, 10)),
     ]
+
+    def action_column(self, number: int) -> None:
+        """A digit: pick column ``number``'s top card, or drop the picked cards there."""
+        self.app_ref.column_key(number)
 
     def action_cursor(self, step: int) -> None:
         """Move the cursor to the previous/next pile."""
@@ -231,13 +245,16 @@ class RaceApp(App[int]):
     #board { width: 1fr; padding: 1 1; background: #0b6b3a; color: white; }
     #board:focus { border: tall #ffd34d; }
     #side { width: 36; padding: 0 1; background: #064826; color: white; }
-    #message { height: 2; color: #ffe98a; padding: 0 1; }
+    #message { height: auto; max-height: 3; color: #ffe98a; padding: 0 1; }
+    #results { height: auto; padding: 0 1; background: #064826; color: white; }
+    #keys { height: auto; background: #064826; color: #dce9df; padding: 0 1; }
     #move { dock: bottom; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit"),
-        Binding("ctrl+r", "resign", "resign"),
-        Binding("ctrl+g", "start", "start / rematch"),
+        Binding("ctrl+q", "quit", show=False),
+        Binding("ctrl+r", "resign", show=False),
+        Binding("ctrl+g", "start", show=False),
+        Binding("ctrl+l", "switch_lang", show=False),
     ]
 
     def __init__(
@@ -248,8 +265,10 @@ class RaceApp(App[int]):
         name: str = "",
         create: str | None = None,
         create_options: dict[str, Any] | None = None,
+        lang: str | None = None,
     ) -> None:
         super().__init__()
+        self.cat = Catalogue(lang or detect_lang())
         self.link = link
         self.role = role
         self.player_name = name
@@ -275,20 +294,24 @@ class RaceApp(App[int]):
         self.count = 1
         self.picked: tuple[str, int] | None = None
         self.message = ""
+        self.names: dict[int, str] = {}  # seat → the last name seen (results keep them)
+        self.resign_armed = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        """Title line, board and players side by side, message line, move entry."""
+        """Title line, results (after a race), board and players side by side, message line,
+        move entry, the keys."""
         yield Static(id="title", markup=False)
         with Horizontal(id="main"):
             with Vertical():
+                yield Static(id="results", markup=False)
                 yield BoardView(id="board", markup=False)
                 yield Static(id="message", markup=False)
             yield Static(id="side", markup=False)
-        yield Input(placeholder="move, e.g. t2-f (Esc: back to the board)", id="move")
-        yield Footer()
+        yield Input(placeholder=self.cat.t("tui.move_placeholder"), id="move")
+        yield Static(id="keys", markup=False)
 
     async def on_mount(self) -> None:
         """Connect and join, then follow the room's events."""
@@ -325,8 +348,13 @@ class RaceApp(App[int]):
                 joined = await client.join(
                     self.link.room, name=self.player_name, role=self.role, key=self.link.key
                 )
-        except (RequestError, OSError, ConnectionError) as exc:
-            self.say(f"Could not join: {exc}")
+        except RequestError as exc:
+            self.say(
+                self.cat.t("tui.could_not_join", error=self.cat.error_text(exc.code, exc.message))
+            )
+            return
+        except (OSError, ConnectionError) as exc:
+            self.say(self.cat.t("tui.could_not_join", error=exc))
             return
         self.room, self.seat = joined.room, joined.seat
         if joined.snapshot is not None:
@@ -337,7 +365,7 @@ class RaceApp(App[int]):
         async for event in client.events():
             self.apply_event(event)
             self.refresh_all()
-        self.say("Disconnected.")
+        self.say(self.cat.t("tui.disconnected"))
 
     def apply_snapshot(self, snap: RoomSnapshot) -> None:
         """Take the room as of a snapshot."""
@@ -348,6 +376,7 @@ class RaceApp(App[int]):
         self.start_at = snap.start_at
         self.clock_offset = snap.now - int(time.time() * 1000)
         self.seats = {s.seat: s.model_dump() for s in snap.seats}
+        self.names.update({s.seat: s.name for s in snap.seats})
         self.participants = [] if snap.phase == "lobby" else [s.seat for s in snap.seats]
         self.results = [r.model_dump() for r in snap.results] if snap.results else None
 
@@ -370,6 +399,7 @@ class RaceApp(App[int]):
                     },
                 )
                 seat.update(name=event.name, connected=event.connected)
+                self.names[event.seat] = event.name
             if event.host:
                 self.host = event.seat
         elif isinstance(event, RaceStarting):
@@ -379,6 +409,7 @@ class RaceApp(App[int]):
             self.participants = list(event.seats)
             self.results = None
             self.picked = None
+            self.resign_armed = False
             for n, seat in self.seats.items():
                 seat.update(
                     status="playing" if n in event.seats else "waiting",
@@ -421,7 +452,7 @@ class RaceApp(App[int]):
         elif isinstance(event, Resync):
             self.apply_snapshot(event.snapshot)
         elif isinstance(event, ErrorMessage):
-            self.say(event.message)
+            self.say(self.cat.error_text(event.code, event.message))
 
     def send(self, text: str) -> None:
         """Send an action (in the background)."""
@@ -433,14 +464,17 @@ class RaceApp(App[int]):
         assert self.client is not None
         try:
             reply = await self.client.move(text)
-        except (RequestError, ConnectionError) as exc:
+        except RequestError as exc:
+            self.say(self.cat.error_text(exc.code, exc.message))
+            return
+        except ConnectionError as exc:
             self.say(str(exc))
             return
         if isinstance(reply, Ack):
             self.view = self.client.view  # the client merged the ack's changes
             self.say("")
         elif isinstance(reply, Rejected):
-            self.say(f"{reply.move}: {reply.reminder}")
+            self.say(f"{reply.move}: {self.cat.rule_text(reply.rule, reply.reminder)}")
         self.refresh_all()
 
     async def _follow(self, seat: int) -> None:
@@ -453,7 +487,7 @@ class RaceApp(App[int]):
             await self.client.follow(seat)
         except RequestError as exc:
             self.following = before
-            self.say(exc.message)
+            self.say(self.cat.error_text(exc.code, exc.message))
 
     def follow_next(self) -> None:
         """Spectators: follow the next racing player."""
@@ -466,9 +500,24 @@ class RaceApp(App[int]):
         self._spawn(self._follow(nxt))
 
     def action_resign(self) -> None:
-        """Give up the race."""
-        if self.client is not None and self.role == "player" and self.phase == "running":
-            self._spawn(self._resign())
+        """Give up the race: the first Ctrl+R asks, a second one resigns."""
+        if self.client is None or self.role != "player" or self.phase != "running":
+            return
+        if not self.resign_armed:
+            self.resign_armed = True
+            self.say(self.cat.t("tui.resign_confirm"))
+            return
+        self.resign_armed = False
+        self.say("")
+        self._spawn(self._resign())
+
+    def action_switch_lang(self) -> None:
+        """Ctrl+L: the next language."""
+        nxt = LANGUAGES[(LANGUAGES.index(self.cat.lang) + 1) % len(LANGUAGES)]
+        self.cat = Catalogue(nxt)
+        self.query_one("#move", Input).placeholder = self.cat.t("tui.move_placeholder")
+        self.say(self.cat.t("tui.lang_now"))
+        self.refresh_all()
 
     def action_start(self) -> None:
         """Host: start the race, or a rematch on the same deal once it is over."""
@@ -483,14 +532,14 @@ class RaceApp(App[int]):
         try:
             await coro
         except RequestError as exc:
-            self.say(exc.message)
+            self.say(self.cat.error_text(exc.code, exc.message))
 
     async def _resign(self) -> None:
         assert self.client is not None
         try:
             await self.client.resign()
         except RequestError as exc:
-            self.say(exc.message)
+            self.say(self.cat.error_text(exc.code, exc.message))
 
     # ------------------------------------------------------------------ cursor
 
@@ -541,6 +590,22 @@ class RaceApp(App[int]):
                 self.send(f"{self._source(pile, count)}-{self.cursor}")
         self.refresh_board()
 
+    def column_key(self, number: int) -> None:
+        """A digit: pick column ``number``'s top card, or drop the picked cards on it."""
+        if self.view is None or number > len(self.view["tableau"]):
+            return
+        pile = f"t{number}"
+        self.cursor, self.count = pile, 1
+        if self.picked is None:
+            if self.view["tableau"][number - 1]["up"]:
+                self.picked = (pile, 1)
+        else:
+            source, count = self.picked
+            self.picked = None
+            if source != pile:
+                self.send(f"{self._source(source, count)}-{pile}")
+        self.refresh_board()
+
     def shorthand(self, where: str) -> None:
         """``f`` / ``t``: the picked card, or the one under the cursor, by the shorthand."""
         if self.picked is not None:
@@ -559,8 +624,12 @@ class RaceApp(App[int]):
         if text:
             self.send(text)
 
-    def on_key(self, event: Any) -> None:
-        """Escape in the move entry goes back to the board."""
+    def on_key(self, event: events.Key) -> None:
+        """Escape in the move entry goes back to the board; any key but Ctrl+R takes back a
+        pending resign."""
+        if self.resign_armed and event.key != "ctrl+r":
+            self.resign_armed = False
+            self.say(self.cat.t("tui.resign_kept"))
         if event.key == "escape" and isinstance(self.focused, Input):
             self.query_one("#board", BoardView).focus()
             event.stop()
@@ -578,6 +647,7 @@ class RaceApp(App[int]):
 
     def refresh_title(self) -> None:
         """The title line: room, game, status, time, score, moves."""
+        t = self.cat.t
         seat_no = self.seat if self.role == "player" else self.following
         me = self.seats.get(seat_no) if seat_no is not None else None
         elapsed: int | None = 0
@@ -587,22 +657,24 @@ class RaceApp(App[int]):
             else:
                 elapsed = max(0, self._now() - self.start_at)
         if self.phase == "lobby":
-            status = "waiting for the host to start"
+            status = t("race.waiting_host")
         elif self.phase == "ended":
-            status = "race over"
+            status = t("race.over")
         elif self.start_at is not None and self._now() < self.start_at:
-            status = f"starting in {(self.start_at - self._now()) // 1000 + 1}"
+            status = t("tui.starting_in", s=(self.start_at - self._now()) // 1000 + 1)
         else:
-            status = "race on"
+            status = t("race.on")
         view = self.view
+        game = t(f"game.{self.game}") if self.game else ""
         text = Text()
-        text.append(f"room {self.room or '…'}  ", style="bold")
-        text.append(f"{GAME_TITLES.get(self.game, self.game)} {self.deal}".rstrip() + "  ")
+        text.append(t("tui.room", room=self.room or "…") + "  ", style="bold")
+        text.append(f"{game} {self.deal}".strip() + "  ")
         if self.spectators:
-            text.append(f"watching {self.spectators}  ")
+            text.append(self.cat.tn("room.watching", self.spectators) + "  ")
         text.append(f"{status}  ", style="bold yellow")
-        text.append(f"time {_fmt_time(elapsed)}  ")
-        text.append(f"score {view['score'] if view else 0}  moves {view['moves'] if view else 0}")
+        text.append(f"{t('race.time')} {_fmt_time(elapsed)}  ")
+        text.append(f"{t('race.score')} {view['score'] if view else 0}  ")
+        text.append(f"{t('race.moves')} {view['moves'] if view else 0}")
         with contextlib.suppress(Exception):
             self.query_one("#title", Static).update(text)
 
@@ -611,22 +683,34 @@ class RaceApp(App[int]):
         board = self.query_one("#board", BoardView)
         if self.view is None:
             if self.role == "spectator":
-                hint = "Press n to watch a player." if self.phase != "lobby" else "Waiting…"
+                key = "tui.press_n" if self.phase != "lobby" else "tui.waiting"
             else:
-                hint = "Waiting for the race to start…"
-            board.update(Text(hint))
+                key = "tui.waiting_start"
+            board.update(Text(self.cat.t(key)))
             return
         picked = self.picked
         board.update(render_board(self.view, cursor=self.cursor, count=self.count, picked=picked))
 
+    def _status(self, status: str | None) -> str:
+        return self.cat.t(f"status.{status}") if status else ""
+
+    def result_name(self, row: dict[str, Any]) -> str:
+        """A result's name; a player who left keeps the name they raced under."""
+        name = str(row["name"])
+        seat = int(row["seat"])
+        if name == f"Player {seat}" and seat in self.names:
+            return self.names[seat]
+        return name
+
     def refresh_side(self) -> None:
-        """Players with their progress, then the results when the race is over."""
+        """Players with their progress."""
+        cat = self.cat
         text = Text()
-        text.append("Players\n", style="bold")
+        text.append(cat.t("players.title") + "\n", style="bold")
         for n in sorted(self.seats):
             s = self.seats[n]
-            mark = " (you)" if self.role == "player" and n == self.seat else ""
-            host = " [host]" if n == self.host else ""
+            mark = " " + cat.t("players.you") if self.role == "player" and n == self.seat else ""
+            host = f" [{cat.t('players.host')}]" if n == self.host else ""
             watching = " ◀" if n == self.following else ""
             text.append(Text(str(s.get("name", "")), style="bold"))
             text.append(f"{mark}{host}{watching}\n")
@@ -637,25 +721,97 @@ class RaceApp(App[int]):
                 text.append("█" * filled, style="yellow")
                 text.append("░" * (20 - filled), style="grey50")
                 text.append(f" {done}/{total}\n")
-                text.append(
-                    f"  {s.get('score', 0)} pts · {s.get('moves', 0)} moves · {s.get('status')}\n"
-                )
-        if self.results:
-            text.append("\nResults\n", style="bold")
-            for r in self.results:
-                line = (
-                    f"{r['rank']}. ",
-                    Text(str(r["name"]), style="bold"),
-                    f"  {r['status']} {r['on_foundations']} cards "
-                    f"{r['score']} pts {r['moves']} moves {_fmt_time(r['elapsed_ms'])}\n",
-                )
-                for part in line:
-                    text.append(part)
+                points = cat.tn("stats.points", int(s.get("score") or 0))
+                moves = cat.tn("stats.moves", int(s.get("moves") or 0))
+                text.append(f"  {points} · {moves} · {self._status(s.get('status'))}\n")
         self.query_one("#side", Static).update(text)
+
+    def share_text(self) -> str:
+        """The spoiler-free text to share, as the browser writes it: the deal, how it went,
+        and the link that starts a room on the same deal."""
+        cat = self.cat
+        game = cat.t(f"game.{self.game}") if self.game else ""
+        lines = [f"samedeal · {game} · {cat.t('share.deal', deal=self.deal)}"]
+        results = self.results or []
+        total = 104 if self.game == "easy-harp" else 52
+        mine = next((r for r in results if r["seat"] == self.seat), None)
+        if self.role == "player" and mine is not None:
+            if mine["status"] == "won":
+                how = cat.tn("share.cleared", mine["moves"], time=_fmt_time(mine["elapsed_ms"]))
+            else:
+                how = cat.t("share.home", cards=mine["on_foundations"], total=total)
+            lines.append(f"{cat.ordinal('share.place', mine['rank'], n=len(results))}: {how}")
+        elif results:
+            best = results[0]
+            if best["status"] == "won":
+                winner = cat.t("share.winner_time", time=_fmt_time(best["elapsed_ms"]))
+            else:
+                winner = cat.t("share.winner_cards", cards=best["on_foundations"], total=total)
+            lines.append(f"{cat.tn('share.racing', len(results))}; {winner}")
+        lines.append(cat.t("share.link", url=share_url(self.link.url, self.deal)))
+        return "\n".join(lines)
+
+    def refresh_results(self) -> None:
+        """The results table and the share text, above the board, once the race is over."""
+        panel = self.query_one("#results", Static)
+        panel.display = bool(self.results) and self.phase == "ended"
+        if not panel.display or not self.results:
+            return
+        t = self.cat.t
+        table = Table(title=t("results.title"), title_justify="left", expand=False, box=None)
+        for key in ("rank", "player", "result", "cards", "score", "moves", "time"):
+            left = key in ("player", "result")
+            table.add_column(t(f"results.{key}"), justify="left" if left else "right", no_wrap=True)
+        for r in self.results:
+            mine = self.role == "player" and r["seat"] == self.seat
+            table.add_row(
+                str(r["rank"]),
+                Text(self.result_name(r), overflow="ellipsis"),
+                self._status(r["status"]),
+                str(r["on_foundations"]),
+                str(r["score"]),
+                str(r["moves"]),
+                _fmt_time(r["elapsed_ms"]),
+                style="bold yellow" if mine else None,
+            )
+        share = Text(f"\n{t('tui.share')}:\n", style="bold")
+        share.append(self.share_text(), style="not bold")
+        panel.update(Group(table, share))
+
+    def refresh_keys(self) -> None:
+        """What the keys do now, in the player's language (wrapping, never cut off)."""
+        t = self.cat.t
+        keys: list[tuple[str, str]] = []
+        if self.role == "player" and self.phase == "running":
+            keys += [
+                ("←→↑↓", t("tui.pick")),
+                ("1–9", t("tui.column")),
+                ("f", t("tui.tap")),
+                ("t", t("tui.double")),
+                ("s", t("tui.stock")),
+                ("u", t("tui.undo")),
+                (":", t("tui.type")),
+                ("^R", t("tui.resign")),
+            ]
+        if self.role == "spectator":
+            keys.append(("n", t("tui.follow")))
+        if self.role == "player" and self.seat == self.host and self.phase != "running":
+            keys.append(("^G", t("tui.start")))
+        keys += [("^L", t("tui.lang")), ("^Q", t("tui.quit"))]
+        text = Text()
+        for i, (key, what) in enumerate(keys):
+            if i:
+                text.append("  ")
+            text.append(key, style="bold #ffd34d")
+            text.append(f" {what}")
+        with contextlib.suppress(Exception):
+            self.query_one("#keys", Static).update(text)
 
     def refresh_all(self) -> None:
         """Redraw everything."""
         with contextlib.suppress(Exception):
             self.refresh_title()
+            self.refresh_results()
             self.refresh_board()
             self.refresh_side()
+            self.refresh_keys()

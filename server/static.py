@@ -2,9 +2,12 @@
 
 The server serves the directory given as ``Config.static_dir`` (``samedeal serve`` gives
 the ``clients/web`` directory) with a :class:`StaticFiles` from its ``process_request``
-hook, before its own routes: ``/`` and ``/r/<ROOMCODE>`` answer ``index.html`` (the app
-reads the room code from ``location``), the other files answer themselves, and anything
-else is left to the server (``None``).
+hook, after its own routes (``/healthz``, ``/metrics``): the app's pages — ``/``,
+``/r/<ROOMCODE>`` (a room), ``/d/<DEALCODE>`` (a shared deal), ``/rules`` and
+``/rules/<game>`` — answer ``index.html`` (the app reads ``location``), the other files
+answer themselves, and any other address answers ``404 Not Found`` with ``index.html``,
+which shows a "no such page" screen leading back to the lobby. :meth:`StaticFiles.response`
+alone answers ``None`` for an unknown address, for a caller with routes of its own.
 
 Only files found under the directory when the table is built can be served: request paths
 are looked up in that table, never joined to a directory, so ``..`` and encoded tricks have
@@ -38,7 +41,13 @@ _TYPES = {
     ".txt": "text/plain; charset=utf-8",
 }
 
-_ROOM_PATH = re.compile(r"^/r/[A-Za-z0-9-]{1,16}/?$")
+# The app's own pages: one HTML file reads the address and shows the page.
+_PAGE_PATH = re.compile(
+    r"^/(?:index\.html"
+    r"|r/[A-Za-z0-9-]{1,16}/?"
+    r"|d/[A-Za-z0-9-]{1,32}/?"
+    r"|rules(?:/(?:easy-harp|klondike))?/?)?$"
+)
 
 # The page never needs inline scripts, other origins or frames: a name that slipped through
 # as markup still could not run anything.
@@ -108,23 +117,38 @@ class StaticFiles:
         (``if_none_match`` gives the request's ``If-None-Match``).
         """
         path = path.split("?", 1)[0].split("#", 1)[0]
-        page = path in ("/", "/index.html") or _ROOM_PATH.match(path) is not None
-        name = "/index.html" if page else path
+        name = "/index.html" if _PAGE_PATH.match(path) else path
         file = self.files.get(name)
         if file is None:
             return None
+        return self._send(HTTPStatus.OK, file, if_none_match)
+
+    def not_found(self) -> Response | None:
+        """``404 Not Found`` with the app's page (it tells the reader and leads back to the
+        lobby), or ``None`` without one."""
+        file = self.files.get("/index.html")
+        return None if file is None else self._send(HTTPStatus.NOT_FOUND, file, None)
+
+    @staticmethod
+    def _send(status: HTTPStatus, file: _File, if_none_match: str | None) -> Response:
         headers = [("Cache-Control", "no-cache"), ("ETag", file.etag)]
-        if if_none_match is not None and file.etag in [t.strip() for t in if_none_match.split(",")]:
+        if (
+            status == HTTPStatus.OK
+            and if_none_match is not None
+            and file.etag in [t.strip() for t in if_none_match.split(",")]
+        ):
             return _response(HTTPStatus.NOT_MODIFIED, headers, b"")
         headers.append(("Content-Type", file.content_type))
         if file.content_type.startswith("text/html"):
             headers.append(("Content-Security-Policy", _CSP))
-        return _response(HTTPStatus.OK, headers, file.body)
+        return _response(status, headers, file.body)
 
     def serve(self, connection: Any, request: Request) -> Response | None:
-        """A ``process_request`` hook for ``websockets.asyncio.server.serve``: a file, or
-        ``None`` to go on (a websocket upgrade is always left to the handshake)."""
+        """A ``process_request`` hook for ``websockets.asyncio.server.serve``, the last of the
+        server's routes: a file, the 404 page for any other address, or ``None`` to go on
+        to the handshake (a websocket upgrade is always left to it)."""
         del connection  # the signature is the hook's
         if "websocket" in request.headers.get("Upgrade", "").lower():
             return None
-        return self.response(request.path, request.headers.get("If-None-Match"))
+        found = self.response(request.path, request.headers.get("If-None-Match"))
+        return found if found is not None else self.not_found()

@@ -21,8 +21,11 @@ def test_static_files_served_with_types_and_no_traversal() -> None:
     assert index is not None and index.status_code == 200
     assert index.headers["Content-Type"].startswith("text/html")
     assert "Content-Security-Policy" in index.headers
-    room = static.response("/r/K7QF-2M?key=abc")
-    assert room is not None and room.body == index.body
+    for page in ("/r/K7QF-2M?key=abc", "/d/EH1-N-AAAAAAF", "/rules", "/rules/klondike"):
+        found = static.response(page)
+        assert found is not None and found.status_code == 200 and found.body == index.body, page
+    catalogue = static.response("/i18n/ru.json")
+    assert catalogue is not None and catalogue.headers["Content-Type"] == "application/json"
     js = static.response("/app.js")
     assert js is not None and js.headers["Content-Type"].startswith("text/javascript")
     css = static.response("/style.css")
@@ -40,6 +43,16 @@ def test_static_files_served_with_types_and_no_traversal() -> None:
     assert cached is not None and cached.status_code == 304 and cached.body == b""
 
 
+def test_an_unknown_address_answers_404_with_the_page() -> None:
+    static = StaticFiles(WEB_DIR)
+    for path in ("/no-such-page", "/r/", "/rules/solitaire", "/d/", "/app.js.map"):
+        assert static.response(path) is None, path
+        lost = static.not_found()
+        assert lost is not None and lost.status_code == 404
+        assert lost.headers["Content-Type"].startswith("text/html")
+        assert "Content-Security-Policy" in lost.headers
+
+
 def test_a_missing_directory_serves_nothing(tmp_path: Path) -> None:
     assert StaticFiles(tmp_path / "nothing").response("/") is None
 
@@ -51,7 +64,13 @@ async def test_the_server_serves_its_static_dir_only(start_server: StartServer) 
     web = await start_server(static_dir=WEB_DIR)
     status, content_type, body = await asyncio.to_thread(http_get, web.port, "/r/K7QF-2M")
     assert status == 200 and content_type.startswith("text/html") and "<html" in body.lower()
+    # the server's own routes come first; any other address is a page that leads back
     assert (await asyncio.to_thread(http_get, web.port, "/healthz"))[2] == "ok\n"
+    assert "samedeal" in (await asyncio.to_thread(http_get, web.port, "/metrics"))[2]
+    with pytest.raises(urllib.error.HTTPError) as lost:
+        await asyncio.to_thread(http_get, web.port, "/no-such-page")
+    assert lost.value.code == 404
+    assert "<html" in lost.value.read().decode().lower()
 
 
 def test_the_server_and_protocol_never_import_the_clients() -> None:

@@ -9,6 +9,7 @@ from server_fixtures import live_server
 from textual.pilot import Pilot
 
 from clients.client import RaceClient
+from clients.i18n import Catalogue
 from clients.links import parse_link
 from clients.tui import RaceApp, render_board
 from engine import IllegalMoveError, new_game
@@ -29,6 +30,16 @@ def side_text(app: RaceApp) -> str:
     return str(app.query_one("#side").content)
 
 
+def keys_fit(app: RaceApp) -> bool:
+    """The key line shows all of its text: no line wider than the screen, none cut."""
+    keys = app.query_one("#keys")
+    region = keys.region
+    lines = keys.render_lines(region.reset_offset)  # what is drawn, line by line
+    drawn = "".join(strip.text for strip in lines)
+    words = str(keys.content).split()
+    return region.right <= app.size.width and all(w in drawn for w in words)
+
+
 def test_render_board_shows_face_up_cards_only() -> None:
     view = new_game("EH1-N-AAAAAAF").player_view()
     text = render_board(view, cursor="t9")
@@ -47,8 +58,8 @@ async def test_play_a_race_in_the_terminal() -> None:
         host = await RaceClient.connect(server.url)
         joined = await host.create("klondike", name="Ann", deal="code", code=DEAL)
         link = parse_link(f"{server.http}/r/{joined.room}")
-        app = RaceApp(link, role="player", name="Tim [bold]x[/]")
-        watcher = RaceApp(link, role="spectator")
+        app = RaceApp(link, role="player", name="Tim [bold]x[/]", lang="en")
+        watcher = RaceApp(link, role="spectator", lang="sv")
         async with app.run_test(size=(120, 40)) as pilot, watcher.run_test(size=(120, 40)) as wp:
             await until(pilot, lambda: len(app.seats) == 2)
             assert "Tim [bold]x[/]" in side_text(app)  # a name is text, not markup
@@ -78,27 +89,45 @@ async def test_play_a_race_in_the_terminal() -> None:
                 mirror.copy().push("t4-t7")
             await until(pilot, lambda: refusal.value.reminder in app.message)
 
-            # a good one with the cursor: 7S from t1 onto t2
-            await pilot.press(*["left"] * 6, "enter", "right", "enter")
+            # a good one with the digit keys: 7S from column 1 onto column 2
+            await pilot.press("1", "2")
             mirror.push("t1-t2")
             await until(pilot, lambda: app.view == mirror.player_view())
+            assert keys_fit(app)
 
-            # the opponent's progress shows up; the spectator follows the player's board
+            # the opponent's progress shows up, counted in words that agree with the number
             await host.move("s")
             await until(pilot, lambda: app.seats[1]["moves"] == 1)
-            assert "1 moves" in side_text(app)
+            assert "1 move ·" in side_text(app) and "1 moves" not in side_text(app)
+            # the spectator (in Swedish) follows the player's board
             await wp.press("n")
             await until(wp, lambda: watcher.view is not None)
             assert watcher.following == 1
             await wp.press("n")
             await until(wp, lambda: watcher.following == 2 and watcher.view == mirror.player_view())
 
-            # both give up: the results
+            assert "Spelare" in side_text(watcher)
+
+            # Ctrl+R asks first; any other key keeps the race going
+            await pilot.press("ctrl+r")
+            await pilot.pause(0.2)
+            assert app.phase == "running" and app.seats[2]["status"] == "playing"
+            assert "Ctrl+R" in app.message
+            await pilot.press("escape")
+            await pilot.press("ctrl+r")
+            await pilot.pause(0.2)
+            assert app.seats[2]["status"] == "playing"
+            # both give up: the results, with a share text that leads to the deal
             await pilot.press("ctrl+r")
             await host.resign()
             await until(pilot, lambda: app.results is not None)
-            assert "Results" in side_text(app)
+            results = str(app.query_one("#results").content)
             assert app.results is not None and app.results[0]["name"] == "Tim [bold]x[/]"
+            share = app.share_text()
+            assert f"{server.http}/d/{DEAL}" in share and "1st of 2" in share
+            assert "t3" not in share and "AD" not in share  # no spoilers
+            assert keys_fit(app)
+            del results
             await until(wp, lambda: watcher.results is not None)
             # fair play: the deal code shows only once the race is over
             assert app.deal == DEAL and watcher.deal == DEAL
@@ -125,8 +154,35 @@ async def test_host_creates_starts_and_resigns_in_the_terminal() -> None:
             await pilot.press("f")
             await until(pilot, lambda: app.view is not None and app.view["moves"] == 1)
             assert app.view is not None and app.view["foundations"][1] == ["AH"]
-            await pilot.press("ctrl+r")
+            await pilot.press("ctrl+r", "ctrl+r")
             await until(pilot, lambda: app.phase == "ended" and app.results is not None)
             assert app.results is not None and app.results[0]["status"] == "resigned"
             await pilot.press("ctrl+g")  # a rematch on the same deal
             await until(pilot, lambda: app.phase == "running" and app.race == 2)
+
+
+async def test_the_terminal_speaks_russian_rule_reminders_included() -> None:
+    ru = Catalogue("ru")
+    async with live_server(countdown=0.1) as server:
+        app = RaceApp(
+            parse_link(server.url),
+            role="player",
+            name="Соло",
+            create="klondike",
+            create_options={"deal": "code", "code": DEAL},
+            lang="ru",
+        )
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.room is not None and app.host == app.seat)
+            assert keys_fit(app)
+            await pilot.press("ctrl+g")
+            await until(pilot, lambda: app.view is not None and app._now() >= (app.start_at or 0))
+            await until(pilot, lambda: ru.t("race.on") in str(app.query_one("#title").content))
+            await pilot.press("4", "7")  # 10C onto 4H: refused, reminded in Russian
+            with pytest.raises(IllegalMoveError) as refusal:
+                new_game(DEAL).push("t4-t7")
+            await until(pilot, lambda: ru.t(f"rule.{refusal.value.rule}") in app.message)
+            assert keys_fit(app)
+            await pilot.press("ctrl+l")  # the switch: Swedish next
+            assert app.cat.lang == "sv"
+            assert "Spelare" in side_text(app)

@@ -1,51 +1,32 @@
-// samedeal browser client: lobby, waiting room, race, results and spectating.
-// Plain ES module, no build step. Everything that comes from other users (names, room
-// data) is put on the page with textContent, never as markup.
+// samedeal browser client: lobby, waiting room, race, results, spectating, rules.
+// Plain ES modules, no build step. Everything that comes from other users (names, room
+// data) is put on the page with textContent, never as markup. Every word comes from the
+// catalogues (i18n.js).
 
-const PROTOCOL_VERSION = 2;
-const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RED = new Set(["H", "D"]);
-const RANK_TEXT = { T: "10" };
-const EH_SLOT_SUITS = ["S", "H", "C", "D", "S", "H", "C", "D"];
-const GAME_TITLES = {
-  "easy-harp": "Easy Harp",
-  klondike: "Klondike, draw one",
-  "klondike-3": "Klondike, draw three",
-};
-const TAP_DELAY_MS = 230;
+import { el, icon, renderBoard, wonBanner } from "./board.js";
+import {
+  currentLang,
+  detectLang,
+  errorText,
+  formatTime,
+  ruleText,
+  setLang,
+  t,
+  tOrdinal,
+  tn,
+  translateDom,
+} from "./i18n.js";
+import { clearSelection, dragging, markSelection, resetInput, setupInput } from "./input.js";
+import { Connection } from "./net.js";
+import { renderRules, ruleSection, rulesGame } from "./rules.js";
 
+const DEAL_PREFIXES = { "EH1-N": "easy-harp", "KL1-1": "klondike", "KL1-3": "klondike-3" };
 const $ = (id) => document.getElementById(id);
-
-/** Create an element with a class and (plain) text. */
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function formatTime(ms) {
-  if (ms === null || ms === undefined || ms < 0) return "–";
-  const total = Math.floor(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, "0");
-  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
-}
-
-function ordinal(n) {
-  const s = ["th", "st", "nd", "rd"];
-  const v = n % 100;
-  return n + (s[(v - 20) % 10] || s[v] || s[0]);
-}
 
 // ---------------------------------------------------------------------- state
 
 const state = {
-  ws: null,
   welcome: null,
-  nextId: 1,
-  waiting: new Map(), // request id → resolve
   room: null,
   key: null,
   seat: null,
@@ -57,31 +38,46 @@ const state = {
   phase: "lobby",
   race: 0,
   deal: "",
+  daily: false, // the room plays the deal of the day (see isDailyRoom)
   startAt: null,
   deadline: null,
   clockOffset: 0, // server ms − local ms
   lastSeq: 0,
-  seats: new Map(), // seat → {name, connected, status, on_foundations, total, score, moves, elapsed_ms, host}
+  seats: new Map(), // seat → {name, connected, status, on_foundations, total, score, moves, elapsed_ms}
+  names: new Map(), // seat → the last name seen (results keep the names of those who left)
   participants: [],
   results: null,
   view: null, // my board (player) or the followed board (spectator)
+  viewVersion: 0, // rises whenever the board changes (a double tap is on one version)
   following: null,
   spectators: null,
-  selected: null, // {src, pile, count}
-  tapTimer: null,
-  retiring: new Set(),
-  reminder: null, // {text, pile, until}: a refused move's rule, shown next to its card
+  reminder: null, // {text, rule, pile, until}: a refused move's rule, shown next to its card
   reconnects: 0,
+  boardStale: false, // a drawing put off until a drag ends
+  celebrated: 0, // the race whose win was celebrated
+  rematchOffer: null,
 };
 
 const settings = {
-  get rules() {
-    return localStorage.getItem("samedeal.rules") !== "off";
+  flag(name, fallback) {
+    const v = localStorage.getItem(`samedeal.${name}`);
+    return v === null ? fallback : v === "on";
   },
-  set rules(on) {
-    localStorage.setItem("samedeal.rules", on ? "on" : "off");
+  set(name, on) {
+    localStorage.setItem(`samedeal.${name}`, on ? "on" : "off");
+  },
+  get rules() {
+    return this.flag("rules", true);
+  },
+  get doubleClick() {
+    return this.flag("double", true);
+  },
+  get sound() {
+    return this.flag("sound", false);
   },
 };
+
+const conn = new Connection(onFrameEvent, onClose);
 
 function serverNow() {
   return Date.now() + state.clockOffset;
@@ -89,87 +85,34 @@ function serverNow() {
 
 // ---------------------------------------------------------------------- connection
 
-function wsUrl() {
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${proto}//${location.host}/`;
-}
-
-/** Open a socket and say hello; resolves with the socket once welcomed. */
-function openSocket() {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl());
-    let welcomed = false;
-    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", v: PROTOCOL_VERSION, client: "web" }));
-    ws.onmessage = (ev) => {
-      const msg = JSON.parse(ev.data);
-      if (!welcomed) {
-        if (msg.type === "welcome") {
-          welcomed = true;
-          state.welcome = msg;
-          ws.onmessage = (e) => onFrame(ws, e.data);
-          resolve(ws);
-        } else {
-          reject(new Error(msg.message || "the server refused the connection"));
-        }
-      }
-    };
-    ws.onerror = () => {
-      if (!welcomed) reject(new Error("cannot reach the server"));
-    };
-    ws.onclose = (ev) => onClose(ws, welcomed, ev.code);
-  });
-}
-
-async function ensureSocket() {
-  if (!state.ws || state.ws.readyState !== WebSocket.OPEN) state.ws = await openSocket();
-  return state.ws;
-}
-
-/** Send a request and wait for its direct reply. */
-async function request(payload, ws) {
-  const socket = ws || (await ensureSocket());
-  const id = state.nextId++;
-  return new Promise((resolve) => {
-    state.waiting.set(id, resolve);
-    socket.send(JSON.stringify({ ...payload, id }));
-  });
-}
-
-function onClose(ws, welcomed, code) {
-  if (state.retiring.has(ws)) {
-    state.retiring.delete(ws);
-    return;
-  }
-  if (ws !== state.ws || !welcomed) return;
-  state.ws = null;
+function onClose(code) {
   if (code === 4000) {
-    toast("This seat is now played from another window.");
+    toast(t("net.taken_elsewhere"));
   } else if (state.room && state.token && state.reconnects < 5) {
     state.reconnects += 1;
-    setTimeout(() => resumeSeat().catch(() => toast("Connection lost: reload the page")), 800);
+    setTimeout(() => resumeSeat().catch(() => toast(t("net.lost_reload"))), 800);
   } else if (state.room && state.role === "spectator") {
-    toast("Connection lost: reload the page to watch again");
+    toast(t("net.lost_watch"));
   }
 }
 
-/** Take the seat again on a new connection (after a drop, or to get the board at the
- * start of a race); the old connection is retired. */
+/** Take the seat again on a new connection (after a drop or a reload); the old
+ * connection is retired. */
 async function resumeSeat() {
-  const ws = await openSocket();
+  const ws = await conn.open();
   // The server closes the seat's old connection when the new one resumes: expected.
-  const old = state.ws;
-  if (old) state.retiring.add(old);
-  const reply = await request(
+  const old = conn.ws;
+  if (old) conn.retiring.add(old);
+  const reply = await conn.request(
     { type: "resume", room: state.room, token: state.token, last_seq: state.lastSeq || null },
     ws,
   );
   if (reply.type !== "joined") {
-    if (old) state.retiring.delete(old);
+    if (old) conn.retiring.delete(old);
     ws.close();
-    throw new Error(reply.message || "could not resume");
+    throw new Error(errorText(reply.code, reply.message));
   }
-  state.ws = ws;
-  if (old && old.readyState <= WebSocket.OPEN) old.close();
+  conn.replace(ws);
   if (reply.seat !== undefined && reply.seat !== null) state.seat = reply.seat;
   state.reconnects = 0;
   if (reply.snapshot) applySnapshot(reply.snapshot);
@@ -177,20 +120,7 @@ async function resumeSeat() {
   render();
 }
 
-function onFrame(ws, data) {
-  let msg;
-  try {
-    msg = JSON.parse(data);
-  } catch {
-    return;
-  }
-  if (msg.id !== undefined && msg.id !== null && state.waiting.has(msg.id)) {
-    const resolve = state.waiting.get(msg.id);
-    state.waiting.delete(msg.id);
-    resolve(msg);
-    return;
-  }
-  if (ws !== state.ws) return; // a retiring connection
+function onFrameEvent(msg) {
   if (typeof msg.seq === "number") {
     if (msg.seq <= state.lastSeq) return;
     state.lastSeq = msg.seq;
@@ -209,6 +139,7 @@ function applySnapshot(snap) {
   state.race = snap.race;
   // The deal code is told only once the race is over (fair play): the game name before.
   state.deal = snap.deal || "";
+  if (typeof snap.daily === "boolean") state.daily = snap.daily;
   state.startAt = snap.start_at;
   state.deadline = snap.deadline;
   state.results = snap.results;
@@ -216,7 +147,10 @@ function applySnapshot(snap) {
   state.lastSeq = Math.max(state.lastSeq, snap.seq);
   if (typeof snap.spectators === "number") state.spectators = snap.spectators;
   state.seats = new Map();
-  for (const s of snap.seats) state.seats.set(s.seat, { ...s });
+  for (const s of snap.seats) {
+    state.seats.set(s.seat, { ...s });
+    state.names.set(s.seat, s.name);
+  }
   state.participants = snap.phase === "lobby" ? [] : snap.seats.map((s) => s.seat);
 }
 
@@ -227,10 +161,9 @@ function onEvent(msg) {
         state.seats.delete(msg.seat);
       } else {
         const seat = state.seats.get(msg.seat) || { status: "waiting", on_foundations: 0, total: 0, score: 0, moves: 0 };
-        seat.name = msg.name;
-        seat.connected = msg.connected;
-        seat.seat = msg.seat;
+        Object.assign(seat, { name: msg.name, connected: msg.connected, seat: msg.seat });
         state.seats.set(msg.seat, seat);
+        state.names.set(msg.seat, msg.name);
       }
       if (msg.host) state.host = msg.seat;
       break;
@@ -239,13 +172,17 @@ function onEvent(msg) {
       state.phase = "running";
       state.race = msg.race;
       state.deal = msg.deal || "";
+      if (typeof msg.daily === "boolean") state.daily = msg.daily;
       state.startAt = msg.start_at;
       state.deadline = msg.deadline;
       state.clockOffset = msg.now - Date.now();
       state.participants = msg.seats;
       state.results = null;
       state.view = null;
-      clearSelection();
+      state.rematchOffer = null;
+      resetInput();
+      $("move-input").value = ""; // a bad text typed in the last race is not this one's
+      $("move-error").textContent = "";
       for (const [n, s] of state.seats) {
         Object.assign(s, { status: msg.seats.includes(n) ? "playing" : "waiting", on_foundations: 0, score: 0, moves: 0, elapsed_ms: null });
       }
@@ -280,6 +217,9 @@ function onEvent(msg) {
       state.results = msg.results;
       if (msg.deal) state.deal = msg.deal;
       break;
+    case "rematch_offered":
+      onRematchOffered(msg);
+      break;
     case "board":
       if (state.role === "spectator" && msg.seat === state.following) setView(msg.view);
       break;
@@ -290,7 +230,7 @@ function onEvent(msg) {
       state.spectators = msg.count;
       break;
     case "error":
-      toast(msg.message);
+      toast(errorText(msg.code, msg.message));
       break;
     default:
       return;
@@ -316,6 +256,7 @@ function mergeView(view, changes) {
 
 function setView(view) {
   state.view = view;
+  state.viewVersion += 1;
 }
 
 function isPlaying() {
@@ -325,15 +266,36 @@ function isPlaying() {
   return !me || me.status === "playing" || me.status === "disconnected";
 }
 
-// ---------------------------------------------------------------------- actions
+/** Whether this room plays the deal of the day. The host who chose it knows; everyone
+ * else learns it from the room (``daily`` in the snapshot and in ``race_starting``: a
+ * field the server must add, see docs/clients.md). */
+function isDailyRoom() {
+  return state.daily;
+}
 
-async function createRoom(ev) {
-  ev.preventDefault();
+// ---------------------------------------------------------------------- lobby
+
+/** The game a deal code names ("KL1-3-…" → "klondike-3"), or null. */
+function gameOfDeal(code) {
+  const m = String(code || "").trim().toUpperCase().match(/^([A-Z]{2}\d)-([A-Z0-9])-/);
+  return m ? DEAL_PREFIXES[`${m[1]}-${m[2]}`] || null : null;
+}
+
+/** A deal code naming the other game switches the game choice instead of being refused. */
+function followDealCode() {
+  const game = gameOfDeal($("deal-code").value);
   const form = $("create-form");
-  const deal = form.elements.deal.value;
+  $("deal-note").textContent = "";
+  if (game && form.elements.game.value !== game) {
+    form.querySelector(`input[name="game"][value="${game}"]`).checked = true;
+    $("deal-note").textContent = t("lobby.switched_game", { game: t(`game.${game}`) });
+  }
+}
+
+function createPayload(game, deal, code) {
   const payload = {
     type: "create",
-    game: form.elements.game.value,
+    game,
     deal,
     name: playerName(),
     max_players: Number($("max-players").value) || 8,
@@ -343,33 +305,49 @@ async function createRoom(ev) {
   };
   const limit = Number($("time-limit").value);
   if (limit > 0) payload.time_limit = Math.round(limit * 60);
-  if (deal === "code") payload.code = $("deal-code").value.trim();
-  await enter(payload);
+  if (deal === "code") payload.code = code;
+  return payload;
 }
 
-async function joinRoom(role) {
-  const code = $("join-code").value.trim();
+async function createRoom(ev) {
+  ev.preventDefault();
+  const form = $("create-form");
+  const deal = form.elements.deal.value;
+  if (deal === "code") followDealCode();
+  const payload = createPayload(form.elements.game.value, deal, $("deal-code").value.trim());
+  state.daily = deal === "daily"; // the host knows; see isDailyRoom for everyone else
+  await enter(payload, "create-error");
+}
+
+async function createOnSharedDeal() {
+  const code = linkDeal();
+  const game = gameOfDeal(code);
+  await enter(createPayload(game, "code", code), "deal-error");
+}
+
+async function joinRoom(role, code, errorBox) {
   if (!code) {
-    $("lobby-error").textContent = "Type a room code first.";
+    $(errorBox).textContent = t("lobby.need_code");
     return;
   }
   const payload = { type: "join", room: code, role, name: playerName() };
   if (state.key) payload.key = state.key;
-  await enter(payload);
+  await enter(payload, errorBox);
 }
 
-async function enter(payload) {
-  $("lobby-error").textContent = "";
+/** Create or join; a refusal is shown in ``errorBox``, next to the form that asked. */
+async function enter(payload, errorBox) {
+  for (const id of ["create-error", "join-error", "invite-error", "deal-error"]) $(id).textContent = "";
   let reply;
   try {
-    reply = await request(payload);
+    reply = await conn.request(payload);
   } catch (e) {
-    $("lobby-error").textContent = e.message;
-    return;
+    $(errorBox).textContent = errorText(e.code, e.message);
+    return false;
   }
   if (reply.type !== "joined") {
-    $("lobby-error").textContent = reply.message || "Refused.";
-    return;
+    $(errorBox).textContent = errorText(reply.code, reply.message);
+    return false;
   }
   state.role = reply.role;
   state.seat = reply.seat ?? null;
@@ -381,10 +359,10 @@ async function enter(payload) {
     // Kept for this tab only, so a reload takes the seat back.
     sessionStorage.setItem(seatKey(state.room), JSON.stringify({ token: state.token, key: state.key }));
   }
-  const path = `/r/${state.room}` + (state.key ? `?key=${encodeURIComponent(state.key)}` : "");
-  history.replaceState(null, "", path);
-  showRoom();
+  history.replaceState(null, "", roomPath());
+  showScreen("room");
   render();
+  return true;
 }
 
 function seatKey(room) {
@@ -406,14 +384,25 @@ async function resumeSaved(code) {
     Object.assign(state, { room: null, token: null, role: null });
     return false;
   }
-  const me = [...state.seats.values()].find((s) => s.seat === state.seat);
-  showRoom();
+  showScreen("room");
   render();
-  return Boolean(me || state.seat !== null);
+  return true;
+}
+
+/** Leave the room: give up a running race first, forget the seat, back to the lobby. */
+async function leaveRoom() {
+  if (isPlaying()) await conn.request({ type: "resign" });
+  if (state.room) sessionStorage.removeItem(seatKey(state.room));
+  conn.close();
+  location.assign("/");
+}
+
+function roomPath() {
+  return `/r/${state.room}` + (state.key ? `?key=${encodeURIComponent(state.key)}` : "");
 }
 
 function roomLink() {
-  return `${location.origin}/r/${state.room}` + (state.key ? `?key=${encodeURIComponent(state.key)}` : "");
+  return location.origin + roomPath();
 }
 
 function playerName() {
@@ -422,18 +411,58 @@ function playerName() {
   return name;
 }
 
+/**
+ * What an invitation shows before joining: the room's game, host, players and state.
+ * Asks the server's ``GET /api/rooms/<CODE>[?key=…]`` (see docs/clients.md: the lead adds
+ * it); without it the invitation names the room only.
+ */
+async function fetchRoomInfo(code, key) {
+  try {
+    const reply = await fetch(`/api/rooms/${encodeURIComponent(code)}` + (key ? `?key=${encodeURIComponent(key)}` : ""));
+    if (!reply.ok || !(reply.headers.get("Content-Type") || "").includes("json")) return null;
+    return await reply.json();
+  } catch {
+    return null;
+  }
+}
+
+async function showInvite(code) {
+  $("invite-panel").hidden = false;
+  $("join-panel").hidden = true;
+  $("create-panel").hidden = true;
+  $("invite-title").textContent = t("invite.title", { room: code });
+  $("invite-details").textContent = t("invite.unknown");
+  const info = await fetchRoomInfo(code, state.key);
+  if (!info) return;
+  const host = info.host_name ? t("invite.host", { name: info.host_name }) : "";
+  const phase = t(`invite.phase.${info.phase}`);
+  const game = t(`game.${info.game}`) + (info.daily ? ` · ${t("room.daily")}` : "");
+  $("invite-details").textContent = [game, host, phase].filter(Boolean).join(" · ");
+  const list = $("invite-players");
+  list.replaceChildren(...(info.players || []).map((name) => el("li", null, name)));
+  // a running race takes no new player: watching is the one thing to do
+  const running = info.phase === "running";
+  $("invite-join").hidden = running;
+  $("invite-watch").classList.toggle("primary", running);
+  $("invite-watch").hidden = info.spectators === false;
+}
+
+// ---------------------------------------------------------------------- moves
+
 async function sendMove(text, anchorPile) {
   if (!isPlaying()) return null;
   if (serverNow() < (state.startAt || 0)) return null;
-  const reply = await request({ type: "move", move: text });
+  const reply = await conn.request({ type: "move", move: text });
   if (reply.type === "ack") {
     state.reminder = null;
     setView(mergeView(state.view, reply.changes));
+    sound("move");
     render();
   } else if (reply.type === "rejected") {
+    sound("refused");
     refused(reply, anchorPile);
   } else if (reply.type === "error") {
-    toast(reply.message);
+    toast(errorText(reply.code, reply.message));
   }
   return reply;
 }
@@ -446,47 +475,10 @@ function refused(reply, anchorPile) {
     anchor.classList.add("shake");
   }
   if (!settings.rules) return;
-  state.reminder = { text: reply.reminder, pile: anchorPile, until: Date.now() + 3500 };
+  state.reminder = { text: ruleText(reply.rule, reply.reminder), rule: reply.rule, pile: anchorPile, until: Date.now() + 6000 };
   placeReminder();
-  setTimeout(placeReminder, 3600);
+  setTimeout(placeReminder, 6100);
 }
-
-/** Show the current reminder next to its card (again after every redraw of the board). */
-function placeReminder() {
-  const board = $("board");
-  for (const old of board.querySelectorAll(".reminder")) old.remove();
-  const r = state.reminder;
-  if (!r || Date.now() > r.until) {
-    state.reminder = null;
-    return;
-  }
-  const anchor = (r.pile && pileTopCard(r.pile)) || board;
-  const box = el("div", "reminder", r.text);
-  box.setAttribute("role", "status");
-  const b = board.getBoundingClientRect();
-  const a = anchor.getBoundingClientRect();
-  const x = Math.max(0, Math.min(a.left - b.left, b.width - 260));
-  const top = anchor === board ? 8 : Math.min(a.top - b.top + Math.min(a.height, 40) + 8, b.height);
-  box.style.left = `${x}px`;
-  box.style.top = `${top}px`;
-  board.append(box);
-}
-
-async function follow(seat) {
-  // The board may arrive before the reply: be ready for it first.
-  const before = state.following;
-  state.following = seat;
-  state.view = null;
-  render();
-  const reply = await request({ type: "follow", seat });
-  if (reply.type !== "ok") {
-    state.following = before;
-    toast(reply.message || "cannot follow this player now");
-    render();
-  }
-}
-
-// ---------------------------------------------------------------------- selection & input
 
 function pileTopCard(pile) {
   const node = document.querySelector(`#board [data-pile="${pile}"]`);
@@ -495,310 +487,187 @@ function pileTopCard(pile) {
   return cards.length ? cards[cards.length - 1] : node;
 }
 
-function clearSelection() {
-  state.selected = null;
-  for (const c of document.querySelectorAll("#board .card.selected")) c.classList.remove("selected");
-}
-
-function select(pile, count) {
-  clearSelection();
-  const src = pile.startsWith("t") && count > 1 ? `${pile}:${count}` : pile;
-  state.selected = { src, pile, count };
-  markSelection();
-}
-
-function markSelection() {
-  const sel = state.selected;
-  if (!sel) return;
-  const node = document.querySelector(`#board [data-pile="${sel.pile}"]`);
-  if (!node) return;
-  const cards = [...node.querySelectorAll(".card.up")];
-  for (const c of cards.slice(cards.length - sel.count)) c.classList.add("selected");
-}
-
-/** The source a face-up card can be moved from: {pile, count}, or null. */
-function sourceOf(card) {
-  const pileNode = card.closest("[data-pile]");
-  if (!pileNode) return null;
-  const pile = pileNode.dataset.pile;
-  const ups = [...pileNode.querySelectorAll(".card.up")];
-  const index = ups.indexOf(card);
-  if (index < 0) return null;
-  if (pile.startsWith("t")) return { pile, count: ups.length - index };
-  if (index !== ups.length - 1) return null; // only the top of the waste or a foundation
-  return { pile, count: 1 };
-}
-
-let suppressClick = false;
-
-function onBoardClick(ev) {
-  if (suppressClick) {
-    suppressClick = false;
+/** Show the current reminder next to its card (again after every drawing of the board),
+ * with a way to the rule's section of the rules page. */
+function placeReminder() {
+  const board = $("board");
+  for (const old of board.querySelectorAll(".reminder")) {
+    if (!old.contains(document.activeElement)) old.remove();
+  }
+  const r = state.reminder;
+  if (!r || Date.now() > r.until) {
+    state.reminder = null;
     return;
   }
-  if (!isPlaying()) return;
-  const pileNode = ev.target.closest("[data-pile]");
-  if (!pileNode) {
-    clearSelection();
-    return;
-  }
-  const pile = pileNode.dataset.pile;
-  if (pile === "s") {
-    clearSelection();
-    sendMove("s", null);
-    return;
-  }
-  const card = ev.target.closest(".card.up");
-  const sel = state.selected;
-  if (sel) {
-    if (pile === sel.pile) {
-      if (ev.detail >= 2 && sel.count === 1) {
-        clearSelection();
-        sendMove(`${sel.src}-t`, pile);
-      } else {
-        clearSelection();
-      }
-      return;
-    }
-    clearSelection();
-    sendMove(`${sel.src}-${pile}`, sel.pile);
-    return;
-  }
-  if (!card) return;
-  const src = sourceOf(card);
-  if (!src) return;
-  if (src.count > 1) {
-    select(src.pile, src.count);
-    return;
-  }
-  if (ev.detail >= 2) {
-    clearTimeout(state.tapTimer);
-    state.tapTimer = null;
-    sendMove(`${src.pile}-t`, src.pile);
-    return;
-  }
-  clearTimeout(state.tapTimer);
-  state.tapTimer = setTimeout(async () => {
-    state.tapTimer = null;
-    const reply = await request({ type: "move", move: `${src.pile}-f` });
-    if (reply.type === "ack") {
-      setView(mergeView(state.view, reply.changes));
-      render();
-    } else if (reply.type === "rejected") {
-      // Nothing takes it on a foundation: keep it in hand for a click on its destination.
-      select(src.pile, 1);
-    }
-  }, TAP_DELAY_MS);
+  if (board.querySelector(".reminder")) return; // the reader is on its link
+  const anchor = (r.pile && pileTopCard(r.pile)) || board;
+  const box = el("div", "reminder");
+  box.setAttribute("role", "status");
+  box.append(el("span", "text", r.text), " ");
+  const more = el("a", "more", t("reminder.why"));
+  more.href = `/rules/${rulesGame(state.game)}#${rulesGame(state.game)}-${ruleSection(state.game, r.rule)}`;
+  more.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    openRulesOverlay(r.rule);
+  });
+  box.append(more);
+  const b = board.getBoundingClientRect();
+  const a = anchor.getBoundingClientRect();
+  const x = Math.max(0, Math.min(a.left - b.left, b.width - 270));
+  const top = anchor === board ? 8 : Math.min(a.top - b.top + Math.min(a.height, 40) + 8, b.height);
+  box.style.left = `${x}px`;
+  box.style.top = `${top}px`;
+  board.append(box);
 }
 
-// Drag and drop with pointer events (mouse, pen and touch alike).
-let drag = null;
-
-function onPointerDown(ev) {
-  if (!isPlaying() || ev.button > 0) return;
-  const card = ev.target.closest(".card.up");
-  if (!card) return;
-  const src = sourceOf(card);
-  if (!src) return;
-  drag = { src, card, x: ev.clientX, y: ev.clientY, ghost: null, moved: false };
-}
-
-function onPointerMove(ev) {
-  if (!drag) return;
-  if (!drag.moved) {
-    if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
-    drag.moved = true;
-    clearTimeout(state.tapTimer);
-    clearSelection();
-    const pileNode = drag.card.closest("[data-pile]");
-    const ups = [...pileNode.querySelectorAll(".card.up")];
-    const moving = ups.slice(ups.length - drag.src.count);
-    const first = moving[0].getBoundingClientRect();
-    const ghost = el("div", "drag-ghost");
-    ghost.style.setProperty("--cw", getComputedStyle($("board")).getPropertyValue("--cw"));
-    for (const c of moving) {
-      const r = c.getBoundingClientRect();
-      const copy = c.cloneNode(true);
-      copy.classList.remove("selected");
-      copy.style.top = `${r.top - first.top}px`;
-      copy.style.width = `${r.width}px`;
-      copy.style.height = `${r.height}px`;
-      ghost.append(copy);
-      c.classList.add("dragging");
-    }
-    drag.dx = drag.x - first.left;
-    drag.dy = drag.y - first.top;
-    document.body.append(ghost);
-    drag.ghost = ghost;
-    drag.moving = moving;
-  }
-  drag.ghost.style.left = `${ev.clientX - drag.dx}px`;
-  drag.ghost.style.top = `${ev.clientY - drag.dy}px`;
-  for (const p of document.querySelectorAll("#board .drop-ok")) p.classList.remove("drop-ok");
-  const over = document.elementFromPoint(ev.clientX, ev.clientY);
-  const target = over && over.closest("#board [data-pile]");
-  if (target && target.dataset.pile !== drag.src.pile && /^[tf]/.test(target.dataset.pile)) {
-    target.classList.add("drop-ok");
+async function typedMove(ev) {
+  ev.preventDefault();
+  const input = $("move-input");
+  const text = input.value.trim();
+  if (!text) return;
+  const reply = await sendMove(text, null);
+  const note = $("move-error");
+  note.replaceChildren();
+  if (reply && reply.type === "ack") {
+    input.value = "";
+  } else if (reply && reply.type === "rejected") {
+    // a typed move is answered under its input, not over the stock
+    state.reminder = null;
+    placeReminder();
+    note.append(`${reply.move}: ${ruleText(reply.rule, reply.reminder)} `);
+    const more = el("a", "more", t("reminder.why"));
+    more.href = `/rules/${rulesGame(state.game)}`;
+    more.addEventListener("click", (e) => {
+      e.preventDefault();
+      openRulesOverlay(reply.rule);
+    });
+    note.append(more);
   }
 }
 
-function onPointerUp(ev) {
-  if (!drag) return;
-  const d = drag;
-  drag = null;
-  if (!d.moved) return;
-  suppressClick = true;
-  setTimeout(() => (suppressClick = false), 0);
-  d.ghost.remove();
-  for (const c of d.moving) c.classList.remove("dragging");
-  for (const p of document.querySelectorAll("#board .drop-ok")) p.classList.remove("drop-ok");
-  const over = document.elementFromPoint(ev.clientX, ev.clientY);
-  const target = over && over.closest("#board [data-pile]");
-  if (!target) return;
-  const dest = target.dataset.pile;
-  if (dest === d.src.pile || !/^[tf]/.test(dest)) return;
-  const src = d.src.pile.startsWith("t") && d.src.count > 1 ? `${d.src.pile}:${d.src.count}` : d.src.pile;
-  sendMove(`${src}-${dest}`, d.src.pile);
+async function follow(seat) {
+  // The board may arrive before the reply: be ready for it first.
+  const before = state.following;
+  state.following = seat;
+  state.view = null;
+  render();
+  const reply = await conn.request({ type: "follow", seat });
+  if (reply.type !== "ok") {
+    state.following = before;
+    toast(errorText(reply.code, reply.message));
+    render();
+  }
 }
 
-function onKey(ev) {
-  if (ev.target.closest && ev.target.closest("input, textarea, select")) return;
-  if (ev.key === "/" || ev.key === ":") {
-    if (!$("controls").hidden) {
-      ev.preventDefault();
-      $("move-input").focus();
-    }
+/**
+ * A rematch the host offers (the server's ``rematch_offered`` event, see docs/clients.md):
+ * each player says yes or no; nobody is pulled into a race.
+ */
+function onRematchOffered(msg) {
+  if (state.role !== "player") return;
+  state.rematchOffer = msg;
+}
+
+async function answerRematch(accept) {
+  const offer = state.rematchOffer;
+  state.rematchOffer = null;
+  render();
+  if (!accept) {
+    await leaveRoom();
     return;
   }
-  if (!isPlaying()) return;
-  const k = ev.key.toLowerCase();
-  const sel = state.selected;
-  let handled = true;
-  if ((ev.ctrlKey || ev.metaKey) && k === "z") sendMove("u", null);
-  else if (ev.ctrlKey || ev.metaKey || ev.altKey) handled = false;
-  else if (k === "escape") clearSelection();
-  else if (k === "s" || k === " ") sendMove("s", null);
-  else if (k === "u" || k === "backspace") sendMove("u", null);
-  else if (k === "a") sendMove("a", null);
-  else if (k === "w" && !sel) select("w", 1);
-  else if (/^[1-9]$/.test(k)) {
-    const column = Number(k);
-    const n = state.view ? state.view.tableau.length : 0;
-    if (column > n) handled = false;
-    else if (sel) {
-      clearSelection();
-      sendMove(`${sel.src}-t${column}`, sel.pile);
-    } else if (state.view.tableau[column - 1].up.length) select(`t${column}`, 1);
-  } else if ((k === "f" || k === "t") && sel) {
-    clearSelection();
-    sendMove(`${sel.src}-${k}`, sel.pile);
-  } else handled = false;
-  if (handled) ev.preventDefault();
+  const reply = await conn.request({ type: "rematch_reply", race: offer.race, accept: true });
+  if (reply.type === "error") toast(errorText(reply.code, reply.message));
+}
+
+async function rematch(deal) {
+  const reply = await conn.request({ type: "rematch", deal });
+  if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  else if (deal === "daily") state.daily = true;
+  else state.daily = deal === "same" ? state.daily : false;
+}
+
+// ---------------------------------------------------------------------- sound
+
+let audio = null;
+
+/** A short tone for a move, a refusal or a win: off unless the player turns it on. */
+function sound(kind) {
+  if (!settings.sound) return;
+  try {
+    audio = audio || new AudioContext();
+    const notes = { move: [660], refused: [196], won: [523, 659, 784, 1047] }[kind] || [440];
+    notes.forEach((freq, i) => {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      const at = audio.currentTime + i * 0.11;
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.08, at);
+      gain.gain.exponentialRampToValueAtTime(0.001, at + 0.1);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at);
+      osc.stop(at + 0.11);
+    });
+  } catch {
+    // no audio on this machine: silence is fine
+  }
 }
 
 // ---------------------------------------------------------------------- rendering
 
-function cardNode(name, faceUp = true) {
-  if (!faceUp) return el("div", "card back");
-  const rank = name[0];
-  const suit = name[1];
-  const node = el("div", `card up${RED.has(suit) ? " red" : ""}`);
-  node.dataset.card = name;
-  const corner = el("span", "corner", RANK_TEXT[rank] || rank);
-  corner.append(el("span", "s", SUITS[suit]));
-  node.append(corner, el("span", "pip", SUITS[suit]));
-  node.title = name;
-  return node;
+function gameTitle() {
+  return state.game ? t(`game.${state.game}`) : "";
 }
 
-function renderBoard() {
+let boardKey = "";
+
+/** Draw the board when what it shows has changed (an opponent's progress does not
+ * touch it), never under a drag: then it is drawn once the card lands. */
+function drawBoard() {
+  const seat = state.following !== null ? state.seats.get(state.following) : null;
+  const key = [state.viewVersion, state.race, state.phase, state.role, state.following, seat && seat.name, currentLang()].join("|");
+  if (key === boardKey && !state.boardStale) return;
+  if (dragging()) {
+    state.boardStale = true;
+    return;
+  }
+  state.boardStale = false;
+  boardKey = key;
   const board = $("board");
-  board.replaceChildren();
   const view = state.view;
   board.classList.toggle("readonly", state.role !== "player");
   board.classList.toggle("empty-board", !view && !(state.role === "spectator" && state.phase !== "lobby"));
-  if (state.role === "spectator") {
+  const same = board.dataset.version && Number(board.dataset.race) === state.race && board.dataset.seat === String(state.following);
+  renderBoard(board, view, state.game, { animate: Boolean(same && view) });
+  board.dataset.version = String(state.viewVersion);
+  board.dataset.race = String(state.race);
+  board.dataset.seat = String(state.following);
+  if (state.role === "spectator" && state.phase !== "lobby") {
     const seat = state.following !== null ? state.seats.get(state.following) : null;
-    let text = "Choose a player to watch.";
-    if (seat) text = `Watching ${seat.name}` + (state.options && state.options.spectator_delay ? ` (${state.options.spectator_delay} s behind)` : "");
-    if (state.phase !== "lobby") board.append(el("p", "watching", text));
+    let text = t("spectate.choose");
+    if (seat) {
+      const delay = state.options && state.options.spectator_delay;
+      text = delay ? t("spectate.watching_delay", { name: seat.name, s: delay }) : t("spectate.watching", { name: seat.name });
+    }
+    board.prepend(el("p", "watching", text));
   }
   if (!view) {
-    if (state.role === "player" && state.phase === "running") board.append(el("p", "watching", "Dealing…"));
+    if (state.role === "player" && state.phase === "running") board.append(el("p", "watching", t("race.dealing")));
     return;
   }
-  const harp = state.game === "easy-harp";
-  const nCols = view.tableau.length;
-  const nFound = view.foundations.length;
-  board.style.setProperty("--n", harp ? 10 : Math.max(nCols, 7));
-
-  const top = el("div", "row top");
-  // stock
-  const stock = el("div", `pile slot stock${view.stock ? "" : " empty"}`);
-  stock.dataset.pile = "s";
-  stock.title = "Stock (s)";
-  if (view.stock) {
-    stock.append(cardNode(null, false));
-    stock.append(el("span", "count", view.stock));
-  } else if (view.waste.count) {
-    stock.append(el("span", "redeal", "↻"));
-  }
-  top.append(stock);
-  // waste: up to three fanned cards, only the top plays
-  const waste = el("div", `pile slot waste${state.game === "klondike-3" ? " three" : ""}`);
-  waste.dataset.pile = "w";
-  view.waste.top.forEach((name, i) => {
-    const c = cardNode(name);
-    c.style.left = `calc(var(--cw) * var(--fan, 0.36) * ${i})`;
-    waste.append(c);
-  });
-  if (view.waste.count) waste.append(el("span", "count", view.waste.count));
-  top.append(waste);
-  if (!harp) top.append(el("div", "spacer grow"));
-  for (let i = 0; i < nFound; i++) {
-    const pileCards = view.foundations[i];
-    const f = el("div", "pile slot foundation");
-    f.dataset.pile = `f${i + 1}`;
-    if (harp) {
-      const suit = EH_SLOT_SUITS[i];
-      f.title = `Foundation ${i + 1} (${SUITS[suit]})`;
-      f.append(el("span", `slot-mark${RED.has(suit) ? " red" : ""}`, SUITS[suit]));
-    } else {
-      f.title = `Foundation ${i + 1}`;
-      f.append(el("span", "slot-mark", "A"));
+  if (view.won) {
+    board.append(wonBanner());
+    if (state.celebrated !== state.race && state.role === "player") {
+      state.celebrated = state.race;
+      sound("won");
     }
-    if (pileCards.length) f.append(cardNode(pileCards[pileCards.length - 1]));
-    top.append(f);
   }
-  board.append(top);
-
-  const tableau = el("div", "row tableau");
-  view.tableau.forEach((col, i) => {
-    const pile = el("div", "pile slot column");
-    pile.dataset.pile = `t${i + 1}`;
-    let offset = 0;
-    const parts = [];
-    for (let d = 0; d < col.down; d++) {
-      const c = cardNode(null, false);
-      c.style.top = `calc(${offset} * var(--down))`;
-      parts.push(c);
-      offset += 1;
-    }
-    const downPart = offset;
-    col.up.forEach((name, j) => {
-      const c = cardNode(name);
-      c.style.top = `calc(${downPart} * var(--down) + ${j} * var(--up))`;
-      parts.push(c);
-    });
-    pile.append(...parts);
-    const ups = Math.max(col.up.length - 1, 0);
-    pile.style.height = `calc(var(--ch) + ${downPart} * var(--down) + ${ups} * var(--up))`;
-    tableau.append(pile);
-  });
-  board.append(tableau);
-  if (view.won) board.append(el("div", "won-banner", "Cleared! 🎉"));
   markSelection();
   placeReminder();
+}
+
+function statusLabel(status) {
+  return t(`status.${status}`);
 }
 
 function renderPlayers() {
@@ -809,92 +678,121 @@ function renderPlayers() {
     const li = el("li", "player");
     li.dataset.seat = s.seat;
     li.dataset.onFoundations = s.on_foundations || 0;
+    li.dataset.moves = s.moves || 0;
     li.dataset.status = s.status || "waiting";
-    if (s.seat === state.seat && state.role === "player") li.classList.add("me");
+    const me = s.seat === state.seat && state.role === "player";
+    if (me) li.classList.add("me");
     if (!s.connected) li.classList.add("offline");
     if (s.status === "won") li.classList.add("won");
     if (s.seat === state.following) li.classList.add("followed");
     const who = el("div", "who");
     who.append(el("span", "name", s.name));
-    if (s.seat === state.host) who.append(el("span", "host-badge", "host"));
+    if (me) who.append(el("span", "you", t("players.you")));
+    if (s.seat === state.host) who.append(el("span", "host-badge", t("players.host")));
     if (state.role === "spectator" && state.phase !== "lobby" && state.participants.includes(s.seat)) {
-      const b = el("button", "small watch", s.seat === state.following ? "Watching" : "Watch");
+      const b = el("button", "small watch", s.seat === state.following ? t("players.watching") : t("players.watch"));
       b.type = "button";
+      b.setAttribute("aria-label", t("players.watch_name", { name: s.name }));
       b.addEventListener("click", () => follow(s.seat));
       who.append(b);
     }
     li.append(who);
     if (state.phase !== "lobby" && state.participants.includes(s.seat)) {
       const total = s.total || (state.game === "easy-harp" ? 104 : 52);
+      const done = s.on_foundations || 0;
       const bar = el("div", "bar");
+      bar.setAttribute("role", "progressbar");
+      bar.setAttribute("aria-valuemin", "0");
+      bar.setAttribute("aria-valuemax", String(total));
+      bar.setAttribute("aria-valuenow", String(done));
+      bar.setAttribute("aria-label", t("players.progress", { name: s.name }));
       const fill = el("div", "fill");
-      fill.style.width = `${Math.round((100 * (s.on_foundations || 0)) / total)}%`;
+      fill.style.width = `${Math.round((100 * done) / total)}%`;
       bar.append(fill);
-      bar.title = `${s.on_foundations || 0} of ${total} cards on the foundations`;
       li.append(bar);
-      let status = { won: "🏆 won", resigned: "resigned", timeout: "out of time", disconnected: "offline", playing: "playing" }[s.status] || s.status;
-      if (s.status === "won" && s.elapsed_ms !== null && s.elapsed_ms !== undefined) status += ` in ${formatTime(s.elapsed_ms)}`;
-      li.append(el("div", "stats", `${s.on_foundations || 0}/${total} · ${s.score || 0} pts · ${s.moves || 0} moves · ${status}`));
+      const stats = el("div", "stats");
+      if (s.status === "won") stats.append(icon("trophy"), " ");
+      let status = statusLabel(s.status);
+      if (s.status === "won" && s.elapsed_ms !== null && s.elapsed_ms !== undefined) status = t("status.won_in", { time: formatTime(s.elapsed_ms) });
+      stats.append(
+        [`${done}/${total}`, tn("stats.points", s.score || 0), tn("stats.moves", s.moves || 0), status].join(" · "),
+      );
+      li.append(stats);
     } else {
-      li.append(el("div", "stats", s.connected ? "ready" : "offline"));
+      li.append(el("div", "stats", s.connected ? t("players.ready") : t("status.disconnected")));
     }
     list.append(li);
   }
   $("follow-hint").hidden = !(state.role === "spectator" && state.phase !== "lobby" && state.following === null);
 }
 
+function resultName(r) {
+  // a player who left is still named in the results by the name they raced under
+  return /^Player \d+$/.test(r.name) && state.names.has(r.seat) ? state.names.get(r.seat) : r.name;
+}
+
 function renderResults() {
   const panel = $("results");
-  panel.hidden = !(state.phase === "ended" && state.results);
-  if (panel.hidden) return;
+  const show = state.phase === "ended" && Boolean(state.results);
+  const appearing = show && panel.hidden;
+  panel.hidden = !show;
+  if (!show) return;
   const body = $("results-table").querySelector("tbody");
   body.replaceChildren();
-  const labels = { won: "won", resigned: "resigned", timeout: "out of time" };
   for (const r of state.results) {
     const tr = el("tr");
     if (state.role === "player" && r.seat === state.seat) tr.classList.add("me");
-    for (const v of [r.rank, r.name, labels[r.status] || r.status, r.on_foundations, r.score, r.moves, formatTime(r.elapsed_ms)]) {
-      tr.append(el("td", null, v));
-    }
+    const cells = [r.rank, resultName(r), statusLabel(r.status), r.on_foundations, r.score, r.moves, formatTime(r.elapsed_ms)];
+    cells.forEach((v, i) => {
+      const td = el("td", i === 1 ? "name" : null, v);
+      if (i === 2 && r.status === "won") td.prepend(icon("trophy"), " ");
+      tr.append(td);
+    });
     body.append(tr);
   }
-  $("share-text").value = shareText();
+  const share = $("share-text");
+  share.value = shareText();
+  share.rows = share.value.split("\n").length;
   const host = state.role === "player" && state.seat === state.host;
-  $("rematch-same").hidden = !host;
-  $("rematch-new").hidden = !host;
+  for (const id of ["rematch-same", "rematch-new", "rematch-daily"]) $(id).hidden = !host;
   // A ghost replays a run of this race at its real pace in a rematch on the same deal.
-  const ghosts = host && state.welcome && state.welcome.bots;
+  const ghosts = host && conn.welcome && conn.welcome.bots;
   $("add-ghost").hidden = !ghosts;
   if (ghosts) {
     const select = $("ghost-seat");
     const chosen = select.value;
     select.replaceChildren();
     for (const r of state.results) {
-      const option = el("option", null, `${r.name} (${labels[r.status] || r.status})`);
+      const option = el("option", null, `${resultName(r)} (${statusLabel(r.status)})`);
       option.value = String(r.seat);
       select.append(option);
     }
     if (chosen) select.value = chosen;
   }
+  if (appearing) panel.scrollIntoView({ block: "nearest" });
 }
 
-/** A spoiler-free summary: the deal and how it went, never a move or a card. */
+/** A spoiler-free summary: the deal and how it went, never a move or a card; its link
+ * opens a page that starts a room on the same deal. */
 function shareText() {
-  const title = GAME_TITLES[state.game] || state.game;
-  const lines = [`samedeal · ${title} · deal ${state.deal}`];
+  const deal = isDailyRoom() ? t("share.daily", { deal: state.deal }) : t("share.deal", { deal: state.deal });
+  const lines = [`samedeal · ${gameTitle()} · ${deal}`];
   const mine = state.results && state.results.find((r) => r.seat === state.seat);
   const n = state.results ? state.results.length : 0;
   const total = state.game === "easy-harp" ? 104 : 52;
   if (state.role === "player" && mine) {
     const how = mine.status === "won"
-      ? `cleared it in ${formatTime(mine.elapsed_ms)} with ${mine.moves} moves`
-      : `${mine.on_foundations}/${total} cards home`;
-    lines.push(`${ordinal(mine.rank)} of ${n}: ${how}`);
-  } else if (state.results && state.results.length) {
+      ? tn("share.cleared", mine.moves, { time: formatTime(mine.elapsed_ms) })
+      : t("share.home", { cards: mine.on_foundations, total });
+    lines.push(`${tOrdinal("share.place", { rank: mine.rank, n })}: ${how}`);
+  } else if (n) {
     const best = state.results[0];
-    lines.push(`${n} racing; winner ${best.status === "won" ? "in " + formatTime(best.elapsed_ms) : "with " + best.on_foundations + "/" + total}`);
+    const winner = best.status === "won"
+      ? t("share.winner_time", { time: formatTime(best.elapsed_ms) })
+      : t("share.winner_cards", { cards: best.on_foundations, total });
+    lines.push(`${tn("share.racing", n)}; ${winner}`);
   }
-  lines.push(`Race the same deal: ${location.origin}/`);
+  lines.push(t("share.link", { url: `${location.origin}/d/${state.deal}` }));
   return lines.join("\n");
 }
 
@@ -908,152 +806,269 @@ function renderBar() {
 
 function statusText() {
   const me = state.role === "player" ? state.seats.get(state.seat) : null;
-  let status = "";
-  if (state.phase === "lobby") status = "Waiting for the host to start";
-  else if (state.phase === "ended") status = "Race over";
-  else if (serverNow() < (state.startAt || 0)) status = "Get ready…";
-  else if (state.role === "spectator") status = "Watching the race";
-  else if (me && me.status === "won") status = "You cleared the table! Waiting for the others…";
-  else if (me && me.status !== "playing" && me.status !== "disconnected") status = "You are out of this race";
-  else status = "Race on!";
-  return status;
+  if (state.phase === "lobby") return t("race.waiting_host");
+  if (state.phase === "ended") return t("race.over");
+  if (serverNow() < (state.startAt || 0)) return t("race.get_ready");
+  if (state.role === "spectator") return t("race.watching");
+  if (me && me.status === "won") return t("race.you_won");
+  if (me && me.status !== "playing" && me.status !== "disconnected") return t("race.you_out");
+  return t("race.on");
 }
 
 function tickClock() {
-  $("status-line").textContent = statusText();
+  const status = statusText();
+  if ($("status-line").textContent !== status) $("status-line").textContent = status;
   let ms = 0;
   const seat = state.role === "player" ? state.seats.get(state.seat) : state.seats.get(state.following);
+  const cd = $("countdown");
   if (state.phase !== "lobby" && state.startAt) {
     if (seat && seat.status && !["playing", "disconnected", "waiting"].includes(seat.status) && seat.elapsed_ms !== null) ms = seat.elapsed_ms;
     else if (state.phase === "ended") ms = seat && seat.elapsed_ms !== null && seat.elapsed_ms !== undefined ? seat.elapsed_ms : 0;
     else ms = Math.max(0, serverNow() - state.startAt);
-    if (state.deadline && state.phase === "running") {
-      const left = state.deadline - serverNow();
-      $("clock").textContent = `${formatTime(ms)} (${formatTime(Math.max(0, left))} left)`;
-      return;
-    }
   }
-  $("clock").textContent = formatTime(ms);
-  const cd = $("countdown");
+  let clock = formatTime(ms);
+  if (state.deadline && state.phase === "running") {
+    clock = t("race.time_left", { time: clock, left: formatTime(Math.max(0, state.deadline - serverNow())) });
+  }
+  $("clock").textContent = clock;
   const before = state.phase === "running" && state.startAt ? state.startAt - serverNow() : -1e9;
   if (before > 0) {
     cd.hidden = false;
     cd.textContent = String(Math.ceil(before / 1000));
   } else if (before > -700) {
     cd.hidden = false;
-    cd.textContent = "Go!";
+    cd.textContent = t("race.go");
   } else {
     cd.hidden = true;
   }
+}
+
+function roomOptionsText() {
+  const o = state.options || {};
+  const parts = [t("waiting.max_players", { n: o.max_players })];
+  parts.push(o.time_limit ? t("waiting.time_limit", { time: formatTime(o.time_limit * 1000) }) : t("waiting.no_limit"));
+  if (!o.spectators) parts.push(t("waiting.no_spectators"));
+  else if (o.spectator_delay) parts.push(t("waiting.spectators_delay", { s: o.spectator_delay }));
+  else parts.push(t("waiting.spectators"));
+  if (o.private) parts.push(t("waiting.private"));
+  return parts.join(" · ");
 }
 
 function render() {
   if (!state.room) return;
   $("roominfo").hidden = false;
   $("room-code").textContent = state.room;
-  $("game-title").textContent = (GAME_TITLES[state.game] || "") + (state.deal ? ` · ${state.deal}` : "");
-  $("spectator-count").textContent = typeof state.spectators === "number" ? `${state.spectators} watching` : "";
+  $("daily-badge").hidden = !isDailyRoom();
+  $("game-title").textContent = gameTitle() + (state.deal ? ` · ${state.deal}` : "");
+  $("room-heading").textContent = t("room.heading", { room: state.room, game: gameTitle() });
+  document.title = `${state.room} · ${gameTitle()} · samedeal`;
+  $("spectator-count").textContent = typeof state.spectators === "number" && state.spectators ? tn("room.watching", state.spectators) : "";
   const waiting = state.phase === "lobby";
   $("waiting").hidden = !waiting;
   if (waiting) {
     const n = state.seats.size;
     const host = state.seats.get(state.host);
-    $("waiting-text").textContent = `${n} player${n === 1 ? "" : "s"} in the room. ` + (host ? `${host.name} starts the race.` : "");
+    $("waiting-text").textContent = tn("waiting.players", n) + (host ? " " + t("waiting.host_starts", { name: host.name }) : "");
     $("start").hidden = !(state.role === "player" && state.seat === state.host);
     // A server that can seat bots says so in welcome ("bots": true).
-    $("add-bot").hidden = !(state.role === "player" && state.seat === state.host && state.welcome && state.welcome.bots);
+    $("add-bot").hidden = !(state.role === "player" && state.seat === state.host && conn.welcome && conn.welcome.bots);
     $("room-link").value = roomLink();
-    const o = state.options || {};
-    const parts = [`up to ${o.max_players} players`];
-    parts.push(o.time_limit ? `time limit ${formatTime(o.time_limit * 1000)}` : "no time limit");
-    parts.push(o.spectators ? "spectators welcome" + (o.spectator_delay ? ` (${o.spectator_delay} s delay)` : "") : "no spectators");
-    if (o.private) parts.push("private");
-    $("room-options").textContent = parts.join(" · ");
+    $("room-options").textContent = roomOptionsText();
+  }
+  $("rematch-offer").hidden = !state.rematchOffer;
+  if (state.rematchOffer) {
+    const host = state.seats.get(state.host);
+    $("rematch-offer-text").textContent = t("rematch.offer", { name: host ? host.name : "" });
   }
   $("controls").hidden = !(state.role === "player" && state.phase === "running" && state.participants.includes(state.seat));
   const playing = isPlaying();
   for (const id of ["btn-stock", "btn-undo", "btn-auto", "btn-resign", "move-input"]) $(id).disabled = !playing;
   $("btn-auto").hidden = !(state.view && state.view.auto_finish);
   if (state.view) $("btn-undo").disabled = !playing || !state.view.can_undo;
-  renderBoard();
+  drawBoard();
   renderPlayers();
   renderResults();
   renderBar();
 }
 
-function showRoom() {
-  $("lobby").hidden = true;
-  $("room").hidden = false;
+function showScreen(name) {
+  for (const id of ["lobby", "room", "rules", "notfound"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;
 function toast(text) {
-  const t = $("toast");
-  t.textContent = text;
-  t.hidden = false;
+  const box = $("toast");
+  box.textContent = text;
+  box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => (t.hidden = true), 4000);
+  toastTimer = setTimeout(() => (box.hidden = true), 4000);
 }
 
 async function copy(text) {
   try {
     await navigator.clipboard.writeText(text);
-    toast("Copied");
+    toast(t("toast.copied"));
   } catch {
-    toast("Select the text and copy it");
+    toast(t("toast.copy_by_hand"));
   }
+}
+
+// ---------------------------------------------------------------------- rules
+
+function showRulesPage(game, section) {
+  showScreen("rules");
+  $("rules-close").hidden = true;
+  $("rules-back").hidden = false;
+  fillRules(game, section);
+}
+
+function fillRules(game, section) {
+  const which = rulesGame(game);
+  $("rules-title").textContent = t("rules.title", { game: t(`rules.${which}.name`) });
+  for (const a of document.querySelectorAll(".rules-tabs a")) {
+    if (a.dataset.game === which) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  renderRules($("rules-body"), which, section);
+  if (!state.room) document.title = `${$("rules-title").textContent} · samedeal`;
+}
+
+/** The rules over the room (the race goes on underneath), at ``rule``'s section. */
+function openRulesOverlay(rule) {
+  $("rules").hidden = false;
+  $("rules").classList.add("overlay");
+  $("rules-close").hidden = false;
+  $("rules-back").hidden = true;
+  fillRules(state.game || "easy-harp", rule ? ruleSection(state.game, rule) : null);
+  $("rules-close").focus();
+}
+
+function closeRulesOverlay() {
+  $("rules").hidden = true;
+  $("rules").classList.remove("overlay");
 }
 
 // ---------------------------------------------------------------------- start-up
 
-function readLink() {
-  // /r/K7QF-2M?key=… (our links) or /#/room/K7QF-2M?key=… (the server's links)
-  let code = null;
-  let query = location.search;
-  const m = location.pathname.match(/^\/r\/([A-Za-z0-9-]+)/);
-  if (m) code = m[1];
+/** What the address asks for: a room (/r/CODE), a deal to race (/d/CODE or ?deal=),
+ * rules (/rules[/game]), the lobby (/), or nothing we know. */
+function route() {
+  const path = location.pathname;
+  let m = path.match(/^\/r\/([A-Za-z0-9-]{1,16})\/?$/);
+  if (m) return { screen: "room", code: m[1], key: new URLSearchParams(location.search).get("key") };
   const h = location.hash.match(/^#\/room\/([A-Za-z0-9-]+)(\?.*)?$/);
-  if (h) {
-    code = h[1];
-    query = h[2] || query;
+  if (h && path === "/") return { screen: "room", code: h[1], key: new URLSearchParams(h[2] || "").get("key") };
+  m = path.match(/^\/rules(?:\/(easy-harp|klondike))?\/?$/);
+  if (m) return { screen: "rules", game: m[1] || "easy-harp" };
+  m = path.match(/^\/d\/([A-Za-z0-9-]{1,32})\/?$/);
+  if (m) return { screen: "deal", deal: m[1].toUpperCase() };
+  if (path === "/" || path === "/index.html") {
+    const deal = new URLSearchParams(location.search).get("deal");
+    return deal ? { screen: "deal", deal: deal.toUpperCase() } : { screen: "lobby" };
   }
-  const key = new URLSearchParams(query).get("key");
-  return { code, key };
+  return { screen: "notfound" };
 }
 
-function init() {
-  $("name").value = localStorage.getItem("samedeal.name") || "";
-  $("opt-rules").checked = settings.rules;
-  $("opt-rules").addEventListener("change", (e) => (settings.rules = e.target.checked));
-  $("settings-button").addEventListener("click", () => ($("settings").hidden = !$("settings").hidden));
+function linkDeal() {
+  const r = route();
+  return r.screen === "deal" ? r.deal : "";
+}
+
+function showDealPanel(deal) {
+  const game = gameOfDeal(deal);
+  if (!game) {
+    $("create-error").textContent = t("error.bad_deal");
+    return;
+  }
+  $("deal-panel").hidden = false;
+  $("deal-panel-title").textContent = t("lobby.deal_panel_title", { deal });
+  $("deal-panel-text").textContent = t("lobby.deal_panel_text", { game: t(`game.${game}`) });
+  // the ordinary form is ready on the same deal too, for other room options
+  const form = $("create-form");
+  form.querySelector(`input[name="game"][value="${game}"]`).checked = true;
+  form.querySelector('input[name="deal"][value="code"]').checked = true;
+  $("deal-code").disabled = false;
+  $("deal-code").value = deal;
+  $("create-on-deal").focus();
+}
+
+function settingsIcon() {
+  // a cog drawn as a dashed ring: no glyph that a font may lack
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", "icon");
+  svg.setAttribute("aria-hidden", "true");
+  const ring = document.createElementNS(svg.namespaceURI, "circle");
+  for (const [k, v] of Object.entries({ cx: 12, cy: 12, r: 8, fill: "none", stroke: "currentColor", "stroke-width": 4, "stroke-dasharray": "3.1 3.2" })) ring.setAttribute(k, v);
+  const hub = document.createElementNS(svg.namespaceURI, "circle");
+  for (const [k, v] of Object.entries({ cx: 12, cy: 12, r: 5, fill: "none", stroke: "currentColor", "stroke-width": 2.5 })) hub.setAttribute(k, v);
+  svg.append(ring, hub);
+  return svg;
+}
+
+async function changeLang(code) {
+  await setLang(code, true);
+  for (const id of ["lang-select", "lang-lobby"]) $(id).value = code;
+  translateDom();
+  const r = route();
+  if (!$("rules").hidden) fillRules(state.game && $("rules").classList.contains("overlay") ? state.game : r.game || "easy-harp");
+  if (!$("invite-panel").hidden && r.code) $("invite-title").textContent = t("invite.title", { room: r.code.toUpperCase() });
+  if (!$("deal-panel").hidden) showDealPanel(r.deal);
+  if (!state.room) document.title = t("page.title");
+  render();
+}
+
+function bind() {
+  $("settings-button").append(settingsIcon());
+  $("settings-button").addEventListener("click", () => {
+    const panel = $("settings");
+    panel.hidden = !panel.hidden;
+    $("settings-button").setAttribute("aria-expanded", String(!panel.hidden));
+  });
+  for (const [id, name] of [["opt-rules", "rules"], ["opt-double", "double"], ["opt-sound", "sound"]]) {
+    $(id).checked = settings.flag(name, name !== "sound");
+    $(id).addEventListener("change", (e) => settings.set(name, e.target.checked));
+  }
+  for (const id of ["lang-select", "lang-lobby"]) {
+    $(id).value = currentLang();
+    $(id).addEventListener("change", (e) => changeLang(e.target.value));
+  }
   $("create-form").addEventListener("submit", createRoom);
   $("join-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    joinRoom("player");
+    joinRoom("player", $("join-code").value.trim(), "join-error");
   });
-  $("join-spectator").addEventListener("click", () => joinRoom("spectator"));
+  $("join-spectator").addEventListener("click", () => joinRoom("spectator", $("join-code").value.trim(), "join-error"));
+  $("invite-join").addEventListener("click", () => joinRoom("player", route().code, "invite-error"));
+  $("invite-watch").addEventListener("click", () => joinRoom("spectator", route().code, "invite-error"));
+  $("create-on-deal").addEventListener("click", createOnSharedDeal);
   for (const r of document.querySelectorAll('input[name="deal"]')) {
     r.addEventListener("change", () => ($("deal-code").disabled = $("create-form").elements.deal.value !== "code"));
   }
+  $("deal-code").addEventListener("input", followDealCode);
   $("start").addEventListener("click", async () => {
-    const reply = await request({ type: "start" });
-    if (reply.type === "error") toast(reply.message);
+    const reply = await conn.request({ type: "start" });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
   });
   $("copy-link").addEventListener("click", () => copy(roomLink()));
   $("add-bot-button").addEventListener("click", async () => {
-    const reply = await request({ type: "add_bot", strength: $("bot-strength").value, pace: Number($("bot-pace").value) || 2 });
-    if (reply.type === "error") toast(reply.message);
+    const reply = await conn.request({ type: "add_bot", strength: $("bot-strength").value, pace: Number($("bot-pace").value) || 2 });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
   });
   $("add-ghost-button").addEventListener("click", async () => {
     const seat = Number($("ghost-seat").value);
-    const reply = await request({ type: "add_ghost", race: state.race, seat });
-    if (reply.type === "error") toast(reply.message);
-    else toast("The ghost races the rematch on the same deal.");
+    const reply = await conn.request({ type: "add_ghost", race: state.race, seat });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
+    else toast(t("toast.ghost_added"));
   });
   $("room-link").addEventListener("focus", (e) => e.target.select());
   $("copy-share").addEventListener("click", () => copy($("share-text").value));
-  $("rematch-same").addEventListener("click", () => request({ type: "rematch", deal: "same" }));
-  $("rematch-new").addEventListener("click", () => request({ type: "rematch", deal: "random" }));
+  $("rematch-same").addEventListener("click", () => rematch("same"));
+  $("rematch-new").addEventListener("click", () => rematch("random"));
+  $("rematch-daily").addEventListener("click", () => rematch("daily"));
+  $("rematch-accept").addEventListener("click", () => answerRematch(true));
+  $("rematch-decline").addEventListener("click", () => answerRematch(false));
+  $("leave").addEventListener("click", leaveRoom);
   $("btn-stock").addEventListener("click", () => sendMove("s", null));
   $("btn-undo").addEventListener("click", () => sendMove("u", null));
   $("btn-auto").addEventListener("click", () => sendMove("a", null));
@@ -1061,46 +1076,69 @@ function init() {
   resign.addEventListener("click", async () => {
     if (resign.dataset.armed !== "1") {
       resign.dataset.armed = "1";
-      resign.textContent = "Sure? Resign";
+      resign.textContent = t("controls.resign_sure");
       setTimeout(() => {
         resign.dataset.armed = "";
-        resign.textContent = "Resign";
+        resign.textContent = t("controls.resign");
       }, 3000);
       return;
     }
     resign.dataset.armed = "";
-    resign.textContent = "Resign";
-    const reply = await request({ type: "resign" });
-    if (reply.type === "error") toast(reply.message);
+    resign.textContent = t("controls.resign");
+    const reply = await conn.request({ type: "resign" });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
   });
-  $("move-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const input = $("move-input");
-    const text = input.value.trim();
-    if (!text) return;
-    const reply = await sendMove(text, null);
-    if (reply && reply.type === "ack") input.value = "";
+  $("move-form").addEventListener("submit", typedMove);
+  $("move-input").addEventListener("input", () => $("move-error").replaceChildren());
+  $("rules-link").addEventListener("click", (ev) => {
+    if (!state.room) return; // a page of its own from the lobby
+    ev.preventDefault();
+    openRulesOverlay(null);
   });
-  const board = $("board");
-  board.addEventListener("click", onBoardClick);
-  board.addEventListener("pointerdown", onPointerDown);
-  document.addEventListener("pointermove", onPointerMove);
-  document.addEventListener("pointerup", onPointerUp);
-  document.addEventListener("pointercancel", onPointerUp);
-  document.addEventListener("keydown", onKey);
+  $("rules-close").addEventListener("click", closeRulesOverlay);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && $("rules").classList.contains("overlay") && !$("rules").hidden) closeRulesOverlay();
+  });
+  setupInput($("board"), {
+    view: () => state.view,
+    game: () => state.game,
+    playing: isPlaying,
+    send: sendMove,
+    version: () => state.viewVersion,
+    redraw: () => state.boardStale && drawBoard(),
+    doubleClick: () => settings.doubleClick,
+  });
   setInterval(() => state.room && tickClock(), 250);
+}
 
-  const link = readLink();
-  if (link.code) {
-    $("join-code").value = link.code.toUpperCase();
-    state.key = link.key;
-    $("join-panel").classList.add("invited");
-    $("join-player").textContent = `Join room ${link.code.toUpperCase()}`;
-    $("name").focus();
-    resumeSaved(link.code).catch(() => {});
+async function init() {
+  await setLang(detectLang());
+  translateDom();
+  document.title = t("page.title");
+  $("name").value = localStorage.getItem("samedeal.name") || "";
+  bind();
+  const r = route();
+  if (r.screen === "rules") {
+    const hash = decodeURIComponent(location.hash.slice(1));
+    showRulesPage(r.game, hash.startsWith(`${r.game}-`) ? hash.slice(r.game.length + 1) : null);
     return;
   }
-  ensureSocket().catch((e) => ($("lobby-error").textContent = e.message));
+  if (r.screen === "notfound") {
+    showScreen("notfound");
+    return;
+  }
+  showScreen("lobby");
+  if (r.screen === "deal") showDealPanel(r.deal);
+  if (r.screen === "room") {
+    const code = r.code.toUpperCase();
+    state.key = r.key;
+    $("join-code").value = code;
+    if (await resumeSaved(code).catch(() => false)) return;
+    showInvite(code);
+    $("name").focus();
+    return;
+  }
+  conn.ensure().catch((e) => ($("create-error").textContent = errorText(e.code, e.message)));
 }
 
 init();
