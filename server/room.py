@@ -215,6 +215,8 @@ class RoomState(_State):
     spectators: int = 0
     watchers: dict[str, int] = {}
     race_deals: list[str] = []  # the deal of each race so far (ghosts replay a race's run)
+    # the racers' names as the race started: the results name a player who left meanwhile
+    racer_names: dict[int, str] = {}
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -386,6 +388,7 @@ def start_race(
     limit = room.options.time_limit
     room.deadline = room.start_at + limit * 1000 if limit else None
     room.participants = racers
+    room.racer_names = {s.seat: s.name for s in room.seats if s.seat in racers}
     progress.clear()
     for s in room.seats:
         if s.seat in racers:
@@ -432,7 +435,11 @@ def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int
             {
                 "rank": i,
                 "seat": p.seat,
-                "name": seat.name if seat else (p.name or f"Player {p.seat}"),
+                "name": (
+                    seat.name
+                    if seat
+                    else room.racer_names.get(p.seat) or p.name or f"Player {p.seat}"
+                ),
                 "status": p.status,
                 "on_foundations": p.on_foundations,
                 "score": p.score,

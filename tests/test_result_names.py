@@ -1,17 +1,16 @@
 """Issue 18, item 3: a player who left before the race ended keeps their name in the
 results (seen in the terminal client as "Player 2").
 
-The cause is on the server: every progress state ``server/app.py`` writes during a race
-(``_progress_state`` and the coalesced progress in ``_flush``) is built without the seat's
-``name``, so once the seat is gone ``room.check_race_end`` falls back to "Player N". The
-clients keep the names they saw as a stopgap; this test asks the server itself.
+The progress states written during a race carry no name, so once the seat was gone the
+results fell back to "Player N"; the room now keeps the racers' names as the race started
+(``RoomState.racer_names``). The clients keep the names they saw too; this test asks the
+server itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-import pytest
 from server_fixtures import live_server
 
 from clients.client import RaceClient
@@ -19,10 +18,6 @@ from clients.client import RaceClient
 DEAL = "KL1-1-AAAAAAM"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: progress states written by server/app.py carry no name (see docstring)",
-)
 async def test_a_player_who_left_keeps_their_name_in_the_results() -> None:
     async with live_server(countdown=0.1, grace=0.2) as server:
         host = await RaceClient.connect(server.url)
