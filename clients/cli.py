@@ -11,8 +11,18 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
-__all__ = ["build_parser", "main"]
+__all__ = ["OneLineParser", "build_parser", "main"]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2 (argparse
+    prints the whole usage first); ``--help`` still shows everything."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: MESSAGE`` and exit with 2."""
+        self.exit(2, f"{self.prog}: {message}\n")
 
 COMMAND_MODULES = (
     "clients.cmd_deal",
@@ -25,7 +35,7 @@ COMMAND_MODULES = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="samedeal", description="Race your friends on the same deal of patience."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -26,33 +26,85 @@ WEB_DIR = Path(__file__).resolve().parent / "web"
 """The browser client's files, served by ``samedeal serve`` on the websocket port."""
 
 
+def _number(kind: type[float] | type[int], low: float, high: float | None = None) -> Any:
+    """An argparse type: a number of ``kind`` in [low, high]."""
+
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value != value or value < low or (high is not None and value > high):
+            bound = f"from {low:g} to {high:g}" if high is not None else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"{text} is out of range ({bound})")
+        return value
+
+    return parse
+
+
+def _redis_url(text: str) -> str:
+    from server.redis_backend import check_redis_url
+
+    try:
+        check_redis_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def register(sub: Any) -> None:
     """Add ``serve`` to the subcommand parser."""
     p = sub.add_parser("serve", help="run the race server")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=8765, help="port (8765; 0 picks a free one)")
-    p.add_argument("--redis", metavar="URL", help="share rooms through Redis at URL")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (needs --redis)")
-    p.add_argument("--countdown", type=float, default=3.0, help="seconds before a race starts")
     p.add_argument(
-        "--grace", type=float, default=30.0, help="seconds a disconnected player keeps the seat"
+        "--port", type=_number(int, 0, 65535), default=8765, help="port (8765; 0: a free one)"
     )
     p.add_argument(
-        "--active-ttl", type=float, default=6 * 3600, help="seconds an idle room is kept"
+        "--redis", metavar="URL", type=_redis_url, help="share rooms through Redis at URL"
+    )
+    p.add_argument(
+        "--workers", type=_number(int, 1, 256), default=1, help="worker processes (needs --redis)"
+    )
+    p.add_argument(
+        "--countdown",
+        type=_number(float, 0, 60),
+        default=3.0,
+        help="seconds from start to the first move (3)",
+    )
+    p.add_argument(
+        "--grace",
+        type=_number(float, 0),
+        default=30.0,
+        help="seconds a disconnected player keeps the seat; then resigned, or the seat freed "
+        "in the lobby (30)",
+    )
+    p.add_argument(
+        "--active-ttl",
+        type=_number(float, 1),
+        default=6 * 3600,
+        help="seconds an idle room is kept (21600)",
     )
     p.add_argument(
         "--finished-ttl",
-        type=float,
+        type=_number(float, 1),
         default=3600,
-        help="seconds a room is kept after its race ended",
+        help="seconds a room is kept after its race ended (3600)",
     )
-    p.add_argument("--rate", type=float, default=20.0, help="messages per second per connection")
-    p.add_argument("--burst", type=int, default=40, help="message burst per connection")
+    p.add_argument(
+        "--rate",
+        type=_number(float, 0.1),
+        default=20.0,
+        help="messages per second per connection (20)",
+    )
+    p.add_argument(
+        "--burst", type=_number(int, 1), default=40, help="message burst per connection (40)"
+    )
     p.add_argument(
         "--liveness",
-        type=float,
+        type=_number(float, 0.5),
         default=10.0,
-        help="seconds after which a silent worker's seats count as disconnected",
+        help="seconds without a beat after which a worker is taken for dead and its "
+        "players' seats count as disconnected (10; with --redis)",
     )
     p.add_argument("--compression", action="store_true", help="offer permessage-deflate to clients")
     p.add_argument("--public-url", help="base of join links (http://HOST:PORT)")
@@ -157,12 +209,21 @@ def _serve_one(args: argparse.Namespace) -> int:
             worker_id=worker_id, active_ttl=args.active_ttl, finished_ttl=args.finished_ttl
         )
 
+    from server.backend import StoreUnavailable
+
     try:
-        import uvloop
-    except ImportError:
-        asyncio.run(run(backend, config))
-    else:
-        uvloop.run(run(backend, config))
+        try:
+            import uvloop
+        except ImportError:
+            asyncio.run(run(backend, config))
+        else:
+            uvloop.run(run(backend, config))
+    except StoreUnavailable as exc:
+        print(f"samedeal serve: cannot start: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the port is taken, the address is not ours …
+        print(f"samedeal serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

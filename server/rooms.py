@@ -116,7 +116,9 @@ class LocalRoom:
                 and seat == event.get("seat")
             )
         )
-        shown = {k: v for k, v in event.items() if k != "typed_by" and (knows or k != "deal")}
+        shown = {
+            k: (v if knows or k != "deal" else None) for k, v in event.items() if k != "typed_by"
+        }
         return orjson.dumps(shown)
 
 

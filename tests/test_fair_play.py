@@ -41,6 +41,9 @@ async def test_nobody_racing_or_watching_is_told_the_deal(server: ServerHandle) 
     start = await bob.next_event("race_starting")
     assert isinstance(start, RaceStarting) and start.deal is None
     assert start.view == new_game(deal).player_view()  # the starting board instead
+    # the key is there, null, as documented (not left out)
+    (frame,) = [f for f in bob.frames or [] if '"race_starting"' in str(f)]
+    assert '"deal":null' in str(frame) and "typed_by" not in str(frame)
     await asyncio.sleep(0.1)
     await watcher.follow(2)
     for client in (ann, bob):

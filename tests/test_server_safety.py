@@ -273,6 +273,71 @@ def test_workers_without_redis_is_an_error() -> None:
     assert "--redis" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--redis", "foo://127.0.0.1:6379"], "not a Redis URL"),
+        (["--redis", "redis://127.0.0.1:notaport"], "not a Redis URL"),
+        (["--port", "99999"], "out of range"),
+        (["--port", "x"], "not a number"),
+        (["--grace", "-1"], "out of range"),
+        (["--liveness", "0"], "out of range"),
+        (["--rate", "nan"], "out of range"),
+        (["--workers", "0"], "out of range"),
+    ],
+)
+def test_a_bad_serve_value_is_one_line_and_exit_2(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clients.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["serve", *args])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and words in err, err
+
+
+@pytest.mark.slow
+def test_a_bad_serve_value_prints_one_line_without_a_traceback() -> None:
+    for args in (["--redis", "foo://x"], ["--port", "99999"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "clients.cli", "serve", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert result.returncode == 2
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_an_unreachable_redis_at_start_is_one_line_and_exit_1() -> None:
+    port = free_port()  # nothing listens there
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "clients.cli",
+            "serve",
+            "--port",
+            "0",
+            "--redis",
+            f"redis://127.0.0.1:{port}/0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if "samedeal serve:" in line]
+    assert lines and "Redis cannot be reached" in lines[0]
+    assert "Traceback" not in result.stderr
+
+
 @pytest.mark.slow
 def test_json_logs_carry_room_and_player_ids() -> None:
     import logging
