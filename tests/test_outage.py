@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import shutil
 import subprocess
@@ -268,8 +269,9 @@ async def _check_after(
 
 
 async def test_an_outage_loses_no_acknowledged_move(
-    workers: Workers, durable_redis: DurableRedis
+    workers: Workers, durable_redis: DurableRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     ann, bob, spectator = await _race(workers)
     room = ann.client.room or ""
     await asyncio.gather(ann.play(10), bob.play(10))
@@ -287,6 +289,16 @@ async def test_an_outage_loses_no_acknowledged_move(
     await asyncio.gather(ann.play(5), bob.play(5))
     await asyncio.sleep(1.5)  # more than a liveness period after the outage
     await _check_after(workers, room, {1: ann, 2: bob}, spectator)
+    # the outage is told in one line when it starts and one when it ends, per worker; no
+    # traceback, and nothing else above INFO
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    assert sorted(r.getMessage().split(":")[0].split(" after")[0] for r in loud) == [
+        "redis back",
+        "redis back",
+        "redis unreachable",
+        "redis unreachable",
+    ], [r.getMessage() for r in loud]
 
 
 async def test_a_resume_on_the_other_worker_during_an_outage_fences_the_old_connection(
