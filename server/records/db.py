@@ -61,11 +61,11 @@ def normalize_url(url: str | URL) -> URL:
         parsed = make_url(url) if isinstance(url, str) else url
     except (ArgumentError, ValueError):
         raise BadDatabase(f"not a database URL: {str(url)[:80]!r}") from None
-    backend = parsed.get_backend_name()
-    driver = parsed.get_driver_name()
-    if backend in ("postgresql", "postgres") and driver in ("", "asyncpg", "psycopg2", "postgres"):
+    name = parsed.drivername
+    backend = name.split("+")[0]
+    if name in ("postgresql", "postgres", "postgresql+asyncpg"):
         return parsed.set(drivername="postgresql+asyncpg")
-    if backend == "sqlite" and driver in ("", "aiosqlite", "pysqlite"):
+    if name in ("sqlite", "sqlite+aiosqlite"):
         if not parsed.database or parsed.database == ":memory:":
             raise BadDatabase("an SQLite database must be a file (sqlite:///PATH)")
         return parsed.set(drivername="sqlite+aiosqlite")

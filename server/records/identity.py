@@ -38,6 +38,7 @@ __all__ = [
     "handle_key",
     "hash_secret",
     "is_player_id",
+    "is_race_id",
     "is_secret",
     "new_player_id",
     "new_race_id",
@@ -157,6 +158,13 @@ def is_player_id(text: object) -> bool:
         isinstance(text, str)
         and len(text) == PLAYER_ID_LENGTH
         and all(ch in ALPHABET for ch in text)
+    )
+
+
+def is_race_id(text: object) -> bool:
+    """Whether ``text`` has the form of a race id."""
+    return (
+        isinstance(text, str) and len(text) == RACE_ID_LENGTH and all(ch in ALPHABET for ch in text)
     )
 
 

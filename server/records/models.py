@@ -172,6 +172,8 @@ class RaceRecord:
     def __post_init__(self) -> None:
         if not self.seats:
             raise BadRecord(f"race {self.room}/{self.race} has no seats")
+        if len(self.room) > 8 or len(self.game) > 16 or len(self.deal) > 32:
+            raise BadRecord(f"race {self.room[:8]}/{self.race}: room, game or deal too long")
         numbers = [s.seat for s in self.seats]
         if len(set(numbers)) != len(numbers):
             raise BadRecord(f"race {self.room}/{self.race}: a seat appears twice")
