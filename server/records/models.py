@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 __all__ = [
-    "RESULTS",
+    "STATUSES",
     "BadDatabase",
     "BadHandle",
     "BadRecord",
+    "FinalStatus",
     "HandleTaken",
     "Identity",
     "Player",
@@ -23,14 +24,13 @@ __all__ = [
     "RaceSummary",
     "RateLimited",
     "RecordsError",
-    "Result",
     "SeatRecord",
     "StoredRace",
     "UnknownPlayer",
 ]
 
-Result = Literal["won", "resigned", "timeout", "left"]
-RESULTS: frozenset[str] = frozenset(get_args(Result))
+FinalStatus = Literal["won", "resigned", "timeout", "left"]
+STATUSES: frozenset[str] = frozenset(get_args(FinalStatus))
 
 
 # --------------------------------------------------------------------- errors
@@ -120,27 +120,29 @@ class SeatRecord:
 
     ``actions`` is the full move list in move notation (undo ``u`` and auto-finish ``a``
     included) and ``action_times`` the server time of each, in ms since the race started.
-    ``time_ms`` is the finishing time (``None`` when the racer did not finish). ``player_id``
+    ``elapsed_ms`` is the finishing time (``None`` when the racer did not finish). ``player_id``
     is the racer's public player id, ``None`` for a racer without an identity; an id the
-    store does not know is recorded as ``None``. ``handle`` is filled on reads.
+    store does not know is recorded as ``None``. ``handle`` and ``player_deleted`` (the
+    identity was deleted since) are filled on reads.
     """
 
     seat: int
     name: str
-    result: Result
+    status: FinalStatus
     rank: int
     score: int
     moves: int
-    cards_home: int
-    time_ms: int | None
+    on_foundations: int
+    elapsed_ms: int | None
     actions: tuple[str, ...] = ()
     action_times: tuple[int, ...] = ()
     player_id: str | None = None
     handle: str | None = None
+    player_deleted: bool = False
 
     def __post_init__(self) -> None:
-        if self.result not in RESULTS:
-            raise BadRecord(f"seat {self.seat}: unknown result {self.result!r}")
+        if self.status not in STATUSES:
+            raise BadRecord(f"seat {self.seat}: unknown status {self.status!r}")
         if len(self.actions) != len(self.action_times):
             raise BadRecord(
                 f"seat {self.seat}: {len(self.actions)} actions but "
@@ -203,18 +205,18 @@ class RaceSummary:
     ended_at: int
     racers: int
     seat: int
-    result: Result
+    status: FinalStatus
     rank: int
     score: int
     moves: int
-    cards_home: int
-    time_ms: int | None
+    on_foundations: int
+    elapsed_ms: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerStats:
     """A player's figures in one game. A race counts as won when the player solved the
-    deal (result ``won``); a streak is races won in a row, in the order they ended."""
+    deal (status ``won``); a streak is races won in a row, in the order they ended."""
 
     game: str
     played: int

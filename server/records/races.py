@@ -118,12 +118,12 @@ def _seat_rows(
             "seat": s.seat,
             "player_id": player_ids.get(s.player_id) if s.player_id else None,
             "name": s.name[:NAME_MAX],
-            "result": s.result,
+            "status": s.status,
             "rank": s.rank,
             "score": s.score,
             "moves": s.moves,
-            "cards_home": s.cards_home,
-            "time_ms": s.time_ms,
+            "on_foundations": s.on_foundations,
+            "elapsed_ms": s.elapsed_ms,
             "actions": " ".join(s.actions),
             "action_times": " ".join(map(str, s.action_times)),
             "game": race.game,
@@ -142,14 +142,14 @@ def _stat_rows(fresh: Sequence[RaceRecord], player_ids: dict[str, int]) -> list[
             pk = player_ids.get(s.player_id) if s.player_id else None
             if pk is None:
                 continue
-            won = s.result == "won"
+            won = s.status == "won"
             rows.append(
                 {
                     "player_id": pk,
                     "game": race.game,
                     "played": 1,
                     "won": int(won),
-                    "best_time_ms": s.time_ms if won else None,
+                    "best_time_ms": s.elapsed_ms if won else None,
                     "best_score": s.score,
                     "current_streak": int(won),
                     "longest_streak": int(won),
@@ -213,7 +213,12 @@ async def read_race(conn: AsyncConnection, race_id: str) -> StoredRace | None:
     if race is None:
         return None
     result = await conn.execute(
-        select(seats, players.c.public_id.label("player_public_id"), players.c.handle)
+        select(
+            seats,
+            players.c.public_id.label("player_public_id"),
+            players.c.handle,
+            players.c.deleted_at,
+        )
         .select_from(seats.outerjoin(players, seats.c.player_id == players.c.id))
         .where(seats.c.race_id == race.id)
         .order_by(seats.c.seat)
@@ -222,16 +227,17 @@ async def read_race(conn: AsyncConnection, race_id: str) -> StoredRace | None:
         SeatRecord(
             seat=row.seat,
             name=row.name,
-            result=row.result,
+            status=row.status,
             rank=row.rank,
             score=row.score,
             moves=row.moves,
-            cards_home=row.cards_home,
-            time_ms=row.time_ms,
+            on_foundations=row.on_foundations,
+            elapsed_ms=row.elapsed_ms,
             actions=tuple(row.actions.split()),
             action_times=tuple(int(t) for t in row.action_times.split()),
             player_id=row.player_public_id,
             handle=row.handle,
+            player_deleted=row.deleted_at is not None,
         )
         for row in result
     )
@@ -271,12 +277,12 @@ async def read_recent(
             seats.c.ended_at,
             racers.label("racers"),
             seats.c.seat,
-            seats.c.result,
+            seats.c.status,
             seats.c.rank,
             seats.c.score,
             seats.c.moves,
-            seats.c.cards_home,
-            seats.c.time_ms,
+            seats.c.on_foundations,
+            seats.c.elapsed_ms,
         )
         .select_from(seats.join(races, races.c.id == seats.c.race_id))
         .where(seats.c.player_id == pk)
@@ -292,12 +298,12 @@ async def read_recent(
             ended_at=row.ended_at,
             racers=row.racers,
             seat=row.seat,
-            result=row.result,
+            status=row.status,
             rank=row.rank,
             score=row.score,
             moves=row.moves,
-            cards_home=row.cards_home,
-            time_ms=row.time_ms,
+            on_foundations=row.on_foundations,
+            elapsed_ms=row.elapsed_ms,
         )
         for row in result
     ]

@@ -121,12 +121,12 @@ seats = Table(
     Column("seat", Integer, primary_key=True),
     Column("player_id", ID, ForeignKey("players.id"), nullable=True),
     Column("name", String(64), nullable=False),
-    Column("result", String(8), nullable=False),
+    Column("status", String(8), nullable=False),
     Column("rank", Integer, nullable=False),
     Column("score", Integer, nullable=False),
     Column("moves", Integer, nullable=False),
-    Column("cards_home", Integer, nullable=False),
-    Column("time_ms", Integer, nullable=True),
+    Column("on_foundations", Integer, nullable=False),
+    Column("elapsed_ms", Integer, nullable=True),
     # the move list in move notation, one space between actions, and the server time of
     # each action in ms since the race started, the same way
     Column("actions", Text, nullable=False),
