@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "clients.cmd_solve",
     "clients.cmd_serve",
     "clients.cmd_play",
+    "clients.cmd_db",
 )
 
 

@@ -18,7 +18,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, func, select
 from sqlalchemy.engine import URL
 
-from .db import Engines, create_engines
+from .db import Engines, create_engines, normalize_url
 
 __all__ = [
     "MIGRATIONS",
@@ -90,7 +90,11 @@ async def upgrade(url: str | URL, revision: str = "head") -> None:
 
 
 async def status(url: str | URL) -> RevisionStatus:
-    """The database's current revision and the head."""
+    """The database's current revision and the head (an SQLite file that does not exist
+    yet is reported empty, not created)."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").exists():
+        return RevisionStatus(current=None, head=head_revision())
     engines = create_engines(url, pool_size=1)
     try:
         async with engines.read.connect() as connection:

@@ -43,6 +43,7 @@ class RaceWriter:
         self.max_batch = max_batch
         self.max_backoff = max_backoff
         self.written = 0
+        self.batches = 0
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
@@ -118,6 +119,7 @@ class RaceWriter:
                 return
             else:
                 self.written += len(batch)
+                self.batches += 1
                 for (_, future), race_id in zip(batch, race_ids, strict=True):
                     if not future.done():
                         future.set_result(race_id)
