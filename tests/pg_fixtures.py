@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["find_pg_bin", "pg_cluster", "pg_server", "records_url"]
+__all__ = ["find_pg_bin", "new_pg_database", "pg_cluster", "pg_server", "records_url"]
 
 _RUN_AS = ("postgres", "nobody")
 
