@@ -65,8 +65,9 @@ def _user() -> pwd.struct_passwd | None:
 
 
 @contextlib.contextmanager
-def pg_cluster(bindir: Path) -> Iterator[str]:
-    """Start a cluster; yields the URL ``postgresql://postgres@127.0.0.1:PORT/postgres``."""
+def pg_cluster(bindir: Path, *, durable: bool = False) -> Iterator[str]:
+    """Start a cluster; yields the URL ``postgresql://postgres@127.0.0.1:PORT/postgres``.
+    ``durable``: fsync on, as in production (benchmarks); tests run without it."""
     user = _user()
     workdir = Path(tempfile.mkdtemp(prefix="samedeal-pg-"))
     data = workdir / "data"
@@ -84,14 +85,14 @@ def pg_cluster(bindir: Path) -> Iterator[str]:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        # fsync off: a test cluster need not survive a power cut, only our processes dying
         settings = {
             "listen_addresses": "127.0.0.1",
             "unix_socket_directories": str(workdir),
-            "fsync": "off",
-            "full_page_writes": "off",
             "max_connections": "200",
         }
+        if not durable:
+            # a test cluster need not survive a power cut, only our processes dying
+            settings.update(fsync="off", full_page_writes="off")
         options = [arg for k, v in settings.items() for arg in ("-c", f"{k}={v}")]
         proc = subprocess.Popen(
             [*prefix, str(bindir / "postgres"), "-D", str(data), "-p", str(port), *options],

@@ -1,9 +1,9 @@
 """Writing and reading finished races: Core statements on a connection the store opened.
 
 A batch of races is written in the caller's one transaction: a crash anywhere in it leaves
-none of it. The natural key ``(room, room_created_at, race_no)`` makes a second write of
-the same race a no-op (``INSERT … ON CONFLICT DO NOTHING``), so a retry after a crash or a
-lost reply never duplicates a race, its seats or its stats.
+none of it. The natural key ``(room, room_created_at, race_no)`` (unique) makes a second
+write of the same race a no-op, so a retry after a crash or a lost reply never duplicates
+a race, its seats or its stats.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Insert, Table, and_, case, delete, func, select, tuple_
+from sqlalchemy import Insert, Table, and_, case, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -44,52 +44,59 @@ def dialect_insert(conn: AsyncConnection, table: Table) -> Any:
 
 
 async def write_races(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> list[str]:
-    """Write the races not written yet; the public id of every race of ``batch``."""
+    """Write the races not written yet; the public id of every race of ``batch``.
+
+    Which races exist is read first (by room: the unique index's prefix), then the new
+    ones are inserted in multi-row statements. On SQLite the transaction holds the write
+    lock from its start, so nobody can write the same race in between; on PostgreSQL a
+    worker that does makes this transaction fail on the unique key, and the caller retries.
+    """
     unique = list({race.key: race for race in reversed(batch)}.values())[::-1]
-    player_ids = await _player_keys(conn, unique)
-    rows: list[dict[str, Any]] = [
-        {
-            "public_id": ids.new_race_id(),
-            "room": r.room,
-            "room_created_at": r.room_created_at,
-            "race_no": r.race,
-            "game": r.game,
-            "deal": r.deal,
-            "casual": r.casual,
-            "started_at": r.started_at,
-            "ended_at": r.ended_at,
-        }
-        for r in unique
-    ]
-    insert = dialect_insert(conn, races).on_conflict_do_nothing(
-        index_elements=[races.c.room, races.c.room_created_at, races.c.race_no]
-    )
-    by_key: dict[tuple[str, int, int], str] = {}
-    new: dict[tuple[str, int, int], int] = {}
-    # one statement per race: RETURNING tells whether it was new (a multi-row INSERT with
-    # ON CONFLICT would need its rows matched back by key anyway)
-    for race, row in zip(unique, rows, strict=True):
-        result = await conn.execute(insert.values(**row).returning(races.c.id))
-        race_pk = result.scalar()
-        if race_pk is not None:
-            new[race.key] = race_pk
-            by_key[race.key] = row["public_id"]
-    missing = [race.key for race in unique if race.key not in new]
-    if missing:
-        found = await conn.execute(
-            select(races.c.room, races.c.room_created_at, races.c.race_no, races.c.public_id).where(
-                tuple_(races.c.room, races.c.room_created_at, races.c.race_no).in_(missing)
-            )
-        )
-        for room, created, number, public_id in found:
-            by_key[(room, created, number)] = public_id
-    fresh = [r for r in unique if r.key in new]
+    by_key = await _existing(conn, unique)
+    fresh = [race for race in unique if race.key not in by_key]
     if fresh:
+        rows: list[dict[str, Any]] = [
+            {
+                "public_id": ids.new_race_id(),
+                "room": r.room,
+                "room_created_at": r.room_created_at,
+                "race_no": r.race,
+                "game": r.game,
+                "deal": r.deal,
+                "casual": r.casual,
+                "started_at": r.started_at,
+                "ended_at": r.ended_at,
+            }
+            for r in fresh
+        ]
+        result = await conn.execute(
+            races.insert().returning(races.c.id, sort_by_parameter_order=True), rows
+        )
+        new = {race.key: pk for race, pk in zip(fresh, result.scalars(), strict=True)}
+        by_key.update((race.key, row["public_id"]) for race, row in zip(fresh, rows, strict=True))
+        player_ids = await _player_keys(conn, fresh)
         await conn.execute(seats.insert(), _seat_rows(fresh, new, player_ids))
         stat_rows = _stat_rows(fresh, player_ids)
         if stat_rows:
             await conn.execute(_stats_upsert(conn), stat_rows)
     return [by_key[race.key] for race in batch]
+
+
+async def _existing(
+    conn: AsyncConnection, batch: Sequence[RaceRecord]
+) -> dict[tuple[str, int, int], str]:
+    """The public ids of the races of ``batch`` already written."""
+    wanted = {race.key for race in batch}
+    result = await conn.execute(
+        select(races.c.room, races.c.room_created_at, races.c.race_no, races.c.public_id).where(
+            races.c.room.in_(sorted({race.room for race in batch}))
+        )
+    )
+    return {
+        (room, created, number): public_id
+        for room, created, number, public_id in result
+        if (room, created, number) in wanted
+    }
 
 
 async def _player_keys(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> dict[str, int]:

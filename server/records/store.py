@@ -375,8 +375,14 @@ class SqlRecordsStore(RecordsStore):
         """See :meth:`RecordsStore.record_races`."""
         if not races:
             return []
-        async with self.engines.write.begin() as conn:
-            return await race_io.write_races(conn, races)
+        try:
+            async with self.engines.write.begin() as conn:
+                return await race_io.write_races(conn, races)
+        except IntegrityError:
+            # another worker wrote one of these races meanwhile (PostgreSQL): now it is
+            # found among the races already written
+            async with self.engines.write.begin() as conn:
+                return await race_io.write_races(conn, races)
 
     async def race(self, race_id: str) -> StoredRace | None:
         """See :meth:`RecordsStore.race`."""
