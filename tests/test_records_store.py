@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
 
 import pytest
 from records_helpers import counts, make_race, seat, store
 
-from server.records.models import BadRecord, PlayerStats, SeatRecord
+from server.records.models import BadDatabase, BadRecord, PlayerStats, SeatRecord
 from server.records.store import DAY_MS, SqlRecordsStore
 from server.records.writer import RaceWriter
 
@@ -225,9 +226,11 @@ async def test_no_retention_keeps_everything(records_url: str) -> None:
 # --------------------------------------------------------------------- the writer
 
 
-async def test_the_writer_batches_and_answers_every_race(store: SqlRecordsStore) -> None:
+async def test_the_writer_batches_and_answers_every_race(
+    store: SqlRecordsStore, records_url: str
+) -> None:
     ada = await store.create_player("Ada", ADDRESS)
-    async with RaceWriter(store, max_batch=50) as writer:
+    async with RaceWriter(records_url, max_batch=50) as writer:
         futures = []
         for burst in range(4):
             for i in range(100):
@@ -243,10 +246,30 @@ async def test_the_writer_batches_and_answers_every_race(store: SqlRecordsStore)
     assert (await store.race(race_ids[123])) is not None
 
 
-async def test_close_writes_what_is_queued(store: SqlRecordsStore) -> None:
-    writer = RaceWriter(store)
-    writer.start()
+async def test_close_writes_what_is_queued(store: SqlRecordsStore, records_url: str) -> None:
+    writer = RaceWriter(records_url)
+    await writer.start()
     for i in range(30):
         writer.submit(make_race(i))
     await writer.close()
-    assert (await counts(store))[0] == 30
+    assert (await counts(store))[0] == 30 and writer.pending == 0
+    with pytest.raises(RuntimeError):
+        writer.submit(make_race(31))
+
+
+async def test_a_writer_that_cannot_open_says_so(tmp_path: Path) -> None:
+    with pytest.raises(BadDatabase):
+        await RaceWriter("mysql://nowhere/x").start()
+    # a database never migrated: the writer refuses nothing at start, and a race it
+    # cannot write is retried, not lost — here the table appears once migrated
+    url = f"sqlite+aiosqlite:///{tmp_path / 'late.db'}"
+    async with RaceWriter(url) as writer:
+        future = writer.submit(make_race(1))
+        await asyncio.sleep(0.3)
+        assert not future.done() and writer.pending == 1
+        late = await SqlRecordsStore.open(url)
+        race_id = await asyncio.wait_for(future, 30)
+    try:
+        assert await late.race(race_id) is not None
+    finally:
+        await late.close()

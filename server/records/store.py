@@ -147,7 +147,6 @@ class SqlRecordsStore(RecordsStore):
         self,
         engines: Engines,
         *,
-        address_secret: bytes,
         retention_days: float | None = 90,
         create_limit: int = 10,
         create_window: float = 3600.0,
@@ -156,7 +155,7 @@ class SqlRecordsStore(RecordsStore):
         self.retention_days = retention_days
         self.create_limit = create_limit
         self.create_window = create_window
-        self._address_secret = address_secret
+        self._address_secret: bytes | None = None  # read on the first identity created
 
     @classmethod
     async def open(
@@ -169,20 +168,17 @@ class SqlRecordsStore(RecordsStore):
         create_limit: int = 10,
         create_window: float = 3600.0,
     ) -> SqlRecordsStore:
-        """Connect to ``url`` (see :func:`server.records.db.normalize_url`), apply the
-        migrations unless ``migrate`` is false, load the address-hash key."""
+        """Connect to ``url`` (see :func:`server.records.db.normalize_url`) and apply the
+        migrations unless ``migrate`` is false."""
         engines = create_engines(url, pool_size=pool_size)
-        try:
-            if migrate:
+        if migrate:
+            try:
                 await migrate_engines(engines)
-            async with engines.write.begin() as conn:
-                secret = await _address_secret(conn)
-        except BaseException:
-            await engines.dispose()
-            raise
+            except BaseException:
+                await engines.dispose()
+                raise
         return cls(
             engines,
-            address_secret=secret,
             retention_days=retention_days,
             create_limit=create_limit,
             create_window=create_window,
@@ -205,6 +201,8 @@ class SqlRecordsStore(RecordsStore):
         assert recovery is not None
         identity = Identity(ids.new_player_id(), secret, code)
         async with self.engines.write.begin() as conn:
+            if self._address_secret is None:
+                self._address_secret = await _address_secret(conn)
             await self._take_token(conn, ids.address_key(self._address_secret, address), now)
             await conn.execute(
                 players.insert().values(

@@ -1,10 +1,16 @@
-"""The background writer: finished races queue up and are written in batches.
+"""The background writer: finished races queue up and are written in batches, on a thread
+of their own.
 
 A race server ends races one at a time, from many connection handlers; writing each in its
-own transaction would cost a commit (an fsync on SQLite) per race. :class:`RaceWriter`
-takes them off the handlers at once (:meth:`RaceWriter.submit` never waits for the
-database) and one task writes whatever has queued up in one transaction — at most
-``max_batch`` races — so the commit rate stays low however fast races end.
+own transaction would cost a commit (an fsync) per race. :class:`RaceWriter` takes them off
+the handlers at once — :meth:`RaceWriter.submit` only hands the race to another thread —
+and that thread writes whatever has queued up in one transaction, at most ``max_batch``
+races, so the commit rate stays low however fast races end.
+
+The thread runs its own event loop with its own store connections: turning a batch into
+rows and statements is Python work of a few milliseconds, and on the server's loop it would
+delay every move by that much. On its own thread it shares only the interpreter lock, which
+the server's loop gets back within the switch interval (5 ms).
 
 A batch that fails for a passing reason (the database restarting, a lock timeout) is
 retried with capped back-off; writing a race twice is harmless (its natural key). A race
@@ -14,13 +20,17 @@ the database refuses for good is dropped with a log line and its future gets the
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
+import threading
+from typing import Any
 
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from .models import RaceRecord
-from .store import RecordsStore
+from .store import SqlRecordsStore
 
 __all__ = ["RaceWriter"]
 
@@ -30,25 +40,37 @@ _Item = tuple[RaceRecord, "asyncio.Future[str]"]
 
 
 class RaceWriter:
-    """Writes submitted races to ``store`` in batches, in the background.
+    """Writes submitted races to the database at ``url`` in batches, on its own thread.
 
-    ``async with RaceWriter(store) as writer:`` starts it and, on exit, writes everything
-    still queued before returning.
+    ``async with RaceWriter(url) as writer:`` starts it and, on exit, writes everything
+    still queued before returning. The database must be migrated already (the server's
+    :class:`~server.records.store.SqlRecordsStore` does it when it opens).
     """
 
     def __init__(
-        self, store: RecordsStore, *, max_batch: int = 500, max_backoff: float = 10.0
+        self,
+        url: str | URL,
+        *,
+        max_batch: int = 200,
+        max_backoff: float = 10.0,
+        **store_options: Any,
     ) -> None:
-        self.store = store
+        self.url = url
         self.max_batch = max_batch
         self.max_backoff = max_backoff
         self.written = 0
         self.batches = 0
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
+        self._store_options = {"migrate": False, "pool_size": 1, **store_options}
+        self._unsettled = 0
+        self._settled = asyncio.Event()
+        self._settled.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._thread_loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[_Item | None] | None = None
 
     async def __aenter__(self) -> RaceWriter:
-        self.start()
+        await self.start()
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
@@ -56,79 +78,123 @@ class RaceWriter:
 
     @property
     def pending(self) -> int:
-        """Races submitted and not yet written."""
-        return self._queue.qsize()
+        """Races submitted and not yet written (or refused)."""
+        return self._unsettled
 
-    def start(self) -> None:
-        """Start the writing task (on the running loop)."""
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="records-writer")
+    async def start(self) -> None:
+        """Start the thread and open its store; raises what opening the store raises."""
+        if self._thread is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._thread = threading.Thread(
+            target=asyncio.run, args=(self._main(ready),), name="records-writer", daemon=True
+        )
+        self._thread.start()
+        try:
+            await asyncio.wrap_future(ready)
+        except BaseException:
+            await asyncio.to_thread(self._thread.join)
+            self._thread = None
+            raise
 
     def submit(self, race: RaceRecord) -> asyncio.Future[str]:
         """Queue a finished race; the future gets its public race id once it is stored.
         Nobody needs to await it: the race is written either way."""
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        if self._loop is None or self._thread_loop is None or self._queue is None:
+            raise RuntimeError("the writer is not started")
+        future: asyncio.Future[str] = self._loop.create_future()
         future.add_done_callback(_consume)
-        self._queue.put_nowait((race, future))
+        self._unsettled += 1
+        self._settled.clear()
+        self._thread_loop.call_soon_threadsafe(self._queue.put_nowait, (race, future))
         return future
 
     async def flush(self) -> None:
         """Wait until every race submitted so far is written (or refused)."""
-        await self._queue.join()
+        await self._settled.wait()
 
     async def close(self) -> None:
-        """Write what is queued, then stop."""
-        if self._task is None:
+        """Write what is queued, then stop the thread."""
+        if self._thread is None or self._thread_loop is None or self._queue is None:
             return
         await self.flush()
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self._task = None
+        self._thread_loop.call_soon_threadsafe(self._queue.put_nowait, None)
+        await asyncio.to_thread(self._thread.join)
+        self._thread = None
 
-    async def _run(self) -> None:
-        while True:
-            batch = [await self._queue.get()]
-            while len(batch) < self.max_batch and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
-            try:
-                await self._write(batch)
-            finally:
-                for _ in batch:
-                    self._queue.task_done()
+    # ---------------------------------------------------------------- on the writer thread
 
-    async def _write(self, batch: list[_Item]) -> None:
+    async def _main(self, ready: concurrent.futures.Future[None]) -> None:
+        try:
+            store = await SqlRecordsStore.open(self.url, **self._store_options)
+        except BaseException as exc:
+            ready.set_exception(exc)
+            return
+        self._queue = asyncio.Queue()
+        self._thread_loop = asyncio.get_running_loop()
+        ready.set_result(None)
+        try:
+            while True:
+                item = await self._queue.get()
+                if item is None:
+                    return
+                batch = [item]
+                while len(batch) < self.max_batch and not self._queue.empty():
+                    more = self._queue.get_nowait()
+                    if more is None:  # close() flushed first: nothing follows
+                        self._queue.put_nowait(None)
+                        break
+                    batch.append(more)
+                await self._write(store, batch)
+        finally:
+            await store.close()
+
+    async def _write(self, store: SqlRecordsStore, batch: list[_Item]) -> None:
         delay = 0.1
         while True:
             try:
-                race_ids = await self.store.record_races([race for race, _ in batch])
-            except asyncio.CancelledError:
-                raise
+                race_ids = await store.record_races([race for race, _ in batch])
             except (OperationalError, InterfaceError) as exc:
                 logger.warning("records: writing %d races failed (%s); retrying", len(batch), exc)
             except DBAPIError:
                 if len(batch) == 1:
                     race, future = batch[0]
                     logger.exception("records: race %s/%s refused", race.room, race.race)
-                    if not future.done():
-                        future.set_exception(RuntimeError("the race could not be stored"))
+                    self._settle(future, None)
                     return
                 # find the race the database refuses: write them one by one
                 for item in batch:
-                    await self._write([item])
+                    await self._write(store, [item])
                 return
             else:
                 self.written += len(batch)
                 self.batches += 1
                 for (_, future), race_id in zip(batch, race_ids, strict=True):
-                    if not future.done():
-                        future.set_result(race_id)
+                    self._settle(future, race_id)
                 return
             await asyncio.sleep(delay)
             delay = min(self.max_backoff, delay * 2)
+
+    def _settle(self, future: asyncio.Future[str], race_id: str | None) -> None:
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._settle_on_loop, future, race_id)
+
+    # ---------------------------------------------------------------- back on the caller's loop
+
+    def _settle_on_loop(self, future: asyncio.Future[str], race_id: str | None) -> None:
+        if not future.done():
+            if race_id is None:
+                future.set_exception(RuntimeError("the race could not be stored"))
+            else:
+                future.set_result(race_id)
+        self._unsettled -= 1
+        if self._unsettled == 0:
+            self._settled.set()
 
 
 def _consume(future: asyncio.Future[str]) -> None:
     # a refused race is logged by the writer: asyncio need not warn that nobody awaited it
     if not future.cancelled():
-        future.exception()
+        with contextlib.suppress(BaseException):
+            future.exception()
