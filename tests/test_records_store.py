@@ -11,7 +11,7 @@ import pytest
 from records_helpers import counts, make_race, seat, store
 
 from server.records.models import BadDatabase, BadRecord, PlayerStats, SeatRecord
-from server.records.store import DAY_MS, SqlRecordsStore
+from server.records.store import DAY_MS, SqlRecordsStore, purge_periodically
 from server.records.writer import RaceWriter
 
 __all__ = ["store"]
@@ -273,3 +273,23 @@ async def test_a_writer_that_cannot_open_says_so(tmp_path: Path) -> None:
         assert await late.race(race_id) is not None
     finally:
         await late.close()
+
+
+async def test_purge_periodically_purges_until_cancelled(records_url: str) -> None:
+    store = await SqlRecordsStore.open(records_url, retention_days=1)
+    try:
+        await store.record_race(make_race(1, ended_at=0))
+        task = asyncio.create_task(purge_periodically(store, every=0.05))
+        for _ in range(200):
+            if (await counts(store))[0] == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert (await counts(store))[0] == 0
+        await store.record_race(make_race(2, ended_at=0))
+        await asyncio.sleep(0.3)
+        assert (await counts(store))[0] == 0
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    finally:
+        await store.close()

@@ -14,6 +14,8 @@ them in the background.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 import time
 from abc import ABC, abstractmethod
@@ -42,7 +44,9 @@ from .models import (
 )
 from .tables import meta, player_stats, players, rate_buckets, seats
 
-__all__ = ["DAY_MS", "RecordsStore", "SqlRecordsStore", "now_ms"]
+__all__ = ["DAY_MS", "RecordsStore", "SqlRecordsStore", "now_ms", "purge_periodically"]
+
+logger = logging.getLogger(__name__)
 
 DAY_MS = 86_400_000
 _ADDRESS_KEY = "address_key"
@@ -424,6 +428,23 @@ class SqlRecordsStore(RecordsStore):
             total += done
             if done < race_io.PURGE_CHUNK:
                 return total
+
+
+async def purge_periodically(store: RecordsStore, every: float = 3600.0) -> None:
+    """Run :meth:`RecordsStore.purge` every ``every`` seconds, for good (a background
+    task: cancel it to stop). Several workers may each run it: a purge finds what another
+    did already done."""
+    while True:
+        try:
+            purged = await store.purge()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("records: the purge failed; trying again later")
+        else:
+            if purged:
+                logger.info("records: purged %d races past the retention period", purged)
+        await asyncio.sleep(every)
 
 
 async def _address_secret(conn: AsyncConnection) -> bytes:
