@@ -83,6 +83,8 @@ async def test_bad_records_are_refused_before_the_database(store: SqlRecordsStor
         make_race(1, seat(1), seat(1))
     with pytest.raises(BadRecord):
         make_race(1, room="R" * 9)
+    with pytest.raises(BadRecord):
+        make_race(1, game="chess")
     assert await counts(store) == (0, 0, 0)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from engine import GAME_NAMES
+
 __all__ = [
     "STATUSES",
     "BadDatabase",
@@ -174,7 +176,9 @@ class RaceRecord:
     def __post_init__(self) -> None:
         if not self.seats:
             raise BadRecord(f"race {self.room}/{self.race} has no seats")
-        if len(self.room) > 8 or len(self.game) > 16 or len(self.deal) > 32:
+        if self.game not in GAME_NAMES:
+            raise BadRecord(f"race {self.room[:8]}/{self.race}: unknown game {self.game!r}")
+        if len(self.room) > 8 or len(self.deal) > 32:
             raise BadRecord(f"race {self.room[:8]}/{self.race}: room, game or deal too long")
         numbers = [s.seat for s in self.seats]
         if len(set(numbers)) != len(numbers):
