@@ -182,11 +182,9 @@ async def bench_engine(name: str, url: str, args: argparse.Namespace) -> dict[st
         race_ids = [await store.record_race(races.make(args.actions)) for _ in range(200)]
 
         async def page() -> object:
-            player = await store.player_by_handle(f"player_{rng.randrange(args.players)}")
-            assert player is not None
-            stats = await store.stats(player.player_id)
-            recent = await store.recent_races(player.player_id, limit=20)
-            return player_page(player, stats, recent).model_dump_json()
+            profile = await store.profile(f"player_{rng.randrange(args.players)}", limit=20)
+            assert profile is not None
+            return player_page(profile).model_dump_json()
 
         async def replay() -> object:
             stored = await store.race(rng.choice(race_ids))

@@ -166,11 +166,16 @@ async def test_player_page_json(store: SqlRecordsStore) -> None:
         await store.record_race(make_race(i, seat(1, ada.player_id, "won", score=10 * i)))
         for i in (1, 2, 3)
     ]
-    player = await store.player_by_handle("ada")
-    assert player is not None
-    page = player_page(
-        player, await store.stats(player.player_id), await store.recent_races(player.player_id)
-    )
+    profile = await store.profile("ADA")
+    assert profile is not None
+    assert profile.stats == tuple(await store.stats(ada.player_id))
+    assert profile.recent == tuple(await store.recent_races(ada.player_id))
+    assert [r.race_id for r in (await store.profile("ada", limit=1, offset=1)).recent] == [  # type: ignore[union-attr]
+        race_ids[1]
+    ]
+    for unknown in ["nobody", "", "' OR 1=1 --", "x" * 10_000]:
+        assert await store.profile(unknown) is None
+    page = player_page(profile)
     data = orjson.loads(page.model_dump_json())
     assert PlayerPage.model_validate(data) == page
     assert data["handle"] == "Ada" and data["name"] == "Ada"

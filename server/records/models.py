@@ -22,6 +22,7 @@ __all__ = [
     "Identity",
     "Player",
     "PlayerStats",
+    "Profile",
     "RaceRecord",
     "RaceSummary",
     "RateLimited",
@@ -234,3 +235,12 @@ class PlayerStats:
     def win_pct(self) -> float:
         """Races won per hundred played (0 when none played), one decimal."""
         return round(100 * self.won / self.played, 1) if self.played else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A player page: the player, their stats per game, a page of their recent races."""
+
+    player: Player
+    stats: tuple[PlayerStats, ...]
+    recent: tuple[RaceSummary, ...]

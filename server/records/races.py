@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Insert, Table, and_, case, delete, func, select
+from sqlalchemy import Insert, Table, and_, case, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -22,6 +22,7 @@ from .tables import player_stats, players, races, seats
 __all__ = [
     "PURGE_CHUNK",
     "dialect_insert",
+    "player_pk",
     "purge_chunk",
     "read_race",
     "read_recent",
@@ -66,6 +67,7 @@ async def write_races(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> lis
                 "casual": r.casual,
                 "started_at": r.started_at,
                 "ended_at": r.ended_at,
+                "racers": len(r.seats),
             }
             for r in fresh
         ]
@@ -262,27 +264,22 @@ async def read_race(conn: AsyncConnection, race_id: str) -> StoredRace | None:
     return StoredRace(race_id=race.public_id, record=record)
 
 
-async def read_recent(
-    conn: AsyncConnection, player_id: str, limit: int, offset: int
-) -> list[RaceSummary]:
-    """A player's races, the latest first."""
-    pk = (await conn.execute(select(players.c.id).where(players.c.public_id == player_id))).scalar()
-    if pk is None:
-        return []
-    other = seats.alias("other")
-    racers = (
-        select(func.count())
-        .select_from(other)
-        .where(other.c.race_id == seats.c.race_id)
-        .scalar_subquery()
-    )
+async def player_pk(conn: AsyncConnection, player_id: str) -> int | None:
+    """The row id of the player with this public id."""
+    found = await conn.execute(select(players.c.id).where(players.c.public_id == player_id))
+    pk: int | None = found.scalar()
+    return pk
+
+
+async def read_recent(conn: AsyncConnection, pk: int, limit: int, offset: int) -> list[RaceSummary]:
+    """A player's races (by row id), the latest first."""
     result = await conn.execute(
         select(
             races.c.public_id,
             seats.c.game,
             races.c.deal,
             seats.c.ended_at,
-            racers.label("racers"),
+            races.c.racers,
             seats.c.seat,
             seats.c.status,
             seats.c.rank,
@@ -316,13 +313,10 @@ async def read_recent(
     ]
 
 
-async def read_stats(conn: AsyncConnection, player_id: str) -> list[PlayerStats]:
-    """A player's stats per game."""
+async def read_stats(conn: AsyncConnection, pk: int) -> list[PlayerStats]:
+    """A player's stats (by row id) per game."""
     result = await conn.execute(
-        select(player_stats)
-        .select_from(player_stats.join(players, players.c.id == player_stats.c.player_id))
-        .where(players.c.public_id == player_id)
-        .order_by(player_stats.c.game)
+        select(player_stats).where(player_stats.c.player_id == pk).order_by(player_stats.c.game)
     )
     return [
         PlayerStats(

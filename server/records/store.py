@@ -36,6 +36,7 @@ from .models import (
     Identity,
     Player,
     PlayerStats,
+    Profile,
     RaceRecord,
     RaceSummary,
     RateLimited,
@@ -128,6 +129,11 @@ class RecordsStore(ABC):
     @abstractmethod
     async def stats(self, player_id: str) -> list[PlayerStats]:
         """A player's figures per game they played, by game name."""
+
+    @abstractmethod
+    async def profile(self, handle: str, *, limit: int = 20, offset: int = 0) -> Profile | None:
+        """What the player page shows, read at once: the player holding ``handle``, their
+        stats and a page of their recent races; ``None`` for an unknown handle."""
 
     @abstractmethod
     async def purge(self, *, now: int | None = None) -> int:
@@ -401,14 +407,35 @@ class SqlRecordsStore(RecordsStore):
             return []
         limit, offset = max(1, min(100, limit)), max(0, offset)
         async with self.engines.read.connect() as conn:
-            return await race_io.read_recent(conn, player_id, limit, offset)
+            pk = await race_io.player_pk(conn, player_id)
+            return [] if pk is None else await race_io.read_recent(conn, pk, limit, offset)
 
     async def stats(self, player_id: str) -> list[PlayerStats]:
         """See :meth:`RecordsStore.stats`."""
         if not ids.is_player_id(player_id):
             return []
         async with self.engines.read.connect() as conn:
-            return await race_io.read_stats(conn, player_id)
+            pk = await race_io.player_pk(conn, player_id)
+            return [] if pk is None else await race_io.read_stats(conn, pk)
+
+    async def profile(self, handle: str, *, limit: int = 20, offset: int = 0) -> Profile | None:
+        """See :meth:`RecordsStore.profile`."""
+        if not isinstance(handle, str) or len(handle) > 4 * ids.HANDLE_MAX:
+            return None
+        limit, offset = max(1, min(100, limit)), max(0, offset)
+        async with self.engines.read.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(players).where(players.c.handle_key == ids.handle_key(handle.strip()))
+                )
+            ).first()
+            if row is None:
+                return None
+            return Profile(
+                player=_player(row),
+                stats=tuple(await race_io.read_stats(conn, row.id)),
+                recent=tuple(await race_io.read_recent(conn, row.id, limit, offset)),
+            )
 
     async def purge(self, *, now: int | None = None) -> int:
         """See :meth:`RecordsStore.purge`. Also forgets rate buckets that are full again."""

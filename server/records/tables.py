@@ -105,6 +105,7 @@ races = Table(
     Column("casual", Boolean, nullable=False),
     Column("started_at", BigInteger, nullable=False),
     Column("ended_at", BigInteger, nullable=False),
+    Column("racers", Integer, nullable=False),
     UniqueConstraint("room", "room_created_at", "race_no"),
     Index(None, "casual", "ended_at"),
 )
@@ -133,7 +134,8 @@ seats = Table(
     Column("action_times", Text, nullable=False),
     Column("game", String(16), nullable=False),
     Column("ended_at", BigInteger, nullable=False),
-    Index(None, "player_id", "ended_at"),
+    # a player's races, the latest first, read in index order (race_id breaks ties)
+    Index(None, "player_id", "ended_at", "race_id"),
 )
 
 player_stats = Table(

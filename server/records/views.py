@@ -6,8 +6,6 @@ The HTTP routes (wired by the server) call these and encode the result with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from protocol.api import (
     GameReplay,
     GameStats,
@@ -18,7 +16,7 @@ from protocol.api import (
     moves_text,
 )
 
-from .models import Player, PlayerStats, RaceSummary, StoredRace
+from .models import Profile, StoredRace
 
 __all__ = ["game_replay", "player_page", "seat_moves_text"]
 
@@ -64,10 +62,9 @@ def game_replay(stored: StoredRace) -> GameReplay:
     )
 
 
-def player_page(
-    player: Player, stats: Sequence[PlayerStats], recent: Sequence[RaceSummary]
-) -> PlayerPage:
-    """``GET /api/players/{handle}`` (for a player with a handle)."""
+def player_page(profile: Profile) -> PlayerPage:
+    """``GET /api/players/{handle}`` from :meth:`RecordsStore.profile`."""
+    player, stats, recent = profile.player, profile.stats, profile.recent
     return PlayerPage.model_validate(
         {
             "handle": player.handle or "",

@@ -31,6 +31,7 @@ def upgrade() -> None:
         sa.Column("casual", sa.Boolean(), nullable=False),
         sa.Column("started_at", sa.BigInteger(), nullable=False),
         sa.Column("ended_at", sa.BigInteger(), nullable=False),
+        sa.Column("racers", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_races"),
         sa.UniqueConstraint("public_id", name="uq_races_public_id"),
         sa.UniqueConstraint(
@@ -60,7 +61,9 @@ def upgrade() -> None:
         ),
         sa.ForeignKeyConstraint(["player_id"], ["players.id"], name="fk_seats_player_id_players"),
     )
-    op.create_index("ix_seats_player_id_ended_at", "seats", ["player_id", "ended_at"])
+    op.create_index(
+        "ix_seats_player_id_ended_at_race_id", "seats", ["player_id", "ended_at", "race_id"]
+    )
     op.create_table(
         "player_stats",
         sa.Column("player_id", ID, nullable=False),
@@ -81,7 +84,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     """Drop them."""
     op.drop_table("player_stats")
-    op.drop_index("ix_seats_player_id_ended_at", table_name="seats")
+    op.drop_index("ix_seats_player_id_ended_at_race_id", table_name="seats")
     op.drop_table("seats")
     op.drop_index("ix_races_casual_ended_at", table_name="races")
     op.drop_table("races")
