@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest_asyncio
-from sqlalchemy import func, select
+from sqlalchemy import Connection, Executable, Row, func, select
 
 from server.records.models import RaceRecord, SeatRecord
 from server.records.store import SqlRecordsStore
 from server.records.tables import player_stats, races, seats
 
-__all__ = ["counts", "make_race", "seat", "store"]
+__all__ = ["counts", "make_race", "query", "seat", "store"]
 
 
 def seat(
@@ -67,11 +67,23 @@ def make_race(
 
 async def counts(store: SqlRecordsStore) -> tuple[int, int, int]:
     """(races, seats, sum of played in the stats) as stored."""
-    async with store.engines.read.connect() as conn:
-        n_races = (await conn.execute(select(func.count()).select_from(races))).scalar_one()
-        n_seats = (await conn.execute(select(func.count()).select_from(seats))).scalar_one()
-        played = (await conn.execute(select(func.sum(player_stats.c.played)))).scalar()
-    return n_races, n_seats, int(played or 0)
+
+    def count(conn: Connection) -> tuple[int, int, int]:
+        n_races = conn.execute(select(func.count()).select_from(races)).scalar_one()
+        n_seats = conn.execute(select(func.count()).select_from(seats)).scalar_one()
+        played = conn.execute(select(func.sum(player_stats.c.played))).scalar()
+        return n_races, n_seats, int(played or 0)
+
+    return await store.db.read(count)
+
+
+async def query(store: SqlRecordsStore, statement: Executable) -> list[Row[Any]]:
+    """The rows of a Core statement, read straight from the store's database."""
+
+    def run(conn: Connection) -> list[Row[Any]]:
+        return list(conn.execute(statement))
+
+    return await store.db.read(run)
 
 
 @pytest_asyncio.fixture

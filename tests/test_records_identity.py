@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from records_helpers import make_race, seat, store
-from sqlalchemy import func, select
+from records_helpers import make_race, query, seat, store
+from sqlalchemy import select
 
 from server.records import identity as ids
 from server.records.models import BadHandle, HandleTaken, RateLimited, UnknownPlayer
@@ -128,8 +128,7 @@ async def test_secrets_appear_in_no_repr_or_str(store: SqlRecordsStore) -> None:
         for secret in (ada.secret, ada.recovery_code, recovered.secret, recovered.recovery_code):
             assert secret not in text
             assert secret.replace("-", "") not in text
-    async with store.engines.read.connect() as conn:
-        row = (await conn.execute(select(players))).one()
+    (row,) = await query(store, select(players))
     assert ada.secret not in repr(tuple(row)) and ada.recovery_code not in repr(tuple(row))
 
 
@@ -145,8 +144,7 @@ async def test_names_are_cleaned_and_sql_looking_text_is_only_text(store: SqlRec
     assert await store.player_by_handle("x" * 10_000) is None
     with pytest.raises(BadHandle):
         await store.set_handle(bob.player_id, "x'; DELETE FROM players;--")
-    async with store.engines.read.connect() as conn:
-        assert (await conn.execute(select(func.count()).select_from(players))).scalar() == 4
+    assert len(await query(store, select(players.c.id))) == 4
 
 
 async def test_handles_are_unique_by_key(store: SqlRecordsStore) -> None:
@@ -211,8 +209,7 @@ async def test_identity_creation_is_rate_limited_across_store_instances(
                 await s.create_player("d", ADDRESS)
             assert 0 < err.value.retry_after <= 3600 / 3
         await two.create_player("e", "198.51.100.7")  # another address has its own budget
-        async with one.engines.read.connect() as conn:
-            keys = (await conn.execute(select(rate_buckets.c.address_key))).scalars().all()
+        keys = [row.address_key for row in await query(one, select(rate_buckets))]
         assert len(keys) == 2 and all(ADDRESS not in k and "198.51" not in k for k in keys)
         # the budget refills with time: a purge an hour later forgets the full bucket
         assert await one.purge(now=10**15) == 0

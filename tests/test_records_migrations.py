@@ -16,7 +16,7 @@ from pg_fixtures import new_pg_database
 from records_helpers import make_race, seat
 from sqlalchemy import Connection
 
-from server.records.db import create_engines
+from server.records.db import open_database
 from server.records.migrate import head_revision, status, upgrade
 from server.records.store import SqlRecordsStore
 from server.records.tables import metadata
@@ -25,16 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 async def _schema_diff(url: str) -> list[Any]:
-    engines = create_engines(url)
+    db = open_database(url)
 
     def diff(conn: Connection) -> list[Any]:
         return list(compare_metadata(MigrationContext.configure(conn), metadata))
 
     try:
-        async with engines.read.connect() as conn:
-            return await conn.run_sync(diff)
+        return await db.read(diff)
     finally:
-        await engines.dispose()
+        await db.dispose()
 
 
 async def test_from_empty_to_head_builds_the_declared_schema(records_url: str) -> None:

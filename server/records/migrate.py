@@ -1,4 +1,4 @@
-"""Alembic migrations of the records store, applied on the async engines.
+"""Alembic migrations of the records store, applied through :class:`~.db.Database`.
 
 :func:`upgrade` runs at server start and from ``samedeal db upgrade``; several workers
 starting at once are fine: on SQLite the migration transaction takes the write lock
@@ -18,14 +18,14 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, func, select
 from sqlalchemy.engine import URL
 
-from .db import Engines, create_engines, normalize_url
+from .db import Database, normalize_url, open_database
 
 __all__ = [
     "MIGRATIONS",
     "RevisionStatus",
     "alembic_config",
     "head_revision",
-    "migrate_engines",
+    "migrate_database",
     "status",
     "upgrade",
 ]
@@ -67,26 +67,25 @@ def _current(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
-async def migrate_engines(engines: Engines, revision: str = "head") -> None:
-    """Upgrade the database behind ``engines`` to ``revision`` (tests stop at an older
-    one to check the migrations from it)."""
+async def migrate_database(db: Database, revision: str = "head") -> None:
+    """Upgrade ``db`` to ``revision`` (tests stop at an older one to check the migrations
+    from it)."""
 
     def run(connection: Connection) -> None:
         if connection.dialect.name == "postgresql":
             connection.execute(select(func.pg_advisory_xact_lock(_PG_LOCK)))
         command.upgrade(alembic_config(connection), revision)
 
-    async with engines.write.begin() as connection:
-        await connection.run_sync(run)
+    await db.write(run)
 
 
 async def upgrade(url: str | URL, revision: str = "head") -> None:
     """Bring the database at ``url`` to ``revision`` (the newest by default)."""
-    engines = create_engines(url, pool_size=1)
+    db = open_database(url, pool_size=1)
     try:
-        await migrate_engines(engines, revision)
+        await migrate_database(db, revision)
     finally:
-        await engines.dispose()
+        await db.dispose()
 
 
 async def status(url: str | URL) -> RevisionStatus:
@@ -95,10 +94,9 @@ async def status(url: str | URL) -> RevisionStatus:
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").exists():
         return RevisionStatus(current=None, head=head_revision())
-    engines = create_engines(url, pool_size=1)
+    db = open_database(url, pool_size=1)
     try:
-        async with engines.read.connect() as connection:
-            current = await connection.run_sync(_current)
+        current = await db.read(_current)
     finally:
-        await engines.dispose()
+        await db.dispose()
     return RevisionStatus(current=current, head=head_revision())

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Insert, Table, and_, case, delete, select
+from sqlalchemy import Connection, Insert, Table, and_, case, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import identity as ids
 from .models import PlayerStats, RaceRecord, RaceSummary, SeatRecord, StoredRace
@@ -34,7 +33,7 @@ PURGE_CHUNK = 1000
 NAME_MAX = 64
 
 
-def dialect_insert(conn: AsyncConnection, table: Table) -> Any:
+def dialect_insert(conn: Connection, table: Table) -> Any:
     """The dialect's ``insert`` (with ``on_conflict_do_*``) for ``table``."""
     if conn.dialect.name == "postgresql":
         return postgresql.insert(table)
@@ -44,7 +43,7 @@ def dialect_insert(conn: AsyncConnection, table: Table) -> Any:
 # --------------------------------------------------------------------- writes
 
 
-async def write_races(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> list[str]:
+def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
     """Write the races not written yet; the public id of every race of ``batch``.
 
     Which races exist is read first (by room: the unique index's prefix), then the new
@@ -53,7 +52,7 @@ async def write_races(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> lis
     worker that does makes this transaction fail on the unique key, and the caller retries.
     """
     unique = list({race.key: race for race in reversed(batch)}.values())[::-1]
-    by_key = await _existing(conn, unique)
+    by_key = _existing(conn, unique)
     fresh = [race for race in unique if race.key not in by_key]
     if fresh:
         rows: list[dict[str, Any]] = [
@@ -71,25 +70,23 @@ async def write_races(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> lis
             }
             for r in fresh
         ]
-        result = await conn.execute(
+        result = conn.execute(
             races.insert().returning(races.c.id, sort_by_parameter_order=True), rows
         )
         new = {race.key: pk for race, pk in zip(fresh, result.scalars(), strict=True)}
         by_key.update((race.key, row["public_id"]) for race, row in zip(fresh, rows, strict=True))
-        player_ids = await _player_keys(conn, fresh)
-        await conn.execute(seats.insert(), _seat_rows(fresh, new, player_ids))
+        player_ids = _player_keys(conn, fresh)
+        conn.execute(seats.insert(), _seat_rows(fresh, new, player_ids))
         stat_rows = _stat_rows(fresh, player_ids)
         if stat_rows:
-            await conn.execute(_stats_upsert(conn), stat_rows)
+            conn.execute(_stats_upsert(conn), stat_rows)
     return [by_key[race.key] for race in batch]
 
 
-async def _existing(
-    conn: AsyncConnection, batch: Sequence[RaceRecord]
-) -> dict[tuple[str, int, int], str]:
+def _existing(conn: Connection, batch: Sequence[RaceRecord]) -> dict[tuple[str, int, int], str]:
     """The public ids of the races of ``batch`` already written."""
     wanted = {race.key for race in batch}
-    result = await conn.execute(
+    result = conn.execute(
         select(races.c.room, races.c.room_created_at, races.c.race_no, races.c.public_id).where(
             races.c.room.in_(sorted({race.room for race in batch}))
         )
@@ -101,7 +98,7 @@ async def _existing(
     }
 
 
-async def _player_keys(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> dict[str, int]:
+def _player_keys(conn: Connection, batch: Sequence[RaceRecord]) -> dict[str, int]:
     wanted = {
         s.player_id
         for race in batch
@@ -110,7 +107,7 @@ async def _player_keys(conn: AsyncConnection, batch: Sequence[RaceRecord]) -> di
     }
     if not wanted:
         return {}
-    result = await conn.execute(
+    result = conn.execute(
         select(players.c.public_id, players.c.id).where(
             players.c.public_id.in_(sorted(wanted)), players.c.deleted_at.is_(None)
         )
@@ -167,7 +164,7 @@ def _stat_rows(fresh: Sequence[RaceRecord], player_ids: dict[str, int]) -> list[
     return rows
 
 
-def _stats_upsert(conn: AsyncConnection) -> Insert:
+def _stats_upsert(conn: Connection) -> Insert:
     """One seat's result folded into the player's stats: executed once per row, in order
     (executemany), so a player twice in a batch is counted twice, in order."""
     insert = dialect_insert(conn, player_stats)
@@ -197,10 +194,10 @@ def _stats_upsert(conn: AsyncConnection) -> Insert:
     return stmt
 
 
-async def purge_chunk(conn: AsyncConnection, cutoff: int) -> int:
+def purge_chunk(conn: Connection, cutoff: int) -> int:
     """Delete up to :data:`PURGE_CHUNK` casual races that ended before ``cutoff``, with
     their seats; how many."""
-    result = await conn.execute(
+    result = conn.execute(
         select(races.c.id)
         .where(races.c.casual.is_(True), races.c.ended_at < cutoff)
         .order_by(races.c.ended_at)
@@ -208,20 +205,20 @@ async def purge_chunk(conn: AsyncConnection, cutoff: int) -> int:
     )
     doomed = list(result.scalars())
     if doomed:
-        await conn.execute(delete(seats).where(seats.c.race_id.in_(doomed)))
-        await conn.execute(delete(races).where(races.c.id.in_(doomed)))
+        conn.execute(delete(seats).where(seats.c.race_id.in_(doomed)))
+        conn.execute(delete(races).where(races.c.id.in_(doomed)))
     return len(doomed)
 
 
 # --------------------------------------------------------------------- reads
 
 
-async def read_race(conn: AsyncConnection, race_id: str) -> StoredRace | None:
+def read_race(conn: Connection, race_id: str) -> StoredRace | None:
     """The race with this public id, seats in seat order."""
-    race = (await conn.execute(select(races).where(races.c.public_id == race_id))).first()
+    race = (conn.execute(select(races).where(races.c.public_id == race_id))).first()
     if race is None:
         return None
-    result = await conn.execute(
+    result = conn.execute(
         select(
             seats,
             players.c.public_id.label("player_public_id"),
@@ -264,16 +261,16 @@ async def read_race(conn: AsyncConnection, race_id: str) -> StoredRace | None:
     return StoredRace(race_id=race.public_id, record=record)
 
 
-async def player_pk(conn: AsyncConnection, player_id: str) -> int | None:
+def player_pk(conn: Connection, player_id: str) -> int | None:
     """The row id of the player with this public id."""
-    found = await conn.execute(select(players.c.id).where(players.c.public_id == player_id))
+    found = conn.execute(select(players.c.id).where(players.c.public_id == player_id))
     pk: int | None = found.scalar()
     return pk
 
 
-async def read_recent(conn: AsyncConnection, pk: int, limit: int, offset: int) -> list[RaceSummary]:
+def read_recent(conn: Connection, pk: int, limit: int, offset: int) -> list[RaceSummary]:
     """A player's races (by row id), the latest first."""
-    result = await conn.execute(
+    result = conn.execute(
         select(
             races.c.public_id,
             seats.c.game,
@@ -313,9 +310,9 @@ async def read_recent(conn: AsyncConnection, pk: int, limit: int, offset: int) -
     ]
 
 
-async def read_stats(conn: AsyncConnection, pk: int) -> list[PlayerStats]:
+def read_stats(conn: Connection, pk: int) -> list[PlayerStats]:
     """A player's stats (by row id) per game."""
-    result = await conn.execute(
+    result = conn.execute(
         select(player_stats).where(player_stats.c.player_id == pk).order_by(player_stats.c.game)
     )
     return [

@@ -1,8 +1,8 @@
 """Alembic's entry point for the records store.
 
 Migrations always run on a connection handed over by :func:`server.records.migrate.upgrade`
-(in ``config.attributes["connection"]``), which opens it on the async engine and calls
-Alembic through ``run_sync``: the server and ``samedeal db upgrade`` apply them the same way.
+(in ``config.attributes["connection"]``), which opens it in a write transaction and calls
+Alembic there: the server and ``samedeal db upgrade`` apply them the same way.
 """
 
 from __future__ import annotations
