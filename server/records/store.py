@@ -1,11 +1,10 @@
-"""The records store: one interface, one implementation over SQLAlchemy's async engines.
+"""The records store: one interface, one implementation over SQLAlchemy.
 
 :class:`RecordsStore` is what the server calls; :class:`SqlRecordsStore` implements it on
 SQLite and PostgreSQL (:mod:`.db` runs its work off the event loop). Every query is a Core
-expression with bound parameters, in :mod:`.players` and :mod:`.races` (one transaction
-per call; a batch of races in one, idempotent);
-finished races reach it through :class:`server.records.writer.RaceWriter`, which batches
-them in the background.
+expression with bound parameters, in :mod:`.players` and :mod:`.races`; each call is one
+transaction (a batch of races in one, idempotent). Finished races reach it through
+:class:`server.records.writer.RaceWriter`, which batches them in the background.
 
     store = await SqlRecordsStore.open("sqlite:///samedeal-data/samedeal.db")
     identity = await store.create_player("Ada", address="203.0.113.9")
@@ -49,7 +48,6 @@ __all__ = ["DAY_MS", "RecordsStore", "SqlRecordsStore", "now_ms", "purge_periodi
 logger = logging.getLogger(__name__)
 
 DAY_MS = 86_400_000
-_ADDRESS_KEY = "address_key"
 
 
 def now_ms() -> int:
