@@ -24,12 +24,14 @@ class OneLineParser(argparse.ArgumentParser):
         """Print ``PROG: MESSAGE`` and exit with 2."""
         self.exit(2, f"{self.prog}: {message}\n")
 
+
 COMMAND_MODULES = (
     "clients.cmd_deal",
     "clients.cmd_solve",
     "clients.cmd_serve",
     "clients.cmd_play",
     "clients.cmd_tournament",
+    "clients.cmd_db",
 )
 
 

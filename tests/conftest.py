@@ -12,10 +12,13 @@ import inspect
 
 import pytest
 
-# the server tests' fixtures: a real Redis, a real server on port 0, clients
-pytest_plugins = ["server_fixtures"]
+# the server tests' fixtures: a real Redis, a real server on port 0, clients; the records
+# tests' throw-away PostgreSQL cluster and fresh databases
+pytest_plugins = ["server_fixtures", "pg_fixtures"]
 
-_SERVER_FIXTURES = frozenset({"server", "start_server", "redis_url", "backend_kind"})
+_SERVER_FIXTURES = frozenset(
+    {"server", "start_server", "redis_url", "backend_kind", "pg_server", "records_url"}
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,0 +1,137 @@
+"""The OpenAPI 3.1 document of the HTTP JSON API, generated from :mod:`protocol.api`.
+
+``python -m protocol.openapi`` rewrites ``protocol/openapi.json``; a test fails when the
+checked-in file differs from what the models generate.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic.json_schema import models_json_schema
+
+from .api import API_MODELS, PLAYER_ID_PATTERN, RACE_ID_PATTERN
+from .messages import PROTOCOL_VERSION
+
+__all__ = ["OPENAPI_PATH", "build_openapi", "openapi_text"]
+
+OPENAPI_PATH = Path(__file__).with_name("openapi.json")
+_REF = "#/components/schemas/{model}"
+
+
+def _json(model: str) -> dict[str, Any]:
+    return {"application/json": {"schema": {"$ref": _REF.format(model=model)}}}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": _json("ApiError")}
+
+
+def build_openapi() -> dict[str, Any]:
+    """The OpenAPI document as a dict."""
+    _, schemas = models_json_schema(
+        [(model, "serialization") for model in API_MODELS], ref_template=_REF
+    )
+    race_id = {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "description": "the race's public id",
+        "schema": {"type": "string", "pattern": RACE_ID_PATTERN},
+    }
+    paths = {
+        "/api/games/{id}": {
+            "get": {
+                "summary": "A finished race: every racer's moves, their server times, results",
+                "operationId": "getGame",
+                "parameters": [race_id],
+                "responses": {
+                    "200": {"description": "the race", "content": _json("GameReplay")},
+                    "404": _error("no finished race has this id"),
+                },
+            }
+        },
+        "/api/games/{id}/seats/{seat}/moves": {
+            "get": {
+                "summary": "One racer's move list as text, for `samedeal replay DEAL -`",
+                "operationId": "getSeatMoves",
+                "parameters": [
+                    race_id,
+                    {
+                        "name": "seat",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "integer", "minimum": 1},
+                    },
+                ],
+                "responses": {
+                    "200": {
+                        "description": "actions in move notation, separated by spaces",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    },
+                    "404": _error("no such race or seat"),
+                },
+            }
+        },
+        "/api/players/{handle}": {
+            "get": {
+                "summary": "A player's recent races and stats per game",
+                "operationId": "getPlayer",
+                "parameters": [
+                    {
+                        "name": "handle",
+                        "in": "path",
+                        "required": True,
+                        "description": "compared with case and look-alike letters folded",
+                        "schema": {"type": "string", "minLength": 3, "maxLength": 20},
+                    },
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+                    },
+                    {
+                        "name": "offset",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 0, "default": 0},
+                    },
+                ],
+                "responses": {
+                    "200": {"description": "the player", "content": _json("PlayerPage")},
+                    "400": _error("a malformed handle or paging value"),
+                    "404": _error("no player has this handle"),
+                },
+            }
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "samedeal records API",
+            "version": str(PROTOCOL_VERSION),
+            "description": f"Finished races and players. Player ids match `{PLAYER_ID_PATTERN}`.",
+        },
+        "paths": paths,
+        "components": {"schemas": dict(sorted(schemas["$defs"].items()))},
+    }
+
+
+def openapi_text() -> str:
+    """The document as the exact text checked in."""
+    return orjson.dumps(build_openapi(), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def main() -> int:
+    """Write ``openapi.json`` next to this module."""
+    OPENAPI_PATH.write_text(openapi_text())
+    print(f"wrote {OPENAPI_PATH}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

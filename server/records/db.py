@@ -1,0 +1,220 @@
+"""Database URLs and engines: SQLite (the ``sqlite3`` module, in threads) and PostgreSQL
+(asyncpg).
+
+SQLite is set up for several worker processes sharing one file: WAL (readers never wait
+for the writer), a busy timeout (a writer waits for another instead of failing), and every
+write transaction opened with ``BEGIN IMMEDIATE`` so it takes the write lock before it
+reads — a deferred transaction that reads first and then writes fails at once
+(``SQLITE_BUSY``) when another process wrote in between, whatever the timeout.
+``synchronous=NORMAL`` in WAL mode loses nothing when a process dies; a power cut may lose
+the last transactions, never corrupt the file.
+
+The only text SQL in the package is here: the pragmas and ``BEGIN``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from .models import BadDatabase
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "DB_FILE",
+    "DEFAULT_DATA_DIR",
+    "Database",
+    "PostgresDatabase",
+    "SqliteDatabase",
+    "database_url",
+    "normalize_url",
+    "open_database",
+    "safe_url",
+]
+
+T = TypeVar("T")
+
+DEFAULT_DATA_DIR = "samedeal-data"
+DB_FILE = "samedeal.db"
+BUSY_TIMEOUT_MS = 10_000
+
+
+def database_url(*, data: str | Path | None = None, database: str | None = None) -> str:
+    """The URL for ``--database URL`` or ``--data DIR`` (the SQLite file ``samedeal.db``
+    inside; the default directory is ``./samedeal-data``). Raises :class:`BadDatabase`."""
+    if database is not None:
+        if data is not None:
+            raise BadDatabase("give --data or --database, not both")
+        return normalize_url(database).render_as_string(hide_password=False)
+    directory = Path(data if data is not None else DEFAULT_DATA_DIR)
+    if directory.exists() and not directory.is_dir():
+        raise BadDatabase(f"the data directory {str(directory)!r} is a file")
+    return f"sqlite:///{(directory / DB_FILE).absolute()}"
+
+
+def normalize_url(url: str | URL) -> URL:
+    """A URL with its driver: ``postgresql://`` (or ``postgres://``) becomes
+    ``postgresql+asyncpg://``; ``sqlite://`` (or ``sqlite+aiosqlite://``) stays SQLite. Raises
+    :class:`BadDatabase` for anything else, and for an SQLite database that is not a file."""
+    try:
+        parsed = make_url(url) if isinstance(url, str) else url
+    except (ArgumentError, ValueError):
+        raise BadDatabase(f"not a database URL: {str(url)[:80]!r}") from None
+    name = parsed.drivername
+    backend = name.split("+")[0]
+    if name in ("postgresql", "postgres", "postgresql+asyncpg"):
+        return parsed.set(drivername="postgresql+asyncpg")
+    if name in ("sqlite", "sqlite+aiosqlite"):
+        if not parsed.database or parsed.database == ":memory:":
+            raise BadDatabase("an SQLite database must be a file (sqlite:///PATH)")
+        return parsed.set(drivername="sqlite")
+    raise BadDatabase(
+        f"unsupported database {backend!r}: use sqlite:///PATH or postgresql://USER@HOST/DB"
+    )
+
+
+def safe_url(url: str | URL) -> str:
+    """The URL as it may be printed: any password hidden."""
+    try:
+        return normalize_url(url).render_as_string(hide_password=True)
+    except BadDatabase:
+        return "<bad URL>"
+
+
+class Database(ABC):
+    """Runs a function of a Core :class:`~sqlalchemy.Connection` in one transaction, off
+    the event loop: :meth:`write` for transactions that write, :meth:`read` for the rest.
+
+    The store's statements are written once, as plain functions of a connection; the two
+    engines run them the way each is fastest:
+
+    * SQLite (the ``sqlite3`` module): the whole function in a worker thread, so a call
+      costs one hand-over between threads. aiosqlite hands over every cursor operation —
+      some fifteen for a player page, which made it four times slower (docs/benchmarks.md).
+    * PostgreSQL (asyncpg): on the event loop through SQLAlchemy's async engine
+      (``run_sync``); asyncpg's network waits are awaited, never blocking.
+    """
+
+    @property
+    @abstractmethod
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+
+    @abstractmethod
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(connection, *args)`` in a write transaction (committed unless it raises)."""
+
+    @abstractmethod
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(connection, *args)`` in a read-only transaction."""
+
+    @abstractmethod
+    async def dispose(self) -> None:
+        """Close every pooled connection."""
+
+
+class SqliteDatabase(Database):
+    """SQLite: a write engine of one connection (``BEGIN IMMEDIATE``), a read engine of
+    ``pool_size`` connections, and a thread pool of their size to run the calls."""
+
+    def __init__(self, url: URL, pool_size: int) -> None:
+        self.write_engine = create_engine(url, pool_size=1, max_overflow=0, pool_timeout=60)
+        self.read_engine = create_engine(url, pool_size=pool_size, max_overflow=0)
+        _sqlite_setup(self.write_engine, "BEGIN IMMEDIATE")
+        _sqlite_setup(self.read_engine, "BEGIN")
+        self._threads = ThreadPoolExecutor(pool_size + 1, thread_name_prefix="records-sqlite")
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite``."""
+        return "sqlite"
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        """See :meth:`Database.write`."""
+        return await self._run(self.write_engine, fn, args)
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """See :meth:`Database.read`."""
+        return await self._run(self.read_engine, fn, args)
+
+    async def _run(self, engine: Engine, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        def call() -> T:
+            with engine.begin() as connection:
+                return fn(connection, *args)
+
+        return await asyncio.get_running_loop().run_in_executor(self._threads, call)
+
+    async def dispose(self) -> None:
+        """See :meth:`Database.dispose`."""
+        await asyncio.get_running_loop().run_in_executor(self._threads, self._dispose)
+        self._threads.shutdown(wait=False)
+
+    def _dispose(self) -> None:
+        self.write_engine.dispose()
+        self.read_engine.dispose()
+
+
+class PostgresDatabase(Database):
+    """PostgreSQL through asyncpg: one async engine for reads and writes."""
+
+    def __init__(self, url: URL, pool_size: int) -> None:
+        self.engine = create_async_engine(url, pool_size=pool_size, max_overflow=pool_size)
+
+    @property
+    def dialect(self) -> str:
+        """``postgresql``."""
+        return "postgresql"
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        """See :meth:`Database.write`."""
+        async with self.engine.begin() as connection:
+            return await connection.run_sync(fn, *args)
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """See :meth:`Database.read`."""
+        async with self.engine.connect() as connection:
+            return await connection.run_sync(fn, *args)
+
+    async def dispose(self) -> None:
+        """See :meth:`Database.dispose`."""
+        await self.engine.dispose()
+
+
+def open_database(url: str | URL, *, pool_size: int = 5) -> Database:
+    """The :class:`Database` for ``url`` (see :func:`normalize_url`); creates the SQLite
+    file's directory. Connections are made on first use."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return PostgresDatabase(parsed, pool_size)
+    assert parsed.database is not None
+    try:
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadDatabase(f"cannot create the data directory: {exc.strerror}") from None
+    return SqliteDatabase(parsed, pool_size)
+
+
+def _sqlite_setup(engine: Engine, begin: str) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # the driver's own transaction handling off: SQLAlchemy's "begin" below emits BEGIN
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql(begin)

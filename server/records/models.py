@@ -1,0 +1,246 @@
+"""What goes into the records store and what comes out: small frozen values and errors.
+
+Times are integers, milliseconds since the Unix epoch (server clock); durations are
+milliseconds. Secrets live only in :class:`Identity`, and neither its ``repr`` nor its
+``str`` shows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from engine import GAME_NAMES
+
+__all__ = [
+    "STATUSES",
+    "BadDatabase",
+    "BadHandle",
+    "BadRecord",
+    "FinalStatus",
+    "HandleTaken",
+    "Identity",
+    "Player",
+    "PlayerStats",
+    "Profile",
+    "RaceRecord",
+    "RaceSummary",
+    "RateLimited",
+    "RecordsError",
+    "SeatRecord",
+    "StoredRace",
+    "UnknownPlayer",
+]
+
+FinalStatus = Literal["won", "resigned", "timeout", "left"]
+STATUSES: frozenset[str] = frozenset(get_args(FinalStatus))
+
+
+# --------------------------------------------------------------------- errors
+
+
+class RecordsError(ValueError):
+    """A request the records store refuses. ``code`` is a stable key (for error replies
+    and message catalogues); the message is a sentence fit to show a person."""
+
+    code = "records_error"
+
+
+class BadHandle(RecordsError):
+    """A handle outside the rules: length, alphabet, or a reserved word."""
+
+    code = "bad_handle"
+
+
+class HandleTaken(RecordsError):
+    """A handle that another player holds (or one that folds to the same form)."""
+
+    code = "handle_taken"
+
+
+class RateLimited(RecordsError):
+    """Too many identities created from one address; ``retry_after`` seconds to wait."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class UnknownPlayer(RecordsError):
+    """No such player (or a deleted one)."""
+
+    code = "unknown_player"
+
+
+class BadRecord(RecordsError):
+    """A race record that does not hold together (the server's mistake, not a player's)."""
+
+    code = "bad_record"
+
+
+class BadDatabase(RecordsError):
+    """A database URL or data directory that cannot be used."""
+
+    code = "bad_database"
+
+
+# --------------------------------------------------------------------- identities
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """A new identity or a recovered one: what the client keeps. Returned once; the
+    store keeps only hashes of ``secret`` and ``recovery_code``."""
+
+    player_id: str
+    secret: str = field(repr=False)
+    recovery_code: str = field(repr=False)
+
+    def __str__(self) -> str:
+        return self.player_id
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player as others see them. ``deleted``: the identity was deleted (its name is
+    then :data:`server.records.identity.DELETED_NAME` and it has no handle)."""
+
+    player_id: str
+    name: str
+    handle: str | None
+    created_at: int
+    deleted: bool = False
+
+
+# --------------------------------------------------------------------- races
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One racer's finished race.
+
+    ``actions`` is the full move list in move notation (undo ``u`` and auto-finish ``a``
+    included) and ``action_times`` the server time of each, in ms since the race started.
+    ``elapsed_ms`` is the finishing time (``None`` when the racer did not finish). ``player_id``
+    is the racer's public player id, ``None`` for a racer without an identity; an id the
+    store does not know is recorded as ``None``. ``handle`` and ``player_deleted`` (the
+    identity was deleted since) are filled on reads.
+    """
+
+    seat: int
+    name: str
+    status: FinalStatus
+    rank: int
+    score: int
+    moves: int
+    on_foundations: int
+    elapsed_ms: int | None
+    actions: tuple[str, ...] = ()
+    action_times: tuple[int, ...] = ()
+    player_id: str | None = None
+    handle: str | None = None
+    player_deleted: bool = False
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise BadRecord(f"seat {self.seat}: unknown status {self.status!r}")
+        if len(self.actions) != len(self.action_times):
+            raise BadRecord(
+                f"seat {self.seat}: {len(self.actions)} actions but "
+                f"{len(self.action_times)} action times"
+            )
+        if any(not a or " " in a for a in self.actions):
+            raise BadRecord(f"seat {self.seat}: an action is empty or holds a space")
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRecord:
+    """A finished race with all its seats, as the server writes it.
+
+    ``(room, room_created_at, race)`` names the race for good: writing the same race again
+    changes nothing. ``casual`` races are purged after the retention period; the others
+    (daily, tournament: later) are kept.
+    """
+
+    room: str
+    room_created_at: int
+    race: int
+    game: str
+    deal: str
+    started_at: int
+    ended_at: int
+    seats: tuple[SeatRecord, ...]
+    casual: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            raise BadRecord(f"race {self.room}/{self.race} has no seats")
+        if self.game not in GAME_NAMES:
+            raise BadRecord(f"race {self.room[:8]}/{self.race}: unknown game {self.game!r}")
+        if len(self.room) > 8 or len(self.deal) > 32:
+            raise BadRecord(f"race {self.room[:8]}/{self.race}: room, game or deal too long")
+        numbers = [s.seat for s in self.seats]
+        if len(set(numbers)) != len(numbers):
+            raise BadRecord(f"race {self.room}/{self.race}: a seat appears twice")
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """The natural key: (room, room_created_at, race)."""
+        return (self.room, self.room_created_at, self.race)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRace:
+    """A race as read back: its public id and the record (seats in seat order, with the
+    racers' handles)."""
+
+    race_id: str
+    record: RaceRecord
+
+
+@dataclass(frozen=True, slots=True)
+class RaceSummary:
+    """One line of a player's history: a race and how that player did in it."""
+
+    race_id: str
+    game: str
+    deal: str
+    ended_at: int
+    racers: int
+    seat: int
+    status: FinalStatus
+    rank: int
+    score: int
+    moves: int
+    on_foundations: int
+    elapsed_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A player's figures in one game. A race counts as won when the player solved the
+    deal (status ``won``); a streak is races won in a row, in the order they ended."""
+
+    game: str
+    played: int
+    won: int
+    best_time_ms: int | None
+    best_score: int
+    current_streak: int
+    longest_streak: int
+
+    @property
+    def win_pct(self) -> float:
+        """Races won per hundred played (0 when none played), one decimal."""
+        return round(100 * self.won / self.played, 1) if self.played else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A player page: the player, their stats per game, a page of their recent races."""
+
+    player: Player
+    stats: tuple[PlayerStats, ...]
+    recent: tuple[RaceSummary, ...]
