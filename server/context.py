@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from .backend import Backend, Health, StoreUnavailable
 from .config import Config
+from .http import Router
 from .metrics import Metrics
 from .room import display_code
 from .rooms import Rooms
@@ -30,6 +31,8 @@ class Context:
     port: int | None = None
     #: set while the store can be reached
     store_up: asyncio.Event = field(default_factory=asyncio.Event)
+    #: the HTTP GET routes served on the websocket port
+    http: Router = field(default_factory=Router)
 
     def __post_init__(self) -> None:
         self.store_up.set()

@@ -33,6 +33,7 @@ from .backend import StoreUnavailable, UnknownRoom
 from .config import now_ms
 from .connection import Conn
 from .context import Context
+from .http import HttpRequest, respond, text_response
 from .room import Refusal
 from .static import StaticFiles
 
@@ -65,35 +66,45 @@ class Gateway:
         self.on_close = on_close
         # files served on the websocket port (the browser client), read once
         self.static = StaticFiles(ctx.config.static_dir) if ctx.config.static_dir else None
+        ctx.http.get("/healthz", self._healthz)
+        ctx.http.get("/metrics", self._metrics)
 
     # ------------------------------------------------------------------ HTTP
 
     async def process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
-        """Answer ``/healthz``, ``/metrics`` and static files on the websocket port."""
-        path = request.path.split("?", 1)[0]
-        if path == "/healthz":
-            health = self.ctx.backend.health()
-            if not health.ok:
-                # a load balancer takes this worker out while it cannot store anything
-                return connection.respond(
-                    HTTPStatus.SERVICE_UNAVAILABLE, f"store unreachable: {health.reason}\n"
-                )
-            return connection.respond(HTTPStatus.OK, "ok\n")
-        if path == "/metrics":
-            metrics = self.ctx.metrics
-            try:
-                metrics.store_rtt_seconds = await asyncio.wait_for(self.ctx.backend.ping(), 2)
-            except Exception:
-                metrics.store_rtt_seconds = -1.0
-            metrics.rooms = len(self.ctx.rooms)
-            response = connection.respond(HTTPStatus.OK, metrics.render(self.ctx.worker_id))
-            response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
-            return response
-        if self.static is None:
+        """Answer plain HTTP on the websocket port: the routes (``/healthz``, ``/metrics``
+        and the layers' own), then the static files (the last: they answer 404 to any
+        other address). A websocket upgrade goes on to the handshake."""
+        if "websocket" in request.headers.get("Upgrade", "").lower():
             return None
+        found = await self.ctx.http.dispatch(request)
+        if found is not None or self.static is None:
+            return found
         return self.static.serve(connection, request)
+
+    async def _healthz(self, request: HttpRequest) -> Response:
+        health = self.ctx.backend.health()
+        if not health.ok:
+            # a load balancer takes this worker out while it cannot store anything
+            return text_response(
+                f"store unreachable: {health.reason}\n", HTTPStatus.SERVICE_UNAVAILABLE
+            )
+        return text_response("ok\n")
+
+    async def _metrics(self, request: HttpRequest) -> Response:
+        metrics = self.ctx.metrics
+        try:
+            metrics.store_rtt_seconds = await asyncio.wait_for(self.ctx.backend.ping(), 2)
+        except Exception:
+            metrics.store_rtt_seconds = -1.0
+        metrics.rooms = len(self.ctx.rooms)
+        return respond(
+            HTTPStatus.OK,
+            metrics.render(self.ctx.worker_id).encode(),
+            [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+        )
 
     # ------------------------------------------------------------------ connections
 

@@ -16,15 +16,15 @@ nothing to reach. A websocket upgrade request is never answered here.
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import re
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from .http import respond
 
 __all__ = ["StaticFiles"]
 
@@ -87,20 +87,6 @@ def _read_table(directory: Path) -> dict[str, _File]:
     return table
 
 
-def _response(status: HTTPStatus, headers: list[tuple[str, str]], body: bytes) -> Response:
-    all_headers = Headers(
-        [
-            ("Date", email.utils.formatdate(usegmt=True)),
-            ("Content-Length", str(len(body))),
-            ("Connection", "close"),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Referrer-Policy", "no-referrer"),
-            *headers,
-        ]
-    )
-    return Response(status.value, status.phrase, all_headers, body)
-
-
 class StaticFiles:
     """The files of one directory, read once, answered from memory."""
 
@@ -137,11 +123,11 @@ class StaticFiles:
             and if_none_match is not None
             and file.etag in [t.strip() for t in if_none_match.split(",")]
         ):
-            return _response(HTTPStatus.NOT_MODIFIED, headers, b"")
+            return respond(HTTPStatus.NOT_MODIFIED, b"", headers)
         headers.append(("Content-Type", file.content_type))
         if file.content_type.startswith("text/html"):
             headers.append(("Content-Security-Policy", _CSP))
-        return _response(status, headers, file.body)
+        return respond(status, file.body, headers)
 
     def serve(self, connection: Any, request: Request) -> Response | None:
         """A ``process_request`` hook for ``websockets.asyncio.server.serve``, the last of the

@@ -1,0 +1,125 @@
+"""HTTP on the websocket port: a small router for the server's GET routes.
+
+The websocket server answers plain HTTP requests before the handshake (its
+``process_request`` hook), and it speaks GET only: every HTTP route here reads; whatever
+changes state goes over the websocket. Layers register their routes on the worker's
+:class:`Router` (``ctx.http``), with ``{name}`` placeholders for one path segment each::
+
+    ctx.http.get("/api/games/{race_id}", self.game)
+
+A handler gets the request, the placeholders' values (URL-decoded) and the query, and
+returns a response (:func:`json_response`, :func:`text_response`, :func:`error_response`),
+or ``None`` to let the next route or the static files answer. JSON bodies are the
+``protocol.api`` models' (the OpenAPI document is generated from them).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+
+import orjson
+from pydantic import BaseModel
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+__all__ = [
+    "HttpRequest",
+    "Router",
+    "error_response",
+    "json_response",
+    "respond",
+    "text_response",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    """A GET request as a route sees it."""
+
+    path: str
+    params: dict[str, str]
+    query: dict[str, str]
+    headers: Headers
+
+
+Handler = Callable[[HttpRequest], Awaitable[Response | None]]
+
+
+def respond(status: HTTPStatus, body: bytes, headers: list[tuple[str, str]]) -> Response:
+    """A response with the headers every answer of this server carries."""
+    all_headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Content-Length", str(len(body))),
+            ("Connection", "close"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            *headers,
+        ]
+    )
+    return Response(status.value, status.phrase, all_headers, body)
+
+
+def json_response(body: BaseModel | bytes, status: HTTPStatus = HTTPStatus.OK) -> Response:
+    """A JSON answer (a ``protocol.api`` model, or JSON already encoded)."""
+    data = body if isinstance(body, bytes) else body.model_dump_json().encode()
+    return respond(
+        status,
+        data,
+        [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+    )
+
+
+def text_response(text: str, status: HTTPStatus = HTTPStatus.OK) -> Response:
+    """A plain-text answer."""
+    return respond(
+        status,
+        text.encode(),
+        [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")],
+    )
+
+
+def error_response(status: HTTPStatus, code: str, message: str) -> Response:
+    """A JSON error: ``{"error": code, "message": message}``."""
+    return json_response(orjson.dumps({"error": code, "message": message}), status)
+
+
+class Router:
+    """GET routes, tried in the order they were registered."""
+
+    def __init__(self) -> None:
+        self._routes: list[tuple[re.Pattern[str], Handler]] = []
+
+    def get(self, pattern: str, handler: Handler) -> None:
+        """Answer GET requests whose path matches ``pattern`` (``{name}``: one segment)."""
+        parts = re.split(r"\{(\w+)\}", pattern)
+        regex = "".join(
+            re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+)" for i, part in enumerate(parts)
+        )
+        self._routes.append((re.compile(f"^{regex}$"), handler))
+
+    async def dispatch(self, request: Request) -> Response | None:
+        """The response of the first route that answers, or None."""
+        path, _, query = request.path.partition("?")
+        path = path.split("#", 1)[0]
+        for regex, handler in self._routes:
+            match = regex.match(path)
+            if match is None:
+                continue
+            params = {k: urllib.parse.unquote(v) for k, v in match.groupdict().items()}
+            found = await handler(
+                HttpRequest(
+                    path,
+                    params,
+                    dict(urllib.parse.parse_qsl(query, keep_blank_values=True)),
+                    request.headers,
+                )
+            )
+            if found is not None:
+                return found
+        return None
