@@ -34,6 +34,7 @@ from protocol import (
     PROTOCOL_VERSION,
     Ack,
     Error,
+    IdentityReply,
     Joined,
     ProtocolError,
     RaceStarting,
@@ -273,6 +274,39 @@ class RaceClient:
     async def follow(self, seat: int | None) -> None:
         """Spectator: follow a player's board (``None`` stops)."""
         await self.request({"type": "follow", "seat": seat})
+
+    # ------------------------------------------------------------------ identity
+
+    async def new_player(self, name: str = "") -> IdentityReply:
+        """A new identity (its ``secret`` and ``recovery_code`` come this once)."""
+        return self._identity(await self.request({"type": "new_player", "name": name}))
+
+    async def identify(self, player: str, secret: str) -> IdentityReply:
+        """Say who this connection's player is."""
+        return self._identity(
+            await self.request({"type": "identify", "player": player, "secret": secret})
+        )
+
+    async def recover(self, code: str) -> IdentityReply:
+        """Move an identity here with its recovery code (a new secret and code come back)."""
+        return self._identity(await self.request({"type": "recover", "code": code}))
+
+    async def rename(self, name: str) -> IdentityReply:
+        """The identified player's display name."""
+        return self._identity(await self.request({"type": "rename", "name": name}))
+
+    async def set_handle(self, handle: str | None) -> IdentityReply:
+        """The identified player's handle (None: none)."""
+        return self._identity(await self.request({"type": "set_handle", "handle": handle}))
+
+    async def forget_me(self) -> None:
+        """Delete the identified player's identity."""
+        await self.request({"type": "forget_me"})
+
+    @staticmethod
+    def _identity(reply: ServerMessage) -> IdentityReply:
+        assert isinstance(reply, IdentityReply)
+        return reply
 
     async def ping(self) -> int:
         """The server clock in ms."""

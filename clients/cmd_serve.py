@@ -106,6 +106,26 @@ def register(sub: Any) -> None:
         help="seconds without a beat after which a worker is taken for dead and its "
         "players' seats count as disconnected (10; with --redis)",
     )
+    from clients.cmd_db import add_database_options
+
+    add_database_options(p)
+    p.add_argument(
+        "--no-records",
+        action="store_true",
+        help="keep no records: no identities, no history (rooms and races work as ever)",
+    )
+    p.add_argument(
+        "--retention-days",
+        type=_number(float, 1),
+        default=90.0,
+        help="days casual races are kept in the records (90; results and identities stay)",
+    )
+    p.add_argument(
+        "--identity-limit",
+        type=_number(int, 1),
+        default=10,
+        help="identities one client address may create an hour (10)",
+    )
     p.add_argument("--compression", action="store_true", help="offer permessage-deflate to clients")
     p.add_argument("--public-url", help="base of join links (http://HOST:PORT)")
     p.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
@@ -149,10 +169,27 @@ def _setup_logging(args: argparse.Namespace) -> None:
     root.handlers[:] = [handler]
     root.setLevel(args.log_level.upper())
     logging.getLogger("samedeal.ws").setLevel(logging.WARNING)
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def _records_url(args: argparse.Namespace) -> str | None:
+    """The records database's URL (None: --no-records); raises ``BadDatabase``."""
+    if args.no_records:
+        return None
+    from server.records.db import database_url
+
+    return database_url(data=args.data, database=args.database)
 
 
 def run_serve(args: argparse.Namespace) -> int:
     """Run one worker here, or supervise ``--workers`` worker processes."""
+    from server.records.models import BadDatabase
+
+    try:
+        args.records_url = _records_url(args)
+    except BadDatabase as exc:
+        print(f"samedeal serve: {exc}", file=sys.stderr)
+        return 2
     if args.workers < 1:
         print("samedeal serve: --workers must be at least 1", file=sys.stderr)
         return 2
@@ -191,7 +228,14 @@ def _serve_one(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         reuse_port=args.reuse_port,
         static_dir=WEB_DIR,
+        records_url=args.records_url,
+        retention_days=args.retention_days,
+        identity_limit=args.identity_limit,
     )
+    if args.records_url is not None and args.workers == 1 and not args.reuse_port:
+        from server.records.db import safe_url
+
+        print(f"samedeal serve: records in {safe_url(args.records_url)}", file=sys.stderr)
 
     def backend() -> Backend:
         if args.redis:
@@ -224,6 +268,13 @@ def _serve_one(args: argparse.Namespace) -> int:
     except OSError as exc:  # the port is taken, the address is not ours …
         print(f"samedeal serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:
+        from server.records.models import RecordsError
+
+        if not isinstance(exc, RecordsError) and "sqlalchemy" not in type(exc).__module__:
+            raise
+        print(f"samedeal serve: cannot use the records database: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -244,6 +295,18 @@ def _supervise(args: argparse.Namespace) -> int:
     )
     for flag in flags:
         argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+    argv += ["--retention-days", str(args.retention_days)]
+    argv += ["--identity-limit", str(args.identity_limit)]
+    if args.records_url is None:
+        argv.append("--no-records")
+    else:
+        # migrated once here, so the workers do not race each other to it
+        from server.records.db import safe_url
+        from server.records.migrate import upgrade
+
+        asyncio.run(upgrade(args.records_url))
+        print(f"samedeal serve: records in {safe_url(args.records_url)}", file=sys.stderr)
+        argv += ["--database", args.records_url]
     argv += ["--log-level", args.log_level, "--log-format", args.log_format]
     if args.public_url:
         argv += ["--public-url", args.public_url]

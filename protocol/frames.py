@@ -35,6 +35,7 @@ __all__ = [
     "board",
     "error",
     "event_seq",
+    "identity",
     "joined",
     "ok",
     "player_finished",
@@ -390,6 +391,31 @@ def ok(id: int | None) -> bytes:
 def pong(*, id: int | None, now: int) -> bytes:
     """Reply to ``ping`` with the server clock."""
     return orjson.dumps({"type": "pong", "id": id, "now": now})
+
+
+def identity(
+    *,
+    id: int | None,
+    player: str,
+    name: str,
+    handle: str | None,
+    created_at: int,
+    secret: str | None = None,
+    recovery_code: str | None = None,
+) -> bytes:
+    """Reply to the identity requests (the secrets only when new)."""
+    return orjson.dumps(
+        {
+            "type": "identity",
+            "id": id,
+            "player": player,
+            "name": name,
+            "handle": handle,
+            "created_at": created_at,
+            "secret": secret,
+            "recovery_code": recovery_code,
+        }
+    )
 
 
 def board(*, room: str, seat: int, race: int, view: BoardView) -> bytes:

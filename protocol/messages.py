@@ -26,11 +26,15 @@ __all__ = [
     "Create",
     "Error",
     "Follow",
+    "ForgetMe",
     "GameName",
     "Hello",
+    "Identify",
+    "IdentityReply",
     "Join",
     "Joined",
     "MoveRequest",
+    "NewPlayer",
     "Ok",
     "Phase",
     "Ping",
@@ -39,8 +43,10 @@ __all__ = [
     "Progress",
     "RaceEnded",
     "RaceStarting",
+    "Recover",
     "Rejected",
     "Rematch",
+    "Rename",
     "Resign",
     "ResultRow",
     "Resume",
@@ -50,6 +56,7 @@ __all__ = [
     "SeatEvent",
     "SeatInfo",
     "ServerMessage",
+    "SetHandle",
     "Spectators",
     "Start",
     "Welcome",
@@ -61,7 +68,7 @@ PROTOCOL_VERSION = 2
 GameName = Literal["easy-harp", "klondike", "klondike-3"]
 DealKind = Literal["code", "random", "daily", "same"]
 Role = Literal["player", "spectator"]
-SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "disconnected"]
+SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "left", "disconnected"]
 Phase = Literal["lobby", "running", "ended"]
 
 RequestId = Annotated[int | None, Field(default=None, ge=0, le=2**53)]
@@ -192,6 +199,64 @@ class AddGhost(_Message):
     seat: Annotated[int, Field(ge=1, le=1000)]
 
 
+PlayerName = Annotated[str, Field(max_length=200)]
+PlayerId = Annotated[str, Field(min_length=1, max_length=32)]
+Secret = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class NewPlayer(_Message):
+    """Ask for a new identity (the first time a client connects): a player id and a
+    secret to keep, and a recovery code, shown once. Rate-limited per client address."""
+
+    type: Literal["new_player"] = "new_player"
+    id: RequestId = None
+    name: PlayerName = ""
+
+
+class Identify(_Message):
+    """Say who this connection's player is: the id and secret of an identity. The seats
+    taken from now on are theirs, and their finished races go on their record."""
+
+    type: Literal["identify"] = "identify"
+    id: RequestId = None
+    player: PlayerId
+    secret: Secret
+
+
+class Recover(_Message):
+    """Move an identity to this device with its recovery code: a new secret and a new
+    recovery code come back; the old ones stop working."""
+
+    type: Literal["recover"] = "recover"
+    id: RequestId = None
+    code: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Rename(_Message):
+    """The identified player's display name."""
+
+    type: Literal["rename"] = "rename"
+    id: RequestId = None
+    name: PlayerName
+
+
+class SetHandle(_Message):
+    """The identified player's handle (3–20 letters, digits, ``_`` or ``-``; unique,
+    case-blind; it names their page ``/p/HANDLE``), or ``null`` to drop it."""
+
+    type: Literal["set_handle"] = "set_handle"
+    id: RequestId = None
+    handle: Annotated[str | None, Field(max_length=64)] = None
+
+
+class ForgetMe(_Message):
+    """Delete the identified player's identity: their name becomes "deleted player" in
+    the races they played (others' results stay whole) and the secret stops working."""
+
+    type: Literal["forget_me"] = "forget_me"
+    id: RequestId = None
+
+
 class Ping(_Message):
     """Ask for a ``pong`` (with the server clock)."""
 
@@ -211,7 +276,13 @@ ClientMessage = Annotated[
     | Follow
     | AddBot
     | AddGhost
-    | Ping,
+    | Ping
+    | NewPlayer
+    | Identify
+    | Recover
+    | Rename
+    | SetHandle
+    | ForgetMe,
     Field(discriminator="type"),
 ]
 """Any client → server message."""
@@ -356,6 +427,22 @@ class Ok(_Message):
     id: int | None = None
 
 
+class IdentityReply(_Message):
+    """Reply to ``new_player``, ``identify``, ``recover``, ``rename`` and ``set_handle``: the
+    player as the server knows them. ``secret`` and ``recovery_code`` come only in the reply
+    to ``new_player`` and ``recover``, once: keep the secret (it is the only way to be this
+    player again), show the recovery code to the player."""
+
+    type: Literal["identity"] = "identity"
+    id: int | None = None
+    player: str
+    name: str
+    handle: str | None = None
+    created_at: int
+    secret: str | None = None
+    recovery_code: str | None = None
+
+
 class Pong(_Message):
     """Reply to ``ping``; ``now`` is the server clock in ms since the epoch."""
 
@@ -470,7 +557,8 @@ ServerMessage = Annotated[
     | Progress
     | PlayerFinished
     | RaceEnded
-    | Spectators,
+    | Spectators
+    | IdentityReply,
     Field(discriminator="type"),
 ]
 """Any server → client message."""

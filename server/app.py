@@ -28,11 +28,17 @@ from protocol import (
     AddGhost,
     Create,
     Follow,
+    ForgetMe,
+    Identify,
     Join,
     MoveRequest,
+    NewPlayer,
+    Recover,
     Rematch,
+    Rename,
     Resign,
     Resume,
+    SetHandle,
     Start,
 )
 
@@ -42,10 +48,14 @@ from .config import Config, now_ms
 from .connection import Conn, Gate
 from .context import Context
 from .gateway import Gateway, Route
+from .history import History
+from .identity import Identities
 from .liveness import Liveness
 from .lobby import Lobby
 from .metrics import Metrics
 from .race import Race
+from .records.store import SqlRecordsStore, purge_periodically
+from .records.writer import RaceWriter
 from .rooms import Rooms
 from .spectate import Spectate
 from .tasks import Tasks
@@ -53,6 +63,9 @@ from .tasks import Tasks
 __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
 
 logger = logging.getLogger("samedeal.server")
+
+_WRITER_CLOSE = 10.0
+"""Seconds a worker stopping waits for the records writer to write what is queued."""
 
 
 class RaceServer:
@@ -68,6 +81,10 @@ class RaceServer:
         self.spectate = spectate = Spectate(ctx)
         self.robots = robots = Robots(ctx, race, lobby)
         self.liveness = Liveness(ctx, lobby)
+        self.identities = identities = Identities(ctx)
+        self.history = history = History(ctx)
+        race.end_hooks.append(history.race_ended)
+        self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
             Create: Route(lobby.on_create),
@@ -79,6 +96,12 @@ class RaceServer:
             Follow: Route(spectate.on_follow, answers_ok=True),
             AddBot: Route(robots.on_add_bot, answers_ok=True),
             AddGhost: Route(robots.on_add_ghost, answers_ok=True),
+            NewPlayer: Route(identities.on_new_player),
+            Identify: Route(identities.on_identify),
+            Recover: Route(identities.on_recover),
+            Rename: Route(identities.on_rename),
+            SetHandle: Route(identities.on_set_handle),
+            ForgetMe: Route(identities.on_forget_me, answers_ok=True),
         }
         self.gateway = Gateway(ctx, routes, self._closed)
 
@@ -101,17 +124,40 @@ class RaceServer:
         await self.lobby.leave(conn)
 
     async def start(self) -> None:
-        """Start the backend (its listener delivers room events to the rooms) and the
-        liveness loop."""
+        """Open the records store (applying its migrations) and its writer, start the
+        backend (its listener delivers room events to the rooms) and the liveness loop."""
+        config = self.ctx.config
+        if config.records_url is not None:
+            records = await SqlRecordsStore.open(
+                config.records_url,
+                retention_days=config.retention_days,
+                create_limit=config.identity_limit,
+                create_window=config.identity_window,
+            )
+            self.ctx.records = records
+            self._writer = RaceWriter(config.records_url)
+            await self._writer.start()
         await self.ctx.backend.start(self.ctx.rooms.deliver)
         await self.liveness.start()
+        await self.history.start(self._writer)
+        if self.ctx.records is not None:
+            self.ctx.tasks.spawn(purge_periodically(self.ctx.records), "records purge")
 
     async def close(self) -> None:
-        """Cancel background tasks, drop the local rooms and close the backend."""
+        """Cancel background tasks, drop the local rooms, write the races still queued
+        (a while at most: they are kept in the backend for another worker otherwise),
+        close the records store and the backend."""
         await self.ctx.tasks.close()
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()
+        if self._writer is not None:
+            try:
+                await asyncio.wait_for(self._writer.close(), _WRITER_CLOSE)
+            except TimeoutError:
+                logger.warning("records writer did not finish: its races are kept")
+        if self.ctx.records is not None:
+            await self.ctx.records.close()
         await self.ctx.backend.close()
 
 

@@ -250,6 +250,28 @@ class Backend(abc.ABC):
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """The stored events with seq > ``after``, or None when some are no longer kept."""
 
+    # ------------------------------------------------------------------ pending writes
+
+    @abc.abstractmethod
+    async def keep_pending(self, key: str, data: bytes) -> None:
+        """Keep ``data`` under ``key`` until :meth:`drop_pending`: a write to the records
+        store not yet confirmed (a finished race), so that another worker can make it if
+        this one dies first. Keeping the same key again replaces it."""
+
+    @abc.abstractmethod
+    async def pending_due(self, older_than: float, limit: int = 100) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` kept writes older than ``older_than`` seconds; each is claimed
+        (its age starts again), so workers asking at once rarely take the same one (and a
+        write made twice is harmless)."""
+
+    @abc.abstractmethod
+    async def drop_pending(self, key: str) -> None:
+        """The write kept under ``key`` is done."""
+
+    @abc.abstractmethod
+    async def pending_count(self) -> int:
+        """How many writes are kept, not yet confirmed."""
+
     async def beat(self) -> None:  # noqa: B027 - one process has nobody to tell
         """Tell the other workers this one is alive (a new beat: see :meth:`beats`)."""
 

@@ -48,3 +48,15 @@ class Config:
     # a directory of files served over HTTP on the websocket port (``samedeal serve``
     # gives the browser client's); None serves none
     static_dir: Path | None = None
+    #: the records store (players, finished races): a database URL (``sqlite:///…``,
+    #: ``postgresql://…``); None keeps no records (no identities, no history)
+    records_url: str | None = None
+    #: days casual races are kept in the records (results of dailies and tournaments and
+    #: identities are kept)
+    retention_days: float = 90.0
+    #: identities one client address may create per ``identity_window`` seconds
+    identity_limit: int = 10
+    identity_window: float = 3600.0
+    #: seconds a finished race's record may wait for its writer before any worker writes
+    #: it again (its worker died, or the database was away)
+    records_retry_after: float = 60.0

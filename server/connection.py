@@ -146,6 +146,8 @@ class Conn(Player):
         "last_seq",
         "last_strike",
         "pending",
+        "player_id",
+        "player_name",
         "ready",
         "refilled",
         "strikes",
@@ -166,6 +168,9 @@ class Conn(Player):
         self.strikes = 0
         self.last_strike = 0.0
         self.bad = 0
+        #: the identity this connection said it is (``identify``), and its display name
+        self.player_id: str | None = None
+        self.player_name: str | None = None
 
     def backlog(self) -> int:
         """Bytes waiting to be written to the socket."""

@@ -7,6 +7,7 @@ request gets exactly one direct reply; a refused one gets an ``error``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -100,6 +101,8 @@ class Gateway:
         except Exception:
             metrics.store_rtt_seconds = -1.0
         metrics.rooms = len(self.ctx.rooms)
+        with contextlib.suppress(Exception):
+            metrics.records_pending = await self.ctx.backend.pending_count()
         return respond(
             HTTPStatus.OK,
             metrics.render(self.ctx.worker_id).encode(),

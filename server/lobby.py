@@ -140,7 +140,14 @@ class Lobby:
         lr = await rooms.attach(conn, room_code)
         try:
             snap, seat = await self.ctx.backend.update_room(
-                room_code, TakeSeat(name, hash_token(token), conn.id, now_ms())
+                room_code,
+                TakeSeat(
+                    name or conn.player_name or "",
+                    hash_token(token),
+                    conn.id,
+                    now_ms(),
+                    conn.player_id,
+                ),
             )
         except BaseException:
             rooms.detach(conn)
@@ -324,7 +331,7 @@ class Lobby:
             and p.race == room.race
             and p.status == "playing"
         ):
-            await self.race.finish_from_log(room_code, room, seat_no, "resigned", now_ms())
+            await self.race.finish_from_log(room_code, room, seat_no, "left", now_ms())
             await self.race.check_end(room_code)
         await self.ctx.backend.update_room(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)

@@ -27,6 +27,8 @@ class Metrics:
     store_rtt_seconds: float = 0.0
     #: 1 while the store can be reached, 0 while it cannot
     store_up: int = 1
+    #: finished races kept for the records store and not yet confirmed written
+    records_pending: int = 0
 
     def render(self, worker: str) -> str:
         """The exposition text; every sample labelled with the worker id."""
@@ -35,6 +37,7 @@ class Metrics:
             "rooms": "gauge",
             "store_rtt_seconds": "gauge",
             "store_up": "gauge",
+            "records_pending": "gauge",
         }
         lines = []
         label = worker.replace("\\", "\\\\").replace('"', '\\"')

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
 from protocol import MoveRequest, Rematch, Resign, Start, frames
 
-from .backend import Fenced, Health, LogConflict, OutcomeUnknown, StoreUnavailable
+from .backend import Fenced, Health, LogConflict, OutcomeUnknown, Snapshot, StoreUnavailable
 from .config import now_ms
 from .connection import Conn, HeldProgress, Player
 from .context import Context
@@ -120,6 +121,8 @@ class Race:
         #: players whose held progress could not be stored (the store was unreachable):
         #: sent again once it is back
         self._unsent: set[Player] = set()
+        #: told of each race that ends, once, by the worker that ended it
+        self.end_hooks: list[Callable[[str, Snapshot], Coroutine[Any, Any, None]]] = []
         ctx.rooms.event_hooks.append(self._on_event)
         ctx.backend.health_hooks.append(self._on_health)
 
@@ -484,6 +487,8 @@ class Race:
         snap, ended = await self.ctx.backend.update_room(room_code, EndIfDone(now_ms()))
         if ended:
             logger.info("race ended room=%s race=%s", room_code, snap.room.race)
+            for hook in self.end_hooks:
+                self.ctx.tasks.spawn(hook(room_code, snap), f"race ended {room_code}")
 
     # ------------------------------------------------------------------ time limit
 

@@ -65,7 +65,9 @@ CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
 """Room code letters: no 0/O, 1/I/L or U, so a code read aloud is typed right."""
 CODE_LENGTH = 6
 NAME_LENGTH = 24
-FINAL_STATUSES = frozenset({"won", "resigned", "timeout"})
+FINAL_STATUSES = frozenset({"won", "resigned", "timeout", "left"})
+"""A racer's final status: ``left`` is a player who went away for good (the grace period
+ended while they were still racing)."""
 
 Events = list[EventBody]
 """The events a change of a room tells: bodies without ``seq``."""
@@ -173,6 +175,8 @@ class SeatState(_State):
     conn: str | None = None
     disconnected_at: int | None = None
     epoch: int = 1
+    #: the identity of the player in the seat (records), None for a robot or a guest
+    player_id: str | None = None
 
 
 class ProgressState(_State):
@@ -217,6 +221,8 @@ class RoomState(_State):
     race_deals: list[str] = []  # the deal of each race so far (ghosts replay a race's run)
     # the racers' names as the race started: the results name a player who left meanwhile
     racer_names: dict[int, str] = {}
+    # and their identities: the race goes on each racer's record
+    racer_ids: dict[int, str | None] = {}
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -286,9 +292,15 @@ def progress_body(room_code: str, p: ProgressState, status: str, elapsed: int) -
 
 
 def add_player(
-    room: RoomState, name: str, token_hash: str, conn: str, now: int
+    room: RoomState,
+    name: str,
+    token_hash: str,
+    conn: str,
+    now: int,
+    player_id: str | None = None,
 ) -> tuple[SeatState, Events]:
-    """Seat a new player; refuses a full room or a running race."""
+    """Seat a new player (``player_id``: their identity, when they gave one); refuses a
+    full room or a running race."""
     if room.phase == "running":
         raise Refusal("race_running", "a race is running: join as a spectator or wait")
     if len(room.seats) >= room.options.max_players:
@@ -298,6 +310,7 @@ def add_player(
         name=clean_name(name, f"Player {room.next_seat}"),
         token_hash=token_hash,
         conn=conn,
+        player_id=player_id,
     )
     room.next_seat += 1
     room.seats.append(seat)
@@ -389,6 +402,7 @@ def start_race(
     room.deadline = room.start_at + limit * 1000 if limit else None
     room.participants = racers
     room.racer_names = {s.seat: s.name for s in room.seats if s.seat in racers}
+    room.racer_ids = {s.seat: s.player_id for s in room.seats if s.seat in racers}
     progress.clear()
     for s in room.seats:
         if s.seat in racers:

@@ -64,9 +64,12 @@ class TakeSeat:
     token_hash: str
     conn: str
     now: int
+    player_id: str | None = None
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
-        seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
+        seat, events = add_player(
+            room, self.name, self.token_hash, self.conn, self.now, self.player_id
+        )
         return events, seat.seat
 
 

@@ -15,6 +15,7 @@ from protocol import (
     Ack,
     Board,
     Error,
+    IdentityReply,
     Joined,
     Ok,
     PlayerFinished,
@@ -71,6 +72,12 @@ REPLIES: list[tuple[bytes, type[BaseModel]]] = [
     (frames.ok(4), Ok),
     (frames.pong(id=5, now=6), Pong),
     (frames.board(room="K7QF-2M", seat=1, race=1, view=VIEW), Board),
+    (
+        frames.identity(
+            id=6, player="p", name="Ann", handle=None, created_at=1, secret="s", recovery_code="r"
+        ),
+        IdentityReply,
+    ),
 ]
 
 EVENTS: list[tuple[Any, type[BaseModel]]] = [

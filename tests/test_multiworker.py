@@ -195,7 +195,7 @@ async def test_grace_period_survives_its_worker(redis_url: str) -> None:
         os.kill(w1.pid, signal.SIGKILL)
         w1.wait()
         finished = await ann.next_event("progress", timeout=5)
-        while not (isinstance(finished, Progress) and finished.status == "resigned"):
+        while not (isinstance(finished, Progress) and finished.status == "left"):
             finished = await ann.next_event("progress", timeout=5)
         assert finished.seat == 2
         await ann.resign()

@@ -324,14 +324,14 @@ async def test_grace_period_then_seat_released(server: ServerHandle) -> None:
     await stale.close()
 
 
-async def test_disconnected_racer_resigned_after_grace(server: ServerHandle) -> None:
+async def test_a_disconnected_racer_is_out_as_left_after_grace(server: ServerHandle) -> None:
     (ann, bob), watcher = await room_with(server)
     await start(server, [ann, bob], watcher)
     await bob.close()
     event = await watcher.next_event("progress")
     assert event.seat == 2 and event.status == "disconnected"  # type: ignore[union-attr]
     done = await watcher.next_event("player_finished", timeout=3)
-    assert done.seat == 2 and done.status == "resigned"  # type: ignore[union-attr]
+    assert done.seat == 2 and done.status == "left"  # type: ignore[union-attr]
 
 
 async def test_host_leaving_passes_the_host(server: ServerHandle) -> None:

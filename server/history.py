@@ -1,0 +1,233 @@
+"""History: every finished race goes to the records store, and the HTTP routes read it back.
+
+When a race ends (the one worker whose ``EndIfDone`` ended it), its record is built from
+the room — results, the racers' names and identities as the race started — and every
+racer's move log with the server time of each move. It is first kept in the backend
+(``keep_pending``), then handed to the records writer (:class:`RaceWriter`, batched, off the
+event loop); once the database has it, the kept copy is dropped. If the worker dies in
+between, any worker finds the kept copy (``pending_due``) and writes it again: the store
+takes a race once (its natural key), so a retry never duplicates it, and one transaction
+writes a race whole.
+
+Routes (``protocol.api`` models; ``protocol/openapi.json``): ``GET /api/games/{id}``,
+``GET /api/games/{id}/seats/{seat}/moves`` (plain text, ``samedeal replay DEAL -`` reads
+it), ``GET /api/players/{handle}``. Only finished races are stored, so a replay never shows
+a race still being played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+from http import HTTPStatus
+from typing import Any
+
+import orjson
+from websockets.http11 import Response
+
+from protocol.api import RACE_ID_PATTERN
+
+from .backend import Snapshot, StoreUnavailable
+from .config import now_ms
+from .context import Context
+from .http import HttpRequest, error_response, json_response, text_response
+from .records.models import RaceRecord, SeatRecord
+from .records.views import game_replay, player_page, seat_moves_text
+from .records.writer import RaceWriter
+
+__all__ = ["History", "record_from_json", "record_to_json"]
+
+logger = logging.getLogger("samedeal.server")
+
+_RACE_ID = re.compile(RACE_ID_PATTERN)
+
+
+def record_to_json(record: RaceRecord) -> bytes:
+    """A race record as JSON (kept in the backend until it is written)."""
+    return orjson.dumps(dataclasses.asdict(record))
+
+
+def record_from_json(data: bytes) -> RaceRecord:
+    """The race record :func:`record_to_json` wrote."""
+    raw: dict[str, Any] = orjson.loads(data)
+    seats = tuple(
+        SeatRecord(
+            **{**s, "actions": tuple(s["actions"]), "action_times": tuple(s["action_times"])}
+        )
+        for s in raw.pop("seats")
+    )
+    return RaceRecord(**raw, seats=seats)
+
+
+def _pending_key(record: RaceRecord) -> str:
+    return f"race:{record.room}:{record.room_created_at}:{record.race}"
+
+
+class History:
+    """The history layer of a worker."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.writer: RaceWriter | None = None
+        ctx.http.get("/api/games/{race_id}", self._game)
+        ctx.http.get("/api/games/{race_id}/seats/{seat}/moves", self._moves)
+        ctx.http.get("/api/players/{handle}", self._player)
+
+    async def start(self, writer: RaceWriter | None) -> None:
+        """Take the records writer (None: no records kept) and start the retry loop."""
+        self.writer = writer
+        if writer is not None:
+            self.ctx.tasks.spawn(self._retry_loop(), "records retry")
+
+    # ------------------------------------------------------------------ recording
+
+    async def race_ended(self, room_code: str, snap: Snapshot) -> None:
+        """Record the race that just ended in ``snap`` (called once per race)."""
+        if self.writer is None:
+            return
+        record = await self.build(room_code, snap)
+        if record is None:
+            return
+        key = _pending_key(record)
+        try:
+            await self.ctx.backend.keep_pending(key, record_to_json(record))
+        except StoreUnavailable:
+            logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
+        self._submit(key, record)
+
+    async def build(self, room_code: str, snap: Snapshot) -> RaceRecord | None:
+        """The record of the room's last race, from the room and the racers' move logs."""
+        room = snap.room
+        if room.phase != "ended" or not room.results:
+            return None
+        backend = self.ctx.backend
+        seats = []
+        for row in room.results:
+            seat = row["seat"]
+            moves = await backend.moves(room_code, room.race, seat)
+            times = await backend.times(room_code, room.race, seat)
+            seats.append(
+                SeatRecord(
+                    seat=seat,
+                    name=row["name"],
+                    status=row["status"],  # type: ignore[arg-type]
+                    rank=row["rank"],
+                    score=row["score"],
+                    moves=row["moves"],
+                    on_foundations=row["on_foundations"],
+                    elapsed_ms=row["elapsed_ms"],
+                    actions=tuple(moves),
+                    action_times=tuple(t if t is not None else 0 for t in times),
+                    player_id=room.racer_ids.get(seat),
+                )
+            )
+        return RaceRecord(
+            room=room.code,
+            room_created_at=room.created_at,
+            race=room.race,
+            game=room.game,
+            deal=room.deal,
+            started_at=room.start_at or room.created_at,
+            ended_at=now_ms(),
+            seats=tuple(seats),
+        )
+
+    def _submit(self, key: str, record: RaceRecord) -> None:
+        assert self.writer is not None
+        future = self.writer.submit(record)
+
+        def done(f: asyncio.Future[str]) -> None:
+            if f.cancelled() or f.exception() is not None:
+                return  # kept: written again later by whoever finds it due
+            self.ctx.tasks.spawn(self._drop(key), "record written")
+
+        future.add_done_callback(done)
+
+    async def _drop(self, key: str) -> None:
+        try:
+            await self.ctx.backend.drop_pending(key)
+        except StoreUnavailable:
+            self.ctx.when_store_is_back(lambda: self.ctx.backend.drop_pending(key), "drop")
+
+    async def _retry_loop(self) -> None:
+        """Write again the records a worker kept and did not confirm (it died, or the
+        database refused for a while)."""
+        retry_after = self.ctx.config.records_retry_after
+        while True:
+            await asyncio.sleep(retry_after / 4)
+            try:
+                due = await self.ctx.backend.pending_due(retry_after)
+            except StoreUnavailable:
+                continue
+            except Exception:
+                logger.exception("could not read the records to write again")
+                continue
+            for key, data in due:
+                try:
+                    record = record_from_json(data)
+                except Exception:
+                    logger.exception("a kept record does not read: dropped key=%s", key)
+                    await self._drop(key)
+                    continue
+                logger.info("writing a kept record again key=%s", key)
+                self._submit(key, record)
+
+    # ------------------------------------------------------------------ HTTP
+
+    async def _game(self, request: HttpRequest) -> Response:
+        stored = await self._stored(request.params["race_id"])
+        if isinstance(stored, Response):
+            return stored
+        return json_response(game_replay(stored))
+
+    async def _moves(self, request: HttpRequest) -> Response:
+        stored = await self._stored(request.params["race_id"])
+        if isinstance(stored, Response):
+            return stored
+        seat = request.params["seat"]
+        text = seat_moves_text(stored, int(seat)) if seat.isdigit() and len(seat) < 5 else None
+        if text is None:
+            return error_response(HTTPStatus.NOT_FOUND, "unknown_seat", "no such seat in this game")
+        return text_response(text)
+
+    async def _player(self, request: HttpRequest) -> Response:
+        records = self.ctx.records
+        handle = request.params["handle"]
+        if records is None:
+            return error_response(
+                HTTPStatus.NOT_FOUND, "no_records", "this server keeps no records"
+            )
+        if len(handle) > 64:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_handle", "not a handle")
+        try:
+            limit = min(100, max(1, int(request.query.get("limit", "20"))))
+            offset = max(0, int(request.query.get("offset", "0")))
+        except ValueError:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_query", "limit and offset: numbers")
+        profile = await records.profile(handle, limit=limit, offset=offset)
+        if profile is None:
+            return error_response(
+                HTTPStatus.NOT_FOUND, "unknown_player", "no player has this handle"
+            )
+        return json_response(player_page(profile))
+
+    async def _stored(self, race_id: str) -> Any:
+        records = self.ctx.records
+        if records is None:
+            return error_response(
+                HTTPStatus.NOT_FOUND, "no_records", "this server keeps no records"
+            )
+        if not _RACE_ID.match(race_id):
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_game_id", "not a game id")
+        stored = await records.race(race_id)
+        if stored is None:
+            return error_response(
+                HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
+            )
+        return stored
+
+
+def _no_records() -> Response:
+    return error_response(HTTPStatus.NOT_FOUND, "no_records", "this server keeps no records")
