@@ -391,7 +391,7 @@ def _serve_argv(port: int, redis_url: str | None, workers: int) -> list[str]:
     if redis_url:
         argv += ["--redis", redis_url, "--workers", str(workers)]
     # no rate limit: the clients are not abusive, they are many
-    argv += ["--rate", "1000000", "--burst", "1000000", "--countdown", "0.5"]
+    argv += ["--rate", "1000000", "--burst", "1000000", "--countdown", "0.5", "--no-records"]
     return [*argv, "--log-level", "WARNING"]
 
 

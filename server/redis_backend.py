@@ -67,6 +67,7 @@ from .backend import (
     events_after,
     log_entry,
 )
+from .redis_pending import RedisPendingWrites
 from .redis_pubsub import RoomChannels
 from .resp import NotSent, RespPipe
 from .room import ProgressState, RoomState
@@ -152,7 +153,7 @@ return out
 )
 
 
-class RedisBackend(Backend):
+class RedisBackend(RedisPendingWrites, Backend):
     """Rooms in Redis, events over Redis pub/sub."""
 
     shared = True
@@ -545,49 +546,6 @@ class RedisBackend(Backend):
                 pipe.lrange(self._key(code, "events"), 0, -1)
                 seq, items = await pipe.execute()
         return events_after(items, int(seq or 0), after)
-
-    # ------------------------------------------------------------------ pending writes
-
-    async def keep_pending(self, key: str, data: bytes) -> None:
-        """HSET the write and ZADD its time (``sd:pending``, ``sd:pending:due``)."""
-        with self._reaching():
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(f"{self.prefix}:pending", key, data)
-                pipe.zadd(f"{self.prefix}:pending:due", {key: time.time()})
-                await pipe.execute()
-
-    async def pending_due(self, older_than: float, limit: int = 100) -> list[tuple[str, bytes]]:
-        """The kept writes older than ``older_than`` seconds, claimed (their time is
-        renewed)."""
-        now = time.time()
-        with self._reaching():
-            keys: list[bytes] = await self.redis.zrangebyscore(  # type: ignore[assignment]
-                f"{self.prefix}:pending:due", "-inf", now - older_than, start=0, num=limit
-            )
-            if not keys:
-                return []
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.zadd(f"{self.prefix}:pending:due", dict.fromkeys(keys, now), xx=True)
-                pipe.hmget(f"{self.prefix}:pending", keys)
-                _, found = await pipe.execute()
-        return [
-            (k.decode() if isinstance(k, bytes) else str(k), d)
-            for k, d in zip(keys, found, strict=True)
-            if d is not None
-        ]
-
-    async def drop_pending(self, key: str) -> None:
-        """HDEL and ZREM the write."""
-        with self._reaching():
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hdel(f"{self.prefix}:pending", key)
-                pipe.zrem(f"{self.prefix}:pending:due", key)
-                await pipe.execute()
-
-    async def pending_count(self) -> int:
-        """HLEN of the kept writes."""
-        with self._reaching():
-            return int(await self.redis.hlen(f"{self.prefix}:pending"))
 
     # ------------------------------------------------------------------ liveness
 

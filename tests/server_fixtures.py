@@ -262,6 +262,14 @@ async def live_server(**config: Any) -> AsyncIterator[LiveServer]:
             yield LiveServer(app, app.port)
 
 
+def _no_litter(args: tuple[str, ...] | list[str]) -> list[str]:
+    """``serve`` arguments that keep no records unless the test gives a place for them (a
+    test must not leave ./samedeal-data behind)."""
+    if any(a in ("--data", "--database", "--no-records") for a in args):
+        return list(args)
+    return [*args, "--no-records"]
+
+
 @contextlib.contextmanager
 def worker_process(
     *args: str,
@@ -271,7 +279,7 @@ def worker_process(
     """``samedeal serve ARGS --port PORT`` as a subprocess; killed at exit. Its stderr is
     checked for ERROR lines by the caller (``proc.stderr``)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), *args],
+        [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), *_no_litter(args)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

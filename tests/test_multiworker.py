@@ -132,6 +132,7 @@ def test_workers_share_one_port(redis_url: str) -> None:
             "-m",
             "clients.cli",
             "serve",
+            "--no-records",
             "--redis",
             redis_url,
             "--workers",

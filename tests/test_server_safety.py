@@ -234,7 +234,7 @@ def test_sigterm_drains(tmp_path: object) -> None:
     """``samedeal serve`` closes connections with 1001 on SIGTERM and exits 0."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "clients.cli", "serve", "--no-records", "--port", str(port)],
         cwd=ROOT,
         stderr=subprocess.PIPE,
     )
@@ -322,6 +322,7 @@ def test_an_unreachable_redis_at_start_is_one_line_and_exit_1() -> None:
             "-m",
             "clients.cli",
             "serve",
+            "--no-records",
             "--port",
             "0",
             "--redis",
