@@ -22,6 +22,11 @@ __all__ = [
     "PLAYER_ID_PATTERN",
     "RACE_ID_PATTERN",
     "ApiError",
+    "DailyBoard",
+    "DailyDay",
+    "DailyEntry",
+    "DailyGame",
+    "DailyToday",
     "GameReplay",
     "GameStats",
     "PlayerPage",
@@ -94,11 +99,12 @@ class GameReplay(_Model):
 
 
 class RaceLine(_Model):
-    """One race of a player's history and how they did in it."""
+    """One race of a player's history and how they did in it (``deal`` null: a race on a
+    day's secret deal, until that day is over)."""
 
     id: str = Field(pattern=RACE_ID_PATTERN)
     game: GameName
-    deal: str
+    deal: str | None
     ended_at: int
     racers: int
     seat: int
@@ -135,7 +141,81 @@ class PlayerPage(_Model):
     recent: list[RaceLine]
 
 
-API_MODELS: tuple[type[BaseModel], ...] = (ApiError, GameReplay, PlayerPage)
+class DailyGame(_Model):
+    """One daily game's deal of a day: the commitment from 00:00 UTC; once the day is over,
+    the code and the salt that open it (``samedeal daily verify``), and whether the solver
+    proved it winnable (it always tries; a day where no candidate was proven plays the
+    first, unproven)."""
+
+    game: Literal["klondike", "easy-harp"]
+    commitment: str | None = Field(
+        description="hex SHA-256 of `CODE|hex(salt)` (null for the seconds the day's proof runs)"
+    )
+    code: str | None = Field(description="the deal code, once the day is over")
+    salt: str | None = Field(description="hex of the 32-byte salt, once the day is over")
+    proven: bool | None = Field(description="proved winnable (once the day is over)")
+
+
+class DailyDay(_Model):
+    """A day of the daily challenge."""
+
+    day: str = Field(description="YYYY-MM-DD, UTC")
+    number: int = Field(description="the day's number: 1 on 2026-01-01")
+    over: bool
+    ends_at: int = Field(description="00:00 UTC after the day, ms since the epoch")
+    games: list[DailyGame]
+
+
+class DailyToday(_Model):
+    """``GET /api/daily``: today (commitments) and yesterday (revealed)."""
+
+    today: DailyDay
+    yesterday: DailyDay
+
+
+class DailyEntry(_Model):
+    """One attempt on a day's leaderboard. ``rank`` 0: it does not rank (not over,
+    unranked — an identity made after the day began — or only watched). ``game_id``: the
+    replay, once the day is over."""
+
+    rank: int
+    player: str
+    name: str
+    handle: str | None
+    ranked: bool
+    status: str
+    won: bool
+    score: int
+    moves: int
+    on_foundations: int
+    deck_turns: int = Field(description="Klondike: passes through the stock after the first")
+    elapsed_ms: int | None
+    game_id: str | None
+
+
+class DailyBoard(_Model):
+    """``GET /api/daily/{day}/{game}``: the leaderboard (by score, then fewer moves, then the
+    shorter time), the player's own place and the players they have raced with
+    (``?player=ID``)."""
+
+    day: str
+    number: int
+    game: Literal["klondike", "easy-harp"]
+    over: bool
+    deal: DailyGame
+    entries: list[DailyEntry]
+    you: DailyEntry | None
+    raced_with: list[DailyEntry]
+
+
+API_MODELS: tuple[type[BaseModel], ...] = (
+    ApiError,
+    GameReplay,
+    PlayerPage,
+    DailyToday,
+    DailyDay,
+    DailyBoard,
+)
 """The response models the OpenAPI document lists."""
 
 

@@ -79,8 +79,9 @@ class SpectatorsBody(TypedDict):
 
 
 class RaceStartingBody(TypedDict):
-    """``race_starting`` as stored: ``deal`` and ``typed_by`` are for the workers; the
-    fair-play filter removes ``typed_by`` always and ``deal`` for who may not know it."""
+    """``race_starting`` as stored: ``deal``, ``typed_by`` and ``secret_until`` are for the
+    workers; the fair-play filter removes ``typed_by`` and ``secret_until`` always and
+    ``deal`` for who may not know it."""
 
     type: Literal["race_starting"]
     room: str
@@ -92,6 +93,8 @@ class RaceStartingBody(TypedDict):
     seats: list[int]
     view: BoardView | None
     typed_by: int | None
+    attempts: dict[str, str] | None
+    secret_until: int | None
 
 
 class ProgressBody(TypedDict):
@@ -122,6 +125,7 @@ class PlayerFinishedBody(TypedDict):
     board: BoardView
     deal: str | None
     times_ms: list[int] | None
+    secret_until: int | None
 
 
 class ResultRowBody(TypedDict):
@@ -145,6 +149,7 @@ class RaceEndedBody(TypedDict):
     race: int
     deal: str
     results: list[ResultRowBody]
+    secret_until: int | None
 
 
 EventBody = (
@@ -182,6 +187,8 @@ def race_starting(
     seats: list[int],
     view: BoardView | None,
     typed_by: int | None,
+    attempts: dict[str, str] | None = None,
+    secret_until: int | None = None,
 ) -> RaceStartingBody:
     """The ``race_starting`` event body as stored (see :class:`RaceStartingBody`)."""
     return {
@@ -195,6 +202,8 @@ def race_starting(
         "seats": seats,
         "view": view,
         "typed_by": typed_by,
+        "attempts": attempts,
+        "secret_until": secret_until,
     }
 
 
@@ -236,6 +245,7 @@ def player_finished(
     board: BoardView,
     deal: str,
     times_ms: list[int] | None,
+    secret_until: int | None = None,
 ) -> PlayerFinishedBody:
     """The ``player_finished`` event body as stored (the deal code for the finished player
     and for those who may know it)."""
@@ -250,12 +260,27 @@ def player_finished(
         "board": board,
         "deal": deal,
         "times_ms": times_ms,
+        "secret_until": secret_until,
     }
 
 
-def race_ended(*, room: str, race: int, deal: str, results: list[ResultRowBody]) -> RaceEndedBody:
-    """The ``race_ended`` event body."""
-    return {"type": "race_ended", "room": room, "race": race, "deal": deal, "results": results}
+def race_ended(
+    *,
+    room: str,
+    race: int,
+    deal: str,
+    results: list[ResultRowBody],
+    secret_until: int | None = None,
+) -> RaceEndedBody:
+    """The ``race_ended`` event body as stored (``secret_until``: for the workers)."""
+    return {
+        "type": "race_ended",
+        "room": room,
+        "race": race,
+        "deal": deal,
+        "results": results,
+        "secret_until": secret_until,
+    }
 
 
 def stamp_event(seq: int, body: bytes) -> bytes:

@@ -482,7 +482,9 @@ class RaceStarting(_Event):
 
     ``view`` is the starting board (face-up cards only, the same for every player).
     ``deal`` is withheld (``null``) from everyone but the player who typed the code: it
-    tells every face-down card.
+    tells every face-down card. On the day's secret deal, ``attempts`` says what the race
+    is for each racer (by seat): their ``ranked`` attempt of the day, ``unranked`` (an
+    identity made after the day began), ``practice`` (they had their attempt), ``guest``.
     """
 
     type: Literal["race_starting"] = "race_starting"
@@ -493,6 +495,7 @@ class RaceStarting(_Event):
     now: int
     seats: list[int]
     view: dict[str, Any] | None = None
+    attempts: dict[str, Literal["ranked", "unranked", "practice", "guest"]] | None = None
 
 
 class Progress(_Event):

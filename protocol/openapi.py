@@ -30,6 +30,15 @@ def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": _json("ApiError")}
 
 
+_DAY = {
+    "name": "day",
+    "in": "path",
+    "required": True,
+    "description": "YYYY-MM-DD (UTC)",
+    "schema": {"type": "string", "format": "date"},
+}
+
+
 def build_openapi() -> dict[str, Any]:
     """The OpenAPI document as a dict."""
     _, schemas = models_json_schema(
@@ -73,6 +82,64 @@ def build_openapi() -> dict[str, Any]:
                         "content": {"text/plain": {"schema": {"type": "string"}}},
                     },
                     "404": _error("no such race or seat"),
+                },
+            }
+        },
+        "/api/daily": {
+            "get": {
+                "summary": "The daily challenge: today's commitments, yesterday's reveal",
+                "operationId": "getDaily",
+                "responses": {"200": {"description": "today", "content": _json("DailyToday")}},
+            }
+        },
+        "/api/daily/{day}": {
+            "get": {
+                "summary": "A day of the daily challenge: commitments, and the reveal once over",
+                "operationId": "getDailyDay",
+                "parameters": [_DAY],
+                "responses": {
+                    "200": {"description": "the day", "content": _json("DailyDay")},
+                    "400": _error("not a day (YYYY-MM-DD)"),
+                    "404": _error("a day not begun yet, or before the first"),
+                },
+            }
+        },
+        "/api/daily/{day}/{game}": {
+            "get": {
+                "summary": "A day's leaderboard of one game, your place, who you raced with",
+                "operationId": "getDailyBoard",
+                "parameters": [
+                    _DAY,
+                    {
+                        "name": "game",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "enum": ["klondike", "easy-harp"]},
+                    },
+                    {
+                        "name": "player",
+                        "in": "query",
+                        "required": False,
+                        "description": "a player id: their own attempt and who they raced with",
+                        "schema": {"type": "string"},
+                    },
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 100},
+                    },
+                    {
+                        "name": "offset",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 0, "default": 0},
+                    },
+                ],
+                "responses": {
+                    "200": {"description": "the leaderboard", "content": _json("DailyBoard")},
+                    "400": _error("not a day, or a malformed paging value"),
+                    "404": _error("no daily of that game or day"),
                 },
             }
         },

@@ -47,6 +47,7 @@ from .bots import Robots
 from .config import Config, now_ms
 from .connection import Conn, Gate
 from .context import Context
+from .daily import Daily
 from .gateway import Gateway, Route
 from .history import History
 from .identity import Identities
@@ -76,13 +77,14 @@ class RaceServer:
         metrics, tasks = Metrics(), Tasks()
         rooms = Rooms(backend, config, metrics, tasks)
         self.ctx = ctx = Context(config, backend, metrics, tasks, rooms)
-        self.race = race = Race(ctx)
+        self.daily = daily = Daily(ctx)
+        self.race = race = Race(ctx, daily)
         self.lobby = lobby = Lobby(ctx, race)
         self.spectate = spectate = Spectate(ctx)
         self.robots = robots = Robots(ctx, race, lobby)
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
-        self.history = history = History(ctx)
+        self.history = history = History(ctx, daily)
         race.end_hooks.append(history.race_ended)
         self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
@@ -140,6 +142,7 @@ class RaceServer:
         await self.ctx.backend.start(self.ctx.rooms.deliver)
         await self.liveness.start()
         await self.history.start(self._writer)
+        await self.daily.start()
         if self.ctx.records is not None:
             self.ctx.tasks.spawn(purge_periodically(self.ctx.records), "records purge")
 
@@ -151,6 +154,7 @@ class RaceServer:
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()
+        await self.daily.close()
         if self._writer is not None:
             try:
                 await asyncio.wait_for(self._writer.close(), _WRITER_CLOSE)

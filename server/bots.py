@@ -190,7 +190,13 @@ class Robots:
             self.solver_pool = None
 
     async def on_add_bot(self, conn: Conn, msg: AddBot) -> None:
-        """``add_bot``: the host seats a bot."""
+        """``add_bot``: the host seats a bot (no solver bot on the day's secret deal: it
+        would be told the code)."""
+        if msg.strength == "solver":
+            room_code, _ = self.race.host_seat(conn)
+            lr = self.ctx.rooms.get(room_code)
+            if lr is not None and lr.secret_until is not None and now_ms() < lr.secret_until:
+                raise Refusal("no_solver_daily", "the deal of the day is secret: race a greedy bot")
         executor = self._pool() if msg.strength == "solver" else None
         driver = BotDriver(strength=msg.strength, pace=msg.pace, executor=executor)
         await self.seat(conn, f"Bot ({msg.strength})", driver)

@@ -6,12 +6,26 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Config", "now_ms"]
+__all__ = ["Config", "now", "now_ms", "set_clock_offset"]
+
+_offset = 0.0
+
+
+def now() -> float:
+    """The server clock: seconds since the epoch."""
+    return time.time() + _offset
 
 
 def now_ms() -> int:
     """The server clock: ms since the epoch."""
-    return int(time.time() * 1000)
+    return int((time.time() + _offset) * 1000)
+
+
+def set_clock_offset(seconds: float) -> None:
+    """Move the server clock of this process by ``seconds`` (it goes on at the real pace):
+    a test's way to be just before a day's end. 0 puts it back."""
+    global _offset
+    _offset = seconds
 
 
 @dataclass(slots=True)
@@ -60,3 +74,8 @@ class Config:
     #: seconds a finished race's record may wait for its writer before any worker writes
     #: it again (its worker died, or the database was away)
     records_retry_after: float = 60.0
+    #: the secret key of the daily challenge's deals (32 bytes); None: the one kept in the
+    #: records database (or, without records, one made by this process)
+    daily_key: bytes | None = None
+    #: prove each day's deals when the day begins (``samedeal serve``), not when first asked
+    daily_warm: bool = False

@@ -27,11 +27,13 @@ from typing import Any
 import orjson
 from websockets.http11 import Response
 
+from engine import GameError, replay
 from protocol.api import RACE_ID_PATTERN
 
 from .backend import Snapshot, StoreUnavailable
 from .config import now_ms
 from .context import Context
+from .daily import Daily
 from .http import HttpRequest, error_response, json_response, text_response
 from .records.models import RaceRecord, SeatRecord
 from .records.views import game_replay, player_page, seat_moves_text
@@ -68,8 +70,9 @@ def _pending_key(record: RaceRecord) -> str:
 class History:
     """The history layer of a worker."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, daily: Daily) -> None:
         self.ctx = ctx
+        self.daily = daily
         self.writer: RaceWriter | None = None
         ctx.http.get("/api/games/{race_id}", self._game)
         ctx.http.get("/api/games/{race_id}/seats/{seat}/moves", self._moves)
@@ -108,6 +111,10 @@ class History:
             seat = row["seat"]
             moves = await backend.moves(room_code, room.race, seat)
             times = await backend.times(room_code, room.race, seat)
+            try:
+                deck_turns = replay(room.deal, moves).deck_turns
+            except GameError:
+                deck_turns = 0
             seats.append(
                 SeatRecord(
                     seat=seat,
@@ -121,6 +128,7 @@ class History:
                     actions=tuple(moves),
                     action_times=tuple(t if t is not None else 0 for t in times),
                     player_id=room.racer_ids.get(seat),
+                    deck_turns=deck_turns,
                 )
             )
         return RaceRecord(
@@ -132,6 +140,8 @@ class History:
             started_at=room.start_at or room.created_at,
             ended_at=now_ms(),
             seats=tuple(seats),
+            casual=room.daily_day is None,
+            daily_day=room.daily_day,
         )
 
     def _submit(self, key: str, record: RaceRecord) -> None:
@@ -211,7 +221,7 @@ class History:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_player", "no player has this handle"
             )
-        return json_response(player_page(profile))
+        return json_response(player_page(profile, self.daily.today().isoformat()))
 
     async def _stored(self, race_id: str) -> Any:
         records = self.ctx.records
@@ -225,6 +235,13 @@ class History:
         if stored is None:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
+            )
+        day = stored.record.daily_day
+        if day is not None and day >= self.daily.today().isoformat():
+            return error_response(
+                HTTPStatus.FORBIDDEN,
+                "not_yet",
+                "a game on the deal of the day opens when the day is over (00:00 UTC)",
             )
         return stored
 

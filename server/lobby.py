@@ -24,6 +24,7 @@ from .room import (
     choose_deal,
     display_code,
     hash_token,
+    logged_deal,
     new_room_code,
     new_token,
     normalize_code,
@@ -49,6 +50,7 @@ class Lobby:
     def __init__(self, ctx: Context, race: Race) -> None:
         self.ctx = ctx
         self.race = race
+        self.daily = race.daily
 
     @staticmethod
     def _require_no_room(conn: Conn) -> None:
@@ -74,9 +76,11 @@ class Lobby:
         self._require_no_room(conn)
         if msg.deal == "same":
             raise Refusal("bad_deal", "a new room has no last race: use code, random or daily")
+        daily_day: str | None = None
+        secret_until: int | None = None
         if msg.deal == "daily":
-            # the first request of a day runs the solver's proof: keep it off the event loop
-            deal = await asyncio.to_thread(choose_deal, msg.game, msg.deal, msg.code, None)
+            # the day's secret deal: told to nobody (not even this host) before the day ends
+            deal, daily_day, secret_until = await self.daily.todays_deal(msg.game)
         else:
             deal = choose_deal(msg.game, msg.deal, msg.code, None)
         options = RoomOptions(
@@ -97,13 +101,15 @@ class Lobby:
                 created_at=now_ms(),
                 # the creator takes seat 1; a code they typed is no secret to them
                 deal_typed_by=1 if msg.deal == "code" else None,
+                daily_day=daily_day,
+                secret_until=secret_until,
             )
             if await self.ctx.backend.create_room(room):
                 break
         else:
             raise Refusal("busy", "could not find a free room code")
         self.ctx.metrics.rooms_created_total += 1
-        logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, deal)
+        logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, logged_deal(room))
         await self._take_new_seat(conn, room.code, msg.name, msg.id, key)
 
     async def on_join(self, conn: Conn, msg: Join) -> None:
@@ -116,6 +122,9 @@ class Lobby:
             return
         if not snap.room.options.spectators:
             raise Refusal("no_spectators", "this room does not allow spectators")
+        if snap.room.secret_until is not None and now_ms() < snap.room.secret_until:
+            # the cards of the day's deal are shown to spectators: it is their attempt
+            await self.daily.begin_watching(snap.room, conn.player_id)
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:

@@ -23,12 +23,13 @@ from .backend import Fenced, Health, LogConflict, OutcomeUnknown, Snapshot, Stor
 from .config import now_ms
 from .connection import Conn, HeldProgress, Player
 from .context import Context
+from .daily import Daily
 from .room import (
     ProgressState,
     Refusal,
     RoomState,
-    daily_deal,
     display_code,
+    logged_deal,
     progress_body,
 )
 from .rooms import Event, LocalRoom
@@ -97,8 +98,10 @@ def finished_body(
     elapsed: int,
     game: Game,
     times: list[int | None],
+    secret_until: int | None,
 ) -> frames.PlayerFinishedBody:
-    """The ``player_finished`` event of a seat whose game is ``game``."""
+    """The ``player_finished`` event of a seat whose game is ``game`` (``secret_until``:
+    the day's secret deal is told to nobody before then)."""
     known = len(times) == len(game.actions) and None not in times
     return frames.player_finished(
         room=display_code(room_code),
@@ -110,14 +113,16 @@ def finished_body(
         board=game.player_view(),
         deal=str(game.code),  # delivered to the finished player only
         times_ms=[t for t in times if t is not None] if known else None,
+        secret_until=secret_until,
     )
 
 
 class Race:
     """The race layer of a worker."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, daily: Daily) -> None:
         self.ctx = ctx
+        self.daily = daily
         #: players whose held progress could not be stored (the store was unreachable):
         #: sent again once it is back
         self._unsent: set[Player] = set()
@@ -175,27 +180,68 @@ class Race:
     # ------------------------------------------------------------------ requests
 
     async def on_start(self, conn: Conn, msg: Start) -> None:
-        """``start``: the host starts the first race."""
+        """``start``: the host starts the first race (on the day's deal, the racers'
+        attempts are recorded first: the race shows its cards)."""
         room_code, seat = self.host_seat(conn)
         countdown = int(self.ctx.config.countdown * 1000)
+        attempts = await self._attempts(room_code, seat, daily=False, first=True)
         snap, _ = await self.ctx.backend.update_room(
-            room_code, StartRace(seat, now_ms(), countdown)
+            room_code, StartRace(seat, now_ms(), countdown, attempts)
         )
         logger.info(
-            "race started room=%s race=%s deal=%s", room_code, snap.room.race, snap.room.deal
+            "race started room=%s race=%s deal=%s",
+            room_code,
+            snap.room.race,
+            logged_deal(snap.room),
         )
 
     async def on_rematch(self, conn: Conn, msg: Rematch) -> None:
         """``rematch``: the host starts the next race."""
         room_code, seat = self.host_seat(conn)
         countdown = int(self.ctx.config.countdown * 1000)
+        code, daily = msg.code, None
         if msg.deal == "daily":
             snap = await self.ctx.backend.snapshot(room_code)
-            if snap is not None:
-                await asyncio.to_thread(daily_deal, snap.room.game)  # warm the day's cache
-        update = RematchUpdate(seat, msg.deal, msg.code, now_ms(), countdown)
+            if snap is None:
+                raise Refusal("unknown_room", "no such room (it may have expired)")
+            code, day, until = await self.daily.todays_deal(snap.room.game)
+            daily = (day, until)
+        attempts = await self._attempts(
+            room_code, seat, daily=msg.deal == "daily", first=False, same=msg.deal == "same"
+        )
+        update = RematchUpdate(seat, msg.deal, code, now_ms(), countdown, daily, attempts)
         snap, _ = await self.ctx.backend.update_room(room_code, update)
-        logger.info("rematch room=%s race=%s deal=%s", room_code, snap.room.race, snap.room.deal)
+        logger.info(
+            "rematch room=%s race=%s deal=%s", room_code, snap.room.race, logged_deal(snap.room)
+        )
+
+    async def _attempts(
+        self, room_code: str, host: int, *, daily: bool, first: bool, same: bool = False
+    ) -> dict[str, str] | None:
+        """Before a race on the day's deal starts (the first race of a daily room, a
+        ``same`` rematch in one, a ``daily`` rematch): the racers' attempts of the day."""
+        snap = await self.ctx.backend.snapshot(room_code)
+        if snap is None:
+            raise Refusal("unknown_room", "no such room (it may have expired)")
+        room = snap.room
+        now = now_ms()
+        on_daily = room.secret_until is not None and now < room.secret_until
+        if not (daily or (on_daily and (first or same))):
+            return None
+        # what the start would refuse is refused before any attempt is made
+        if room.host != host:
+            raise Refusal("not_host", "only the host can start the race")
+        if first and room.phase == "running":
+            raise Refusal("race_running", "the race is already running")
+        if first and room.phase == "ended":
+            raise Refusal("race_over", "the race is over: ask for a rematch")
+        if not first and room.phase != "ended":
+            raise Refusal("race_running", "a rematch follows a finished race")
+        if daily:
+            _, day, until = await self.daily.todays_deal(room.game)
+            room = room.model_copy(update={"daily_day": day, "secret_until": until})
+        racers = [(s.seat, s.player_id) for s in room.seats if s.connected]
+        return await self.daily.begin_attempts(room, racers, race_no=room.race + 1)
 
     async def on_move(self, conn: Conn, msg: MoveRequest) -> None:
         """``move``: answered with ``ack`` or ``rejected``."""
@@ -248,7 +294,7 @@ class Race:
         if game.won:
             progress = progress_state(race, seat, "won", game, elapsed)
             times = [*await backend.times(room_code, race, seat), elapsed]
-            won = finished_body(room_code, race, seat, "won", elapsed, game, times)
+            won = finished_body(room_code, race, seat, "won", elapsed, game, times, lr.secret_until)
             events = [progress_body(room_code, progress, "won", elapsed), won]
         elif clock - outbox.sent_at >= self.ctx.config.progress_interval:
             # the first move after a quiet spell, or after the interval: shows at once, and
@@ -359,7 +405,14 @@ class Race:
         elapsed = now_ms() - (lr.start_at or 0)
         try:
             done = await self.finish(
-                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+                room_code,
+                lr.race,
+                seat,
+                "resigned",
+                elapsed,
+                game,
+                epoch=player.epoch,
+                secret_until=lr.secret_until,
             )
         except Fenced:
             self._replaced(player)
@@ -457,6 +510,7 @@ class Race:
         game: Game,
         *,
         epoch: int | None = None,
+        secret_until: int | None = None,
     ) -> bool:
         """Store a seat's final status with its last progress and ``player_finished``;
         False if the seat was no longer racing. ``epoch``: the holder's (a player's own
@@ -465,7 +519,7 @@ class Race:
         times = await self.ctx.backend.times(room_code, race, seat)
         events: list[frames.EventBody] = [
             progress_body(room_code, progress, status, elapsed),
-            finished_body(room_code, race, seat, status, elapsed, game, times),
+            finished_body(room_code, race, seat, status, elapsed, game, times, secret_until),
         ]
         stored = await self.ctx.backend.append(
             room_code, race, seat, move=None, progress=progress, events=events, epoch=epoch
@@ -480,7 +534,9 @@ class Race:
         moves = await self.ctx.backend.moves(room_code, room.race, seat)
         game = replay(room.deal, moves)
         elapsed = max(0, min(at, room.deadline or at) - (room.start_at or at))
-        return await self.finish(room_code, room.race, seat, status, elapsed, game)
+        return await self.finish(
+            room_code, room.race, seat, status, elapsed, game, secret_until=room.secret_until
+        )
 
     async def check_end(self, room_code: str) -> None:
         """End the race if every participant has finished."""

@@ -15,7 +15,6 @@ room goes through the named updates of :mod:`server.updates`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import secrets
 import unicodedata
@@ -25,7 +24,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from engine import DealCode, GameError
-from engine.daily import daily_code
 from protocol import Phase, RoomOptions, frames
 from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody, SnapshotBody
 
@@ -43,9 +41,9 @@ __all__ = [
     "check_race_end",
     "choose_deal",
     "clean_name",
-    "daily_deal",
     "display_code",
     "hash_token",
+    "logged_deal",
     "may_know_deal",
     "new_room_code",
     "new_token",
@@ -128,19 +126,19 @@ def clean_name(text: str, fallback: str) -> str:
     return name or fallback
 
 
-def daily_deal(game_name: str, date: _dt.date | None = None) -> DealCode:
-    """The deal of the day (UTC) for a game: :func:`engine.daily.daily_code` (the first
-    candidate of the day the solver proves winnable; cached per day, but the first call of a
-    day runs the proof — call it off the event loop)."""
-    return daily_code(game_name, date or _dt.datetime.now(_dt.UTC).date())
+def logged_deal(room: RoomState) -> str:
+    """The deal as a log line may name it: the day's secret deal is ``daily:DAY`` until its
+    day is over (logs are read by people who may play it)."""
+    return f"daily:{room.daily_day}" if room.secret_until is not None else room.deal
 
 
 def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:
-    """The deal code for a race: ``code`` (explicit), ``random``, ``daily`` or ``same``."""
+    """The deal code for a race: ``code`` (explicit), ``random`` or ``same`` (the deal of
+    the day is the daily layer's: it resolves it to a code and passes kind ``code``)."""
     if kind == "random":
         return str(DealCode.random(game_name))
     if kind == "daily":
-        return str(daily_deal(game_name))
+        raise Refusal("bad_deal", "the deal of the day is chosen by the server's daily layer")
     if kind == "same":
         if last is None:
             raise Refusal("no_last_deal", "this room has no last race to repeat")
@@ -223,6 +221,10 @@ class RoomState(_State):
     racer_names: dict[int, str] = {}
     # and their identities: the race goes on each racer's record
     racer_ids: dict[int, str | None] = {}
+    # a room on the day's secret deal: the day (YYYY-MM-DD, UTC), and when it ends (ms):
+    # until then nobody is told the deal code, and its races time out then at the latest
+    daily_day: str | None = None
+    secret_until: int | None = None
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -371,6 +373,7 @@ def start_race(
     *,
     typed: bool = False,
     view: dict[str, Any] | None = None,
+    attempts: dict[str, str] | None = None,
 ) -> Events:
     """The host starts a race (a rematch passes the new ``deal``; ``typed`` when the host
     gave its code).
@@ -400,6 +403,9 @@ def start_race(
     room.start_at = now + countdown_ms
     limit = room.options.time_limit
     room.deadline = room.start_at + limit * 1000 if limit else None
+    if room.secret_until is not None:
+        # the day's deal is played within its day: at its end the race times out
+        room.deadline = min(room.deadline or room.secret_until, room.secret_until)
     room.participants = racers
     room.racer_names = {s.seat: s.name for s in room.seats if s.seat in racers}
     room.racer_ids = {s.seat: s.player_id for s in room.seats if s.seat in racers}
@@ -418,6 +424,8 @@ def start_race(
             seats=room.participants,
             view=view,
             typed_by=room.deal_typed_by,  # for the workers; never delivered
+            attempts=attempts if room.daily_day is not None else None,
+            secret_until=room.secret_until,  # for the workers; never delivered
         )
     ]
 
@@ -464,15 +472,24 @@ def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int
     room.results = results
     return [
         frames.race_ended(
-            room=display_code(room.code), race=room.race, deal=room.deal, results=results
+            room=display_code(room.code),
+            race=room.race,
+            deal=room.deal,
+            results=results,
+            secret_until=room.secret_until,  # for the workers; never delivered
         )
     ]
 
 
-def may_know_deal(room: RoomState, progress: dict[int, ProgressState], viewer: int | None) -> bool:
+def may_know_deal(
+    room: RoomState, progress: dict[int, ProgressState], viewer: int | None, now: int
+) -> bool:
     """Fair play: whether the player at seat ``viewer`` (``None``: a spectator) may be told
-    the current deal code. Everyone may once the race has ended; before that only the
-    player who typed it, and a player who has finished their race."""
+    the current deal code. The day's secret deal: nobody before its day is over. Otherwise
+    everyone once the race has ended; before that only the player who typed it, and a
+    player who has finished their race."""
+    if room.secret_until is not None and now < room.secret_until:
+        return False
     if room.phase == "ended":
         return True
     if viewer is None:
@@ -525,7 +542,7 @@ def snapshot(
         "host": room.host,
         "phase": room.phase,
         "race": room.race,
-        "deal": room.deal if may_know_deal(room, progress, viewer) else None,
+        "deal": room.deal if may_know_deal(room, progress, viewer, now) else None,
         "start_at": room.start_at,
         "deadline": room.deadline,
         "seats": seats,

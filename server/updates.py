@@ -209,8 +209,12 @@ def _start(
     countdown_ms: int,
     deal: str | None = None,
     typed: bool = False,
+    attempts: dict[str, str] | None = None,
 ) -> Events:
-    """Start a race on ``deal`` (the room's own when None), with its first board."""
+    """Start a race on ``deal`` (the room's own when None), with its first board. A room
+    on a day's secret deal whose day is over plays it as any other deal from now on."""
+    if room.secret_until is not None and now >= room.secret_until:
+        room.daily_day = room.secret_until = None
     first = new_game(deal or room.deal)
     return start_race(
         room,
@@ -222,39 +226,58 @@ def _start(
         deal=deal,
         typed=typed,
         view=first.player_view(),
+        attempts=attempts,
     )
 
 
 @dataclass(frozen=True, slots=True)
 class StartRace:
-    """The host ``by`` starts the first race of the room."""
+    """The host ``by`` starts the first race of the room (``attempts``: on the day's deal,
+    what the race is for each racer)."""
 
     by: int
     now: int
     countdown_ms: int
+    attempts: dict[str, str] | None = None
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
-        return _start(room, progress, self.by, self.now, self.countdown_ms), None
+        events = _start(
+            room, progress, self.by, self.now, self.countdown_ms, attempts=self.attempts
+        )
+        return events, None
 
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
     """The host ``by`` starts the next race after one ended: on the ``same`` deal, a
-    ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``)."""
+    ``random`` one, or the one of ``deal_code`` (kind ``code``; kind ``daily`` with the
+    day's secret deal as ``deal_code``, its day and the day's end)."""
 
     by: int
     kind: str
     deal_code: str | None
     now: int
     countdown_ms: int
+    daily: tuple[str, int] | None = None
+    attempts: dict[str, str] | None = None
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
         if room.phase != "ended":
             raise Refusal("race_running", "a rematch follows a finished race")
-        deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
-        # whoever typed the code knows it, the same deal again included
-        typed = self.kind == "code" or (self.kind == "same" and room.deal_typed_by == self.by)
-        events = _start(room, progress, self.by, self.now, self.countdown_ms, deal, typed)
+        if self.kind == "daily":
+            if self.daily is None or self.deal_code is None:
+                raise Refusal("bad_deal", "the deal of the day was not given")
+            deal, typed = self.deal_code, False
+            room.daily_day, room.secret_until = self.daily
+        else:
+            deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
+            # whoever typed the code knows it, the same deal again included
+            typed = self.kind == "code" or (self.kind == "same" and room.deal_typed_by == self.by)
+            if self.kind != "same":
+                room.daily_day = room.secret_until = None
+        events = _start(
+            room, progress, self.by, self.now, self.countdown_ms, deal, typed, self.attempts
+        )
         return events, None
 
 

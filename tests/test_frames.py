@@ -87,6 +87,40 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
     ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
     (progress_event(ROOM, PROGRESS[1], 5000), Progress),
+]
+
+# stored with fields for the workers that the fair-play filter removes before sending
+STORED: list[tuple[Any, type[BaseModel], set[str]]] = [
+    (
+        frames.race_starting(
+            room="K7QF-2M",
+            race=1,
+            deal="KL1-1-AAAAAAF",
+            start_at=1,
+            deadline=None,
+            now=0,
+            seats=[1],
+            view=VIEW,
+            typed_by=None,
+        ),
+        RaceStarting,
+        {"typed_by", "secret_until"},
+    ),
+    (
+        frames.player_finished(
+            room="K7QF-2M",
+            race=1,
+            seat=1,
+            status="resigned",
+            elapsed_ms=1,
+            move_list="s",
+            board=VIEW,
+            deal="KL1-1-AAAAAAF",
+            times_ms=[1],
+        ),
+        PlayerFinished,
+        {"secret_until"},
+    ),
     (
         frames.race_ended(
             room="K7QF-2M",
@@ -106,40 +140,7 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
             ],
         ),
         RaceEnded,
-    ),
-]
-
-# stored with fields for the workers that the fair-play filter removes before sending
-STORED: list[tuple[Any, type[BaseModel], set[str]]] = [
-    (
-        frames.race_starting(
-            room="K7QF-2M",
-            race=1,
-            deal="KL1-1-AAAAAAF",
-            start_at=1,
-            deadline=None,
-            now=0,
-            seats=[1],
-            view=VIEW,
-            typed_by=None,
-        ),
-        RaceStarting,
-        {"typed_by"},
-    ),
-    (
-        frames.player_finished(
-            room="K7QF-2M",
-            race=1,
-            seat=1,
-            status="resigned",
-            elapsed_ms=1,
-            move_list="s",
-            board=VIEW,
-            deal="KL1-1-AAAAAAF",
-            times_ms=[1],
-        ),
-        PlayerFinished,
-        set(),
+        {"secret_until"},
     ),
 ]
 
