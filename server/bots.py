@@ -38,6 +38,7 @@ from .room import (
     new_token,
 )
 from .rooms import LocalRoom
+from .tasks import stop_pool
 from .updates import (
     SeatRobot,
 )
@@ -186,7 +187,7 @@ class Robots:
     def close(self) -> None:
         """Stop the solver process."""
         if self.solver_pool is not None:
-            self.solver_pool.shutdown(wait=False, cancel_futures=True)
+            stop_pool(self.solver_pool)
             self.solver_pool = None
 
     async def on_add_bot(self, conn: Conn, msg: AddBot) -> None:

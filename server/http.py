@@ -94,6 +94,8 @@ class Router:
 
     def __init__(self) -> None:
         self._routes: list[tuple[re.Pattern[str], Handler]] = []
+        #: the patterns registered, in order (the OpenAPI document must list the /api ones)
+        self.patterns: list[str] = []
 
     def get(self, pattern: str, handler: Handler) -> None:
         """Answer GET requests whose path matches ``pattern`` (``{name}``: one segment)."""
@@ -102,6 +104,7 @@ class Router:
             re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+)" for i, part in enumerate(parts)
         )
         self._routes.append((re.compile(f"^{regex}$"), handler))
+        self.patterns.append(pattern)
 
     async def dispatch(self, request: Request) -> Response | None:
         """The response of the first route that answers, or None."""
