@@ -1,4 +1,5 @@
-"""Races: start, rematch, moves, resigning, finishing, the time limit, coalesced progress.
+"""Races: start, moves, resigning, finishing, the time limit, coalesced progress (a
+rematch is offered and answered in :mod:`server.rematch`).
 
 A move takes one path whoever makes it, a person's connection or a robot
 (:class:`~server.connection.Player`): :meth:`Race.move` checks it with the seat's game (the
@@ -16,7 +17,7 @@ from typing import Any
 
 from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
-from protocol import MoveRequest, Rematch, Resign, Start, frames
+from protocol import MoveRequest, Resign, Start, frames
 
 from .backend import Fenced, Health, LogConflict, OutcomeUnknown, StoreUnavailable
 from .config import now_ms
@@ -26,7 +27,6 @@ from .room import (
     ProgressState,
     Refusal,
     RoomState,
-    daily_deal,
     display_code,
     progress_body,
 )
@@ -35,7 +35,6 @@ from .updates import (
     EndIfDone,
     StartRace,
 )
-from .updates import Rematch as RematchUpdate
 
 __all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
 
@@ -181,18 +180,6 @@ class Race:
         logger.info(
             "race started room=%s race=%s deal=%s", room_code, snap.room.race, snap.room.deal
         )
-
-    async def on_rematch(self, conn: Conn, msg: Rematch) -> None:
-        """``rematch``: the host starts the next race."""
-        room_code, seat = self.host_seat(conn)
-        countdown = int(self.ctx.config.countdown * 1000)
-        if msg.deal == "daily":
-            snap = await self.ctx.backend.snapshot(room_code)
-            if snap is not None:
-                await asyncio.to_thread(daily_deal, snap.room.game)  # warm the day's cache
-        update = RematchUpdate(seat, msg.deal, msg.code, now_ms(), countdown)
-        snap, _ = await self.ctx.backend.update_room(room_code, update)
-        logger.info("rematch room=%s race=%s deal=%s", room_code, snap.room.race, snap.room.deal)
 
     async def on_move(self, conn: Conn, msg: MoveRequest) -> None:
         """``move``: answered with ``ack`` or ``rejected``."""
@@ -367,6 +354,30 @@ class Race:
             raise Refusal("finished", "your race is over")
         logger.info("player resigned room=%s seat=%s", room_code, seat)
         await self.check_end(room_code)
+
+    async def forfeit(self, player: Player) -> None:
+        """Resign ``player`` if they race (the countdown included): they are leaving the
+        room. Nothing happens for a player who is not racing or has finished."""
+        room_code, seat = player.room_code, player.seat
+        lr = self.ctx.rooms.get(room_code or "")
+        if room_code is None or seat is None or lr is None:
+            return
+        if lr.phase != "running" or seat not in lr.participants or seat in lr.finished:
+            return
+        game = player.game
+        if game is None or player.game_race != lr.race:
+            game = await self.load_game(player, lr.race, lr.deal_code)
+        elapsed = max(0, now_ms() - (lr.start_at or 0))
+        try:
+            done = await self.finish(
+                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+            )
+        except Fenced:
+            self._replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        if done:
+            logger.info("player resigned leaving room=%s seat=%s", room_code, seat)
+            await self.check_end(room_code)
 
     # ------------------------------------------------------------------ held progress
 

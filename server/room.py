@@ -36,20 +36,26 @@ __all__ = [
     "Events",
     "ProgressState",
     "Refusal",
+    "RematchOffer",
     "RoomOptions",
     "RoomState",
     "SeatState",
     "add_player",
+    "begin_race",
     "check_race_end",
     "choose_deal",
     "clean_name",
     "daily_deal",
     "display_code",
     "hash_token",
+    "key_fits",
     "may_know_deal",
     "new_room_code",
     "new_token",
     "normalize_code",
+    "offer_racers",
+    "offer_rematch",
+    "offer_waiting",
     "progress_event",
     "rank",
     "remove_seat",
@@ -154,6 +160,14 @@ def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -
     return str(deal)
 
 
+def key_fits(room: RoomState, key: str | None) -> bool:
+    """Whether ``key`` lets its holder find ``room``: any key for a public room, the room's
+    own for a private one (compared in constant time)."""
+    if room.key is None:
+        return True
+    return key is not None and secrets.compare_digest(key.encode(), room.key.encode())
+
+
 # --------------------------------------------------------------------- state
 
 
@@ -173,6 +187,8 @@ class SeatState(_State):
     conn: str | None = None
     disconnected_at: int | None = None
     epoch: int = 1
+    #: played by the server (a bot or a ghost): it accepts every rematch unasked
+    robot: bool = False
 
 
 class ProgressState(_State):
@@ -187,6 +203,24 @@ class ProgressState(_State):
     score: int = 0
     moves: int = 0
     elapsed_ms: int | None = None
+
+
+class RematchOffer(_State):
+    """A rematch offered by seat ``by`` and waiting for answers: race ``race`` on ``deal``
+    (chosen when offered; ``kind`` is what the players are told), starting once every seat
+    in ``asked`` has answered, left or gone away, or at ``deadline`` (server ms), with a
+    countdown of ``countdown_ms``. ``answers``: seat → accepted."""
+
+    race: int
+    kind: str
+    deal: str
+    typed: bool = False
+    daily: bool = False
+    by: int
+    deadline: int
+    countdown_ms: int
+    asked: list[int] = []
+    answers: dict[int, bool] = {}
 
 
 class RoomState(_State):
@@ -217,6 +251,10 @@ class RoomState(_State):
     race_deals: list[str] = []  # the deal of each race so far (ghosts replay a race's run)
     # the racers' names as the race started: the results name a player who left meanwhile
     racer_names: dict[int, str] = {}
+    # the deal is the deal of the day (chosen with ``daily``): the room is labelled so
+    daily: bool = False
+    # a rematch the host offered, while the players answer
+    offer: RematchOffer | None = None
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -357,10 +395,11 @@ def start_race(
     deal: str | None = None,
     *,
     typed: bool = False,
+    daily: bool | None = None,
     view: dict[str, Any] | None = None,
 ) -> Events:
-    """The host starts a race (a rematch passes the new ``deal``; ``typed`` when the host
-    gave its code).
+    """The host starts a race with every connected player (a new ``deal`` after a race:
+    ``typed`` when the host gave its code, ``daily`` when it is the day's).
 
     The stored ``race_starting`` event carries the deal code for the workers; it is removed
     on delivery to anyone who may not know it (see :func:`may_know_deal`). ``view`` is the
@@ -381,13 +420,30 @@ def start_race(
     if deal is not None:
         room.deal = deal
         room.deal_typed_by = by if typed else None
+        if daily is not None:
+            room.daily = daily
+    return begin_race(room, progress, racers, now, countdown_ms, total, view)
+
+
+def begin_race(
+    room: RoomState,
+    progress: dict[int, ProgressState],
+    racers: list[int],
+    now: int,
+    countdown_ms: int,
+    total: int,
+    view: dict[str, Any] | None,
+) -> Events:
+    """Start the room's next race on its deal with the seats ``racers`` (checked by the
+    caller: seated, connected, at least one)."""
+    room.offer = None
     room.race += 1
     room.race_deals.append(room.deal)
     room.phase = "running"
     room.start_at = now + countdown_ms
     limit = room.options.time_limit
     room.deadline = room.start_at + limit * 1000 if limit else None
-    room.participants = racers
+    room.participants = sorted(racers)
     room.racer_names = {s.seat: s.name for s in room.seats if s.seat in racers}
     progress.clear()
     for s in room.seats:
@@ -403,8 +459,85 @@ def start_race(
             now=now,
             seats=room.participants,
             view=view,
+            daily=room.daily,
             typed_by=room.deal_typed_by,  # for the workers; never delivered
         )
+    ]
+
+
+# --------------------------------------------------------------------- rematch offers
+
+
+def offer_rematch(
+    room: RoomState,
+    by: int,
+    kind: str,
+    deal: str,
+    now: int,
+    wait_ms: int,
+    countdown_ms: int,
+    *,
+    typed: bool = False,
+    daily: bool = False,
+) -> Events:
+    """The host ``by`` offers the next race on ``deal`` (of kind ``kind``) after a race:
+    every other seat but robots is asked. The ``rematch_offered`` event tells the kind, never
+    the code (fair play). Refused while the race runs, before the first race, and while an
+    offer waits."""
+    if room.host != by:
+        raise Refusal("not_host", "only the host can offer a rematch")
+    if room.phase == "running":
+        raise Refusal("race_running", "a rematch follows a finished race")
+    if room.phase == "lobby":
+        raise Refusal("no_race_yet", "a rematch follows a finished race: use start")
+    if room.offer is not None:
+        raise Refusal("rematch_pending", "a rematch is already offered: wait for the answers")
+    room.offer = RematchOffer(
+        race=room.race + 1,
+        kind=kind,
+        deal=deal,
+        typed=typed,
+        daily=daily,
+        by=by,
+        deadline=now + wait_ms,
+        countdown_ms=countdown_ms,
+        # a player away now is asked too: back before the start, they may still accept
+        asked=sorted(s.seat for s in room.seats if s.seat != by and not s.robot),
+    )
+    return [
+        frames.rematch_offered(
+            room=display_code(room.code),
+            race=room.offer.race,
+            deal=kind,
+            deadline=room.offer.deadline,
+            now=now,
+            by=by,
+        )
+    ]
+
+
+def offer_waiting(room: RoomState) -> list[int]:
+    """The seats the pending offer still waits for: asked, seated, connected, no answer."""
+    offer = room.offer
+    if offer is None:
+        return []
+    return [
+        s.seat
+        for s in room.seats
+        if s.seat in offer.asked and s.connected and s.seat not in offer.answers
+    ]
+
+
+def offer_racers(room: RoomState) -> list[int]:
+    """Who races the pending offer's race if it starts now: connected seats that accepted —
+    the seat that offered it and robots unless they said no; nobody is pulled in unasked."""
+    offer = room.offer
+    if offer is None:
+        return []
+    return [
+        s.seat
+        for s in room.seats
+        if s.connected and offer.answers.get(s.seat, s.seat == offer.by or s.robot)
     ]
 
 
@@ -519,4 +652,15 @@ def snapshot(
         "seq": seq,
         "now": now,
         "spectators": room.spectators,
+        "daily": room.daily,
+        "rematch_offer": (
+            {
+                "race": room.offer.race,
+                "deal": room.offer.kind,
+                "deadline": room.offer.deadline,
+                "by": room.offer.by,
+            }
+            if room.offer is not None
+            else None
+        ),
     }

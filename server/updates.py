@@ -19,8 +19,12 @@ from .room import (
     Refusal,
     RoomState,
     add_player,
+    begin_race,
     check_race_end,
     choose_deal,
+    offer_racers,
+    offer_rematch,
+    offer_waiting,
     remove_seat,
     set_connected,
     spectators_event,
@@ -28,10 +32,13 @@ from .room import (
 )
 
 __all__ = [
+    "AnswerRematch",
     "CountSpectator",
     "Disconnect",
     "DropWatchers",
     "EndIfDone",
+    "LeaveSeat",
+    "OfferDeadline",
     "Reassert",
     "ReleaseSeat",
     "Rematch",
@@ -86,6 +93,7 @@ class SeatRobot:
         if room.phase == "running":
             raise Refusal("race_running", "a race is running: add it before the next one")
         seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
+        seat.robot = True
         return events, seat.seat
 
 
@@ -146,7 +154,9 @@ class Disconnect:
         seat = room.seat(self.seat)
         if seat is None or seat.conn != self.conn:
             return [], False
-        return set_connected(room, progress, seat, None, self.now), True
+        events = set_connected(room, progress, seat, None, self.now)
+        # a rematch offer waits for nobody who went away
+        return events + _settle(room, progress, self.now), True
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,30 +208,6 @@ class ReleaseSeat:
         return remove_seat(room, s), None
 
 
-def _start(
-    room: RoomState,
-    progress: dict[int, ProgressState],
-    by: int,
-    now: int,
-    countdown_ms: int,
-    deal: str | None = None,
-    typed: bool = False,
-) -> Events:
-    """Start a race on ``deal`` (the room's own when None), with its first board."""
-    first = new_game(deal or room.deal)
-    return start_race(
-        room,
-        progress,
-        by,
-        now,
-        countdown_ms,
-        first.total,
-        deal=deal,
-        typed=typed,
-        view=first.player_view(),
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class StartRace:
     """The host ``by`` starts the first race of the room."""
@@ -231,28 +217,140 @@ class StartRace:
     countdown_ms: int
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
-        return _start(room, progress, self.by, self.now, self.countdown_ms), None
+        first = new_game(room.deal)
+        events = start_race(
+            room,
+            progress,
+            self.by,
+            self.now,
+            self.countdown_ms,
+            first.total,
+            view=first.player_view(),
+        )
+        return events, None
 
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """The host ``by`` starts the next race after one ended: on the ``same`` deal, a
-    ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``)."""
+    """The host ``by`` offers the next race after one ended: on the ``same`` deal, a
+    ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``). The players
+    have ``wait_ms`` to answer (:class:`AnswerRematch`); with nobody to ask (the host alone,
+    or with robots) the race starts at once. Value: whether it started."""
 
     by: int
     kind: str
     deal_code: str | None
     now: int
     countdown_ms: int
+    wait_ms: int
 
-    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
-        if room.phase != "ended":
-            raise Refusal("race_running", "a rematch follows a finished race")
-        deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        if room.host == self.by and room.phase == "ended" and room.offer is None:
+            deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
+        else:
+            deal = room.deal  # refused below, with the reason
         # whoever typed the code knows it, the same deal again included
         typed = self.kind == "code" or (self.kind == "same" and room.deal_typed_by == self.by)
-        events = _start(room, progress, self.by, self.now, self.countdown_ms, deal, typed)
-        return events, None
+        daily = self.kind == "daily" or (self.kind == "same" and room.daily)
+        offered = offer_rematch(
+            room,
+            self.by,
+            self.kind,
+            deal,
+            self.now,
+            self.wait_ms,
+            self.countdown_ms,
+            typed=typed,
+            daily=daily,
+        )
+        if not offer_waiting(room):
+            # nobody to ask: no offer to show, the race starts as a start would
+            return _settle(room, progress, self.now), True
+        return offered, False
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRematch:
+    """Seat ``seat`` (held by ``conn``) answers the offer of race ``race``; the race starts
+    once nobody is waited for. Value: whether it started."""
+
+    seat: int
+    conn: str
+    race: int
+    accept: bool
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.conn != self.conn:
+            raise Refusal("replaced", "this seat is held by another connection")
+        offer = room.offer
+        if offer is None or offer.race != self.race:
+            raise Refusal("no_offer", f"no rematch is offered for race {self.race}")
+        offer.answers[self.seat] = self.accept
+        events = _settle(room, progress, self.now)
+        return events, bool(events)
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDeadline:
+    """The time to answer the offer of race ``race`` is up (a timer on each worker with the
+    room says so; the first to come starts it, the others find nothing to do): the race
+    starts with those who accepted. Value: whether it started."""
+
+    race: int
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        offer = room.offer
+        if offer is None or offer.race != self.race or self.now < offer.deadline:
+            return [], False
+        events = _settle(room, progress, self.now, force=True)
+        return events, bool(events)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat:
+    """The player of ``seat`` (held by ``conn``) leaves the room: the seat is freed at once
+    and the host passes on. Value: False when the seat still races (nothing changed:
+    resign it first)."""
+
+    seat: int
+    conn: str
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.conn != self.conn:
+            raise Refusal("replaced", "this seat is held by another connection")
+        p = progress.get(self.seat)
+        if room.phase == "running" and p is not None and p.status == "playing":
+            return [], False
+        events = remove_seat(room, seat)
+        # the offer waits for one answer fewer
+        return events + _settle(room, progress, self.now), True
+
+
+def _settle(
+    room: RoomState, progress: dict[int, ProgressState], now: int, *, force: bool = False
+) -> Events:
+    """Start the offered race once nobody is waited for (``force``: the time is up), with
+    those who accepted. With nobody to race (the host gone, nobody accepted) the offer
+    lapses: no race starts."""
+    offer = room.offer
+    if offer is None or (not force and offer_waiting(room)):
+        return []
+    racers = offer_racers(room)
+    room.offer = None
+    if not racers:
+        return []
+    room.deal = offer.deal
+    room.deal_typed_by = offer.by if offer.typed else None
+    room.daily = offer.daily
+    first = new_game(offer.deal)
+    return begin_race(
+        room, progress, racers, now, offer.countdown_ms, first.total, first.player_view()
+    )
 
 
 @dataclass(frozen=True, slots=True)
