@@ -93,6 +93,11 @@ class Rematches:
 
     # ------------------------------------------------------------------ the deadline
 
+    def armed(self, room_code: str) -> int | None:
+        """The race whose offer deadline this worker times for the room, if any."""
+        armed = self._timers.get(room_code)
+        return armed[0] if armed is not None else None
+
     def learn(self, lr: LocalRoom, offer: RematchOffer | None) -> None:
         """A connection joined ``lr`` with a snapshot: time its pending offer, if any."""
         if offer is not None:
