@@ -53,9 +53,6 @@ __all__ = [
     "new_room_code",
     "new_token",
     "normalize_code",
-    "offer_racers",
-    "offer_rematch",
-    "offer_waiting",
     "progress_event",
     "rank",
     "remove_seat",
@@ -462,82 +459,6 @@ def begin_race(
             daily=room.daily,
             typed_by=room.deal_typed_by,  # for the workers; never delivered
         )
-    ]
-
-
-# --------------------------------------------------------------------- rematch offers
-
-
-def offer_rematch(
-    room: RoomState,
-    by: int,
-    kind: str,
-    deal: str,
-    now: int,
-    wait_ms: int,
-    countdown_ms: int,
-    *,
-    typed: bool = False,
-    daily: bool = False,
-) -> Events:
-    """The host ``by`` offers the next race on ``deal`` (of kind ``kind``) after a race:
-    every other seat but robots is asked. The ``rematch_offered`` event tells the kind, never
-    the code (fair play). Refused while the race runs, before the first race, and while an
-    offer waits."""
-    if room.host != by:
-        raise Refusal("not_host", "only the host can offer a rematch")
-    if room.phase == "running":
-        raise Refusal("race_running", "a rematch follows a finished race")
-    if room.phase == "lobby":
-        raise Refusal("no_race_yet", "a rematch follows a finished race: use start")
-    if room.offer is not None:
-        raise Refusal("rematch_pending", "a rematch is already offered: wait for the answers")
-    room.offer = RematchOffer(
-        race=room.race + 1,
-        kind=kind,
-        deal=deal,
-        typed=typed,
-        daily=daily,
-        by=by,
-        deadline=now + wait_ms,
-        countdown_ms=countdown_ms,
-        # a player away now is asked too: back before the start, they may still accept
-        asked=sorted(s.seat for s in room.seats if s.seat != by and not s.robot),
-    )
-    return [
-        frames.rematch_offered(
-            room=display_code(room.code),
-            race=room.offer.race,
-            deal=kind,
-            deadline=room.offer.deadline,
-            now=now,
-            by=by,
-        )
-    ]
-
-
-def offer_waiting(room: RoomState) -> list[int]:
-    """The seats the pending offer still waits for: asked, seated, connected, no answer."""
-    offer = room.offer
-    if offer is None:
-        return []
-    return [
-        s.seat
-        for s in room.seats
-        if s.seat in offer.asked and s.connected and s.seat not in offer.answers
-    ]
-
-
-def offer_racers(room: RoomState) -> list[int]:
-    """Who races the pending offer's race if it starts now: connected seats that accepted —
-    the seat that offered it and robots unless they said no; nobody is pulled in unasked."""
-    offer = room.offer
-    if offer is None:
-        return []
-    return [
-        s.seat
-        for s in room.seats
-        if s.connected and offer.answers.get(s.seat, s.seat == offer.by or s.robot)
     ]
 
 

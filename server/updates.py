@@ -13,18 +13,15 @@ from typing import Protocol, TypeVar
 
 from engine import new_game
 
+from .offers import offer_rematch, offer_waiting, settle
 from .room import (
     Events,
     ProgressState,
     Refusal,
     RoomState,
     add_player,
-    begin_race,
     check_race_end,
     choose_deal,
-    offer_racers,
-    offer_rematch,
-    offer_waiting,
     remove_seat,
     set_connected,
     spectators_event,
@@ -156,7 +153,7 @@ class Disconnect:
             return [], False
         events = set_connected(room, progress, seat, None, self.now)
         # a rematch offer waits for nobody who went away
-        return events + _settle(room, progress, self.now), True
+        return events + settle(room, progress, self.now), True
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +262,7 @@ class Rematch:
         )
         if not offer_waiting(room):
             # nobody to ask: no offer to show, the race starts as a start would
-            return _settle(room, progress, self.now), True
+            return settle(room, progress, self.now), True
         return offered, False
 
 
@@ -288,7 +285,7 @@ class AnswerRematch:
         if offer is None or offer.race != self.race:
             raise Refusal("no_offer", f"no rematch is offered for race {self.race}")
         offer.answers[self.seat] = self.accept
-        events = _settle(room, progress, self.now)
+        events = settle(room, progress, self.now)
         return events, bool(events)
 
 
@@ -305,7 +302,7 @@ class OfferDeadline:
         offer = room.offer
         if offer is None or offer.race != self.race or self.now < offer.deadline:
             return [], False
-        events = _settle(room, progress, self.now, force=True)
+        events = settle(room, progress, self.now, force=True)
         return events, bool(events)
 
 
@@ -328,29 +325,7 @@ class LeaveSeat:
             return [], False
         events = remove_seat(room, seat)
         # the offer waits for one answer fewer
-        return events + _settle(room, progress, self.now), True
-
-
-def _settle(
-    room: RoomState, progress: dict[int, ProgressState], now: int, *, force: bool = False
-) -> Events:
-    """Start the offered race once nobody is waited for (``force``: the time is up), with
-    those who accepted. With nobody to race (the host gone, nobody accepted) the offer
-    lapses: no race starts."""
-    offer = room.offer
-    if offer is None or (not force and offer_waiting(room)):
-        return []
-    racers = offer_racers(room)
-    room.offer = None
-    if not racers:
-        return []
-    room.deal = offer.deal
-    room.deal_typed_by = offer.by if offer.typed else None
-    room.daily = offer.daily
-    first = new_game(offer.deal)
-    return begin_race(
-        room, progress, racers, now, offer.countdown_ms, first.total, first.player_view()
-    )
+        return events + settle(room, progress, self.now), True
 
 
 @dataclass(frozen=True, slots=True)

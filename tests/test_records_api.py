@@ -41,10 +41,11 @@ def test_openapi_document_names_every_route_and_model() -> None:
         "/api/games/{id}",
         "/api/games/{id}/seats/{seat}/moves",
         "/api/players/{handle}",
+        "/api/rooms/{code}",
     }
     refs = set(re.findall(r'"#/components/schemas/(\w+)"', orjson.dumps(doc).decode()))
     assert refs <= set(doc["components"]["schemas"])
-    assert {"GameReplay", "PlayerPage", "ApiError"} <= refs
+    assert {"GameReplay", "PlayerPage", "ApiError", "RoomSummary"} <= refs
 
 
 def test_id_patterns_match_the_ids_the_store_makes() -> None:

@@ -9,14 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from server.offers import offer_racers, offer_waiting
 from server.room import (
     ProgressState,
     Refusal,
     RoomOptions,
     RoomState,
     SeatState,
-    offer_racers,
-    offer_waiting,
     snapshot,
 )
 from server.updates import (
