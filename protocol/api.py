@@ -1,4 +1,7 @@
-"""The HTTP JSON API of finished games and players: response models (no I/O).
+"""The HTTP JSON API of rooms, finished games and players: response models (no I/O).
+
+* ``GET /api/rooms/{code}[?key=KEY]`` → :class:`RoomSummary`: what an invitation link shows
+  before joining. A private room without its key is answered like an unknown room (404).
 
 * ``GET /api/games/{id}`` → :class:`GameReplay`: a finished race, every racer's full move
   list with the server time of each move.
@@ -32,11 +35,13 @@ __all__ = [
     "PlayerPage",
     "PlayerRef",
     "RaceLine",
+    "RoomSummary",
     "SeatReplay",
     "moves_text",
 ]
 
 GameName = Literal["easy-harp", "klondike", "klondike-3"]
+Phase = Literal["lobby", "running", "ended"]
 FinalStatus = Literal["won", "resigned", "timeout", "left"]
 RACE_ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{12}$"
 PLAYER_ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{16}$"
@@ -208,10 +213,28 @@ class DailyBoard(_Model):
     raced_with: list[DailyEntry]
 
 
+class RoomSummary(_Model):
+    """``GET /api/rooms/{code}``: a room as its invitation shows it, before joining. Never
+    the deal code (fair play) nor anything a seat holds (tokens, connections)."""
+
+    room: str = Field(description="the room code as people read it", examples=["K7QF-2M"])
+    game: GameName
+    phase: Phase = Field(
+        description="lobby: waiting for the start; running: a race is on (watch only); "
+        "ended: between races (a player may join for the next one)"
+    )
+    host_name: str | None = Field(description="the host's name (null: nobody seated)")
+    players: list[str] = Field(description="the seated players' names, in seat order")
+    max_players: int
+    spectators: bool = Field(description="whether the room may be watched")
+    daily: bool = Field(description="the room plays the deal of the day")
+
+
 API_MODELS: tuple[type[BaseModel], ...] = (
     ApiError,
     GameReplay,
     PlayerPage,
+    RoomSummary,
     DailyToday,
     DailyDay,
     DailyBoard,

@@ -26,6 +26,8 @@ __all__ = [
     "ProgressBody",
     "RaceEndedBody",
     "RaceStartingBody",
+    "RematchOfferBody",
+    "RematchOfferedBody",
     "ResultRowBody",
     "SeatBody",
     "SeatInfoBody",
@@ -44,6 +46,7 @@ __all__ = [
     "race_ended",
     "race_starting",
     "rejected",
+    "rematch_offered",
     "resync",
     "seat",
     "spectators",
@@ -92,9 +95,23 @@ class RaceStartingBody(TypedDict):
     now: int
     seats: list[int]
     view: BoardView | None
+    daily: bool
     typed_by: int | None
     attempts: dict[str, str] | None
     secret_until: int | None
+
+
+class RematchOfferedBody(TypedDict):
+    """``rematch_offered``: the host offers the next race (the deal's kind, never its
+    code)."""
+
+    type: Literal["rematch_offered"]
+    room: str
+    race: int
+    deal: str
+    deadline: int
+    now: int
+    by: int
 
 
 class ProgressBody(TypedDict):
@@ -153,7 +170,13 @@ class RaceEndedBody(TypedDict):
 
 
 EventBody = (
-    SeatBody | SpectatorsBody | RaceStartingBody | ProgressBody | PlayerFinishedBody | RaceEndedBody
+    SeatBody
+    | SpectatorsBody
+    | RematchOfferedBody
+    | RaceStartingBody
+    | ProgressBody
+    | PlayerFinishedBody
+    | RaceEndedBody
 )
 """A room event before the store numbers it."""
 
@@ -186,6 +209,7 @@ def race_starting(
     now: int,
     seats: list[int],
     view: BoardView | None,
+    daily: bool,
     typed_by: int | None,
     attempts: dict[str, str] | None = None,
     secret_until: int | None = None,
@@ -201,9 +225,26 @@ def race_starting(
         "now": now,
         "seats": seats,
         "view": view,
+        "daily": daily,
         "typed_by": typed_by,
         "attempts": attempts,
         "secret_until": secret_until,
+    }
+
+
+def rematch_offered(
+    *, room: str, race: int, deal: str, deadline: int, now: int, by: int
+) -> RematchOfferedBody:
+    """The ``rematch_offered`` event body: ``deal`` is the kind (``same``, ``random``,
+    ``daily``, ``code``), never a code."""
+    return {
+        "type": "rematch_offered",
+        "room": room,
+        "race": race,
+        "deal": deal,
+        "deadline": deadline,
+        "now": now,
+        "by": by,
     }
 
 
@@ -314,6 +355,15 @@ class SeatInfoBody(TypedDict, total=False):
     elapsed_ms: int | None
 
 
+class RematchOfferBody(TypedDict):
+    """``RematchOffer``: a rematch waiting for the players' answers."""
+
+    race: int
+    deal: str
+    deadline: int
+    by: int
+
+
 class SnapshotBody(TypedDict):
     """``RoomSnapshot``: everything a client needs to draw a room, as of event ``seq``."""
 
@@ -332,6 +382,8 @@ class SnapshotBody(TypedDict):
     seq: int
     now: int
     spectators: int
+    daily: bool
+    rematch_offer: RematchOfferBody | None
 
 
 # --------------------------------------------------------------------- replies

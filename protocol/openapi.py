@@ -52,6 +52,37 @@ def build_openapi() -> dict[str, Any]:
         "schema": {"type": "string", "pattern": RACE_ID_PATTERN},
     }
     paths = {
+        "/api/rooms/{code}": {
+            "get": {
+                "summary": "A room as its invitation shows it: game, host, players, phase",
+                "operationId": "getRoom",
+                "parameters": [
+                    {
+                        "name": "code",
+                        "in": "path",
+                        "required": True,
+                        "description": "the room code; case, spaces and the dash are ignored",
+                        "schema": {"type": "string", "maxLength": 16},
+                    },
+                    {
+                        "name": "key",
+                        "in": "query",
+                        "required": False,
+                        "description": "a private room's join key (the `key` of its link)",
+                        "schema": {"type": "string", "maxLength": 64},
+                    },
+                ],
+                "responses": {
+                    "200": {"description": "the room", "content": _json("RoomSummary")},
+                    "404": _error(
+                        "no room has this code, or it is private and the key is missing or "
+                        "wrong (the same answer: codes cannot be probed)"
+                    ),
+                    "429": _error("too many requests from this address: see Retry-After"),
+                    "503": _error("the store cannot be reached now"),
+                },
+            }
+        },
         "/api/games/{id}": {
             "get": {
                 "summary": "A finished race: every racer's moves, their server times, results",
@@ -179,9 +210,12 @@ def build_openapi() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "samedeal records API",
+            "title": "samedeal HTTP API",
             "version": str(PROTOCOL_VERSION),
-            "description": f"Finished races and players. Player ids match `{PLAYER_ID_PATTERN}`.",
+            "description": (
+                "Rooms (as invitations show them), finished races and players. "
+                f"Player ids match `{PLAYER_ID_PATTERN}`."
+            ),
         },
         "paths": paths,
         "components": {"schemas": dict(sorted(schemas["$defs"].items()))},

@@ -45,6 +45,8 @@ class Config:
     max_bad_messages: int = 20
     hello_timeout: float = 10.0
     countdown: float = 3.0
+    #: how long the players have to answer a rematch the host offers
+    rematch_wait: float = 20.0
     #: how long a disconnected player keeps the seat
     grace: float = 30.0
     public_url: str | None = None
@@ -59,6 +61,10 @@ class Config:
     # a racing player's ``progress`` goes out at most this often (seconds; the latest state,
     # the first after a quiet spell at once); a status change always goes out at once
     progress_interval: float = 0.2
+    # ``GET /api/rooms/<CODE>`` (an invitation's room summary) per client address: this
+    # many a second, at most ``room_info_burst`` at once (each reads the store)
+    room_info_rate: float = 1.0
+    room_info_burst: int = 20
     # a directory of files served over HTTP on the websocket port (``samedeal serve``
     # gives the browser client's); None serves none
     static_dir: Path | None = None

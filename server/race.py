@@ -1,4 +1,5 @@
-"""Races: start, rematch, moves, resigning, finishing, the time limit, coalesced progress.
+"""Races: start, moves, resigning, finishing, the time limit, coalesced progress (a
+rematch is offered and answered in :mod:`server.rematch`).
 
 A move takes one path whoever makes it, a person's connection or a robot
 (:class:`~server.connection.Player`): :meth:`Race.move` checks it with the seat's game (the
@@ -17,7 +18,7 @@ from typing import Any
 
 from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
-from protocol import MoveRequest, Rematch, Resign, Start, frames
+from protocol import MoveRequest, Resign, Start, frames
 
 from .backend import Fenced, Health, LogConflict, OutcomeUnknown, Snapshot, StoreUnavailable
 from .config import now_ms
@@ -37,7 +38,6 @@ from .updates import (
     EndIfDone,
     StartRace,
 )
-from .updates import Rematch as RematchUpdate
 
 __all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
 
@@ -184,7 +184,7 @@ class Race:
         attempts are recorded first: the race shows its cards)."""
         room_code, seat = self.host_seat(conn)
         countdown = int(self.ctx.config.countdown * 1000)
-        attempts = await self._attempts(room_code, seat, daily=False, first=True)
+        attempts = await self._first_attempts(room_code, seat)
         snap, _ = await self.ctx.backend.update_room(
             room_code, StartRace(seat, now_ms(), countdown, attempts)
         )
@@ -195,51 +195,22 @@ class Race:
             logged_deal(snap.room),
         )
 
-    async def on_rematch(self, conn: Conn, msg: Rematch) -> None:
-        """``rematch``: the host starts the next race."""
-        room_code, seat = self.host_seat(conn)
-        countdown = int(self.ctx.config.countdown * 1000)
-        code, daily = msg.code, None
-        if msg.deal == "daily":
-            snap = await self.ctx.backend.snapshot(room_code)
-            if snap is None:
-                raise Refusal("unknown_room", "no such room (it may have expired)")
-            code, day, until = await self.daily.todays_deal(snap.room.game)
-            daily = (day, until)
-        attempts = await self._attempts(
-            room_code, seat, daily=msg.deal == "daily", first=False, same=msg.deal == "same"
-        )
-        update = RematchUpdate(seat, msg.deal, code, now_ms(), countdown, daily, attempts)
-        snap, _ = await self.ctx.backend.update_room(room_code, update)
-        logger.info(
-            "rematch room=%s race=%s deal=%s", room_code, snap.room.race, logged_deal(snap.room)
-        )
-
-    async def _attempts(
-        self, room_code: str, host: int, *, daily: bool, first: bool, same: bool = False
-    ) -> dict[str, str] | None:
-        """Before a race on the day's deal starts (the first race of a daily room, a
-        ``same`` rematch in one, a ``daily`` rematch): the racers' attempts of the day."""
+    async def _first_attempts(self, room_code: str, host: int) -> dict[str, str] | None:
+        """Before the first race of a room on the day's deal starts: the racers' attempts
+        of the day (the race shows its cards). None for any other room."""
         snap = await self.ctx.backend.snapshot(room_code)
         if snap is None:
             raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
-        now = now_ms()
-        on_daily = room.secret_until is not None and now < room.secret_until
-        if not (daily or (on_daily and (first or same))):
+        if room.secret_until is None or now_ms() >= room.secret_until:
             return None
         # what the start would refuse is refused before any attempt is made
         if room.host != host:
             raise Refusal("not_host", "only the host can start the race")
-        if first and room.phase == "running":
+        if room.phase == "running":
             raise Refusal("race_running", "the race is already running")
-        if first and room.phase == "ended":
+        if room.phase == "ended":
             raise Refusal("race_over", "the race is over: ask for a rematch")
-        if not first and room.phase != "ended":
-            raise Refusal("race_running", "a rematch follows a finished race")
-        if daily:
-            _, day, until = await self.daily.todays_deal(room.game)
-            room = room.model_copy(update={"daily_day": day, "secret_until": until})
         racers = [(s.seat, s.player_id) for s in room.seats if s.connected]
         return await self.daily.begin_attempts(room, racers, race_no=room.race + 1)
 
@@ -423,6 +394,30 @@ class Race:
             raise Refusal("finished", "your race is over")
         logger.info("player resigned room=%s seat=%s", room_code, seat)
         await self.check_end(room_code)
+
+    async def forfeit(self, player: Player) -> None:
+        """Resign ``player`` if they race (the countdown included): they are leaving the
+        room. Nothing happens for a player who is not racing or has finished."""
+        room_code, seat = player.room_code, player.seat
+        lr = self.ctx.rooms.get(room_code or "")
+        if room_code is None or seat is None or lr is None:
+            return
+        if lr.phase != "running" or seat not in lr.participants or seat in lr.finished:
+            return
+        game = player.game
+        if game is None or player.game_race != lr.race:
+            game = await self.load_game(player, lr.race, lr.deal_code)
+        elapsed = max(0, now_ms() - (lr.start_at or 0))
+        try:
+            done = await self.finish(
+                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+            )
+        except Fenced:
+            self._replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        if done:
+            logger.info("player resigned leaving room=%s seat=%s", room_code, seat)
+            await self.check_end(room_code)
 
     # ------------------------------------------------------------------ held progress
 

@@ -185,7 +185,15 @@ class ServerHandle:
                 await c.close()
 
 
-TEST_CONFIG = {"port": 0, "countdown": 0.05, "grace": 0.4, "rate": 1000.0, "burst": 500}
+TEST_CONFIG: dict[str, Any] = {
+    "port": 0,
+    "countdown": 0.05,
+    "grace": 0.4,
+    "rate": 1000.0,
+    "burst": 500,
+    # with on_day, a day's deal of the day (and its proof's cost) is the same every run
+    "daily_key": bytes(range(32)),
+}
 
 StartServer = Callable[..., Awaitable[ServerHandle]]
 
@@ -280,6 +288,7 @@ class LiveServer:
 async def live_server(**config: Any) -> AsyncIterator[LiveServer]:
     """Run a memory-backed server (which serves the web client too) on a free port of
     127.0.0.1; fail if the server or a client logged an ERROR meanwhile."""
+    config.setdefault("daily_key", DAILY_TEST_KEY)
     cfg = Config(host="127.0.0.1", port=0, static_dir=WEB_DIR, **config)
     with _failing_on_errors("samedeal"):
         async with running(MemoryBackend(), cfg) as (app, _):

@@ -24,6 +24,7 @@ from protocol import (
     RaceEnded,
     RaceStarting,
     Rejected,
+    RematchOffered,
     Resync,
     SeatEvent,
     Spectators,
@@ -32,7 +33,8 @@ from protocol import (
     frames,
 )
 from server.room import ProgressState as StoredProgress
-from server.room import RoomState, SeatState, progress_event, snapshot
+from server.room import RematchOffer, RoomState, SeatState, progress_event
+from server.room_view import snapshot
 
 VIEW = new_game("KL1-1-AAAAAAF").player_view()
 
@@ -86,6 +88,10 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
         SeatEvent,
     ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
+    (
+        frames.rematch_offered(room="K7QF-2M", race=2, deal="daily", deadline=9, now=1, by=1),
+        RematchOffered,
+    ),
     (progress_event(ROOM, PROGRESS[1], 5000), Progress),
 ]
 
@@ -101,6 +107,7 @@ STORED: list[tuple[Any, type[BaseModel], set[str]]] = [
             now=0,
             seats=[1],
             view=VIEW,
+            daily=True,
             typed_by=None,
         ),
         RaceStarting,
@@ -184,3 +191,18 @@ def test_the_snapshot_is_a_room_snapshot() -> None:
 def test_a_non_event_has_no_seq() -> None:
     assert frames.event_seq(b'{"ctl":"kick"}') is None
     assert frames.event_seq(frames.stamp_event(7, b'{"type":"x"}')) == 7
+
+
+def test_a_snapshot_tells_the_daily_flag_and_a_pending_offer_but_not_its_deal() -> None:
+    room, progress = _room()
+    room.phase, room.daily = "ended", True
+    room.offer = RematchOffer(
+        race=2, kind="random", deal="KL1-1-AAAAAAB", by=1, deadline=9, countdown_ms=0
+    )
+    body = snapshot(room, progress, 8, 5000, "http://h/r/K7QF-2M", viewer=None)
+    reply = decode_server(frames.resync(body))
+    assert isinstance(reply, Resync)
+    assert reply.snapshot.daily is True
+    offer = reply.snapshot.rematch_offer
+    assert offer is not None and (offer.race, offer.deal, offer.by) == (2, "random", 1)
+    assert "KL1-1-AAAAAAB" not in orjson.dumps(body).decode()  # the offered deal's code

@@ -25,6 +25,7 @@ from protocol import (
     RaceEnded,
     RaceStarting,
     Rejected,
+    RematchOffered,
     ServerMessage,
 )
 
@@ -377,6 +378,10 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
         await bob.rematch()
     assert info.value.code == "not_host"
     await ann.rematch("same")
+    offer = await bob.next_event("rematch_offered")
+    assert isinstance(offer, RematchOffered)
+    assert (offer.race, offer.deal, offer.by) == (2, "same", 1)
+    await bob.rematch_reply(offer.race)
     second = await watcher.next_event("race_starting")
     assert isinstance(second, RaceStarting)
     assert second.race == 2 and second.deal is None and second.view == first.view
@@ -386,6 +391,8 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     await bob.resign()
     await watcher.next_event("race_ended")
     await ann.rematch("random")
+    await bob.next_event("rematch_offered")
+    await bob.rematch_reply(3)
     third = await watcher.next_event("race_starting")
     assert third.race == 3 and await server.deal(ann.room or "") != first.deal
     await asyncio.sleep(0.1)
