@@ -17,12 +17,13 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select, update
+from sqlalchemy import Connection, and_, func, select, update
 
 from .models import DailyEntry, DailyStats, RaceRecord
-from .tables import daily_attempts, players, seats
+from .tables import daily_attempts, daily_scores, players, seats
 
 __all__ = [
+    "OPEN_KEY",
     "OPEN_STATUSES",
     "begin_attempts",
     "close_unfinished",
@@ -36,6 +37,9 @@ __all__ = [
 
 #: an attempt not over yet: being played, or only watched (it counts, and shows nothing)
 OPEN_STATUSES = ("playing", "watched")
+#: the rank key of an attempt that does not rank (yet): after every real one, so that the
+#: leaderboard and a place are read from the index alone
+OPEN_KEY = 2**62
 _SCORE_CAP = 99_999
 _MOVES_CAP = 9_999
 _TIME_CAP = 99_999_999  # ms: more than a day
@@ -103,7 +107,7 @@ def begin_attempts(
                 on_foundations=0,
                 deck_turns=0,
                 elapsed_ms=None,
-                rank_key=rank_key(0, 0, None),
+                rank_key=OPEN_KEY,
                 race_public_id=None,
                 started_at=now,
                 ended_at=None,
@@ -128,6 +132,19 @@ def end_attempts(
             if pk is None:
                 continue
             elapsed = s.elapsed_ms if s.status == "won" else None
+            ranked = conn.execute(
+                select(daily_attempts.c.ranked).where(
+                    daily_attempts.c.player_id == pk,
+                    daily_attempts.c.game == race.game,
+                    daily_attempts.c.day == race.daily_day,
+                    daily_attempts.c.status == "playing",
+                    daily_attempts.c.room == race.room,
+                    daily_attempts.c.room_created_at == race.room_created_at,
+                    daily_attempts.c.race_no == race.race,
+                )
+            ).scalar()
+            if ranked is None:
+                continue  # practice, or an attempt begun elsewhere
             conn.execute(
                 update(daily_attempts)
                 .where(
@@ -151,16 +168,48 @@ def end_attempts(
                     ended_at=race.ended_at,
                 )
             )
+            if ranked:
+                _count_score(conn, race.game, race.daily_day or "", s.score, 1)
+
+
+def _count_score(conn: Connection, game: str, day: str, score: int, n: int) -> None:
+    """``n`` more ranked attempts of the day ended with ``score`` (capped as the rank key
+    caps it)."""
+    score = min(max(score, 0), _SCORE_CAP)
+    insert = _insert_scores(conn).values(game=game, day=day, score=score, attempts=n)
+    conn.execute(
+        insert.on_conflict_do_update(
+            index_elements=["game", "day", "score"],
+            set_={"attempts": daily_scores.c.attempts + n},
+        )
+    )
+
+
+def _insert_scores(conn: Connection) -> Any:
+    from .races import dialect_insert
+
+    return dialect_insert(conn, daily_scores)
 
 
 def close_unfinished(conn: Connection, before_day: str, now: int) -> int:
     """Close the attempts of the days before ``before_day`` still being played (their
     race never ended: a day's races time out at its end, so only a lost record leaves one);
-    how many."""
+    how many. They rank last of their day, with no score."""
+    open_ranked = conn.execute(
+        select(daily_attempts.c.game, daily_attempts.c.day, func.count())
+        .where(
+            daily_attempts.c.day < before_day,
+            daily_attempts.c.status == "playing",
+            daily_attempts.c.ranked.is_(True),
+        )
+        .group_by(daily_attempts.c.game, daily_attempts.c.day)
+    ).all()
+    for game, day, n in open_ranked:
+        _count_score(conn, game, day, 0, int(n))
     result = conn.execute(
         update(daily_attempts)
         .where(daily_attempts.c.day < before_day, daily_attempts.c.status == "playing")
-        .values(status="unfinished", ended_at=now)
+        .values(status="unfinished", ended_at=now, rank_key=rank_key(0, 0, None))
     )
     return int(result.rowcount or 0)
 
@@ -183,12 +232,13 @@ _ENTRY_COLUMNS = (
 
 
 def _board(game: str, day: str) -> Any:
-    """The attempts that rank: ranked, played and over."""
+    """The attempts that rank: ranked, played and over (an open one has ``OPEN_KEY``);
+    all in ``ix_daily_attempts_board``."""
     return and_(
         daily_attempts.c.game == game,
         daily_attempts.c.day == day,
         daily_attempts.c.ranked.is_(True),
-        daily_attempts.c.status.not_in(OPEN_STATUSES),
+        daily_attempts.c.rank_key < OPEN_KEY,
     )
 
 
@@ -238,21 +288,35 @@ def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEnt
         return None
     if not row.ranked or row.status in OPEN_STATUSES:
         return _entry(0, row)
-    ahead = conn.execute(
+    # the attempts with a better score, summed from the day's score counts; then, among the
+    # equal scores (a short range of the index), the better keys and the same key earlier
+    score = min(max(row.score, 0), _SCORE_CAP)
+    better = conn.execute(
+        select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
+            daily_scores.c.game == game,
+            daily_scores.c.day == day,
+            daily_scores.c.score > score,
+        )
+    ).scalar_one()
+    better += conn.execute(
         select(func.count())
         .select_from(daily_attempts)
         .where(
             _board(game, day),
-            or_(
-                daily_attempts.c.rank_key < row.rank_key,
-                and_(
-                    daily_attempts.c.rank_key == row.rank_key,
-                    daily_attempts.c.started_at < row.started_at,
-                ),
-            ),
+            daily_attempts.c.rank_key >= (_SCORE_CAP - score) * 10**12,
+            daily_attempts.c.rank_key < row.rank_key,
         )
     ).scalar_one()
-    return _entry(int(ahead) + 1, row)
+    tied = conn.execute(
+        select(func.count())
+        .select_from(daily_attempts)
+        .where(
+            _board(game, day),
+            daily_attempts.c.rank_key == row.rank_key,
+            daily_attempts.c.started_at < row.started_at,
+        )
+    ).scalar_one()
+    return _entry(int(better) + int(tied) + 1, row)
 
 
 def raced_with(

@@ -40,6 +40,7 @@ from sqlalchemy import (
 __all__ = [
     "ID",
     "daily_attempts",
+    "daily_scores",
     "meta",
     "metadata",
     "player_stats",
@@ -172,6 +173,17 @@ daily_attempts = Table(
     Column("started_at", BigInteger, nullable=False),
     Column("ended_at", BigInteger, nullable=True),
     Index("ix_daily_attempts_board", "game", "day", "ranked", "rank_key"),
+)
+
+daily_scores = Table(
+    "daily_scores",
+    metadata,
+    # how many ranked attempts of a day ended with each score: a player's place is the sum
+    # over the better scores plus a short count among their equals, whatever the day's size
+    Column("game", String(16), primary_key=True),
+    Column("day", String(10), primary_key=True),
+    Column("score", Integer, primary_key=True),
+    Column("attempts", Integer, nullable=False),
 )
 
 player_stats = Table(

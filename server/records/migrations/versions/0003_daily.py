@@ -18,7 +18,8 @@ ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
 def upgrade() -> None:
-    """Add ``races.daily_day``, ``seats.deck_turns`` and the ``daily_attempts`` table."""
+    """Add ``races.daily_day``, ``seats.deck_turns`` and the ``daily_attempts`` and
+    ``daily_scores`` tables."""
     op.add_column("races", sa.Column("daily_day", sa.String(10), nullable=True))
     op.add_column(
         "seats", sa.Column("deck_turns", sa.Integer(), nullable=False, server_default="0")
@@ -50,10 +51,19 @@ def upgrade() -> None:
     op.create_index(
         "ix_daily_attempts_board", "daily_attempts", ["game", "day", "ranked", "rank_key"]
     )
+    op.create_table(
+        "daily_scores",
+        sa.Column("game", sa.String(16), nullable=False),
+        sa.Column("day", sa.String(10), nullable=False),
+        sa.Column("score", sa.Integer(), nullable=False),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("game", "day", "score", name="pk_daily_scores"),
+    )
 
 
 def downgrade() -> None:
     """Drop what :func:`upgrade` added."""
+    op.drop_table("daily_scores")
     op.drop_index("ix_daily_attempts_board", table_name="daily_attempts")
     op.drop_table("daily_attempts")
     with op.batch_alter_table("seats") as batch:
