@@ -132,30 +132,22 @@ def end_attempts(
             if pk is None:
                 continue
             elapsed = s.elapsed_ms if s.status == "won" else None
-            ranked = conn.execute(
-                select(daily_attempts.c.ranked).where(
-                    daily_attempts.c.player_id == pk,
-                    daily_attempts.c.game == race.game,
-                    daily_attempts.c.day == race.daily_day,
-                    daily_attempts.c.status == "playing",
-                    daily_attempts.c.room == race.room,
-                    daily_attempts.c.room_created_at == race.room_created_at,
-                    daily_attempts.c.race_no == race.race,
-                )
-            ).scalar()
+            # the attempt made for this very race, still being played
+            this_one = and_(
+                daily_attempts.c.player_id == pk,
+                daily_attempts.c.game == race.game,
+                daily_attempts.c.day == race.daily_day,
+                daily_attempts.c.status == "playing",
+                daily_attempts.c.room == race.room,
+                daily_attempts.c.room_created_at == race.room_created_at,
+                daily_attempts.c.race_no == race.race,
+            )
+            ranked = conn.execute(select(daily_attempts.c.ranked).where(this_one)).scalar()
             if ranked is None:
                 continue  # practice, or an attempt begun elsewhere
             conn.execute(
                 update(daily_attempts)
-                .where(
-                    daily_attempts.c.player_id == pk,
-                    daily_attempts.c.game == race.game,
-                    daily_attempts.c.day == race.daily_day,
-                    daily_attempts.c.status == "playing",
-                    daily_attempts.c.room == race.room,
-                    daily_attempts.c.room_created_at == race.room_created_at,
-                    daily_attempts.c.race_no == race.race,
-                )
+                .where(this_one)
                 .values(
                     status=s.status,
                     score=s.score,

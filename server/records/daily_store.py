@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from functools import partial
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from . import daily as daily_io
 from . import identity as ids
 from .db import Database
 from .models import DailyEntry, DailyStats
-from .tables import meta
 
 __all__ = ["DailyCalls"]
 
@@ -20,16 +18,9 @@ _DAILY_KEY = "daily_key"
 
 
 def _daily_key(conn: Connection) -> bytes:
-    from .races import dialect_insert
+    from .players import shared_secret
 
-    conn.execute(
-        dialect_insert(conn, meta)
-        .values(key=_DAILY_KEY, value=secrets.token_hex(32))
-        .on_conflict_do_nothing(index_elements=[meta.c.key])
-    )
-    value = conn.execute(select(meta.c.value).where(meta.c.key == _DAILY_KEY)).scalar()
-    assert value is not None
-    return bytes.fromhex(value)
+    return shared_secret(conn, _DAILY_KEY)
 
 
 class DailyCalls:

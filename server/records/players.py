@@ -22,6 +22,7 @@ __all__ = [
     "find",
     "profile",
     "recover",
+    "shared_secret",
     "take_token",
     "update_player",
 ]
@@ -29,16 +30,22 @@ __all__ = [
 _ADDRESS_KEY = "address_key"
 
 
-def address_secret(conn: Connection) -> bytes:
-    """The key of the address hashes, made on first use and shared by every worker."""
+def shared_secret(conn: Connection, name: str) -> bytes:
+    """A 32-byte secret kept in ``meta`` under ``name``, made on first use: the same for
+    every worker and host of the database (the first to make it wins)."""
     conn.execute(
         dialect_insert(conn, meta)
-        .values(key=_ADDRESS_KEY, value=secrets.token_hex(32))
+        .values(key=name, value=secrets.token_hex(32))
         .on_conflict_do_nothing(index_elements=[meta.c.key])
     )
-    value = conn.execute(select(meta.c.value).where(meta.c.key == _ADDRESS_KEY)).scalar()
+    value = conn.execute(select(meta.c.value).where(meta.c.key == name)).scalar()
     assert value is not None
     return bytes.fromhex(value)
+
+
+def address_secret(conn: Connection) -> bytes:
+    """The key of the address hashes, made on first use and shared by every worker."""
+    return shared_secret(conn, _ADDRESS_KEY)
 
 
 def take_token(conn: Connection, key: str, now: int, limit: int, window_s: float) -> None:
