@@ -25,6 +25,7 @@ __all__ = [
     "EventBody",
     "ProgressBody",
     "RaceEndedBody",
+    "RaceRecordedBody",
     "RaceStartingBody",
     "ResultRowBody",
     "SeatBody",
@@ -42,6 +43,7 @@ __all__ = [
     "pong",
     "progress",
     "race_ended",
+    "race_recorded",
     "race_starting",
     "rejected",
     "resync",
@@ -147,8 +149,23 @@ class RaceEndedBody(TypedDict):
     results: list[ResultRowBody]
 
 
+class RaceRecordedBody(TypedDict):
+    """``race_recorded``: the race is in the records store, its replay named ``game_id``."""
+
+    type: Literal["race_recorded"]
+    room: str
+    race: int
+    game_id: str
+
+
 EventBody = (
-    SeatBody | SpectatorsBody | RaceStartingBody | ProgressBody | PlayerFinishedBody | RaceEndedBody
+    SeatBody
+    | SpectatorsBody
+    | RaceStartingBody
+    | ProgressBody
+    | PlayerFinishedBody
+    | RaceEndedBody
+    | RaceRecordedBody
 )
 """A room event before the store numbers it."""
 
@@ -256,6 +273,11 @@ def player_finished(
 def race_ended(*, room: str, race: int, deal: str, results: list[ResultRowBody]) -> RaceEndedBody:
     """The ``race_ended`` event body."""
     return {"type": "race_ended", "room": room, "race": race, "deal": deal, "results": results}
+
+
+def race_recorded(*, room: str, race: int, game_id: str) -> RaceRecordedBody:
+    """The ``race_recorded`` event body."""
+    return {"type": "race_recorded", "room": room, "race": race, "game_id": game_id}
 
 
 def stamp_event(seq: int, body: bytes) -> bytes:

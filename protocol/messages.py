@@ -42,6 +42,7 @@ __all__ = [
     "Pong",
     "Progress",
     "RaceEnded",
+    "RaceRecorded",
     "RaceStarting",
     "Recover",
     "Rejected",
@@ -542,6 +543,16 @@ class RaceEnded(_Event):
     results: list[ResultRow]
 
 
+class RaceRecorded(_Event):
+    """Race ``race`` of the room is in the records store: ``game_id`` names its replay
+    (``/g/GAME_ID``, ``GET /api/games/GAME_ID``). Sent once the database has the race, a
+    moment after ``race_ended``; never by a server that keeps no records."""
+
+    type: Literal["race_recorded"] = "race_recorded"
+    race: int
+    game_id: str
+
+
 ServerMessage = Annotated[
     Welcome
     | Joined
@@ -557,6 +568,7 @@ ServerMessage = Annotated[
     | Progress
     | PlayerFinished
     | RaceEnded
+    | RaceRecorded
     | Spectators
     | IdentityReply,
     Field(discriminator="type"),
@@ -564,6 +576,14 @@ ServerMessage = Annotated[
 """Any server → client message."""
 
 EVENT_TYPES = frozenset(
-    {"seat", "race_starting", "progress", "player_finished", "race_ended", "spectators"}
+    {
+        "seat",
+        "race_starting",
+        "progress",
+        "player_finished",
+        "race_ended",
+        "race_recorded",
+        "spectators",
+    }
 )
 """Message types that are room events (they carry ``room`` and ``seq``)."""

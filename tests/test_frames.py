@@ -22,6 +22,7 @@ from protocol import (
     Pong,
     Progress,
     RaceEnded,
+    RaceRecorded,
     RaceStarting,
     Rejected,
     Resync,
@@ -86,6 +87,7 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
         SeatEvent,
     ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
+    (frames.race_recorded(room="K7QF-2M", race=1, game_id="0123456789ab"), RaceRecorded),
     (progress_event(ROOM, PROGRESS[1], 5000), Progress),
     (
         frames.race_ended(

@@ -40,11 +40,12 @@ def test_openapi_document_names_every_route_and_model() -> None:
     assert set(doc["paths"]) == {
         "/api/games/{id}",
         "/api/games/{id}/seats/{seat}/moves",
+        "/api/games/{id}/seats/{seat}/boards",
         "/api/players/{handle}",
     }
     refs = set(re.findall(r'"#/components/schemas/(\w+)"', orjson.dumps(doc).decode()))
     assert refs <= set(doc["components"]["schemas"])
-    assert {"GameReplay", "PlayerPage", "ApiError"} <= refs
+    assert {"GameReplay", "PlayerPage", "SeatBoards", "ApiError"} <= refs
 
 
 def test_id_patterns_match_the_ids_the_store_makes() -> None:
