@@ -45,6 +45,8 @@ from protocol import (
     merge_view,
 )
 
+from .identity import IdentityFile, ensure_identity
+
 __all__ = ["RaceClient", "RequestError"]
 
 
@@ -75,6 +77,10 @@ class RaceClient:
         self.frames: list[str | bytes] | None = None  # set to a list to record raw frames
         self.last_seq: int | None = None
         self.view: dict[str, Any] | None = None
+        #: where this client's identity is kept (None: a guest), and who the server says
+        #: the player is (``recovery_code`` set when the identity was made just now)
+        self.identity_file: IdentityFile | None = None
+        self.player: IdentityReply | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[ServerMessage]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
@@ -85,8 +91,19 @@ class RaceClient:
     # ------------------------------------------------------------------ connecting
 
     @classmethod
-    async def connect(cls, url: str, *, version: int = PROTOCOL_VERSION) -> RaceClient:
-        """Open a connection and say ``hello``; raises :class:`RequestError` if refused."""
+    async def connect(
+        cls,
+        url: str,
+        *,
+        version: int = PROTOCOL_VERSION,
+        identity: IdentityFile | None = None,
+        name: str = "",
+    ) -> RaceClient:
+        """Open a connection and say ``hello``; raises :class:`RequestError` if refused.
+
+        With ``identity``, the connection then says who its player is, right after
+        ``hello``: the identity kept in that file, or a new one (named ``name``) kept there
+        (:func:`clients.identity.ensure_identity`); :attr:`player` holds the reply."""
         ws = await connect(url, max_size=None, open_timeout=5)
         await ws.send(orjson.dumps({"type": "hello", "v": version}).decode())
         first = decode_server(await asyncio.wait_for(ws.recv(), 5))
@@ -96,13 +113,22 @@ class RaceClient:
         if not isinstance(first, Welcome):
             await ws.close()
             raise ProtocolError("unexpected", f"expected welcome, got {first.type}")
-        return cls(ws, first, url)
+        client = cls(ws, first, url)
+        if identity is not None:
+            client.identity_file = identity
+            try:
+                client.player = await ensure_identity(client, identity, name)
+            except BaseException:
+                await client.close()
+                raise
+        return client
 
     async def reconnect(self, url: str | None = None) -> RaceClient:
-        """A new connection resuming this client's seat with the last seq seen."""
+        """A new connection resuming this client's seat with the last seq seen (and saying
+        who its player is first, as this one did)."""
         if self.room is None or self.token is None:
             raise ValueError("no seat to resume")
-        other = await RaceClient.connect(url or self.url)
+        other = await RaceClient.connect(url or self.url, identity=self.identity_file)
         other.last_seq = self.last_seq
         other.token = self.token
         await other.resume(self.room, self.token, self.last_seq)
