@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from server_fixtures import WINS, ServerHandle, StartServer
+from server_fixtures import ServerHandle, StartServer
 
 from engine import new_game
 from protocol import RaceEnded, RaceRecorded, frames, merge_view
@@ -147,8 +147,6 @@ def test_only_the_room_of_the_race_is_told_while_its_results_stand() -> None:
     progress: dict[int, ProgressState] = {}
     tell = TellRecorded(created_at=500, race=2, game_id="0123456789ab")
     events, told = tell(_room(500, 2), progress)
-    assert told and events == [
-        frames.race_recorded(room="K7QF-2M", race=2, game_id="0123456789ab")
-    ]
+    assert told and events == [frames.race_recorded(room="K7QF-2M", race=2, game_id="0123456789ab")]
     for other in (_room(501, 2), _room(500, 3), _room(500, 1)):  # a new room, another race
         assert tell(other, progress) == ([], False)
