@@ -210,7 +210,7 @@ async def test_a_race_replays_step_by_step_as_the_engine_plays_it(
     await host.page.click("#replay-anchor")
     await expect(host.page.locator(".racer")).to_have_count(2)
     assert host.page.url.endswith(href)
-    await expect(host.page.locator("#replay-pos")).to_have_text(f"Step 0 of {n} · 0:00")
+    await expect(host.page.locator("#replay-pos")).to_have_text(f"Step 0 of {n} · 0:00.0")
     await check_step(host, expected, 0)
     await host.page.locator("body").focus()
     for k in range(1, n + 1):
@@ -309,6 +309,7 @@ async def test_the_identity_is_kept_across_a_reload(
     code = p.page.locator("#you-code-text")
     await expect(code).to_have_text(_CODE)
     await expect(p.page.locator("#you-button")).to_have_class("button-like small attention")
+    await p.page.screenshot(path=str(ARTIFACTS / "you-panel.png"))
     player = await stored_player(p)
     assert player is not None
     secret = json.loads(await p.page.evaluate("localStorage.getItem('samedeal.identity')"))

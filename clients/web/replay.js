@@ -80,6 +80,11 @@ function buildRace(game, boards) {
   return { game, racers, steps, counts };
 }
 
+/** A race time with tenths (m:ss.t): actions a fraction of a second apart stay apart. */
+function clock(ms) {
+  return `${formatTime(ms)}.${Math.floor((Math.max(0, ms) % 1000) / 100)}`;
+}
+
 function atMs(k) {
   return k > 0 ? race.steps[k - 1].at : 0;
 }
@@ -255,7 +260,7 @@ function draw() {
     return li;
   };
   list.append(entry(0, t("replay.start")));
-  steps.forEach((s, i) => list.append(entry(i + 1, `${formatTime(s.at)} · ${names.get(s.seat)} · ${s.move}`)));
+  steps.forEach((s, i) => list.append(entry(i + 1, `${clock(s.at)} · ${names.get(s.seat)} · ${s.move}`)));
   moves.append(movesTitle, list);
   root.replaceChildren(head, grid, moves);
 }
@@ -286,7 +291,7 @@ function show(k) {
   }
   const pos = root.querySelector("#replay-pos");
   pos.setAttribute("aria-live", playing ? "off" : "polite");
-  pos.textContent = `${t("replay.step", { k: step, n })} · ${formatTime(atMs(step))}`;
+  pos.textContent = `${t("replay.step", { k: step, n })} · ${clock(atMs(step))}`;
   const slider = root.querySelector("#replay-slider");
   slider.value = String(step);
   slider.setAttribute("aria-valuetext", pos.textContent);
