@@ -135,8 +135,8 @@ def _clock(ms: int | None) -> str:
 def format_history(page: PlayerPage, base: str, cat: Catalogue) -> str:
     """A player's page as text: who, stats per game, recent races with ids and links."""
     t = cat.t
-    lines = [t("history.who", name=page.name, handle=page.handle)]
-    lines.append(t("profile.since", date=_date(page.since)))
+    who = t("history.who", name=page.name, handle=page.handle)
+    lines = [f"{who} · {t('profile.since', date=_date(page.since))}"]
     lines.append(player_page_url(base, page.handle))
     for s in page.stats:
         lines.append("")

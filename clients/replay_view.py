@@ -16,7 +16,6 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -93,11 +92,13 @@ class Timeline:
         return self.steps[k - 1].at_ms if k > 0 else 0
 
 
-def _clock(ms: int | None) -> str:
+def _clock(ms: int | None, *, tenths: bool = False) -> str:
     if ms is None:
         return "–"
     s = max(0, ms) // 1000
-    return f"{s // 60}:{s % 60:02d}"
+    text = f"{s // 60}:{s % 60:02d}"
+    # actions a fraction of a second apart stay apart on the race's clock
+    return f"{text}.{max(0, ms) % 1000 // 100}" if tenths else text
 
 
 class ReplayApp(App[int]):
@@ -196,7 +197,8 @@ class ReplayApp(App[int]):
         if self.step >= len(self.timeline):
             self._stop()
             return
-        self._timer = self.set_timer(self.wait_ms() / 1000, self._advance)
+        # Textual's timers divide by their interval: actions at one time still wait 1 ms
+        self._timer = self.set_timer(max(self.wait_ms(), 1) / 1000, self._advance)
 
     def _advance(self) -> None:
         if not self.playing:
@@ -225,7 +227,7 @@ class ReplayApp(App[int]):
         title.append(cat.t("replay.title", game=cat.t(f"game.{game.game}")) + "  ", style="bold")
         title.append(cat.t("replay.deal", deal=game.deal) + "  ")
         title.append(cat.t("replay.step", k=k, n=len(timeline)) + "  ", style="bold yellow")
-        title.append(f"{_clock(timeline.at_ms(k))}  ")
+        title.append(f"{_clock(timeline.at_ms(k), tenths=True)}  ")
         title.append(cat.t("replay.speed_now", speed=f"{SPEEDS[self.speed]:g}"))
         if self.playing:
             title.append("  ▶", style="bold")
@@ -242,7 +244,7 @@ class ReplayApp(App[int]):
         self.query_one("#last", Static).update(line)
         self._draw_keys()
 
-    def _racer(self, racer: SeatReplay, last: Step | None) -> Group:
+    def _racer(self, racer: SeatReplay, last: Step | None) -> Text:
         cat, k = self.cat, self.step
         view = self.timeline.board(racer.seat, k)
         head = Text()
@@ -262,15 +264,16 @@ class ReplayApp(App[int]):
             head.append(f"▶ {last.move}\n", style="bold yellow")
         else:
             head.append("\n")
-        return Group(head, render_board(view))
+        head.append_text(render_board(view))
+        return head
 
     def _draw_keys(self) -> None:
         t = self.cat.t
         keys = [
             ("←→", t("replay.keys_step")),
             ("Home End", t("replay.keys_ends")),
-            ("Space", t("replay.pause") if self.playing else t("replay.play")),
-            ("+ -", t("replay.speed")),
+            ("Space", t("replay.keys_pause") if self.playing else t("replay.keys_play")),
+            ("+ -", t("replay.keys_speed")),
             ("^L", t("tui.lang")),
             ("q", t("tui.quit")),
         ]
