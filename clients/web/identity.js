@@ -50,7 +50,9 @@ let turn = Promise.resolve(); // one connection identifies at a time: never two 
  * identity moved to another device). Never throws: a refusal leaves the connection a
  * guest, and play goes on. */
 export function identifyOn(connection, ws) {
-  turn = turn.then(() => identify(connection, ws));
+  // a socket that dies mid-way never answers: after a few seconds play goes on as a guest
+  const limit = () => new Promise((resolve) => setTimeout(resolve, 5000));
+  turn = turn.then(() => Promise.race([identify(connection, ws), limit()]));
   return turn;
 }
 
