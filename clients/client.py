@@ -45,9 +45,9 @@ from protocol import (
     merge_view,
 )
 
-from .identity import IdentityFile, ensure_identity
+from .identity import IdentityFile, SavedIdentity
 
-__all__ = ["RaceClient", "RequestError"]
+__all__ = ["RaceClient", "RequestError", "ensure_identity"]
 
 
 class RequestError(Exception):
@@ -103,7 +103,7 @@ class RaceClient:
 
         With ``identity``, the connection then says who its player is, right after
         ``hello``: the identity kept in that file, or a new one (named ``name``) kept there
-        (:func:`clients.identity.ensure_identity`); :attr:`player` holds the reply."""
+        (:func:`ensure_identity`); :attr:`player` holds the reply."""
         ws = await connect(url, max_size=None, open_timeout=5)
         await ws.send(orjson.dumps({"type": "hello", "v": version}).decode())
         first = decode_server(await asyncio.wait_for(ws.recv(), 5))
@@ -347,3 +347,37 @@ class RaceClient:
         if isinstance(reply, Ack):
             self.view = merge_view(self.view, reply.changes)
         return reply
+
+
+# refusals that leave the client a guest: no records kept, too many new identities for now
+_GUEST = frozenset({"no_records", "rate_limited"})
+
+
+async def ensure_identity(
+    client: RaceClient, store: IdentityFile, name: str = "", *, strict: bool = False
+) -> IdentityReply | None:
+    """Say who this connection's player is: the kept identity (``identify``), or a new one
+    (``new_player`` with ``name``) when none is kept or the server no longer knows it
+    (``bad_identity``). The reply, whose ``recovery_code`` is set (this once) when the
+    identity is new.
+
+    ``None`` when the server keeps no players or refuses a new one now: the client plays
+    as a guest. Nothing here blocks play: any other refusal leaves the client a guest too,
+    unless ``strict`` (then it raises :class:`~clients.client.RequestError`)."""
+    saved = store.load()
+    try:
+        if saved is not None:
+            try:
+                return await client.identify(saved.player, saved.secret)
+            except RequestError as exc:
+                if exc.code != "bad_identity":
+                    raise
+                store.forget()  # the server does not know it (any more): a new one
+        made = await client.new_player(name)
+    except RequestError as exc:
+        if strict and exc.code not in _GUEST:
+            raise
+        return None
+    if made.secret is not None:
+        store.save(SavedIdentity(made.player, made.secret))
+    return made

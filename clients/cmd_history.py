@@ -35,7 +35,7 @@ from .api import (
     server_base,
 )
 from .i18n import LANGUAGES, Catalogue, detect_lang
-from .identity import IdentityFile, SavedIdentity, ensure_identity
+from .identity import IdentityFile, SavedIdentity
 
 __all__ = ["format_history", "register", "run_replay_link"]
 
@@ -221,7 +221,7 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 async def _me(args: argparse.Namespace, base: str, cat: Catalogue) -> list[str]:
-    from .client import RaceClient
+    from .client import RaceClient, ensure_identity
 
     store = IdentityFile(base)
     t = cat.t

@@ -6,7 +6,7 @@ silently — racing needs no sign-up — and keeps it; every later connection sa
 (``identify``) right after ``hello``. A server that no longer knows it (``bad_identity``:
 its database was reset, or the identity was moved away with its recovery code) gets asked
 for a new one. A server that keeps no records, or refuses for now (``rate_limited``), leaves
-the client a guest: nothing blocks play.
+the client a guest: nothing blocks play (:func:`clients.client.ensure_identity`).
 
 One file per server origin, in the XDG config directory::
 
@@ -26,21 +26,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from protocol import IdentityReply
-
-    from .client import RaceClient
-
-__all__ = [
-    "IdentityFile",
-    "SavedIdentity",
-    "config_dir",
-    "ensure_identity",
-    "http_origin",
-]
+__all__ = ["IdentityFile", "SavedIdentity", "config_dir", "http_origin"]
 
 _WEB_SCHEMES = {"http": "http", "ws": "http", "https": "https", "wss": "https"}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -128,39 +116,3 @@ class IdentityFile:
         """Drop the kept identity (after ``forget_me``)."""
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-
-
-# refusals that leave the client a guest: no records kept, too many new identities for now
-_GUEST = frozenset({"no_records", "rate_limited"})
-
-
-async def ensure_identity(
-    client: RaceClient, store: IdentityFile, name: str = "", *, strict: bool = False
-) -> IdentityReply | None:
-    """Say who this connection's player is: the kept identity (``identify``), or a new one
-    (``new_player`` with ``name``) when none is kept or the server no longer knows it
-    (``bad_identity``). The reply, whose ``recovery_code`` is set (this once) when the
-    identity is new.
-
-    ``None`` when the server keeps no players or refuses a new one now: the client plays
-    as a guest. Nothing here blocks play: any other refusal leaves the client a guest too,
-    unless ``strict`` (then it raises :class:`~clients.client.RequestError`)."""
-    from .client import RequestError
-
-    saved = store.load()
-    try:
-        if saved is not None:
-            try:
-                return await client.identify(saved.player, saved.secret)
-            except RequestError as exc:
-                if exc.code != "bad_identity":
-                    raise
-                store.forget()  # the server does not know it (any more): a new one
-        made = await client.new_player(name)
-    except RequestError as exc:
-        if strict and exc.code not in _GUEST:
-            raise
-        return None
-    if made.secret is not None:
-        store.save(SavedIdentity(made.player, made.secret))
-    return made

@@ -158,6 +158,7 @@ async function followName() {
 
 async function toggle() {
   const panel = $("you");
+  if (!panel.firstChild) build();
   const open = panel.hidden;
   panel.hidden = !open;
   $("you-button").setAttribute("aria-expanded", String(open));
@@ -192,7 +193,7 @@ function labelled(node, key) {
   return node;
 }
 
-/** Build the panel once; :func:`render` fills in the words and the state. */
+/** Build the panel (when first opened); :func:`render` fills in the words and the state. */
 function build() {
   const panel = $("you");
   panel.setAttribute("role", "region");
@@ -307,13 +308,13 @@ function build() {
 
 /** Fill the panel and the button from the current state, in the current language. */
 export function render() {
-  const panel = $("you");
-  if (!panel || !panel.firstChild) return;
-  for (const node of panel.querySelectorAll("[data-you]")) node.textContent = t(node.dataset.you);
   const code = sessionStorage.getItem(CODE);
   const button = $("you-button");
   button.classList.toggle("attention", Boolean(code));
   button.setAttribute("aria-label", code ? t("you.button_code") : t("you.button"));
+  const panel = $("you");
+  if (!panel.firstChild) return; // built when first opened
+  for (const node of panel.querySelectorAll("[data-you]")) node.textContent = t(node.dataset.you);
   let status = notes.status;
   if (!status) status = guest ? t("you.guest") : me ? t("you.intro") : deleted ? t("you.deleted") : t("you.connecting");
   $("you-status").textContent = status;
@@ -341,7 +342,6 @@ export function render() {
 export function setupIdentity(connection) {
   conn = connection;
   connection.onWelcome = (ws) => identifyOn(connection, ws);
-  build();
   $("you-button").addEventListener("click", toggle);
   $("name").addEventListener("change", followName);
   document.addEventListener("keydown", (ev) => {
