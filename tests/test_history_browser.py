@@ -136,8 +136,11 @@ class Expected:
         steps.sort()
         self.steps = [s[3] for s in steps]
 
+    def done(self, seat: int, k: int) -> int:
+        return self.steps[:k].count(seat)
+
     def board(self, seat: int, k: int) -> dict[str, Any]:
-        return self.views[seat][self.steps[:k].count(seat)]
+        return self.views[seat][self.done(seat, k)]
 
 
 async def check_step(p: Page, expected: Expected, k: int) -> None:
@@ -145,8 +148,9 @@ async def check_step(p: Page, expected: Expected, k: int) -> None:
     for seat in expected.seats:
         shown = await p.page.evaluate(READ_BOARD, seat)
         view = expected.board(seat, k)
-        now = shown.pop("now")
-        assert now.startswith(f"{view['score']} pt") and f" {view['moves']} move" in now, now
+        # score, moves, then the racer's actions played so far, in the page's words
+        numbers = [int(n) for n in re.findall(r"\d+", shown.pop("now"))]
+        assert numbers[:3] == [view["score"], view["moves"], expected.done(seat, k)], (seat, k)
         assert shown == as_shown(view), (seat, k)
 
 
@@ -169,6 +173,7 @@ async def test_a_race_replays_step_by_step_as_the_engine_plays_it(
     await host.page.check('input[name="deal"][value="code"]')
     await host.page.fill("#deal-code", DEAL)
     await host.page.click("#create")
+    await expect(host.page.locator("#room-code")).to_have_text(re.compile(r"^\w{4}-\w{2}$"))
     room = await host.page.locator("#room-code").inner_text()
     await guest.page.goto(f"{server.http}/r/{room}")
     await guest.page.fill("#name", "Bob")
@@ -280,6 +285,14 @@ async def test_a_race_replays_step_by_step_as_the_engine_plays_it(
     await checker.page.click("#you-button")
     await expect(checker.page.locator("#you-status")).to_have_text(EN["you.intro"])
     assert await axe_violations(checker.page) == [], "the You panel"
+    # another language redraws the page where it stands
+    await checker.page.keyboard.press("Escape")
+    await checker.page.locator("#replay-list button[data-step='3']").click()
+    await checker.page.click("#settings-button")
+    await checker.page.select_option("#lang-select", "ru")
+    await expect(checker.page.locator("#replay h1")).to_have_text("Повтор · Косынка, по одной")
+    await check_step(checker, expected, 3)
+    await expect(checker.page.locator("#replay-pos")).to_contain_text(f"Шаг 3 из {n}")
     assert not host.errors and not guest.errors and not checker.errors
 
 

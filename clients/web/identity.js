@@ -17,6 +17,7 @@ let me = null; // {player, name, handle}: who the server last said this player i
 let guest = false; // the server keeps no players
 let deleted = false; // deleted in this page: no new identity until the next visit
 let confirming = false;
+let nameEdited = false; // the lobby's name field changed: the player's name follows it
 const notes = { status: "", name: "", handle: "", recover: "" };
 
 function kept() {
@@ -63,6 +64,7 @@ async function identify(connection, ws) {
       const reply = await connection.request({ type: "identify", player: mine.player, secret: mine.secret }, ws);
       if (reply.type === "identity") {
         took(reply);
+        await followName(connection, ws);
         return;
       }
       if (reply.code === "no_records") guest = true;
@@ -71,11 +73,12 @@ async function identify(connection, ws) {
       me = null;
     }
     if (deleted) return;
-    const name = (localStorage.getItem("samedeal.name") || "").trim();
+    const name = ($("name").value || localStorage.getItem("samedeal.name") || "").trim();
     const reply = await connection.request({ type: "new_player", name }, ws);
     if (reply.type === "identity") {
       keep(reply);
       took(reply);
+      await followName(connection, ws); // typed while the server was answering
     } else if (reply.code === "no_records") {
       guest = true;
     }
@@ -147,11 +150,13 @@ async function forget() {
   render();
 }
 
-/** The lobby's name field renames the player too: one name per player. */
-async function followName() {
+/** The lobby's name field renames the player too: one name per player (once the player
+ * is known: a name typed before is taken when the identity comes). */
+async function followName(connection, ws) {
   const name = $("name").value.trim();
-  if (!me || !name || name === me.name) return;
-  const reply = await ask({ type: "rename", name });
+  if (!nameEdited || !me || !name || name === me.name) return;
+  nameEdited = false;
+  const reply = await (connection ? connection.request({ type: "rename", name }, ws) : ask({ type: "rename", name }));
   if (reply.type === "identity") took(reply);
   render();
 }
@@ -343,7 +348,10 @@ export function setupIdentity(connection) {
   conn = connection;
   connection.onWelcome = (ws) => identifyOn(connection, ws);
   $("you-button").addEventListener("click", toggle);
-  $("name").addEventListener("change", followName);
+  $("name").addEventListener("change", () => {
+    nameEdited = true;
+    followName().catch(() => {});
+  });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape" && !$("you").hidden) {
       $("you").hidden = true;
