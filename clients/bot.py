@@ -18,6 +18,7 @@ Strengths:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -25,9 +26,9 @@ from typing import Any, Literal
 
 from engine import new_game
 from engine.strategy import GreedyPlayer, greedy_line, sight_game
-from protocol import Ack, RaceEnded, RaceStarting, Rejected
+from protocol import Ack, RaceEnded, RaceStarting, Rejected, RematchOffered
 
-from .client import RaceClient
+from .client import RaceClient, RequestError
 
 __all__ = [
     "BotResult",
@@ -69,8 +70,14 @@ def _solution(deal: str, budget: float) -> list[str] | None:
 
 
 async def _wait_start(client: RaceClient, timeout: float | None) -> RaceStarting:
+    """The next race this client races; a rematch offered meanwhile is accepted (a bot
+    joined to race)."""
+
     async def wait() -> RaceStarting:
         async for event in client.events():
+            if isinstance(event, RematchOffered) and event.by != client.seat:
+                with contextlib.suppress(RequestError):  # the offer was settled meanwhile
+                    await client.rematch_reply(event.race, True)
             if isinstance(event, RaceStarting) and client.seat in event.seats:
                 return event
         raise ConnectionError("the connection closed before the race started")

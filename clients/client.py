@@ -290,8 +290,20 @@ class RaceClient:
         await self.request({"type": "start"})
 
     async def rematch(self, deal: str = "same", code: str | None = None) -> None:
-        """Host, after a race: a new race on the same or a new deal."""
+        """Host, after a race: offer a new race on the same or a new deal (the players
+        answer ``rematch_offered`` with :meth:`rematch_reply`)."""
         await self.request({"type": "rematch", "deal": deal, "code": code})
+
+    async def rematch_reply(self, race: int, accept: bool = True) -> None:
+        """Answer the rematch offered for race ``race``: race it, or sit it out."""
+        await self.request({"type": "rematch_reply", "race": race, "accept": accept})
+
+    async def leave(self) -> None:
+        """Leave the room at once (a running race is resigned first); the connection may
+        then create or join another room."""
+        await self.request({"type": "leave"})
+        self.room = self.seat = self.token = self.role = None
+        self.view = None
 
     async def resign(self) -> None:
         """Give up the current race."""

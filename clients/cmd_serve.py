@@ -52,6 +52,21 @@ def _redis_url(text: str) -> str:
     return text
 
 
+def _daily_key(path: str) -> bytes:
+    """The key in a --daily-key-file; raises ``ValueError`` with a message for people."""
+    try:
+        text = Path(path).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--daily-key-file: cannot read {path}: {exc}") from None
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise ValueError(f"--daily-key-file: {path} does not hold 64 hex digits (32 bytes)")
+    return key
+
+
 def register(sub: Any) -> None:
     """Add ``serve`` to the subcommand parser."""
     p = sub.add_parser("serve", help="run the race server")
@@ -126,6 +141,14 @@ def register(sub: Any) -> None:
         default=10,
         help="identities one client address may create an hour (10)",
     )
+    p.add_argument(
+        "--daily-key-file",
+        metavar="FILE",
+        help="the daily challenge's secret key: a file holding 64 hex digits (default: one "
+        "kept in the records database, the same for every worker and host using it)",
+    )
+    # tests: move the server clock (seconds), e.g. to just before a day's end
+    p.add_argument("--clock-offset", type=float, default=0.0, help=argparse.SUPPRESS)
     p.add_argument("--compression", action="store_true", help="offer permessage-deflate to clients")
     p.add_argument("--public-url", help="base of join links (http://HOST:PORT)")
     p.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
@@ -187,7 +210,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         args.records_url = _records_url(args)
-    except BadDatabase as exc:
+        args.daily_key = _daily_key(args.daily_key_file) if args.daily_key_file else None
+    except (BadDatabase, ValueError) as exc:
         print(f"samedeal serve: {exc}", file=sys.stderr)
         return 2
     if args.workers < 1:
@@ -231,7 +255,13 @@ def _serve_one(args: argparse.Namespace) -> int:
         records_url=args.records_url,
         retention_days=args.retention_days,
         identity_limit=args.identity_limit,
+        daily_key=args.daily_key,
+        daily_warm=True,
     )
+    if args.clock_offset:
+        from server.config import set_clock_offset
+
+        set_clock_offset(args.clock_offset)
     if args.records_url is not None and args.workers == 1 and not args.reuse_port:
         from server.records.db import safe_url
 
@@ -296,6 +326,10 @@ def _supervise(args: argparse.Namespace) -> int:
     for flag in flags:
         argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
     argv += ["--retention-days", str(args.retention_days)]
+    if args.daily_key_file is not None:
+        argv += ["--daily-key-file", args.daily_key_file]
+    if args.clock_offset:
+        argv += ["--clock-offset", str(args.clock_offset)]
     argv += ["--identity-limit", str(args.identity_limit)]
     if args.records_url is None:
         argv.append("--no-records")

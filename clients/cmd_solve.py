@@ -57,23 +57,25 @@ def register(sub: Any) -> None:
 
     daily = sub.add_parser(
         "daily",
-        help="print the code of the deal of the day, or verify a revealed day's deal",
-        description="samedeal daily GAME prints the public deal of the day; samedeal daily "
-        "verify checks a revealed secret daily (code and salt) against its commitment.",
+        help="the deal of the day from a server: its commitment today, its code once over",
+        description="samedeal daily GAME --server URL asks a server for the deal of the day: "
+        "today's is secret until 00:00 UTC (its commitment is shown), a past day's code is "
+        "shown once checked against its commitment. samedeal daily verify checks a reveal.",
     )
-    # "verify" shares the place of GAME, so that `samedeal daily klondike` stays as it was
+    # "verify" shares the place of GAME
     daily.add_argument(
         "game",
-        choices=[*sorted(GAME_NAMES), "verify"],
-        help="easy-harp, klondike, klondike-3; or verify",
+        choices=["easy-harp", "klondike", "verify"],
+        help="klondike (draw one), easy-harp; or verify",
+    )
+    daily.add_argument(
+        "--server", metavar="URL", help="the samedeal server to ask (http://HOST:PORT)"
     )
     daily.add_argument(
         "reveal", nargs="?", metavar="REVEAL", help="verify: a reveal JSON file, or - for stdin"
     )
     daily.add_argument("--date", help="the UTC date, YYYY-MM-DD (default: today)")
-    daily.add_argument(
-        "-v", "--verbose", action="store_true", help="also say which candidate it is and why"
-    )
+    daily.add_argument("--json", action="store_true", help="print the server's answer as JSON")
     for option, text in (
         ("--game", "verify: the daily game (klondike or easy-harp)"),
         ("--code", "verify: the revealed deal code"),
@@ -224,31 +226,67 @@ def _summary(
 
 
 def run_daily(args: argparse.Namespace) -> int:
-    """Print the code of the deal of the day (exit 2 for a bad date), or verify a reveal."""
+    """The deal of the day of GAME from ``--server``: today's commitment (the code is secret
+    until the day is over), a past day's code checked against its commitment; or verify a
+    reveal. Exit 0, 1 (the server cannot be reached, or a reveal does not match), 2 (bad
+    input)."""
     import datetime as dt
+    import urllib.error
+    import urllib.request
 
-    from engine.daily import daily_deal
+    from engine.fair import verify_daily
 
     if args.game == "verify":
         return _run_daily_verify(args)
     if args.reveal is not None or any(getattr(args, f"verify_{k}") for k in _REVEAL[1:]):
         print("samedeal: a reveal, --code, --salt and --commitment go with verify", file=sys.stderr)
         return 2
-
-    date_text = args.date or dt.datetime.now(dt.UTC).date().isoformat()
-    try:
-        deal = daily_deal(args.game, date_text)
-    except ValueError as exc:
-        print(f"samedeal: {exc}", file=sys.stderr)
-        return 2
-    print(deal.code)
-    if args.verbose:
-        how = (
-            f"candidate {deal.candidate}, proven winnable in {deal.result.nodes} nodes"
-            if deal.verified and deal.result is not None
-            else "candidate 0, not proven winnable (fallback)"
+    if args.server is None:
+        print(
+            "samedeal: the deal of the day is a server's secret: give --server URL "
+            "(or check a reveal with samedeal daily verify)",
+            file=sys.stderr,
         )
-        print(f"{deal.game} {deal.date.isoformat()}: {how}", file=sys.stderr)
+        return 2
+    base = args.server.strip().rstrip("/").replace("ws://", "http://").replace("wss://", "https://")
+    if not base.startswith(("http://", "https://")):
+        print(f"samedeal: not a server URL: {args.server!r}", file=sys.stderr)
+        return 2
+    try:
+        day = dt.date.fromisoformat(args.date) if args.date else None
+    except ValueError:
+        print(f"samedeal: not a date (YYYY-MM-DD): {args.date!r}", file=sys.stderr)
+        return 2
+    path = f"/api/daily/{day.isoformat()}" if day else "/api/daily"
+    try:
+        with urllib.request.urlopen(base + path, timeout=10) as reply:
+            answer = orjson.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        try:
+            message = orjson.loads(exc.read()).get("message", exc.reason)
+        except orjson.JSONDecodeError:
+            message = exc.reason
+        print(f"samedeal: {message}", file=sys.stderr)
+        return 2 if exc.code < 500 else 1
+    except (OSError, orjson.JSONDecodeError) as exc:
+        print(f"samedeal: cannot ask {base}: {exc}", file=sys.stderr)
+        return 1
+    day_info = answer if day else answer["today"]
+    game = next(g for g in day_info["games"] if g["game"] == args.game)
+    if args.json:
+        print(orjson.dumps({**game, "day": day_info["day"], "number": day_info["number"]}).decode())
+        return 0
+    title = f"{args.game} {day_info['day']} (day {day_info['number']})"
+    if game["code"] is None:
+        print(f"{title}: secret until 00:00 UTC")
+        pending = "not yet (the day's proof is running)"
+        print(f"commitment: {game['commitment'] or pending}")
+        return 0
+    if not verify_daily(game["code"], game["salt"], game["commitment"]):
+        print(f"{title}: {game['code']} does NOT match its commitment", file=sys.stderr)
+        return 1
+    print(game["code"])
+    print(f"{title}: matches its commitment {game['commitment']}", file=sys.stderr)
     return 0
 
 

@@ -5,9 +5,10 @@ the cursor: ←/→ move between piles, ↑/↓ choose how many cards of a colum
 card and Enter again drops it; ``1``–``9`` pick a column's top card or drop the picked
 cards on that column; ``f`` sends the card under the cursor to a foundation ("tap"),
 ``t`` to the table ("double tap"), ``s`` turns the stock, ``u`` undoes, ``a``
-auto-finishes. Ctrl+R asks, then resigns on a second Ctrl+R. Spectators press ``n`` to
-follow the next player. Ctrl+L switches the language (English, Russian, Swedish: the
-browser's catalogues, :mod:`clients.i18n`).
+auto-finishes. Ctrl+R asks, then resigns on a second Ctrl+R. Ctrl+X leaves the room (a
+race is given up first: asked like Ctrl+R). When the host offers a rematch, ``y`` races it
+and ``n`` sits it out. Spectators press ``n`` to follow the next player. Ctrl+L switches
+the language (English, Russian, Swedish: the browser's catalogues, :mod:`clients.i18n`).
 
 Names and everything else from other users are drawn as plain ``rich.text.Text``, never
 parsed as markup.
@@ -38,6 +39,8 @@ from protocol import (
     RaceEnded,
     RaceStarting,
     Rejected,
+    RematchOffer,
+    RematchOffered,
     Resync,
     RoomSnapshot,
     SeatEvent,
@@ -175,7 +178,8 @@ class BoardView(Static, can_focus=True):
         Binding("u", "undo", show=False),
         Binding("a", "auto", show=False),
         Binding("escape", "drop", show=False),
-        Binding("n", "follow_next", show=False),
+        Binding("n", "no", show=False),
+        Binding("y", "yes", show=False),
         Binding("colon,slash", "type_move", show=False),
         *(Binding(str(n), f"column({n})", show=False) for n in range(1, 10)),
     ]
@@ -221,9 +225,18 @@ class BoardView(Static, can_focus=True):
         self.app_ref.picked = None
         self.app_ref.refresh_board()
 
-    def action_follow_next(self) -> None:
-        """Spectators: follow the next player."""
-        self.app_ref.follow_next()
+    def action_no(self) -> None:
+        """Sit out the rematch offered; spectators: follow the next player."""
+        app = self.app_ref
+        if app.offer_asked():
+            app.answer_rematch(False)
+        else:
+            app.follow_next()
+
+    def action_yes(self) -> None:
+        """Race the rematch offered."""
+        if self.app_ref.offer_asked():
+            self.app_ref.answer_rematch(True)
 
     def action_type_move(self) -> None:
         """Focus the move entry."""
@@ -255,6 +268,7 @@ class RaceApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", show=False),
         Binding("ctrl+r", "resign", show=False),
+        Binding("ctrl+x", "leave", show=False),
         Binding("ctrl+g", "start", show=False),
         Binding("ctrl+l", "switch_lang", show=False),
     ]
@@ -289,6 +303,9 @@ class RaceApp(App[int]):
         self.phase = "lobby"
         self.race = 0
         self.deal = ""
+        self.daily = False  # the room plays the deal of the day
+        self.offer: RematchOffer | RematchOffered | None = None  # a rematch awaiting answers
+        self.answered: dict[int, bool] = {}  # race → this player's answer to its offer
         self.spectators = 0
         self.start_at: int | None = None
         self.clock_offset = 0
@@ -303,6 +320,7 @@ class RaceApp(App[int]):
         self.message = ""
         self.names: dict[int, str] = {}  # seat → the last name seen (results keep them)
         self.resign_armed = False
+        self.leave_armed = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # ------------------------------------------------------------------ layout
@@ -384,6 +402,7 @@ class RaceApp(App[int]):
         self.room, self.game, self.host = snap.room, snap.game, snap.host
         # the deal code is told only once the race is over (fair play): the game name before
         self.phase, self.race, self.deal = snap.phase, snap.race, snap.deal or ""
+        self.daily, self.offer = snap.daily, snap.rematch_offer
         self.spectators = snap.spectators
         self.start_at = snap.start_at
         self.clock_offset = snap.now - int(time.time() * 1000)
@@ -414,14 +433,22 @@ class RaceApp(App[int]):
                 self.names[event.seat] = event.name
             if event.host:
                 self.host = event.seat
+        elif isinstance(event, RematchOffered):
+            self.offer = event
+            self.clock_offset = event.now - int(time.time() * 1000)
+            if self.offer_asked():
+                self.say(self.offer_text())
+            elif self.role == "player" and self.seat == event.by:
+                self.say(self.cat.t("rematch.waiting"))
         elif isinstance(event, RaceStarting):
             self.phase, self.race, self.deal = "running", event.race, event.deal or ""
+            self.daily, self.offer = event.daily, None
             self.start_at = event.start_at
             self.clock_offset = event.now - int(time.time() * 1000)
             self.participants = list(event.seats)
             self.results = None
             self.picked = None
-            self.resign_armed = False
+            self.resign_armed = self.leave_armed = False
             for n, seat in self.seats.items():
                 seat.update(
                     status="playing" if n in event.seats else "waiting",
@@ -522,6 +549,78 @@ class RaceApp(App[int]):
         self.resign_armed = False
         self.say("")
         self._spawn(self._resign())
+
+    def racing(self) -> bool:
+        """Whether this player is in the running race and has not finished it."""
+        me = self.seats.get(self.seat) if self.seat is not None else None
+        return (
+            self.role == "player"
+            and self.phase == "running"
+            and self.seat in self.participants
+            and (me is None or me.get("status") in ("playing", "disconnected"))
+        )
+
+    def action_leave(self) -> None:
+        """Leave the room: racing, the first Ctrl+X asks (the race is given up), a second
+        one leaves; otherwise at once."""
+        if self.client is None or self.room is None:
+            return
+        if self.racing() and not self.leave_armed:
+            self.leave_armed = True
+            self.say(self.cat.t("tui.leave_confirm"))
+            return
+        self.leave_armed = False
+        self._spawn(self._leave())
+
+    async def _leave(self) -> None:
+        assert self.client is not None
+        try:
+            await self.client.leave()
+        except RequestError as exc:
+            self.say(self.cat.error_text(exc.code, exc.message))
+            return
+        self.room = self.seat = self.offer = None
+        self.role, self.phase, self.view = "", "lobby", None  # in no room: no keys but quit
+        self.seats, self.participants, self.results = {}, [], None
+        self.refresh_all()
+        self.say(self.cat.t("tui.left"))
+
+    def offer_asked(self) -> bool:
+        """Whether this player is asked to answer the rematch offered now."""
+        offer = self.offer
+        return (
+            offer is not None
+            and self.role == "player"
+            and self.seat != offer.by
+            and offer.race not in self.answered
+            and self._now() <= offer.deadline
+        )
+
+    def offer_text(self) -> str:
+        """The offer and the keys that answer it."""
+        assert self.offer is not None
+        t = self.cat.t
+        name = self.names.get(self.offer.by, "")
+        offer = t("rematch.offer", name=name, deal=t(f"rematch.deal.{self.offer.deal}"))
+        return f"{offer}  y: {t('rematch.accept')} · n: {t('rematch.sit_out')}"
+
+    def answer_rematch(self, accept: bool) -> None:
+        """Race the offered rematch, or sit it out."""
+        if self.client is None or self.offer is None:
+            return
+        race = self.offer.race
+        self.answered[race] = accept
+        self.say(self.cat.t("rematch.accepted" if accept else "rematch.sitting_out"))
+        self.refresh_keys()
+        self._spawn(self._answer(race, accept))
+
+    async def _answer(self, race: int, accept: bool) -> None:
+        assert self.client is not None
+        try:
+            await self.client.rematch_reply(race, accept)
+        except RequestError as exc:
+            self.answered.pop(race, None)
+            self.say(self.cat.error_text(exc.code, exc.message))
 
     def action_switch_lang(self) -> None:
         """Ctrl+L: the next language."""
@@ -642,6 +741,9 @@ class RaceApp(App[int]):
         if self.resign_armed and event.key != "ctrl+r":
             self.resign_armed = False
             self.say(self.cat.t("tui.resign_kept"))
+        if self.leave_armed and event.key != "ctrl+x":
+            self.leave_armed = False
+            self.say(self.cat.t("tui.resign_kept"))
         if event.key == "escape" and isinstance(self.focused, Input):
             self.query_one("#board", BoardView).focus()
             event.stop()
@@ -681,6 +783,8 @@ class RaceApp(App[int]):
         text = Text()
         text.append(t("tui.room", room=self.room or "…") + "  ", style="bold")
         text.append(f"{game} {self.deal}".strip() + "  ")
+        if self.daily:
+            text.append(t("room.daily") + "  ", style="bold")
         if self.spectators:
             text.append(self.cat.tn("room.watching", self.spectators) + "  ")
         text.append(f"{status}  ", style="bold yellow")
@@ -743,7 +847,8 @@ class RaceApp(App[int]):
         and the link that starts a room on the same deal."""
         cat = self.cat
         game = cat.t(f"game.{self.game}") if self.game else ""
-        lines = [f"samedeal · {game} · {cat.t('share.deal', deal=self.deal)}"]
+        deal = cat.t("share.daily" if self.daily else "share.deal", deal=self.deal)
+        lines = [f"samedeal · {game} · {deal}"]
         results = self.results or []
         total = 104 if self.game == "easy-harp" else 52
         mine = next((r for r in results if r["seat"] == self.seat), None)
@@ -805,10 +910,14 @@ class RaceApp(App[int]):
                 (":", t("tui.type")),
                 ("^R", t("tui.resign")),
             ]
+        if self.offer_asked():
+            keys += [("y", t("rematch.accept")), ("n", t("rematch.sit_out"))]
         if self.role == "spectator":
             keys.append(("n", t("tui.follow")))
         if self.role == "player" and self.seat == self.host and self.phase != "running":
             keys.append(("^G", t("tui.start")))
+        if self.room is not None and self.role in ("player", "spectator"):
+            keys.append(("^X", t("tui.leave")))
         keys += [("^L", t("tui.lang")), ("^Q", t("tui.quit"))]
         text = Text()
         for i, (key, what) in enumerate(keys):

@@ -1,42 +1,20 @@
-"""The public deal of the day, and deals the solver proves winnable.
+"""The daily challenge's proof bounds, UTC dates, and deals the solver proves winnable.
 
-The ranked daily challenge does not use this derivation: its deal is drawn from a server
-secret and committed before the day (:func:`engine.fair.secret_daily`, ``fair-deals.md``),
-because a deal anyone can compute from the date can be solved before it is played. That
-derivation shares this module's proof bounds (``DAILY_NODES``, ``DAILY_CANDIDATES``,
-``DAILY_PORTFOLIO``). What follows stays for tools and for the ``samedeal daily`` command.
-
-Every worker and every client derives the same deal of the day from the UTC date alone, with
-no coordination and no stored state:
-
-1. **Candidates.** For game name ``G`` (``klondike``, ``klondike-3``, ``easy-harp``), UTC date
-   ``D`` written ``YYYY-MM-DD`` and ``k = 0, 1, 2, …``: ``h = SHA-256("samedeal-daily:G:D:k")``
-   (ASCII); the candidate deal number is ``int.from_bytes(h[0:8], "big") mod 999,999 + 1``, the
-   deal code ``DealCode.for_game(G, number)``.
-2. **Proof.** The day's deal is the first candidate that :func:`engine.solver.solve` proves
-   winnable within a fixed node budget (``DAILY_NODES``; nodes, never seconds, so every
-   machine gets the same answer), trying at most ``DAILY_CANDIDATES`` candidates, with the
-   searches of ``DAILY_PORTFOLIO``.
-3. **Fallback.** If no candidate is proven within those bounds, the day's deal is candidate
-   ``k = 0``, marked unverified. For Klondike the bounds make this practically impossible
-   (about nine deals in ten are proven within the budget, so all 32 failing has odds far
-   below one in 10³⁰); for Easy Harp, whose search is much harder, it can happen.
-
-The Klondike of the day is always draw one (``klondike``, ``KL1-1``), as its rule book says;
-the other names are offered for tools. The proof budget makes the derivation depend on the
-solver: a change to the solver that proves a candidate it used to miss (or the reverse) can
-change a day's deal, so the tests pin golden codes for a few dates. Deciding a day costs up to
-one budget per candidate tried (usually one quick solve for Klondike); results are cached.
+The deal of the day is drawn from a server secret and committed before the day
+(:func:`engine.fair.secret_daily`, ``docs/spec/fair-deals.md``): a deal anyone could compute
+from the date could be solved before it is played. (Until December 2026 samedeal derived a
+public deal of the day from the date alone; that derivation is gone, and with it the days it
+computed: the secret derivation gives other deals for the same dates.) The proof bounds are
+here: the day's deal is the first candidate that :func:`engine.solver.solve` proves winnable
+within ``DAILY_NODES`` (nodes, never seconds, so every machine gets the same answer), trying
+at most ``DAILY_CANDIDATES`` candidates with the searches of ``DAILY_PORTFOLIO``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import random
 import secrets
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 
 from .dealcode import GAME_NAMES, MAX_NUMBER, DealCode
@@ -47,10 +25,6 @@ __all__ = [
     "DAILY_CANDIDATES",
     "DAILY_NODES",
     "DAILY_PORTFOLIO",
-    "DailyDeal",
-    "candidate_codes",
-    "daily_code",
-    "daily_deal",
     "random_winnable",
     "utc_date",
 ]
@@ -67,21 +41,6 @@ DAILY_PORTFOLIO: Final[dict[str, tuple[Member, ...] | None]] = {
     "klondike-3": None,
     "easy-harp": (Member("best"),),
 }
-_PREFIX: Final = "samedeal-daily"
-
-
-@dataclass(frozen=True, slots=True)
-class DailyDeal:
-    """The deal of the day of one game: its ``code``, which candidate it is (``candidate``
-    = ``k``), whether the solver proved it winnable (``verified``) and that proof
-    (``result``, the solve that proved it; ``None`` for the fallback)."""
-
-    game: str
-    date: dt.date
-    code: DealCode
-    candidate: int
-    verified: bool
-    result: SolveResult | None
 
 
 def utc_date(date: dt.date | dt.datetime | str) -> dt.date:
@@ -104,42 +63,6 @@ def _check_game(game_name: str) -> None:
         raise InvalidDealCodeError(
             game_name, "game", f"unknown game {game_name!r} (one of {', '.join(GAME_NAMES)})"
         )
-
-
-def candidate_codes(
-    game_name: str, date: dt.date | dt.datetime | str, count: int
-) -> list[DealCode]:
-    """The first ``count`` candidates of the day (step 1 of the derivation)."""
-    _check_game(game_name)
-    day = utc_date(date).isoformat()
-    out = []
-    for k in range(count):
-        digest = hashlib.sha256(f"{_PREFIX}:{game_name}:{day}:{k}".encode("ascii")).digest()
-        number = int.from_bytes(digest[:8], "big") % MAX_NUMBER + 1
-        out.append(DealCode.for_game(game_name, number))
-    return out
-
-
-def daily_deal(game_name: str, date: dt.date | dt.datetime | str) -> DailyDeal:
-    """The deal of the day of ``game_name`` on the UTC ``date`` (a date, an aware or naive-UTC
-    datetime, or ``YYYY-MM-DD``), with how it was chosen."""
-    _check_game(game_name)
-    return _daily(game_name, utc_date(date))
-
-
-@lru_cache(maxsize=64)
-def _daily(game_name: str, day: dt.date) -> DailyDeal:
-    codes = candidate_codes(game_name, day, DAILY_CANDIDATES[game_name])
-    for k, code in enumerate(codes):
-        result = solve(code, nodes=DAILY_NODES[game_name], portfolio=DAILY_PORTFOLIO[game_name])
-        if result.verdict == "winnable":
-            return DailyDeal(game_name, day, code, k, True, result)
-    return DailyDeal(game_name, day, codes[0], 0, False, None)
-
-
-def daily_code(game_name: str, date: dt.date | dt.datetime | str) -> DealCode:
-    """The code of the deal of the day: ``daily_code("klondike", "2025-01-01")``."""
-    return daily_deal(game_name, date).code
 
 
 def random_winnable(

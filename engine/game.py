@@ -75,6 +75,7 @@ class Game:
         "actions",
         "code",
         "columns",
+        "deck_turns",
         "down",
         "draw",
         "foundations",
@@ -107,6 +108,8 @@ class Game:
         self.total = 52 * self.copies
         self.draw = 3 if code.variant == "3" else 1
         self.redeal_points = self.REDEAL_POINTS[self.draw == 3]
+        #: passes through the stock after the first: the redeals (an undone one unsaid)
+        self.deck_turns = 0
         self._history: deque[_Record] = deque(maxlen=self.undo_depth)
         self._undo_dropped = False
         self.actions: list[Move] = []
@@ -412,6 +415,7 @@ class Game:
         self.moves += 1
         score = self.score + self.redeal_points
         self.score = score if score > 0 else 0
+        self.deck_turns += 1
         self._record(("r", score_before))
         return Outcome(STOCK)
 
@@ -447,6 +451,7 @@ class Game:
             self.stock.extend(back)
         elif kind == "r":
             _, score_before = record
+            self.deck_turns -= 1
             self.stock.reverse()
             self.waste, self.stock = self.stock, []
         else:  # auto-finish; unreachable in play since it always wins, kept for solvers
@@ -652,6 +657,7 @@ class Game:
         other.score, other.moves, other.won = self.score, self.moves, self.won
         other.on_foundations, other.total, other.draw = self.on_foundations, self.total, self.draw
         other.redeal_points = self.redeal_points
+        other.deck_turns = self.deck_turns
         other._history = deque(self._history, maxlen=self.undo_depth)
         other._undo_dropped = self._undo_dropped
         other.actions = list(self.actions)

@@ -1,4 +1,7 @@
-"""The HTTP JSON API of finished games and players: response models (no I/O).
+"""The HTTP JSON API of rooms, finished games and players: response models (no I/O).
+
+* ``GET /api/rooms/{code}[?key=KEY]`` → :class:`RoomSummary`: what an invitation link shows
+  before joining. A private room without its key is answered like an unknown room (404).
 
 * ``GET /api/games/{id}`` → :class:`GameReplay`: a finished race, every racer's full move
   list with the server time of each move.
@@ -25,17 +28,24 @@ __all__ = [
     "PLAYER_ID_PATTERN",
     "RACE_ID_PATTERN",
     "ApiError",
+    "DailyBoard",
+    "DailyDay",
+    "DailyEntry",
+    "DailyGame",
+    "DailyToday",
     "GameReplay",
     "GameStats",
     "PlayerPage",
     "PlayerRef",
     "RaceLine",
+    "RoomSummary",
     "SeatBoards",
     "SeatReplay",
     "moves_text",
 ]
 
 GameName = Literal["easy-harp", "klondike", "klondike-3"]
+Phase = Literal["lobby", "running", "ended"]
 FinalStatus = Literal["won", "resigned", "timeout", "left"]
 RACE_ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{12}$"
 PLAYER_ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{16}$"
@@ -116,11 +126,12 @@ class SeatBoards(_Model):
 
 
 class RaceLine(_Model):
-    """One race of a player's history and how they did in it."""
+    """One race of a player's history and how they did in it (``deal`` null: a race on a
+    day's secret deal, until that day is over)."""
 
     id: str = Field(pattern=RACE_ID_PATTERN)
     game: GameName
-    deal: str
+    deal: str | None
     ended_at: int
     racers: int
     seat: int
@@ -157,7 +168,100 @@ class PlayerPage(_Model):
     recent: list[RaceLine]
 
 
-API_MODELS: tuple[type[BaseModel], ...] = (ApiError, GameReplay, PlayerPage, SeatBoards)
+class DailyGame(_Model):
+    """One daily game's deal of a day: the commitment from 00:00 UTC; once the day is over,
+    the code and the salt that open it (``samedeal daily verify``), and whether the solver
+    proved it winnable (it always tries; a day where no candidate was proven plays the
+    first, unproven)."""
+
+    game: Literal["klondike", "easy-harp"]
+    commitment: str | None = Field(
+        description="hex SHA-256 of `CODE|hex(salt)` (null for the seconds the day's proof runs)"
+    )
+    code: str | None = Field(description="the deal code, once the day is over")
+    salt: str | None = Field(description="hex of the 32-byte salt, once the day is over")
+    proven: bool | None = Field(description="proved winnable (once the day is over)")
+
+
+class DailyDay(_Model):
+    """A day of the daily challenge."""
+
+    day: str = Field(description="YYYY-MM-DD, UTC")
+    number: int = Field(description="the day's number: 1 on 2026-01-01")
+    over: bool
+    ends_at: int = Field(description="00:00 UTC after the day, ms since the epoch")
+    games: list[DailyGame]
+
+
+class DailyToday(_Model):
+    """``GET /api/daily``: today (commitments) and yesterday (revealed)."""
+
+    today: DailyDay
+    yesterday: DailyDay
+
+
+class DailyEntry(_Model):
+    """One attempt on a day's leaderboard. ``rank`` 0: it does not rank (not over,
+    unranked — an identity made after the day began — or only watched). ``game_id``: the
+    replay, once the day is over."""
+
+    rank: int
+    player: str
+    name: str
+    handle: str | None
+    ranked: bool
+    status: str
+    won: bool
+    score: int
+    moves: int
+    on_foundations: int
+    deck_turns: int = Field(description="Klondike: passes through the stock after the first")
+    elapsed_ms: int | None
+    game_id: str | None
+
+
+class DailyBoard(_Model):
+    """``GET /api/daily/{day}/{game}``: the leaderboard (by score, then fewer moves, then the
+    shorter time), the player's own place and the players they have raced with
+    (``?player=ID``)."""
+
+    day: str
+    number: int
+    game: Literal["klondike", "easy-harp"]
+    over: bool
+    deal: DailyGame
+    entries: list[DailyEntry]
+    you: DailyEntry | None
+    raced_with: list[DailyEntry]
+
+
+class RoomSummary(_Model):
+    """``GET /api/rooms/{code}``: a room as its invitation shows it, before joining. Never
+    the deal code (fair play) nor anything a seat holds (tokens, connections)."""
+
+    room: str = Field(description="the room code as people read it", examples=["K7QF-2M"])
+    game: GameName
+    phase: Phase = Field(
+        description="lobby: waiting for the start; running: a race is on (watch only); "
+        "ended: between races (a player may join for the next one)"
+    )
+    host_name: str | None = Field(description="the host's name (null: nobody seated)")
+    players: list[str] = Field(description="the seated players' names, in seat order")
+    max_players: int
+    spectators: bool = Field(description="whether the room may be watched")
+    daily: bool = Field(description="the room plays the deal of the day")
+
+
+API_MODELS: tuple[type[BaseModel], ...] = (
+    ApiError,
+    GameReplay,
+    PlayerPage,
+    RoomSummary,
+    DailyToday,
+    DailyDay,
+    DailyBoard,
+    SeatBoards,
+)
 """The response models the OpenAPI document lists."""
 
 

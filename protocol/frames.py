@@ -27,6 +27,8 @@ __all__ = [
     "RaceEndedBody",
     "RaceRecordedBody",
     "RaceStartingBody",
+    "RematchOfferBody",
+    "RematchOfferedBody",
     "ResultRowBody",
     "SeatBody",
     "SeatInfoBody",
@@ -46,6 +48,7 @@ __all__ = [
     "race_recorded",
     "race_starting",
     "rejected",
+    "rematch_offered",
     "resync",
     "seat",
     "spectators",
@@ -81,8 +84,9 @@ class SpectatorsBody(TypedDict):
 
 
 class RaceStartingBody(TypedDict):
-    """``race_starting`` as stored: ``deal`` and ``typed_by`` are for the workers; the
-    fair-play filter removes ``typed_by`` always and ``deal`` for who may not know it."""
+    """``race_starting`` as stored: ``deal``, ``typed_by`` and ``secret_until`` are for the
+    workers; the fair-play filter removes ``typed_by`` and ``secret_until`` always and
+    ``deal`` for who may not know it."""
 
     type: Literal["race_starting"]
     room: str
@@ -93,7 +97,23 @@ class RaceStartingBody(TypedDict):
     now: int
     seats: list[int]
     view: BoardView | None
+    daily: bool
     typed_by: int | None
+    attempts: dict[str, str] | None
+    secret_until: int | None
+
+
+class RematchOfferedBody(TypedDict):
+    """``rematch_offered``: the host offers the next race (the deal's kind, never its
+    code)."""
+
+    type: Literal["rematch_offered"]
+    room: str
+    race: int
+    deal: str
+    deadline: int
+    now: int
+    by: int
 
 
 class ProgressBody(TypedDict):
@@ -124,6 +144,7 @@ class PlayerFinishedBody(TypedDict):
     board: BoardView
     deal: str | None
     times_ms: list[int] | None
+    secret_until: int | None
 
 
 class ResultRowBody(TypedDict):
@@ -147,6 +168,7 @@ class RaceEndedBody(TypedDict):
     race: int
     deal: str
     results: list[ResultRowBody]
+    secret_until: int | None
 
 
 class RaceRecordedBody(TypedDict):
@@ -161,6 +183,7 @@ class RaceRecordedBody(TypedDict):
 EventBody = (
     SeatBody
     | SpectatorsBody
+    | RematchOfferedBody
     | RaceStartingBody
     | ProgressBody
     | PlayerFinishedBody
@@ -198,7 +221,10 @@ def race_starting(
     now: int,
     seats: list[int],
     view: BoardView | None,
+    daily: bool,
     typed_by: int | None,
+    attempts: dict[str, str] | None = None,
+    secret_until: int | None = None,
 ) -> RaceStartingBody:
     """The ``race_starting`` event body as stored (see :class:`RaceStartingBody`)."""
     return {
@@ -211,7 +237,26 @@ def race_starting(
         "now": now,
         "seats": seats,
         "view": view,
+        "daily": daily,
         "typed_by": typed_by,
+        "attempts": attempts,
+        "secret_until": secret_until,
+    }
+
+
+def rematch_offered(
+    *, room: str, race: int, deal: str, deadline: int, now: int, by: int
+) -> RematchOfferedBody:
+    """The ``rematch_offered`` event body: ``deal`` is the kind (``same``, ``random``,
+    ``daily``, ``code``), never a code."""
+    return {
+        "type": "rematch_offered",
+        "room": room,
+        "race": race,
+        "deal": deal,
+        "deadline": deadline,
+        "now": now,
+        "by": by,
     }
 
 
@@ -253,6 +298,7 @@ def player_finished(
     board: BoardView,
     deal: str,
     times_ms: list[int] | None,
+    secret_until: int | None = None,
 ) -> PlayerFinishedBody:
     """The ``player_finished`` event body as stored (the deal code for the finished player
     and for those who may know it)."""
@@ -267,12 +313,27 @@ def player_finished(
         "board": board,
         "deal": deal,
         "times_ms": times_ms,
+        "secret_until": secret_until,
     }
 
 
-def race_ended(*, room: str, race: int, deal: str, results: list[ResultRowBody]) -> RaceEndedBody:
-    """The ``race_ended`` event body."""
-    return {"type": "race_ended", "room": room, "race": race, "deal": deal, "results": results}
+def race_ended(
+    *,
+    room: str,
+    race: int,
+    deal: str,
+    results: list[ResultRowBody],
+    secret_until: int | None = None,
+) -> RaceEndedBody:
+    """The ``race_ended`` event body as stored (``secret_until``: for the workers)."""
+    return {
+        "type": "race_ended",
+        "room": room,
+        "race": race,
+        "deal": deal,
+        "results": results,
+        "secret_until": secret_until,
+    }
 
 
 def race_recorded(*, room: str, race: int, game_id: str) -> RaceRecordedBody:
@@ -311,6 +372,15 @@ class SeatInfoBody(TypedDict, total=False):
     elapsed_ms: int | None
 
 
+class RematchOfferBody(TypedDict):
+    """``RematchOffer``: a rematch waiting for the players' answers."""
+
+    race: int
+    deal: str
+    deadline: int
+    by: int
+
+
 class SnapshotBody(TypedDict):
     """``RoomSnapshot``: everything a client needs to draw a room, as of event ``seq``."""
 
@@ -329,6 +399,8 @@ class SnapshotBody(TypedDict):
     seq: int
     now: int
     spectators: int
+    daily: bool
+    rematch_offer: RematchOfferBody | None
 
 
 # --------------------------------------------------------------------- replies

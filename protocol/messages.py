@@ -4,9 +4,10 @@ Every message is a JSON object with a ``type`` field. Client → server messages
 ``id`` (an integer the client picks); the server echoes it in the direct reply (``joined``,
 ``ack``, ``rejected``, ``error``, ``pong``) so a client can match replies to requests.
 
-Room events (``seat``, ``race_starting``, ``progress``, ``player_finished``, ``race_ended``)
-carry ``room`` and a rising ``seq``: the room's event number. A client remembers the last
-``seq`` it saw and sends it in ``resume`` after a reconnect.
+Room events (``seat``, ``spectators``, ``rematch_offered``, ``race_starting``, ``progress``,
+``player_finished``, ``race_ended``) carry ``room`` and a rising ``seq``: the room's event
+number. A client remembers the last ``seq`` it saw and sends it in ``resume`` after a
+reconnect.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "IdentityReply",
     "Join",
     "Joined",
+    "Leave",
     "MoveRequest",
     "NewPlayer",
     "Ok",
@@ -47,6 +49,9 @@ __all__ = [
     "Recover",
     "Rejected",
     "Rematch",
+    "RematchOffer",
+    "RematchOffered",
+    "RematchReply",
     "Rename",
     "Resign",
     "ResultRow",
@@ -162,13 +167,32 @@ class Resign(_Message):
 
 
 class Rematch(_Message):
-    """Host only, after a race: start a new race in the room on the ``same`` deal or a new
-    one (``random``, ``daily`` or ``code``)."""
+    """Host only, after a race: offer the players a new race in the room on the ``same``
+    deal or a new one (``random``, ``daily`` or ``code``). Each player answers with
+    ``rematch_reply``; the race starts with those who accept."""
 
     type: Literal["rematch"] = "rematch"
     id: RequestId = None
     deal: DealKind = "same"
     code: Annotated[str | None, Field(default=None, max_length=32)] = None
+
+
+class RematchReply(_Message):
+    """A player's answer to the rematch offered for race ``race``: ``accept`` races it,
+    otherwise the player sits it out, seated."""
+
+    type: Literal["rematch_reply"] = "rematch_reply"
+    id: RequestId = None
+    race: Annotated[int, Field(ge=1)]
+    accept: bool
+
+
+class Leave(_Message):
+    """Leave the room at once: a player's seat is freed (a running race is resigned first),
+    a spectator stops watching. The connection stays open for another room."""
+
+    type: Literal["leave"] = "leave"
+    id: RequestId = None
 
 
 class Follow(_Message):
@@ -274,6 +298,8 @@ ClientMessage = Annotated[
     | MoveRequest
     | Resign
     | Rematch
+    | RematchReply
+    | Leave
     | Follow
     | AddBot
     | AddGhost
@@ -329,8 +355,20 @@ class ResultRow(_Message):
     elapsed_ms: int | None
 
 
+class RematchOffer(_Message):
+    """A rematch the host offered and the players are answering: race ``race`` on a deal of
+    kind ``deal`` (never its code), starting once everyone asked has answered or at
+    ``deadline`` (server ms). ``by`` is the seat that offered it (it races unasked)."""
+
+    race: int
+    deal: DealKind
+    deadline: int
+    by: int
+
+
 class RoomSnapshot(_Message):
-    """Everything a client needs to draw a room, as of event ``seq``."""
+    """Everything a client needs to draw a room, as of event ``seq``. ``daily``: the room's
+    deal is the deal of the day; ``rematch_offer``: a rematch waiting for answers."""
 
     room: str
     link: str
@@ -347,6 +385,8 @@ class RoomSnapshot(_Message):
     seq: int
     now: int
     spectators: int = 0
+    daily: bool = False
+    rematch_offer: RematchOffer | None = None
 
 
 class Welcome(_Message):
@@ -422,7 +462,8 @@ class Error(_Message):
 
 
 class Ok(_Message):
-    """Reply to ``start``, ``resign``, ``rematch`` and ``follow`` when done."""
+    """Reply to ``start``, ``resign``, ``rematch``, ``rematch_reply``, ``leave``, ``follow``,
+    ``add_bot`` and ``add_ghost`` when done."""
 
     type: Literal["ok"] = "ok"
     id: int | None = None
@@ -483,7 +524,10 @@ class RaceStarting(_Event):
 
     ``view`` is the starting board (face-up cards only, the same for every player).
     ``deal`` is withheld (``null``) from everyone but the player who typed the code: it
-    tells every face-down card.
+    tells every face-down card. ``daily``: the race is on the deal of the day; then
+    ``attempts`` says what the race is for each racer (by seat): their ``ranked`` attempt of
+    the day, ``unranked`` (an identity made after the day began), ``practice`` (they had
+    their attempt), ``guest`` (no identity).
     """
 
     type: Literal["race_starting"] = "race_starting"
@@ -494,6 +538,22 @@ class RaceStarting(_Event):
     now: int
     seats: list[int]
     view: dict[str, Any] | None = None
+    daily: bool = False
+    attempts: dict[str, Literal["ranked", "unranked", "practice", "guest"]] | None = None
+
+
+class RematchOffered(_Event):
+    """The host offers race ``race`` on a deal of kind ``deal`` (``same``, ``random``,
+    ``daily``, ``code``: never the code). Every player but the host (``by``) answers with
+    ``rematch_reply``; the race starts with those who accepted once all have answered, or
+    at ``deadline`` (server ms; ``now`` is the server clock as it was offered)."""
+
+    type: Literal["rematch_offered"] = "rematch_offered"
+    race: int
+    deal: DealKind
+    deadline: int
+    now: int
+    by: int
 
 
 class Progress(_Event):
@@ -564,6 +624,7 @@ ServerMessage = Annotated[
     | Pong
     | Board
     | SeatEvent
+    | RematchOffered
     | RaceStarting
     | Progress
     | PlayerFinished
@@ -578,6 +639,7 @@ ServerMessage = Annotated[
 EVENT_TYPES = frozenset(
     {
         "seat",
+        "rematch_offered",
         "race_starting",
         "progress",
         "player_finished",

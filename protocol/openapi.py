@@ -30,6 +30,15 @@ def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": _json("ApiError")}
 
 
+_DAY = {
+    "name": "day",
+    "in": "path",
+    "required": True,
+    "description": "YYYY-MM-DD (UTC)",
+    "schema": {"type": "string", "format": "date"},
+}
+
+
 def build_openapi() -> dict[str, Any]:
     """The OpenAPI document as a dict."""
     _, schemas = models_json_schema(
@@ -50,6 +59,37 @@ def build_openapi() -> dict[str, Any]:
         "schema": {"type": "integer", "minimum": 1},
     }
     paths = {
+        "/api/rooms/{code}": {
+            "get": {
+                "summary": "A room as its invitation shows it: game, host, players, phase",
+                "operationId": "getRoom",
+                "parameters": [
+                    {
+                        "name": "code",
+                        "in": "path",
+                        "required": True,
+                        "description": "the room code; case, spaces and the dash are ignored",
+                        "schema": {"type": "string", "maxLength": 16},
+                    },
+                    {
+                        "name": "key",
+                        "in": "query",
+                        "required": False,
+                        "description": "a private room's join key (the `key` of its link)",
+                        "schema": {"type": "string", "maxLength": 64},
+                    },
+                ],
+                "responses": {
+                    "200": {"description": "the room", "content": _json("RoomSummary")},
+                    "404": _error(
+                        "no room has this code, or it is private and the key is missing or "
+                        "wrong (the same answer: codes cannot be probed)"
+                    ),
+                    "429": _error("too many requests from this address: see Retry-After"),
+                    "503": _error("the store cannot be reached now"),
+                },
+            }
+        },
         "/api/games/{id}": {
             "get": {
                 "summary": "A finished race: every racer's moves, their server times, results",
@@ -89,6 +129,64 @@ def build_openapi() -> dict[str, Any]:
                 },
             }
         },
+        "/api/daily": {
+            "get": {
+                "summary": "The daily challenge: today's commitments, yesterday's reveal",
+                "operationId": "getDaily",
+                "responses": {"200": {"description": "today", "content": _json("DailyToday")}},
+            }
+        },
+        "/api/daily/{day}": {
+            "get": {
+                "summary": "A day of the daily challenge: commitments, and the reveal once over",
+                "operationId": "getDailyDay",
+                "parameters": [_DAY],
+                "responses": {
+                    "200": {"description": "the day", "content": _json("DailyDay")},
+                    "400": _error("not a day (YYYY-MM-DD)"),
+                    "404": _error("a day not begun yet, or before the first"),
+                },
+            }
+        },
+        "/api/daily/{day}/{game}": {
+            "get": {
+                "summary": "A day's leaderboard of one game, your place, who you raced with",
+                "operationId": "getDailyBoard",
+                "parameters": [
+                    _DAY,
+                    {
+                        "name": "game",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "enum": ["klondike", "easy-harp"]},
+                    },
+                    {
+                        "name": "player",
+                        "in": "query",
+                        "required": False,
+                        "description": "a player id: their own attempt and who they raced with",
+                        "schema": {"type": "string"},
+                    },
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 100},
+                    },
+                    {
+                        "name": "offset",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "integer", "minimum": 0, "default": 0},
+                    },
+                ],
+                "responses": {
+                    "200": {"description": "the leaderboard", "content": _json("DailyBoard")},
+                    "400": _error("not a day, or a malformed paging value"),
+                    "404": _error("no daily of that game or day"),
+                },
+            }
+        },
         "/api/players/{handle}": {
             "get": {
                 "summary": "A player's recent races and stats per game",
@@ -125,9 +223,12 @@ def build_openapi() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "samedeal records API",
+            "title": "samedeal HTTP API",
             "version": str(PROTOCOL_VERSION),
-            "description": f"Finished races and players. Player ids match `{PLAYER_ID_PATTERN}`.",
+            "description": (
+                "Rooms (as invitations show them), finished races and players. "
+                f"Player ids match `{PLAYER_ID_PATTERN}`."
+            ),
         },
         "paths": paths,
         "components": {"schemas": dict(sorted(schemas["$defs"].items()))},

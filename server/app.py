@@ -2,7 +2,8 @@
 
 The layers (docs/architecture.md): :mod:`server.gateway` takes connections and requests in
 and dispatches each request type to the layer that serves it — :mod:`server.lobby`,
-:mod:`server.race`, :mod:`server.spectate`, :mod:`server.bots`; :mod:`server.rooms` delivers
+:mod:`server.race`, :mod:`server.rematch`, :mod:`server.spectate`, :mod:`server.bots`
+(:mod:`server.invitation` answers an HTTP route); :mod:`server.rooms` delivers
 room events from the backend (:mod:`server.backend`) to connections; :mod:`server.liveness`
 frees the seats of dead workers. Nothing below this module knows the others exist beyond
 what it is given here.
@@ -31,10 +32,12 @@ from protocol import (
     ForgetMe,
     Identify,
     Join,
+    Leave,
     MoveRequest,
     NewPlayer,
     Recover,
     Rematch,
+    RematchReply,
     Rename,
     Resign,
     Resume,
@@ -47,15 +50,18 @@ from .bots import Robots
 from .config import Config, now_ms
 from .connection import Conn, Gate
 from .context import Context
+from .daily import Daily
 from .gateway import Gateway, Route
 from .history import History
 from .identity import Identities
+from .invitation import Invitations
 from .liveness import Liveness
 from .lobby import Lobby
 from .metrics import Metrics
 from .race import Race
 from .records.store import SqlRecordsStore, purge_periodically
 from .records.writer import RaceWriter
+from .rematch import Rematches
 from .rooms import Rooms
 from .spectate import Spectate
 from .tasks import Tasks
@@ -76,13 +82,16 @@ class RaceServer:
         metrics, tasks = Metrics(), Tasks()
         rooms = Rooms(backend, config, metrics, tasks)
         self.ctx = ctx = Context(config, backend, metrics, tasks, rooms)
-        self.race = race = Race(ctx)
-        self.lobby = lobby = Lobby(ctx, race)
+        self.daily = daily = Daily(ctx)
+        self.race = race = Race(ctx, daily)
+        self.rematches = rematches = Rematches(ctx, race)
+        self.lobby = lobby = Lobby(ctx, race, rematches)
+        self.invitations = Invitations(ctx)
         self.spectate = spectate = Spectate(ctx)
         self.robots = robots = Robots(ctx, race, lobby)
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
-        self.history = history = History(ctx)
+        self.history = history = History(ctx, daily)
         race.end_hooks.append(history.race_ended)
         self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
@@ -92,7 +101,9 @@ class RaceServer:
             Resume: Route(lobby.on_resume),
             Start: Route(race.on_start, answers_ok=True),
             Resign: Route(race.on_resign, answers_ok=True),
-            Rematch: Route(race.on_rematch, answers_ok=True),
+            Rematch: Route(rematches.on_rematch, answers_ok=True),
+            RematchReply: Route(rematches.on_rematch_reply, answers_ok=True),
+            Leave: Route(lobby.on_leave, answers_ok=True),
             Follow: Route(spectate.on_follow, answers_ok=True),
             AddBot: Route(robots.on_add_bot, answers_ok=True),
             AddGhost: Route(robots.on_add_ghost, answers_ok=True),
@@ -140,6 +151,7 @@ class RaceServer:
         await self.ctx.backend.start(self.ctx.rooms.deliver)
         await self.liveness.start()
         await self.history.start(self._writer)
+        await self.daily.start()
         if self.ctx.records is not None:
             self.ctx.tasks.spawn(purge_periodically(self.ctx.records), "records purge")
 
@@ -151,6 +163,7 @@ class RaceServer:
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()
+        await self.daily.close()
         if self._writer is not None:
             try:
                 await asyncio.wait_for(self._writer.close(), _WRITER_CLOSE)

@@ -38,6 +38,7 @@ from .room import (
     new_token,
 )
 from .rooms import LocalRoom
+from .tasks import stop_pool
 from .updates import (
     SeatRobot,
 )
@@ -186,11 +187,17 @@ class Robots:
     def close(self) -> None:
         """Stop the solver process."""
         if self.solver_pool is not None:
-            self.solver_pool.shutdown(wait=False, cancel_futures=True)
+            stop_pool(self.solver_pool)
             self.solver_pool = None
 
     async def on_add_bot(self, conn: Conn, msg: AddBot) -> None:
-        """``add_bot``: the host seats a bot."""
+        """``add_bot``: the host seats a bot (no solver bot on the day's secret deal: it
+        would be told the code)."""
+        if msg.strength == "solver":
+            room_code, _ = self.race.host_seat(conn)
+            lr = self.ctx.rooms.get(room_code)
+            if lr is not None and lr.secret_until is not None and now_ms() < lr.secret_until:
+                raise Refusal("no_solver_daily", "the deal of the day is secret: race a greedy bot")
         executor = self._pool() if msg.strength == "solver" else None
         driver = BotDriver(strength=msg.strength, pace=msg.pace, executor=executor)
         await self.seat(conn, f"Bot ({msg.strength})", driver)

@@ -6,12 +6,26 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Config", "now_ms"]
+__all__ = ["Config", "now", "now_ms", "set_clock_offset"]
+
+_offset = 0.0
+
+
+def now() -> float:
+    """The server clock: seconds since the epoch."""
+    return time.time() + _offset
 
 
 def now_ms() -> int:
     """The server clock: ms since the epoch."""
-    return int(time.time() * 1000)
+    return int((time.time() + _offset) * 1000)
+
+
+def set_clock_offset(seconds: float) -> None:
+    """Move the server clock of this process by ``seconds`` (it goes on at the real pace):
+    a test's way to be just before a day's end. 0 puts it back."""
+    global _offset
+    _offset = seconds
 
 
 @dataclass(slots=True)
@@ -31,6 +45,8 @@ class Config:
     max_bad_messages: int = 20
     hello_timeout: float = 10.0
     countdown: float = 3.0
+    #: how long the players have to answer a rematch the host offers
+    rematch_wait: float = 20.0
     #: how long a disconnected player keeps the seat
     grace: float = 30.0
     public_url: str | None = None
@@ -45,6 +61,10 @@ class Config:
     # a racing player's ``progress`` goes out at most this often (seconds; the latest state,
     # the first after a quiet spell at once); a status change always goes out at once
     progress_interval: float = 0.2
+    # ``GET /api/rooms/<CODE>`` (an invitation's room summary) per client address: this
+    # many a second, at most ``room_info_burst`` at once (each reads the store)
+    room_info_rate: float = 1.0
+    room_info_burst: int = 20
     # a directory of files served over HTTP on the websocket port (``samedeal serve``
     # gives the browser client's); None serves none
     static_dir: Path | None = None
@@ -60,3 +80,8 @@ class Config:
     #: seconds a finished race's record may wait for its writer before any worker writes
     #: it again (its worker died, or the database was away)
     records_retry_after: float = 60.0
+    #: the secret key of the daily challenge's deals (32 bytes); None: the one kept in the
+    #: records database (or, without records, one made by this process)
+    daily_key: bytes | None = None
+    #: prove each day's deals when the day begins (``samedeal serve``), not when first asked
+    daily_warm: bool = False

@@ -11,7 +11,7 @@ from .backend import Backend, Health, StoreUnavailable
 from .config import Config
 from .http import Router
 from .metrics import Metrics
-from .records.store import RecordsStore
+from .records.store import SqlRecordsStore
 from .room import display_code
 from .rooms import Rooms
 from .tasks import Tasks
@@ -35,7 +35,7 @@ class Context:
     #: the HTTP GET routes served on the websocket port
     http: Router = field(default_factory=Router)
     #: the records store (players, finished races), once open; None: none is kept
-    records: RecordsStore | None = None
+    records: SqlRecordsStore | None = None
 
     def __post_init__(self) -> None:
         self.store_up.set()

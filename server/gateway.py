@@ -80,7 +80,8 @@ class Gateway:
         other address). A websocket upgrade goes on to the handshake."""
         if "websocket" in request.headers.get("Upgrade", "").lower():
             return None
-        found = await self.ctx.http.dispatch(request)
+        peer = connection.remote_address
+        found = await self.ctx.http.dispatch(request, str(peer[0]) if peer else "")
         if found is not None or self.static is None:
             return found
         return self.static.serve(connection, request)

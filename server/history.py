@@ -34,13 +34,14 @@ from typing import Any
 import orjson
 from websockets.http11 import Response
 
-from engine import GameError, new_game
+from engine import GameError, new_game, replay
 from protocol import frames
 from protocol.api import RACE_ID_PATTERN, SeatBoards
 
 from .backend import Snapshot, StoreUnavailable, UnknownRoom
 from .config import now_ms
 from .context import Context
+from .daily import Daily
 from .http import HttpRequest, error_response, json_response, text_response
 from .records.models import RaceRecord, SeatRecord, StoredRace
 from .records.views import game_replay, player_page, seat_moves_text
@@ -129,8 +130,9 @@ def _seat_number(text: str) -> int | None:
 class History:
     """The history layer of a worker."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, daily: Daily) -> None:
         self.ctx = ctx
+        self.daily = daily
         self.writer: RaceWriter | None = None
         ctx.http.get("/api/games/{race_id}", self._game)
         ctx.http.get("/api/games/{race_id}/seats/{seat}/moves", self._moves)
@@ -170,6 +172,10 @@ class History:
             seat = row["seat"]
             moves = await backend.moves(room_code, room.race, seat)
             times = await backend.times(room_code, room.race, seat)
+            try:
+                deck_turns = replay(room.deal, moves).deck_turns
+            except GameError:
+                deck_turns = 0
             seats.append(
                 SeatRecord(
                     seat=seat,
@@ -183,6 +189,7 @@ class History:
                     actions=tuple(moves),
                     action_times=tuple(t if t is not None else 0 for t in times),
                     player_id=room.racer_ids.get(seat),
+                    deck_turns=deck_turns,
                 )
             )
         return RaceRecord(
@@ -194,6 +201,8 @@ class History:
             started_at=room.start_at or room.created_at,
             ended_at=now_ms(),
             seats=tuple(seats),
+            casual=room.daily_day is None,
+            daily_day=room.daily_day,
         )
 
     def _submit(self, key: str, record: RaceRecord) -> None:
@@ -204,7 +213,8 @@ class History:
             if f.cancelled() or f.exception() is not None:
                 return  # kept: written again later by whoever finds it due
             self.ctx.tasks.spawn(self._drop(key), "record written")
-            self.ctx.tasks.spawn(self._tell(record, f.result()), "race recorded")
+            if record.daily_day is None:  # a daily's replay opens only once its day is over
+                self.ctx.tasks.spawn(self._tell(record, f.result()), "race recorded")
 
         future.add_done_callback(done)
 
@@ -296,7 +306,7 @@ class History:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_player", "no player has this handle"
             )
-        return json_response(player_page(profile))
+        return json_response(player_page(profile, self.daily.today().isoformat()))
 
     async def _stored(self, race_id: str) -> Any:
         records = self.ctx.records
@@ -308,6 +318,13 @@ class History:
         if stored is None:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
+            )
+        day = stored.record.daily_day
+        if day is not None and day >= self.daily.today().isoformat():
+            return error_response(
+                HTTPStatus.FORBIDDEN,
+                "not_yet",
+                "a game on the deal of the day opens when the day is over (00:00 UTC)",
             )
         return stored
 

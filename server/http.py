@@ -39,12 +39,14 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class HttpRequest:
-    """A GET request as a route sees it."""
+    """A GET request as a route sees it; ``address`` is the client's (the TCP peer's IP
+    address, ``""`` when unknown), for limits per client."""
 
     path: str
     params: dict[str, str]
     query: dict[str, str]
     headers: Headers
+    address: str = ""
 
 
 Handler = Callable[[HttpRequest], Awaitable[Response | None]]
@@ -94,6 +96,8 @@ class Router:
 
     def __init__(self) -> None:
         self._routes: list[tuple[re.Pattern[str], Handler]] = []
+        #: the patterns registered, in order (the OpenAPI document must list the /api ones)
+        self.patterns: list[str] = []
 
     def get(self, pattern: str, handler: Handler) -> None:
         """Answer GET requests whose path matches ``pattern`` (``{name}``: one segment)."""
@@ -102,9 +106,11 @@ class Router:
             re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+)" for i, part in enumerate(parts)
         )
         self._routes.append((re.compile(f"^{regex}$"), handler))
+        self.patterns.append(pattern)
 
-    async def dispatch(self, request: Request) -> Response | None:
-        """The response of the first route that answers, or None."""
+    async def dispatch(self, request: Request, address: str = "") -> Response | None:
+        """The response of the first route that answers, or None (``address``: the
+        client's)."""
         path, _, query = request.path.partition("?")
         path = path.split("#", 1)[0]
         for regex, handler in self._routes:
@@ -118,6 +124,7 @@ class Router:
                     params,
                     dict(urllib.parse.parse_qsl(query, keep_blank_values=True)),
                     request.headers,
+                    address,
                 )
             )
             if found is not None:

@@ -18,7 +18,7 @@ from protocol import ForgetMe, Identify, NewPlayer, Recover, Rename, SetHandle, 
 from .connection import Conn
 from .context import Context
 from .records.models import Identity, Player, RecordsError
-from .records.store import RecordsStore
+from .records.store import SqlRecordsStore
 from .room import Refusal
 
 __all__ = ["Identities"]
@@ -32,7 +32,7 @@ class Identities:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    def _store(self) -> RecordsStore:
+    def _store(self) -> SqlRecordsStore:
         if self.ctx.records is None:
             raise Refusal("no_records", "this server keeps no players: play as a guest")
         return self.ctx.records

@@ -1,5 +1,5 @@
-"""The lobby: creating rooms, joining as a player or a spectator, resuming a seat, leaving,
-and the grace period of a player who went away."""
+"""The lobby: creating rooms, joining as a player or a spectator, resuming a seat, leaving
+(``leave``, or the connection closing), and the grace period of a player who went away."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ import secrets
 
 import orjson
 
-from protocol import Create, Join, Resume, frames
+from protocol import Create, Join, Leave, Resume, frames
 
 from .backend import Snapshot, StoreUnavailable, UnknownRoom
 from .config import now_ms
 from .connection import Conn, Player
 from .context import Context
 from .race import Race
+from .rematch import Rematches
 from .room import (
     Refusal,
     RoomOptions,
@@ -24,15 +25,18 @@ from .room import (
     choose_deal,
     display_code,
     hash_token,
+    key_fits,
+    logged_deal,
     new_room_code,
     new_token,
     normalize_code,
     seat_by_token,
-    snapshot,
 )
+from .room_view import snapshot
 from .updates import (
     CountSpectator,
     Disconnect,
+    LeaveSeat,
     ReleaseSeat,
     Retake,
     TakeSeat,
@@ -46,9 +50,11 @@ logger = logging.getLogger("samedeal.server")
 class Lobby:
     """The lobby layer of a worker."""
 
-    def __init__(self, ctx: Context, race: Race) -> None:
+    def __init__(self, ctx: Context, race: Race, rematches: Rematches | None = None) -> None:
         self.ctx = ctx
         self.race = race
+        self.daily = race.daily
+        self.rematches = rematches
 
     @staticmethod
     def _require_no_room(conn: Conn) -> None:
@@ -59,11 +65,7 @@ class Lobby:
         """The room a typed code names (a private room needs its key)."""
         room_code = normalize_code(text)
         snap = await self.ctx.backend.snapshot(room_code) if room_code else None
-        if snap is None:
-            raise Refusal("unknown_room", f"no room {text!r}")
-        if snap.room.key is not None and not (
-            key is not None and secrets.compare_digest(key, snap.room.key)
-        ):
+        if snap is None or not key_fits(snap.room, key):
             raise Refusal("unknown_room", f"no room {text!r}")
         return snap
 
@@ -74,9 +76,11 @@ class Lobby:
         self._require_no_room(conn)
         if msg.deal == "same":
             raise Refusal("bad_deal", "a new room has no last race: use code, random or daily")
+        daily_day: str | None = None
+        secret_until: int | None = None
         if msg.deal == "daily":
-            # the first request of a day runs the solver's proof: keep it off the event loop
-            deal = await asyncio.to_thread(choose_deal, msg.game, msg.deal, msg.code, None)
+            # the day's secret deal: told to nobody (not even this host) before the day ends
+            deal, daily_day, secret_until = await self.daily.todays_deal(msg.game)
         else:
             deal = choose_deal(msg.game, msg.deal, msg.code, None)
         options = RoomOptions(
@@ -94,16 +98,19 @@ class Lobby:
                 options=options,
                 key=key,
                 deal=deal,
+                daily=msg.deal == "daily",
                 created_at=now_ms(),
                 # the creator takes seat 1; a code they typed is no secret to them
                 deal_typed_by=1 if msg.deal == "code" else None,
+                daily_day=daily_day,
+                secret_until=secret_until,
             )
             if await self.ctx.backend.create_room(room):
                 break
         else:
             raise Refusal("busy", "could not find a free room code")
         self.ctx.metrics.rooms_created_total += 1
-        logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, deal)
+        logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, logged_deal(room))
         await self._take_new_seat(conn, room.code, msg.name, msg.id, key)
 
     async def on_join(self, conn: Conn, msg: Join) -> None:
@@ -116,6 +123,9 @@ class Lobby:
             return
         if not snap.room.options.spectators:
             raise Refusal("no_spectators", "this room does not allow spectators")
+        if snap.room.secret_until is not None and now_ms() < snap.room.secret_until:
+            # the cards of the day's deal are shown to spectators: it is their attempt
+            await self.daily.begin_watching(snap.room, conn.player_id)
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
@@ -158,6 +168,8 @@ class Lobby:
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
         rooms.ready(conn, snap.seq)
         self.race.arm_timer(lr)
+        if self.rematches is not None:
+            self.rematches.learn(lr, snap.room.offer)
 
     async def _send_joined(
         self,
@@ -249,8 +261,37 @@ class Lobby:
             conn.pending = missed + conn.pending
             rooms.ready(conn, msg.last_seq)
         self.race.arm_timer(lr)
+        if self.rematches is not None:
+            self.rematches.learn(lr, snap.room.offer)
 
     # ------------------------------------------------------------------ leaving
+
+    async def on_leave(self, conn: Conn, msg: Leave) -> None:
+        """``leave``: a player's seat is freed at once — a running race resigned first, the
+        host passing on; a spectator stops watching. The connection may then create or
+        join another room."""
+        if conn.room_code is None:
+            raise Refusal("not_in_room", "join a room first")
+        if conn.role != "player" or conn.seat is None:
+            await self.leave(conn)
+            return
+        room_code, seat = conn.room_code, conn.seat
+        # the last moves' progress first (held back for coalescing), then the resign
+        await self.race.flush_held(conn)
+        for _ in range(3):
+            await self.race.forfeit(conn)
+            _, freed = await self.ctx.backend.update_room(
+                room_code, LeaveSeat(seat, conn.id, now_ms())
+            )
+            if freed:
+                break
+            # a race began meanwhile (a rematch the player had accepted): resign it too
+            await asyncio.sleep(0.05)
+        else:
+            raise Refusal("race_running", "the race could not be left now: try again")
+        logger.info("player left room=%s seat=%s conn=%s", room_code, seat, conn.id)
+        self.ctx.rooms.detach(conn)
+        conn.role, conn.seat, conn.game = None, None, None
 
     async def leave(self, player: Player) -> None:
         """Undo what a connection (or robot) registered: its local room, then the seat's

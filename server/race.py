@@ -1,4 +1,5 @@
-"""Races: start, rematch, moves, resigning, finishing, the time limit, coalesced progress.
+"""Races: start, moves, resigning, finishing, the time limit, coalesced progress (a
+rematch is offered and answered in :mod:`server.rematch`).
 
 A move takes one path whoever makes it, a person's connection or a robot
 (:class:`~server.connection.Player`): :meth:`Race.move` checks it with the seat's game (the
@@ -17,18 +18,19 @@ from typing import Any
 
 from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
-from protocol import MoveRequest, Rematch, Resign, Start, frames
+from protocol import MoveRequest, Resign, Start, frames
 
 from .backend import Fenced, Health, LogConflict, OutcomeUnknown, Snapshot, StoreUnavailable
 from .config import now_ms
 from .connection import Conn, HeldProgress, Player
 from .context import Context
+from .daily import Daily
 from .room import (
     ProgressState,
     Refusal,
     RoomState,
-    daily_deal,
     display_code,
+    logged_deal,
     progress_body,
 )
 from .rooms import Event, LocalRoom
@@ -36,7 +38,6 @@ from .updates import (
     EndIfDone,
     StartRace,
 )
-from .updates import Rematch as RematchUpdate
 
 __all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
 
@@ -97,8 +98,10 @@ def finished_body(
     elapsed: int,
     game: Game,
     times: list[int | None],
+    secret_until: int | None,
 ) -> frames.PlayerFinishedBody:
-    """The ``player_finished`` event of a seat whose game is ``game``."""
+    """The ``player_finished`` event of a seat whose game is ``game`` (``secret_until``:
+    the day's secret deal is told to nobody before then)."""
     known = len(times) == len(game.actions) and None not in times
     return frames.player_finished(
         room=display_code(room_code),
@@ -110,14 +113,16 @@ def finished_body(
         board=game.player_view(),
         deal=str(game.code),  # delivered to the finished player only
         times_ms=[t for t in times if t is not None] if known else None,
+        secret_until=secret_until,
     )
 
 
 class Race:
     """The race layer of a worker."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, daily: Daily) -> None:
         self.ctx = ctx
+        self.daily = daily
         #: players whose held progress could not be stored (the store was unreachable):
         #: sent again once it is back
         self._unsent: set[Player] = set()
@@ -175,27 +180,39 @@ class Race:
     # ------------------------------------------------------------------ requests
 
     async def on_start(self, conn: Conn, msg: Start) -> None:
-        """``start``: the host starts the first race."""
+        """``start``: the host starts the first race (on the day's deal, the racers'
+        attempts are recorded first: the race shows its cards)."""
         room_code, seat = self.host_seat(conn)
         countdown = int(self.ctx.config.countdown * 1000)
+        attempts = await self._first_attempts(room_code, seat)
         snap, _ = await self.ctx.backend.update_room(
-            room_code, StartRace(seat, now_ms(), countdown)
+            room_code, StartRace(seat, now_ms(), countdown, attempts)
         )
         logger.info(
-            "race started room=%s race=%s deal=%s", room_code, snap.room.race, snap.room.deal
+            "race started room=%s race=%s deal=%s",
+            room_code,
+            snap.room.race,
+            logged_deal(snap.room),
         )
 
-    async def on_rematch(self, conn: Conn, msg: Rematch) -> None:
-        """``rematch``: the host starts the next race."""
-        room_code, seat = self.host_seat(conn)
-        countdown = int(self.ctx.config.countdown * 1000)
-        if msg.deal == "daily":
-            snap = await self.ctx.backend.snapshot(room_code)
-            if snap is not None:
-                await asyncio.to_thread(daily_deal, snap.room.game)  # warm the day's cache
-        update = RematchUpdate(seat, msg.deal, msg.code, now_ms(), countdown)
-        snap, _ = await self.ctx.backend.update_room(room_code, update)
-        logger.info("rematch room=%s race=%s deal=%s", room_code, snap.room.race, snap.room.deal)
+    async def _first_attempts(self, room_code: str, host: int) -> dict[str, str] | None:
+        """Before the first race of a room on the day's deal starts: the racers' attempts
+        of the day (the race shows its cards). None for any other room."""
+        snap = await self.ctx.backend.snapshot(room_code)
+        if snap is None:
+            raise Refusal("unknown_room", "no such room (it may have expired)")
+        room = snap.room
+        if room.secret_until is None or now_ms() >= room.secret_until:
+            return None
+        # what the start would refuse is refused before any attempt is made
+        if room.host != host:
+            raise Refusal("not_host", "only the host can start the race")
+        if room.phase == "running":
+            raise Refusal("race_running", "the race is already running")
+        if room.phase == "ended":
+            raise Refusal("race_over", "the race is over: ask for a rematch")
+        racers = [(s.seat, s.player_id) for s in room.seats if s.connected]
+        return await self.daily.begin_attempts(room, racers, race_no=room.race + 1)
 
     async def on_move(self, conn: Conn, msg: MoveRequest) -> None:
         """``move``: answered with ``ack`` or ``rejected``."""
@@ -248,7 +265,7 @@ class Race:
         if game.won:
             progress = progress_state(race, seat, "won", game, elapsed)
             times = [*await backend.times(room_code, race, seat), elapsed]
-            won = finished_body(room_code, race, seat, "won", elapsed, game, times)
+            won = finished_body(room_code, race, seat, "won", elapsed, game, times, lr.secret_until)
             events = [progress_body(room_code, progress, "won", elapsed), won]
         elif clock - outbox.sent_at >= self.ctx.config.progress_interval:
             # the first move after a quiet spell, or after the interval: shows at once, and
@@ -359,7 +376,14 @@ class Race:
         elapsed = now_ms() - (lr.start_at or 0)
         try:
             done = await self.finish(
-                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+                room_code,
+                lr.race,
+                seat,
+                "resigned",
+                elapsed,
+                game,
+                epoch=player.epoch,
+                secret_until=lr.secret_until,
             )
         except Fenced:
             self._replaced(player)
@@ -370,6 +394,30 @@ class Race:
             raise Refusal("finished", "your race is over")
         logger.info("player resigned room=%s seat=%s", room_code, seat)
         await self.check_end(room_code)
+
+    async def forfeit(self, player: Player) -> None:
+        """Resign ``player`` if they race (the countdown included): they are leaving the
+        room. Nothing happens for a player who is not racing or has finished."""
+        room_code, seat = player.room_code, player.seat
+        lr = self.ctx.rooms.get(room_code or "")
+        if room_code is None or seat is None or lr is None:
+            return
+        if lr.phase != "running" or seat not in lr.participants or seat in lr.finished:
+            return
+        game = player.game
+        if game is None or player.game_race != lr.race:
+            game = await self.load_game(player, lr.race, lr.deal_code)
+        elapsed = max(0, now_ms() - (lr.start_at or 0))
+        try:
+            done = await self.finish(
+                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+            )
+        except Fenced:
+            self._replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        if done:
+            logger.info("player resigned leaving room=%s seat=%s", room_code, seat)
+            await self.check_end(room_code)
 
     # ------------------------------------------------------------------ held progress
 
@@ -457,6 +505,7 @@ class Race:
         game: Game,
         *,
         epoch: int | None = None,
+        secret_until: int | None = None,
     ) -> bool:
         """Store a seat's final status with its last progress and ``player_finished``;
         False if the seat was no longer racing. ``epoch``: the holder's (a player's own
@@ -465,7 +514,7 @@ class Race:
         times = await self.ctx.backend.times(room_code, race, seat)
         events: list[frames.EventBody] = [
             progress_body(room_code, progress, status, elapsed),
-            finished_body(room_code, race, seat, status, elapsed, game, times),
+            finished_body(room_code, race, seat, status, elapsed, game, times, secret_until),
         ]
         stored = await self.ctx.backend.append(
             room_code, race, seat, move=None, progress=progress, events=events, epoch=epoch
@@ -480,7 +529,9 @@ class Race:
         moves = await self.ctx.backend.moves(room_code, room.race, seat)
         game = replay(room.deal, moves)
         elapsed = max(0, min(at, room.deadline or at) - (room.start_at or at))
-        return await self.finish(room_code, room.race, seat, status, elapsed, game)
+        return await self.finish(
+            room_code, room.race, seat, status, elapsed, game, secret_until=room.secret_until
+        )
 
     async def check_end(self, room_code: str) -> None:
         """End the race if every participant has finished."""

@@ -15,7 +15,6 @@ room goes through the named updates of :mod:`server.updates`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import secrets
 import unicodedata
@@ -25,9 +24,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from engine import DealCode, GameError
-from engine.daily import daily_code
 from protocol import Phase, RoomOptions, frames
-from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody, SnapshotBody
+from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody
 
 __all__ = [
     "CODE_ALPHABET",
@@ -36,17 +34,19 @@ __all__ = [
     "Events",
     "ProgressState",
     "Refusal",
+    "RematchOffer",
     "RoomOptions",
     "RoomState",
     "SeatState",
     "add_player",
+    "begin_race",
     "check_race_end",
     "choose_deal",
     "clean_name",
-    "daily_deal",
     "display_code",
     "hash_token",
-    "may_know_deal",
+    "key_fits",
+    "logged_deal",
     "new_room_code",
     "new_token",
     "normalize_code",
@@ -56,7 +56,6 @@ __all__ = [
     "seat_by_token",
     "seat_event",
     "set_connected",
-    "snapshot",
     "spectators_event",
     "start_race",
 ]
@@ -128,19 +127,19 @@ def clean_name(text: str, fallback: str) -> str:
     return name or fallback
 
 
-def daily_deal(game_name: str, date: _dt.date | None = None) -> DealCode:
-    """The deal of the day (UTC) for a game: :func:`engine.daily.daily_code` (the first
-    candidate of the day the solver proves winnable; cached per day, but the first call of a
-    day runs the proof — call it off the event loop)."""
-    return daily_code(game_name, date or _dt.datetime.now(_dt.UTC).date())
+def logged_deal(room: RoomState) -> str:
+    """The deal as a log line may name it: the day's secret deal is ``daily:DAY`` until its
+    day is over (logs are read by people who may play it)."""
+    return f"daily:{room.daily_day}" if room.secret_until is not None else room.deal
 
 
 def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:
-    """The deal code for a race: ``code`` (explicit), ``random``, ``daily`` or ``same``."""
+    """The deal code for a race: ``code`` (explicit), ``random`` or ``same`` (the deal of
+    the day is the daily layer's: it resolves it to a code and passes kind ``code``)."""
     if kind == "random":
         return str(DealCode.random(game_name))
     if kind == "daily":
-        return str(daily_deal(game_name))
+        raise Refusal("bad_deal", "the deal of the day is chosen by the server's daily layer")
     if kind == "same":
         if last is None:
             raise Refusal("no_last_deal", "this room has no last race to repeat")
@@ -154,6 +153,14 @@ def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -
     if deal.game_name != game_name:
         raise Refusal("bad_deal", f"{deal} is a deal of {deal.game_name}, not {game_name}")
     return str(deal)
+
+
+def key_fits(room: RoomState, key: str | None) -> bool:
+    """Whether ``key`` lets its holder find ``room``: any key for a public room, the room's
+    own for a private one (compared in constant time)."""
+    if room.key is None:
+        return True
+    return key is not None and secrets.compare_digest(key.encode(), room.key.encode())
 
 
 # --------------------------------------------------------------------- state
@@ -177,6 +184,8 @@ class SeatState(_State):
     epoch: int = 1
     #: the identity of the player in the seat (records), None for a robot or a guest
     player_id: str | None = None
+    #: played by the server (a bot or a ghost): it accepts every rematch unasked
+    robot: bool = False
 
 
 class ProgressState(_State):
@@ -191,6 +200,28 @@ class ProgressState(_State):
     score: int = 0
     moves: int = 0
     elapsed_ms: int | None = None
+
+
+class RematchOffer(_State):
+    """A rematch offered by seat ``by`` and waiting for answers: race ``race`` on ``deal``
+    (chosen when offered; ``kind`` is what the players are told), starting once every seat
+    in ``asked`` has answered, left or gone away, or at ``deadline`` (server ms), with a
+    countdown of ``countdown_ms``. ``answers``: seat → accepted."""
+
+    race: int
+    kind: str
+    deal: str
+    typed: bool = False
+    daily: bool = False
+    by: int
+    deadline: int
+    countdown_ms: int
+    asked: list[int] = []
+    answers: dict[int, bool] = {}
+    # the day's secret deal: its day and end, and each racer's attempt as they accepted
+    daily_day: str | None = None
+    secret_until: int | None = None
+    attempts: dict[str, str] = {}
 
 
 class RoomState(_State):
@@ -223,6 +254,14 @@ class RoomState(_State):
     racer_names: dict[int, str] = {}
     # and their identities: the race goes on each racer's record
     racer_ids: dict[int, str | None] = {}
+    # a room on the day's secret deal: the day (YYYY-MM-DD, UTC), and when it ends (ms):
+    # until then nobody is told the deal code, and its races time out then at the latest
+    daily_day: str | None = None
+    secret_until: int | None = None
+    # the deal is the deal of the day (chosen with ``daily``): the room is labelled so
+    daily: bool = False
+    # a rematch the host offered, while the players answer
+    offer: RematchOffer | None = None
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -370,10 +409,12 @@ def start_race(
     deal: str | None = None,
     *,
     typed: bool = False,
+    daily: bool | None = None,
     view: dict[str, Any] | None = None,
+    attempts: dict[str, str] | None = None,
 ) -> Events:
-    """The host starts a race (a rematch passes the new ``deal``; ``typed`` when the host
-    gave its code).
+    """The host starts a race with every connected player (a new ``deal`` after a race:
+    ``typed`` when the host gave its code, ``daily`` when it is the day's).
 
     The stored ``race_starting`` event carries the deal code for the workers; it is removed
     on delivery to anyone who may not know it (see :func:`may_know_deal`). ``view`` is the
@@ -394,13 +435,34 @@ def start_race(
     if deal is not None:
         room.deal = deal
         room.deal_typed_by = by if typed else None
+        if daily is not None:
+            room.daily = daily
+    return begin_race(room, progress, racers, now, countdown_ms, total, view, attempts)
+
+
+def begin_race(
+    room: RoomState,
+    progress: dict[int, ProgressState],
+    racers: list[int],
+    now: int,
+    countdown_ms: int,
+    total: int,
+    view: dict[str, Any] | None,
+    attempts: dict[str, str] | None = None,
+) -> Events:
+    """Start the room's next race on its deal with the seats ``racers`` (checked by the
+    caller: seated, connected, at least one)."""
+    room.offer = None
     room.race += 1
     room.race_deals.append(room.deal)
     room.phase = "running"
     room.start_at = now + countdown_ms
     limit = room.options.time_limit
     room.deadline = room.start_at + limit * 1000 if limit else None
-    room.participants = racers
+    if room.secret_until is not None:
+        # the day's deal is played within its day: at its end the race times out
+        room.deadline = min(room.deadline or room.secret_until, room.secret_until)
+    room.participants = sorted(racers)
     room.racer_names = {s.seat: s.name for s in room.seats if s.seat in racers}
     room.racer_ids = {s.seat: s.player_id for s in room.seats if s.seat in racers}
     progress.clear()
@@ -417,7 +479,10 @@ def start_race(
             now=now,
             seats=room.participants,
             view=view,
+            daily=room.daily,
             typed_by=room.deal_typed_by,  # for the workers; never delivered
+            attempts=attempts if room.daily_day is not None else None,
+            secret_until=room.secret_until,  # for the workers; never delivered
         )
     ]
 
@@ -464,73 +529,10 @@ def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int
     room.results = results
     return [
         frames.race_ended(
-            room=display_code(room.code), race=room.race, deal=room.deal, results=results
+            room=display_code(room.code),
+            race=room.race,
+            deal=room.deal,
+            results=results,
+            secret_until=room.secret_until,  # for the workers; never delivered
         )
     ]
-
-
-def may_know_deal(room: RoomState, progress: dict[int, ProgressState], viewer: int | None) -> bool:
-    """Fair play: whether the player at seat ``viewer`` (``None``: a spectator) may be told
-    the current deal code. Everyone may once the race has ended; before that only the
-    player who typed it, and a player who has finished their race."""
-    if room.phase == "ended":
-        return True
-    if viewer is None:
-        return False
-    if viewer == room.deal_typed_by:
-        return True
-    p = progress.get(viewer)
-    return (
-        room.phase == "running"
-        and p is not None
-        and p.race == room.race
-        and (p.status in FINAL_STATUSES)
-    )
-
-
-def snapshot(
-    room: RoomState,
-    progress: dict[int, ProgressState],
-    seq: int,
-    now: int,
-    link: str,
-    *,
-    viewer: int | None = None,
-) -> SnapshotBody:
-    """The ``RoomSnapshot`` payload (see ``protocol.messages``) for the player at seat
-    ``viewer`` (``None``: a spectator): ``deal`` is ``None`` unless they may know it."""
-    seats: list[frames.SeatInfoBody] = []
-    for s in room.seats:
-        p = progress.get(s.seat)
-        info: frames.SeatInfoBody = {
-            "seat": s.seat,
-            "name": s.name,
-            "connected": s.connected,
-            "status": "waiting",
-        }
-        if p is not None and p.race == room.race and room.race > 0:
-            ev = progress_event(room, p, now, s)
-            info["status"] = ev["status"]
-            info["on_foundations"] = p.on_foundations
-            info["total"] = p.total
-            info["score"] = p.score
-            info["moves"] = p.moves
-            info["elapsed_ms"] = ev["elapsed_ms"]
-        seats.append(info)
-    return {
-        "room": display_code(room.code),
-        "link": link,
-        "game": room.game,
-        "options": room.options.model_dump(),
-        "host": room.host,
-        "phase": room.phase,
-        "race": room.race,
-        "deal": room.deal if may_know_deal(room, progress, viewer) else None,
-        "start_at": room.start_at,
-        "deadline": room.deadline,
-        "seats": seats,
-        "results": room.results,
-        "seq": seq,
-        "now": now,
-        "spectators": room.spectators,
-    }

@@ -23,7 +23,7 @@ from websockets.asyncio.server import broadcast
 from protocol.frames import event_seq
 
 from .backend import Backend, Snapshot
-from .config import Config
+from .config import Config, now_ms
 from .connection import Conn, Player
 from .metrics import Metrics
 from .tasks import Tasks
@@ -32,8 +32,10 @@ __all__ = ["DEAL_EVENTS", "LocalRoom", "Rooms"]
 
 logger = logging.getLogger("samedeal.server")
 
-DEAL_EVENTS = frozenset({"race_starting", "player_finished"})
-"""Events whose stored form may hold the deal code, and the seat that typed it."""
+DEAL_EVENTS = frozenset({"race_starting", "player_finished", "race_ended"})
+"""Events whose stored form may hold the deal code (and, for the workers, who typed it and
+until when the day's deal is secret)."""
+_INTERNAL = frozenset({"typed_by", "secret_until"})
 
 Event = dict[str, Any]
 
@@ -54,6 +56,8 @@ class LocalRoom:
     participants: set[int] = field(default_factory=set)
     finished: set[int] = field(default_factory=set)
     typed_by: int | None = None
+    #: the day's secret deal: nobody is told its code before this (ms); None otherwise
+    secret_until: int | None = None
     delay: int = 0
     #: the race's time-out (armed by the race layer on every worker with the room)
     timer: asyncio.TimerHandle | None = None
@@ -66,6 +70,7 @@ class LocalRoom:
             self.finished = set()
         self.phase, self.race, self.deal_code = room.phase, room.race, room.deal
         self.typed_by = room.deal_typed_by
+        self.secret_until = room.secret_until
         self.start_at, self.deadline = room.start_at, room.deadline
         self.participants = set(room.participants)
         self.delay = room.options.spectator_delay
@@ -79,6 +84,7 @@ class LocalRoom:
         if kind == "race_starting":
             self.phase, self.race, self.deal_code = "running", event["race"], event["deal"]
             self.typed_by = event.get("typed_by")
+            self.secret_until = event.get("secret_until")
             self.start_at, self.deadline = event["start_at"], event["deadline"]
             self.participants, self.finished = set(event["seats"]), set()
         elif kind == "race_ended" and event.get("race") == self.race:
@@ -101,12 +107,14 @@ class LocalRoom:
     def frame_for(self, conn: Conn, event: Event, data: bytes) -> bytes:
         """Fair play: the frame of a stored event for ``conn``. The deal code of a race goes
         to the player who typed it, to a player in their own ``player_finished``, and to
-        everyone once the race has ended; the rest get the event without it."""
+        everyone once the race has ended — but the day's secret deal to nobody before its
+        day is over; the rest get the event with ``deal: null``."""
         if event.get("type") not in DEAL_EVENTS:
             return data
         race = event.get("race", 0)
         seat = conn.seat if conn.role == "player" else None
-        knows = (
+        secret_until = event.get("secret_until")
+        knows = not (secret_until is not None and now_ms() < secret_until) and (
             race < self.race
             or (race == self.race and self.phase == "ended")
             or (seat is not None and seat in (event.get("typed_by"), self.typed_by))
@@ -116,8 +124,10 @@ class LocalRoom:
                 and seat == event.get("seat")
             )
         )
+        if knows and not _INTERNAL & event.keys():
+            return data
         shown = {
-            k: (v if knows or k != "deal" else None) for k, v in event.items() if k != "typed_by"
+            k: (v if knows or k != "deal" else None) for k, v in event.items() if k not in _INTERNAL
         }
         return orjson.dumps(shown)
 

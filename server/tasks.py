@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-__all__ = ["Tasks"]
+__all__ = ["Tasks", "stop_pool"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -48,3 +49,13 @@ class Tasks:
             for task in pending:
                 logger.warning("background task did not stop: %s", task.get_name())
                 task.cancel()
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a solver process pool now: cancel what waits, and end a search under way (a
+    search may run for seconds, and the interpreter would wait for it at exit)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()

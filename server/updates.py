@@ -13,6 +13,7 @@ from typing import Protocol, TypeVar
 
 from engine import new_game
 
+from .offers import offer_rematch, offer_waiting, settle
 from .room import (
     Events,
     ProgressState,
@@ -28,10 +29,13 @@ from .room import (
 )
 
 __all__ = [
+    "AnswerRematch",
     "CountSpectator",
     "Disconnect",
     "DropWatchers",
     "EndIfDone",
+    "LeaveSeat",
+    "OfferDeadline",
     "Reassert",
     "ReleaseSeat",
     "Rematch",
@@ -89,6 +93,7 @@ class SeatRobot:
         if room.phase == "running":
             raise Refusal("race_running", "a race is running: add it before the next one")
         seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
+        seat.robot = True
         return events, seat.seat
 
 
@@ -149,7 +154,9 @@ class Disconnect:
         seat = room.seat(self.seat)
         if seat is None or seat.conn != self.conn:
             return [], False
-        return set_connected(room, progress, seat, None, self.now), True
+        events = set_connected(room, progress, seat, None, self.now)
+        # a rematch offer waits for nobody who went away
+        return events + settle(room, progress, self.now), True
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +216,13 @@ def _start(
     countdown_ms: int,
     deal: str | None = None,
     typed: bool = False,
+    attempts: dict[str, str] | None = None,
 ) -> Events:
-    """Start a race on ``deal`` (the room's own when None), with its first board."""
+    """Start a race on ``deal`` (the room's own when None), with its first board. A room
+    on a day's secret deal whose day is over plays it as any other deal from now on."""
+    if room.secret_until is not None and now >= room.secret_until:
+        room.daily = False  # the day is over: an ordinary deal from now on
+        room.daily_day = room.secret_until = None
     first = new_game(deal or room.deal)
     return start_race(
         room,
@@ -222,40 +234,146 @@ def _start(
         deal=deal,
         typed=typed,
         view=first.player_view(),
+        attempts=attempts,
     )
 
 
 @dataclass(frozen=True, slots=True)
 class StartRace:
-    """The host ``by`` starts the first race of the room."""
+    """The host ``by`` starts the first race of the room (``attempts``: on the day's deal,
+    what the race is for each racer)."""
 
     by: int
     now: int
     countdown_ms: int
+    attempts: dict[str, str] | None = None
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
-        return _start(room, progress, self.by, self.now, self.countdown_ms), None
+        events = _start(
+            room, progress, self.by, self.now, self.countdown_ms, attempts=self.attempts
+        )
+        return events, None
 
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """The host ``by`` starts the next race after one ended: on the ``same`` deal, a
-    ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``)."""
+    """The host ``by`` offers the next race after one ended: on the ``same`` deal, a
+    ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``; kind ``daily``
+    with the day's secret deal as ``deal_code`` and ``daily``, its day and end). The players
+    have ``wait_ms`` to answer (:class:`AnswerRematch`); with nobody to ask (the host alone,
+    or with robots) the race starts at once. ``attempts``: on the day's deal, the host's
+    attempt. Value: whether it started."""
 
     by: int
     kind: str
     deal_code: str | None
     now: int
     countdown_ms: int
+    wait_ms: int
+    daily: tuple[str, int] | None = None
+    attempts: dict[str, str] | None = None
 
-    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
-        if room.phase != "ended":
-            raise Refusal("race_running", "a rematch follows a finished race")
-        deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        if room.host == self.by and room.phase == "ended" and room.offer is None:
+            if self.kind == "daily":
+                if self.daily is None or self.deal_code is None:
+                    raise Refusal("bad_deal", "the deal of the day was not given")
+                deal = self.deal_code
+            else:
+                deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
+        else:
+            deal = room.deal  # refused below, with the reason
         # whoever typed the code knows it, the same deal again included
         typed = self.kind == "code" or (self.kind == "same" and room.deal_typed_by == self.by)
-        events = _start(room, progress, self.by, self.now, self.countdown_ms, deal, typed)
-        return events, None
+        # the day's secret deal: a daily rematch, or the same one again within its day
+        secret: tuple[str | None, int | None] = (None, None)
+        if self.kind == "daily" and self.daily is not None:
+            secret = self.daily
+        elif self.kind == "same" and room.secret_until is not None and self.now < room.secret_until:
+            secret = (room.daily_day, room.secret_until)
+        offered = offer_rematch(
+            room,
+            self.by,
+            self.kind,
+            deal,
+            self.now,
+            self.wait_ms,
+            self.countdown_ms,
+            typed=typed,
+            daily=secret[0] is not None,
+            secret=secret,
+            attempts=self.attempts,
+        )
+        if not offer_waiting(room):
+            # nobody to ask: no offer to show, the race starts as a start would
+            return settle(room, progress, self.now), True
+        return offered, False
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRematch:
+    """Seat ``seat`` (held by ``conn``) answers the offer of race ``race``; the race starts
+    once nobody is waited for. Value: whether it started."""
+
+    seat: int
+    conn: str
+    race: int
+    accept: bool
+    now: int
+    #: on the day's deal: the player's attempt, made as they accepted
+    attempt: str | None = None
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.conn != self.conn:
+            raise Refusal("replaced", "this seat is held by another connection")
+        offer = room.offer
+        if offer is None or offer.race != self.race:
+            raise Refusal("no_offer", f"no rematch is offered for race {self.race}")
+        offer.answers[self.seat] = self.accept
+        if self.attempt is not None:
+            offer.attempts[str(self.seat)] = self.attempt
+        events = settle(room, progress, self.now)
+        return events, bool(events)
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDeadline:
+    """The time to answer the offer of race ``race`` is up (a timer on each worker with the
+    room says so; the first to come starts it, the others find nothing to do): the race
+    starts with those who accepted. Value: whether it started."""
+
+    race: int
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        offer = room.offer
+        if offer is None or offer.race != self.race or self.now < offer.deadline:
+            return [], False
+        events = settle(room, progress, self.now, force=True)
+        return events, bool(events)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat:
+    """The player of ``seat`` (held by ``conn``) leaves the room: the seat is freed at once
+    and the host passes on. Value: False when the seat still races (nothing changed:
+    resign it first)."""
+
+    seat: int
+    conn: str
+    now: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        seat = room.seat(self.seat)
+        if seat is None or seat.conn != self.conn:
+            raise Refusal("replaced", "this seat is held by another connection")
+        p = progress.get(self.seat)
+        if room.phase == "running" and p is not None and p.status == "playing":
+            return [], False
+        events = remove_seat(room, seat)
+        # the offer waits for one answer fewer
+        return events + settle(room, progress, self.now), True
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from server.redis_backend import RedisBackend
 from server.room import normalize_code
 
 __all__ = [
+    "DAILY_TEST_KEY",
     "WINS",
     "LiveServer",
     "ServerHandle",
@@ -44,6 +45,7 @@ __all__ = [
     "free_port",
     "http_get",
     "live_server",
+    "on_day",
     "redis_url",
     "server",
     "start_server",
@@ -183,7 +185,15 @@ class ServerHandle:
                 await c.close()
 
 
-TEST_CONFIG = {"port": 0, "countdown": 0.05, "grace": 0.4, "rate": 1000.0, "burst": 500}
+TEST_CONFIG: dict[str, Any] = {
+    "port": 0,
+    "countdown": 0.05,
+    "grace": 0.4,
+    "rate": 1000.0,
+    "burst": 500,
+    # with on_day, a day's deal of the day (and its proof's cost) is the same every run
+    "daily_key": bytes(range(32)),
+}
 
 StartServer = Callable[..., Awaitable[ServerHandle]]
 
@@ -217,6 +227,29 @@ async def start_server(
         yield start
         for h in handles:
             await h.close_clients()
+
+
+DAILY_TEST_KEY = bytes(range(32))
+"""The fair-deals test key (00 01 … 1f): with :func:`on_day`, a day's deal and its proof's
+cost are the same every run."""
+
+
+@pytest.fixture
+def on_day() -> Iterator[Callable[..., None]]:
+    """``on_day("2026-03-03")`` moves the server clock of this process to that day (12:00
+    UTC, or ``at="23:59:58"``); it goes on at the real pace, and is put back at the end."""
+    import datetime as dt
+
+    from server.config import set_clock_offset
+
+    def move(day: str, at: str = "12:00:00") -> None:
+        when = dt.datetime.fromisoformat(f"{day}T{at}+00:00").timestamp()
+        set_clock_offset(when - time.time())
+
+    try:
+        yield move
+    finally:
+        set_clock_offset(0)
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -255,6 +288,7 @@ class LiveServer:
 async def live_server(**config: Any) -> AsyncIterator[LiveServer]:
     """Run a memory-backed server (which serves the web client too) on a free port of
     127.0.0.1; fail if the server or a client logged an ERROR meanwhile."""
+    config.setdefault("daily_key", DAILY_TEST_KEY)
     cfg = Config(host="127.0.0.1", port=0, static_dir=WEB_DIR, **config)
     with _failing_on_errors("samedeal"):
         async with running(MemoryBackend(), cfg) as (app, _):

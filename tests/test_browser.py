@@ -199,6 +199,11 @@ async def test_two_players_race_while_a_spectator_watches(
     for p in (host, guest, watcher):
         await expect(p.page.locator("#players")).to_contain_text("Ghost of Ann")
     await host.page.click("#rematch-same")
+    # the guest is asked (the ghost and the host race unasked)
+    await expect(guest.page.locator("#rematch-offer-text")).to_have_text(
+        "Ann offers a rematch on the same deal. Race again?"
+    )
+    await guest.page.click("#rematch-accept")
     for p in (host, guest):
         await expect(p.page.locator("#results")).to_be_hidden()
         await expect(p.page.locator("#moves")).to_have_text("0")

@@ -252,7 +252,3 @@ def test_daily_verify_as_a_process() -> None:
     done = process("daily", "verify", *options({**KLONDIKE_DAY, "date": "tomorrow"}))
     assert done.returncode == 2 and done.stdout == ""
     one_line_error(done.stderr)
-
-
-def test_the_public_daily_command_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "daily", "klondike", "--date", "2025-06-15")[1] == "KL1-1-AABAIMX\n"

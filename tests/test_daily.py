@@ -1,47 +1,21 @@
-"""The deal of the day: a stable derivation from the UTC date, proven winnable."""
+"""UTC dates, random winnable deals, and ``samedeal daily`` (the deal of the day comes from
+a server: see tests/test_daily_challenge.py for the server)."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
+from server_fixtures import DAILY_TEST_KEY, StartServer
 
 from clients.cli import main
-from engine import DealCode, InvalidDealCodeError, replay
-from engine.daily import candidate_codes, daily_code, daily_deal, random_winnable
-
-# Golden values: every worker and client must derive these. A change here changes the deal
-# of the day for everyone (see engine.daily).
-GOLDEN_CANDIDATES = {
-    ("klondike", "2025-01-01"): ["KL1-1-AABJRXW", "KL1-1-AABVROR", "KL1-1-AABUZWK"],
-    ("easy-harp", "2025-06-15"): ["EH1-N-AABAOAP", "EH1-N-AAARSJA", "EH1-N-AAAFJCS"],
-}
-GOLDEN_DAILY = {
-    ("klondike", "2025-01-01"): ("KL1-1-AABVROR", 1),
-    ("klondike", "2025-06-15"): ("KL1-1-AABAIMX", 0),
-    ("klondike", "2026-03-01"): ("KL1-1-AAAVGRP", 0),
-    ("klondike-3", "2025-06-15"): ("KL1-3-AABQBXN", 0),
-    ("easy-harp", "2025-06-15"): ("EH1-N-AABAOAP", 0),
-    ("easy-harp", "2026-03-01"): ("EH1-N-AABHHTG", 0),
-}
-
-
-@pytest.mark.parametrize(("key", "codes"), GOLDEN_CANDIDATES.items())
-def test_candidates_are_stable(key: tuple[str, str], codes: list[str]) -> None:
-    game, date = key
-    assert [str(c) for c in candidate_codes(game, date, 3)] == codes
-
-
-@pytest.mark.parametrize(("key", "expected"), GOLDEN_DAILY.items())
-def test_daily_deal_is_stable_and_proven(key: tuple[str, str], expected: tuple[str, int]) -> None:
-    game, date = key
-    deal = daily_deal(game, date)
-    assert (str(deal.code), deal.candidate) == expected
-    assert deal.verified and deal.result is not None
-    assert deal.result.solution is not None
-    assert replay(deal.code, deal.result.solution).won
-    assert daily_code(game, date) == DealCode.parse(expected[0])
+from engine import replay
+from engine.daily import random_winnable, utc_date
+from engine.fair import secret_daily
 
 
 def test_date_forms_agree() -> None:
@@ -49,19 +23,9 @@ def test_date_forms_agree() -> None:
     late = dt.datetime(2025, 6, 15, 23, 30, tzinfo=dt.UTC)
     # 01:30 on the 16th in UTC+2 is still the 15th in UTC
     east = dt.datetime(2025, 6, 16, 1, 30, tzinfo=dt.timezone(dt.timedelta(hours=2)))
-    codes = {daily_code("klondike", d) for d in ("2025-06-15", day, late, east)}
-    assert codes == {DealCode.parse("KL1-1-AABAIMX")}
-
-
-def test_days_differ() -> None:
-    assert daily_code("klondike", "2025-06-15") != daily_code("klondike", "2025-06-16")
-
-
-def test_bad_input() -> None:
-    with pytest.raises(InvalidDealCodeError):
-        daily_code("spider", "2025-06-15")
+    assert {utc_date(d) for d in ("2025-06-15", day, late, east)} == {day}
     with pytest.raises(ValueError):
-        daily_code("klondike", "15/06/2025")
+        utc_date("15/06/2025")
 
 
 def test_random_winnable() -> None:
@@ -73,7 +37,46 @@ def test_random_winnable() -> None:
     assert again == code
 
 
-def test_cli_daily(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["daily", "klondike", "--date", "2025-06-15"]) == 0
-    assert capsys.readouterr().out.strip() == "KL1-1-AABAIMX"
-    assert main(["daily", "klondike", "--date", "June"]) == 2
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["daily", "klondike"], "--server"),
+        (["daily", "klondike-3", "--server", "http://x"], "invalid choice"),
+        (["daily", "klondike", "--server", "ftp://x"], "not a server URL"),
+        (["daily", "klondike", "--server", "http://x", "--date", "June"], "not a date"),
+    ],
+)
+def test_cli_daily_bad_input(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        status = main(args)
+    except SystemExit as exc:  # argparse's own refusal
+        status = int(exc.code or 0)
+    assert status == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+async def test_cli_daily_from_a_server(
+    start_server: StartServer, tmp_path: Path, on_day: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    on_day("2026-04-17")
+    server = await start_server("memory", daily_key=DAILY_TEST_KEY)
+    url = f"http://127.0.0.1:{server.port}"
+    today = secret_daily(DAILY_TEST_KEY, "klondike", "2026-04-17")
+    yesterday = secret_daily(DAILY_TEST_KEY, "klondike", "2026-04-16")
+    # the proofs are done on the server first (a request never waits for one)
+    server.app.daily.deal_of("klondike", dt.date(2026, 4, 17))
+    await server.app.daily.deal_of("klondike", dt.date(2026, 4, 16))
+    await server.app.daily.deal_of("klondike", dt.date(2026, 4, 17))
+    status = await asyncio.to_thread(main, ["daily", "klondike", "--server", url])
+    out = capsys.readouterr().out
+    assert status == 0 and "secret until 00:00 UTC" in out and today.commitment in out
+    assert str(today.code) not in out
+    status = await asyncio.to_thread(
+        main, ["daily", "klondike", "--server", url, "--date", "2026-04-16"]
+    )
+    captured = capsys.readouterr()
+    assert status == 0 and captured.out.strip() == str(yesterday.code)
+    assert "matches its commitment" in captured.err

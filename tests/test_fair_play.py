@@ -14,7 +14,7 @@ from server_fixtures import ServerHandle
 
 from clients.client import RaceClient
 from engine import new_game
-from protocol import PlayerFinished, RaceEnded, RaceStarting
+from protocol import PlayerFinished, RaceEnded, RaceStarting, RematchOffered
 
 CODE = "KL1-1-AAAAAAB"
 
@@ -75,6 +75,9 @@ async def test_nobody_racing_or_watching_is_told_the_deal(server: ServerHandle) 
     # the same deal again: the racers are not told it before the end
     ann.frames, watcher.frames = [], []
     await ann.rematch("same")
+    offer = await bob2.next_event("rematch_offered")
+    assert isinstance(offer, RematchOffered) and offer.deal == "same"  # the kind, no code
+    await bob2.rematch_reply(offer.race)
     again = await watcher.next_event("race_starting")
     assert isinstance(again, RaceStarting) and again.deal is None
     assert again.view == start.view

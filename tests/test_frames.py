@@ -25,6 +25,7 @@ from protocol import (
     RaceRecorded,
     RaceStarting,
     Rejected,
+    RematchOffered,
     Resync,
     SeatEvent,
     Spectators,
@@ -33,7 +34,8 @@ from protocol import (
     frames,
 )
 from server.room import ProgressState as StoredProgress
-from server.room import RoomState, SeatState, progress_event, snapshot
+from server.room import RematchOffer, RoomState, SeatState, progress_event
+from server.room_view import snapshot
 
 VIEW = new_game("KL1-1-AAAAAAF").player_view()
 
@@ -88,7 +90,46 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
     ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
     (frames.race_recorded(room="K7QF-2M", race=1, game_id="0123456789ab"), RaceRecorded),
+    (
+        frames.rematch_offered(room="K7QF-2M", race=2, deal="daily", deadline=9, now=1, by=1),
+        RematchOffered,
+    ),
     (progress_event(ROOM, PROGRESS[1], 5000), Progress),
+]
+
+# stored with fields for the workers that the fair-play filter removes before sending
+STORED: list[tuple[Any, type[BaseModel], set[str]]] = [
+    (
+        frames.race_starting(
+            room="K7QF-2M",
+            race=1,
+            deal="KL1-1-AAAAAAF",
+            start_at=1,
+            deadline=None,
+            now=0,
+            seats=[1],
+            view=VIEW,
+            daily=True,
+            typed_by=None,
+        ),
+        RaceStarting,
+        {"typed_by", "secret_until"},
+    ),
+    (
+        frames.player_finished(
+            room="K7QF-2M",
+            race=1,
+            seat=1,
+            status="resigned",
+            elapsed_ms=1,
+            move_list="s",
+            board=VIEW,
+            deal="KL1-1-AAAAAAF",
+            times_ms=[1],
+        ),
+        PlayerFinished,
+        {"secret_until"},
+    ),
     (
         frames.race_ended(
             room="K7QF-2M",
@@ -108,40 +149,7 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
             ],
         ),
         RaceEnded,
-    ),
-]
-
-# stored with fields for the workers that the fair-play filter removes before sending
-STORED: list[tuple[Any, type[BaseModel], set[str]]] = [
-    (
-        frames.race_starting(
-            room="K7QF-2M",
-            race=1,
-            deal="KL1-1-AAAAAAF",
-            start_at=1,
-            deadline=None,
-            now=0,
-            seats=[1],
-            view=VIEW,
-            typed_by=None,
-        ),
-        RaceStarting,
-        {"typed_by"},
-    ),
-    (
-        frames.player_finished(
-            room="K7QF-2M",
-            race=1,
-            seat=1,
-            status="resigned",
-            elapsed_ms=1,
-            move_list="s",
-            board=VIEW,
-            deal="KL1-1-AAAAAAF",
-            times_ms=[1],
-        ),
-        PlayerFinished,
-        set(),
+        {"secret_until"},
     ),
 ]
 
@@ -185,3 +193,18 @@ def test_the_snapshot_is_a_room_snapshot() -> None:
 def test_a_non_event_has_no_seq() -> None:
     assert frames.event_seq(b'{"ctl":"kick"}') is None
     assert frames.event_seq(frames.stamp_event(7, b'{"type":"x"}')) == 7
+
+
+def test_a_snapshot_tells_the_daily_flag_and_a_pending_offer_but_not_its_deal() -> None:
+    room, progress = _room()
+    room.phase, room.daily = "ended", True
+    room.offer = RematchOffer(
+        race=2, kind="random", deal="KL1-1-AAAAAAB", by=1, deadline=9, countdown_ms=0
+    )
+    body = snapshot(room, progress, 8, 5000, "http://h/r/K7QF-2M", viewer=None)
+    reply = decode_server(frames.resync(body))
+    assert isinstance(reply, Resync)
+    assert reply.snapshot.daily is True
+    offer = reply.snapshot.rematch_offer
+    assert offer is not None and (offer.race, offer.deal, offer.by) == (2, "random", 1)
+    assert "KL1-1-AAAAAAB" not in orjson.dumps(body).decode()  # the offered deal's code

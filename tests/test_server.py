@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 from server_fixtures import (
+    DAILY_TEST_KEY,
     WINS,
     ServerHandle,
+    StartServer,
     eventually,
 )
 
@@ -22,9 +25,9 @@ from protocol import (
     RaceEnded,
     RaceStarting,
     Rejected,
+    RematchOffered,
     ServerMessage,
 )
-from server.room import daily_deal
 
 
 def assert_no_hidden_cards(view: dict[str, object]) -> None:
@@ -375,6 +378,10 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
         await bob.rematch()
     assert info.value.code == "not_host"
     await ann.rematch("same")
+    offer = await bob.next_event("rematch_offered")
+    assert isinstance(offer, RematchOffered)
+    assert (offer.race, offer.deal, offer.by) == (2, "same", 1)
+    await bob.rematch_reply(offer.race)
     second = await watcher.next_event("race_starting")
     assert isinstance(second, RaceStarting)
     assert second.race == 2 and second.deal is None and second.view == first.view
@@ -384,6 +391,8 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     await bob.resign()
     await watcher.next_event("race_ended")
     await ann.rematch("random")
+    await bob.next_event("rematch_offered")
+    await bob.rematch_reply(3)
     third = await watcher.next_event("race_starting")
     assert third.race == 3 and await server.deal(ann.room or "") != first.deal
     await asyncio.sleep(0.1)
@@ -392,11 +401,10 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     assert bob.view is not None and bob.view["moves"] == 1
 
 
-async def test_deal_choices(server: ServerHandle) -> None:
-    # the first daily request of a day runs the solver's proof (seconds, more on a loaded
-    # machine, and it depends on the date): proven here first, so the requests below test
-    # the server rather than the clock
-    await asyncio.to_thread(daily_deal, "easy-harp")
+async def test_deal_choices(start_server: StartServer, backend_kind: str, on_day: Any) -> None:
+    # a known key on a known day: the day's proof costs the same every run
+    on_day("2026-04-16")
+    server = await start_server(backend_kind, daily_key=DAILY_TEST_KEY)
     c = await server.client()
     joined = await c.create("easy-harp", deal="daily")
     assert joined.snapshot is not None and joined.snapshot.deal is None  # fair play
@@ -414,6 +422,9 @@ async def test_deal_choices(server: ServerHandle) -> None:
         with pytest.raises(RequestError) as info:
             await e.create("easy-harp", **bad)
         assert info.value.code == "bad_deal"
+    with pytest.raises(RequestError) as info:
+        await (await server.client()).create("klondike-3", deal="daily")
+    assert info.value.code == "no_daily"  # draw three has no deal of the day
 
 
 async def test_room_code_link_and_names(server: ServerHandle) -> None:

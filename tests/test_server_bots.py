@@ -123,6 +123,7 @@ async def test_move_times_and_a_ghost_of_a_run(server: ServerHandle) -> None:
     seat = await ann.next_event("seat")
     assert isinstance(seat, SeatEvent) and seat.name == "Ghost of Ann" and seat.seat == 3
     await ann.rematch("same")
+    await bob.rematch_reply(2)  # the ghost accepts unasked
     await ann.next_event("race_starting")
     await asyncio.sleep(0.1)
     await ann.resign()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
 from server.room import (
@@ -16,7 +14,6 @@ from server.room import (
     check_race_end,
     choose_deal,
     clean_name,
-    daily_deal,
     display_code,
     hash_token,
     new_room_code,
@@ -150,13 +147,15 @@ def test_deal_choices() -> None:
     assert choose_deal("klondike", "code", "kl1-1-aaaaaak", None) == "KL1-1-AAAAAAK"
     assert choose_deal("klondike", "same", None, "KL1-1-AAAAAAB") == "KL1-1-AAAAAAB"
     assert choose_deal("easy-harp", "random", None, None).startswith("EH1-N-")
-    for kind, code in (("code", "EH1-N-AAAAAAF"), ("code", None), ("same", None), ("code", "x")):
+    for kind, code in (
+        ("code", "EH1-N-AAAAAAF"),
+        ("code", None),
+        ("same", None),
+        ("code", "x"),
+        ("daily", None),  # the daily layer's: never chosen here
+    ):
         with pytest.raises(Refusal):
             choose_deal("klondike", kind, code, None)
-    day = dt.date(2026, 1, 1)
-    assert daily_deal("klondike", day) == daily_deal("klondike", day)
-    assert daily_deal("klondike", day) != daily_deal("klondike", dt.date(2026, 1, 2))
-    assert daily_deal("klondike-3", day).game_name == "klondike-3"
 
 
 def test_winning_lines_of_the_race_tests_still_win() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from server_fixtures import live_server
@@ -186,3 +187,53 @@ async def test_the_terminal_speaks_russian_rule_reminders_included() -> None:
             await pilot.press("ctrl+l")  # the switch: Swedish next
             assert app.cat.lang == "sv"
             assert "Spelare" in side_text(app)
+
+
+async def test_a_rematch_is_answered_and_the_room_left_in_the_terminal(on_day: Any) -> None:
+    """Issue 18, items 13 and 17 in the terminal: a daily room says so; the host's rematch
+    is answered with n (sit out) or y (race); Ctrl+X asks while racing, then leaves."""
+    on_day("2026-04-16")  # a known day: its proof's cost the same every run
+    async with live_server(countdown=0.1) as server:
+        host = await RaceClient.connect(server.url)
+        joined = await host.create("easy-harp", name="Ann", deal="daily")
+        app = RaceApp(parse_link(f"{server.http}/r/{joined.room}"), name="Tim", lang="en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: len(app.seats) == 2)
+            assert app.daily and "Deal of the day" in str(app.query_one("#title").content)
+
+            async def race_over() -> None:
+                await host.resign()
+                if app.racing():
+                    await pilot.press("ctrl+r", "ctrl+r")
+                await until(pilot, lambda: app.phase == "ended")
+
+            await host.start()
+            await until(pilot, lambda: app.racing() and app._now() >= (app.start_at or 0))
+            await race_over()
+            assert "deal of the day" in app.share_text()
+            await host.rematch("same")
+            await until(pilot, lambda: app.offer_asked())
+            assert "Ann offers a rematch on the same deal" in app.message
+            assert "Race again" in str(app.query_one("#keys").content)
+            assert keys_fit(app)
+            await pilot.press("n")  # sit it out: the race starts without Tim
+            await until(pilot, lambda: app.phase == "running" and app.race == 2)
+            assert app.participants == [1] and not app.racing()
+            await pilot.press("s")  # not racing: nothing is sent
+            await race_over()
+            await host.rematch("random")
+            await until(pilot, lambda: app.offer_asked())
+            await pilot.press("y")
+            await until(pilot, lambda: app.race == 3 and app.racing())
+            assert app.participants == [1, 2]
+            await pilot.press("ctrl+x")  # racing: it asks first
+            await pilot.pause(0.2)
+            assert "Ctrl+X" in app.message and app.racing()
+            await pilot.press("ctrl+x")
+            await until(pilot, lambda: app.room is None)
+            left = await host.next_event("seat")
+            while not getattr(left, "left", False):
+                left = await host.next_event("seat")
+            assert getattr(left, "seat", None) == 2
+            assert "^X" not in str(app.query_one("#keys").content)
+        await host.close()

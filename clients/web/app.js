@@ -60,7 +60,8 @@ const state = {
   reconnects: 0,
   boardStale: false, // a drawing put off until a drag ends
   celebrated: 0, // the race whose win was celebrated
-  rematchOffer: null,
+  offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
+  answered: null, // {race, accept}: this player's answer to it
   recorded: null, // {race, game_id}: the race in the records (race_recorded): its replay
 };
 
@@ -152,6 +153,7 @@ function applySnapshot(snap) {
   state.clockOffset = snap.now - Date.now();
   state.lastSeq = Math.max(state.lastSeq, snap.seq);
   if (typeof snap.spectators === "number") state.spectators = snap.spectators;
+  state.offer = snap.rematch_offer || null;
   state.seats = new Map();
   for (const s of snap.seats) {
     state.seats.set(s.seat, { ...s });
@@ -185,7 +187,7 @@ function onEvent(msg) {
       state.participants = msg.seats;
       state.results = null;
       state.view = null;
-      state.rematchOffer = null;
+      state.offer = null;
       resetInput();
       $("move-input").value = ""; // a bad text typed in the last race is not this one's
       $("move-error").textContent = "";
@@ -259,9 +261,8 @@ function isPlaying() {
   return !me || me.status === "playing" || me.status === "disconnected";
 }
 
-/** Whether this room plays the deal of the day. The host who chose it knows; everyone
- * else learns it from the room (``daily`` in the snapshot and in ``race_starting``: a
- * field the server must add, see docs/clients.md). */
+/** Whether this room plays the deal of the day: ``daily`` in the snapshot and in
+ * ``race_starting`` (the host who chose it knows at once). */
 function isDailyRoom() {
   return state.daily;
 }
@@ -382,9 +383,15 @@ async function resumeSaved(code) {
   return true;
 }
 
-/** Leave the room: give up a running race first, forget the seat, back to the lobby. */
+/** Leave the room: the server frees the seat at once (a running race is resigned
+ * first); the tab forgets the seat and goes back to the lobby. */
 async function leaveRoom() {
-  if (isPlaying()) await conn.request({ type: "resign" });
+  try {
+    const reply = await conn.request({ type: "leave" });
+    if (reply.type === "error" && isPlaying()) await conn.request({ type: "resign" });
+  } catch {
+    // the connection is gone: the grace period frees the seat
+  }
   if (state.room) sessionStorage.removeItem(seatKey(state.room));
   conn.close();
   location.assign("/");
@@ -405,9 +412,9 @@ function playerName() {
 }
 
 /**
- * What an invitation shows before joining: the room's game, host, players and state.
- * Asks the server's ``GET /api/rooms/<CODE>[?key=…]`` (see docs/clients.md: the lead adds
- * it); without it the invitation names the room only.
+ * What an invitation shows before joining: the room's game, host, players and state, from
+ * the server's ``GET /api/rooms/<CODE>[?key=…]`` (docs/protocol.md). Unknown (or private
+ * without its key, or a server that cannot tell): the invitation names the room only.
  */
 async function fetchRoomInfo(code, key) {
   try {
@@ -430,13 +437,17 @@ async function showInvite(code) {
   const host = info.host_name ? t("invite.host", { name: info.host_name }) : "";
   const phase = t(`invite.phase.${info.phase}`);
   const game = t(`game.${info.game}`) + (info.daily ? ` · ${t("room.daily")}` : "");
-  $("invite-details").textContent = [game, host, phase].filter(Boolean).join(" · ");
+  const players = info.players || [];
+  const full = players.length >= info.max_players;
+  const details = [game, host, phase];
+  if (full) details.push(t("invite.full"));
+  $("invite-details").textContent = details.filter(Boolean).join(" · ");
   const list = $("invite-players");
-  list.replaceChildren(...(info.players || []).map((name) => el("li", null, name)));
-  // a running race takes no new player: watching is the one thing to do
-  const running = info.phase === "running";
-  $("invite-join").hidden = running;
-  $("invite-watch").classList.toggle("primary", running);
+  list.replaceChildren(...players.map((name) => el("li", null, name)));
+  // a running race or a full room takes no new player: watching is the one thing to do
+  const watchOnly = info.phase === "running" || full;
+  $("invite-join").hidden = watchOnly;
+  $("invite-watch").classList.toggle("primary", watchOnly);
   $("invite-watch").hidden = info.spectators === false;
 }
 
@@ -553,31 +564,49 @@ async function follow(seat) {
 }
 
 /**
- * A rematch the host offers (the server's ``rematch_offered`` event, see docs/clients.md):
- * each player says yes or no; nobody is pulled into a race.
+ * A rematch the host offers (the server's ``rematch_offered`` event): each player races it
+ * or sits it out (or leaves); nobody is pulled into a race. The race starts once everyone
+ * answered, or at the offer's deadline.
  */
 function onRematchOffered(msg) {
-  if (state.role !== "player") return;
-  state.rematchOffer = msg;
+  state.clockOffset = msg.now - Date.now();
+  state.offer = msg;
+}
+
+/** Whether this player is asked to answer the pending offer now. */
+function offerAsked() {
+  const o = state.offer;
+  if (!o || state.role !== "player" || state.seat === o.by || serverNow() > o.deadline) return false;
+  return !(state.answered && state.answered.race === o.race);
 }
 
 async function answerRematch(accept) {
-  const offer = state.rematchOffer;
-  state.rematchOffer = null;
+  const offer = state.offer;
+  if (!offer) return;
+  state.answered = { race: offer.race, accept };
   render();
-  if (!accept) {
-    await leaveRoom();
-    return;
+  const reply = await conn.request({ type: "rematch_reply", race: offer.race, accept });
+  if (reply.type === "error") {
+    state.answered = null;
+    if (reply.code === "no_offer") state.offer = null; // it started or lapsed meanwhile
+    toast(errorText(reply.code, reply.message));
+    render();
   }
-  const reply = await conn.request({ type: "rematch_reply", race: offer.race, accept: true });
-  if (reply.type === "error") toast(errorText(reply.code, reply.message));
 }
 
 async function rematch(deal) {
   const reply = await conn.request({ type: "rematch", deal });
   if (reply.type === "error") toast(errorText(reply.code, reply.message));
-  else if (deal === "daily") state.daily = true;
-  else state.daily = deal === "same" ? state.daily : false;
+}
+
+/** What the results say of a pending rematch: the one who offered it waits, a player who
+ * answered is told what happens to them. */
+function rematchStatus() {
+  const o = state.offer;
+  if (!o || state.role !== "player") return "";
+  if (state.seat === o.by) return t("rematch.waiting");
+  if (state.answered && state.answered.race === o.race) return t(state.answered.accept ? "rematch.accepted" : "rematch.sitting_out");
+  return "";
 }
 
 // ---------------------------------------------------------------------- sound
@@ -748,7 +777,11 @@ function renderResults() {
   share.value = shareText();
   share.rows = share.value.split("\n").length;
   const host = state.role === "player" && state.seat === state.host;
-  for (const id of ["rematch-same", "rematch-new", "rematch-daily"]) $(id).hidden = !host;
+  // one offer at a time: its answers are awaited before another
+  for (const id of ["rematch-same", "rematch-new", "rematch-daily"]) $(id).hidden = !host || Boolean(state.offer);
+  const status = rematchStatus();
+  $("rematch-status").hidden = !status;
+  $("rematch-status").textContent = status;
   // A ghost replays a run of this race at its real pace in a rematch on the same deal.
   const ghosts = host && conn.welcome && conn.welcome.bots;
   $("add-ghost").hidden = !ghosts;
@@ -816,7 +849,24 @@ function statusText() {
   return t("race.on");
 }
 
+/** The time left to answer a rematch offer; an offer past its deadline (it started, or
+ * lapsed with nobody to race) is dropped a little after. */
+function tickOffer() {
+  const o = state.offer;
+  if (!o) return;
+  const left = o.deadline - serverNow();
+  if (left < -2000) {
+    state.offer = null;
+    render();
+    return;
+  }
+  const text = t("rematch.time_left", { s: Math.max(0, Math.ceil(left / 1000)) });
+  if ($("rematch-offer-time").textContent !== text) $("rematch-offer-time").textContent = text;
+  if (left < 0 && !$("rematch-offer").hidden) render();
+}
+
 function tickClock() {
+  tickOffer();
   const status = statusText();
   if ($("status-line").textContent !== status) $("status-line").textContent = status;
   let ms = 0;
@@ -876,10 +926,11 @@ function render() {
     $("room-link").value = roomLink();
     $("room-options").textContent = roomOptionsText();
   }
-  $("rematch-offer").hidden = !state.rematchOffer;
-  if (state.rematchOffer) {
-    const host = state.seats.get(state.host);
-    $("rematch-offer-text").textContent = t("rematch.offer", { name: host ? host.name : "" });
+  const asked = offerAsked();
+  $("rematch-offer").hidden = !asked;
+  if (asked) {
+    const text = t("rematch.offer", { name: state.names.get(state.offer.by) || "", deal: t(`rematch.deal.${state.offer.deal}`) });
+    if ($("rematch-offer-text").textContent !== text) $("rematch-offer-text").textContent = text;
   }
   $("controls").hidden = !(state.role === "player" && state.phase === "running" && state.participants.includes(state.seat));
   const playing = isPlaying();
@@ -1083,7 +1134,8 @@ function bind() {
   $("rematch-new").addEventListener("click", () => rematch("random"));
   $("rematch-daily").addEventListener("click", () => rematch("daily"));
   $("rematch-accept").addEventListener("click", () => answerRematch(true));
-  $("rematch-decline").addEventListener("click", () => answerRematch(false));
+  $("rematch-sit-out").addEventListener("click", () => answerRematch(false));
+  $("rematch-decline").addEventListener("click", leaveRoom);
   $("leave").addEventListener("click", leaveRoom);
   $("btn-stock").addEventListener("click", () => sendMove("s", null));
   $("btn-undo").addEventListener("click", () => sendMove("u", null));

@@ -17,6 +17,8 @@ __all__ = [
     "BadDatabase",
     "BadHandle",
     "BadRecord",
+    "DailyEntry",
+    "DailyStats",
     "FinalStatus",
     "HandleTaken",
     "Identity",
@@ -142,6 +144,8 @@ class SeatRecord:
     player_id: str | None = None
     handle: str | None = None
     player_deleted: bool = False
+    #: Klondike's passes through the stock after the first (0 in Easy Harp)
+    deck_turns: int = 0
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -173,6 +177,9 @@ class RaceRecord:
     ended_at: int
     seats: tuple[SeatRecord, ...]
     casual: bool = True
+    #: the UTC day (``YYYY-MM-DD``) whose secret deal this race played: its deal and replay
+    #: are shown only once that day is over, and it ends its racers' attempts of the day
+    daily_day: str | None = None
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -201,6 +208,40 @@ class StoredRace:
 
 
 @dataclass(frozen=True, slots=True)
+class DailyEntry:
+    """One attempt of a day's leaderboard (``rank`` 1 first; ties share no rank: the
+    order is score, then fewer moves, then the shorter time, then who started first)."""
+
+    rank: int
+    player_id: str
+    name: str
+    handle: str | None
+    ranked: bool
+    status: str
+    score: int
+    moves: int
+    on_foundations: int
+    deck_turns: int
+    elapsed_ms: int | None
+    race_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DailyStats:
+    """A player's daily figures in one game: days played and won in a row (ending today
+    or yesterday), the longest such runs, and the best score."""
+
+    game: str
+    days_played: int
+    days_won: int
+    played_streak: int
+    won_streak: int
+    longest_played_streak: int
+    longest_won_streak: int
+    best_score: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class RaceSummary:
     """One line of a player's history: a race and how that player did in it."""
 
@@ -216,6 +257,8 @@ class RaceSummary:
     moves: int
     on_foundations: int
     elapsed_ms: int | None
+    #: the UTC day of the secret deal this race played, if it was the day's deal
+    daily_day: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from sqlalchemy import Connection, Insert, Table, and_, case, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from . import identity as ids
+from .daily import end_attempts
 from .models import PlayerStats, RaceRecord, RaceSummary, SeatRecord, StoredRace
 from .tables import player_stats, players, races, seats
 
@@ -67,6 +68,7 @@ def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
                 "started_at": r.started_at,
                 "ended_at": r.ended_at,
                 "racers": len(r.seats),
+                "daily_day": r.daily_day,
             }
             for r in fresh
         ]
@@ -80,6 +82,9 @@ def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
         stat_rows = _stat_rows(fresh, player_ids)
         if stat_rows:
             conn.execute(_stats_upsert(conn), stat_rows)
+        daily = [(race, by_key[race.key]) for race in fresh if race.daily_day is not None]
+        if daily:
+            end_attempts(conn, daily, player_ids)
     return [by_key[race.key] for race in batch]
 
 
@@ -134,6 +139,7 @@ def _seat_rows(
             "action_times": " ".join(map(str, s.action_times)),
             "game": race.game,
             "ended_at": race.ended_at,
+            "deck_turns": s.deck_turns,
         }
         for race in fresh
         for s in race.seats
@@ -244,6 +250,7 @@ def read_race(conn: Connection, race_id: str) -> StoredRace | None:
             player_id=row.player_public_id,
             handle=row.handle,
             player_deleted=row.deleted_at is not None,
+            deck_turns=row.deck_turns,
         )
         for row in result
     )
@@ -257,6 +264,7 @@ def read_race(conn: Connection, race_id: str) -> StoredRace | None:
         ended_at=race.ended_at,
         seats=seat_records,
         casual=race.casual,
+        daily_day=race.daily_day,
     )
     return StoredRace(race_id=race.public_id, record=record)
 
@@ -284,6 +292,7 @@ def read_recent(conn: Connection, pk: int, limit: int, offset: int) -> list[Race
             seats.c.moves,
             seats.c.on_foundations,
             seats.c.elapsed_ms,
+            races.c.daily_day,
         )
         .select_from(seats.join(races, races.c.id == seats.c.race_id))
         .where(seats.c.player_id == pk)
@@ -305,6 +314,7 @@ def read_recent(conn: Connection, pk: int, limit: int, offset: int) -> list[Race
             moves=row.moves,
             on_foundations=row.on_foundations,
             elapsed_ms=row.elapsed_ms,
+            daily_day=row.daily_day,
         )
         for row in result
     ]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from functools import partial
@@ -26,9 +25,11 @@ from sqlalchemy import Connection, delete
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
+from .. import config
 from . import identity as ids
 from . import players as player_io
 from . import races as race_io
+from .daily_store import DailyCalls
 from .db import Database, open_database
 from .migrate import migrate_database
 from .models import (
@@ -51,8 +52,9 @@ DAY_MS = 86_400_000
 
 
 def now_ms() -> int:
-    """The server clock in ms since the epoch."""
-    return time.time_ns() // 1_000_000
+    """The server clock in ms since the epoch (:func:`server.config.now_ms`: a test may
+    move it)."""
+    return config.now_ms()
 
 
 class RecordsStore(ABC):
@@ -142,7 +144,7 @@ class RecordsStore(ABC):
         """Release the connections."""
 
 
-class SqlRecordsStore(RecordsStore):
+class SqlRecordsStore(DailyCalls, RecordsStore):
     """:class:`RecordsStore` on SQLite or PostgreSQL. Build it with :meth:`open`.
 
     ``retention_days``: casual races older than that are purged (``None``: kept for good).

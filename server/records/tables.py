@@ -39,6 +39,7 @@ from sqlalchemy import (
 
 __all__ = [
     "ID",
+    "daily_attempts",
     "meta",
     "metadata",
     "player_stats",
@@ -106,6 +107,9 @@ races = Table(
     Column("started_at", BigInteger, nullable=False),
     Column("ended_at", BigInteger, nullable=False),
     Column("racers", Integer, nullable=False),
+    # the UTC day (YYYY-MM-DD) whose secret deal this race played; its replay and its deal
+    # code are shown only once that day is over
+    Column("daily_day", String(10), nullable=True),
     UniqueConstraint("room", "room_created_at", "race_no"),
     Index(None, "casual", "ended_at"),
 )
@@ -134,8 +138,40 @@ seats = Table(
     Column("action_times", Text, nullable=False),
     Column("game", String(16), nullable=False),
     Column("ended_at", BigInteger, nullable=False),
+    # Klondike's passes through the stock after the first (the redeals); 0 elsewhere
+    Column("deck_turns", Integer, nullable=False, server_default="0"),
     # a player's races, the latest first, read in index order (race_id breaks ties)
     Index(None, "player_id", "ended_at", "race_id"),
+)
+
+daily_attempts = Table(
+    "daily_attempts",
+    metadata,
+    # one row per player, daily game and UTC day: made when the player is first sent a
+    # card of the day's deal, so nothing can give them a second one
+    Column("player_id", ID, ForeignKey("players.id"), primary_key=True),
+    Column("game", String(16), primary_key=True),
+    Column("day", String(10), primary_key=True),
+    # False: the identity was made after the day began, or the attempt was only watched
+    Column("ranked", Boolean, nullable=False),
+    # playing, watched, then the final status (won, resigned, timeout, left, unfinished)
+    Column("status", String(12), nullable=False),
+    # the race it is played in (room, room_created_at, race_no): only that race ends it
+    Column("room", String(8), nullable=False),
+    Column("room_created_at", BigInteger, nullable=False),
+    Column("race_no", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("on_foundations", Integer, nullable=False),
+    Column("deck_turns", Integer, nullable=False),
+    Column("elapsed_ms", Integer, nullable=True),
+    # the leaderboard's order in one ascending number: score (higher first), then fewer
+    # moves, then the shorter time (see server.records.daily.rank_key)
+    Column("rank_key", BigInteger, nullable=False),
+    Column("race_public_id", String(16), nullable=True),
+    Column("started_at", BigInteger, nullable=False),
+    Column("ended_at", BigInteger, nullable=True),
+    Index("ix_daily_attempts_board", "game", "day", "ranked", "rank_key"),
 )
 
 player_stats = Table(

@@ -62,8 +62,9 @@ def game_replay(stored: StoredRace) -> GameReplay:
     )
 
 
-def player_page(profile: Profile) -> PlayerPage:
-    """``GET /api/players/{handle}`` from :meth:`RecordsStore.profile`."""
+def player_page(profile: Profile, today: str = "") -> PlayerPage:
+    """``GET /api/players/{handle}`` from :meth:`RecordsStore.profile` (the deal of a race
+    on a day's secret deal is left out until that day is over: ``today``, YYYY-MM-DD)."""
     player, stats, recent = profile.player, profile.stats, profile.recent
     return PlayerPage.model_validate(
         {
@@ -90,7 +91,7 @@ def player_page(profile: Profile) -> PlayerPage:
                     {
                         "id": r.race_id,
                         "game": r.game,
-                        "deal": r.deal,
+                        "deal": r.deal if not r.daily_day or r.daily_day < today else None,
                         "ended_at": r.ended_at,
                         "racers": r.racers,
                         "seat": r.seat,

@@ -1,0 +1,342 @@
+"""The daily challenge's rows: one attempt per player, daily game and UTC day.
+
+An attempt is made — atomically, by its primary key — the first time a player is sent a
+card of the day's deal (a race on it starts with them in it, or they watch one); every later
+play of that day is practice. The attempt is ended by the race it began in, in the same
+transaction that writes that race (:func:`end_attempts`); one still open when its day is
+over is closed as ``unfinished`` (:func:`close_unfinished`).
+
+The leaderboard's order — score (higher first), then fewer moves, then the shorter time —
+is kept as one ascending integer, :func:`rank_key`, so that the top of a day and a
+player's place are read from one index (``ix_daily_attempts_board``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, or_, select, update
+
+from .models import DailyEntry, DailyStats, RaceRecord
+from .tables import daily_attempts, players, seats
+
+__all__ = [
+    "OPEN_STATUSES",
+    "begin_attempts",
+    "close_unfinished",
+    "daily_stats",
+    "end_attempts",
+    "leaderboard",
+    "own_entry",
+    "raced_with",
+    "rank_key",
+]
+
+#: an attempt not over yet: being played, or only watched (it counts, and shows nothing)
+OPEN_STATUSES = ("playing", "watched")
+_SCORE_CAP = 99_999
+_MOVES_CAP = 9_999
+_TIME_CAP = 99_999_999  # ms: more than a day
+
+
+def rank_key(score: int, moves: int, elapsed_ms: int | None) -> int:
+    """The leaderboard order as one ascending number: higher score first, then fewer moves,
+    then the shorter time (an unfinished race counts as the slowest)."""
+    score = min(max(score, 0), _SCORE_CAP)
+    moves = min(max(moves, 0), _MOVES_CAP)
+    time = _TIME_CAP if elapsed_ms is None else min(max(elapsed_ms, 0), _TIME_CAP)
+    return (_SCORE_CAP - score) * 10**12 + moves * 10**8 + time
+
+
+def _insert(conn: Connection) -> Any:
+    from .races import dialect_insert
+
+    return dialect_insert(conn, daily_attempts)
+
+
+def begin_attempts(
+    conn: Connection,
+    *,
+    game: str,
+    day: str,
+    day_start: int,
+    race: tuple[str, int, int],
+    players_in: Sequence[tuple[str, bool]],
+    now: int,
+) -> dict[str, str]:
+    """Make the attempt of each ``(player public id, watching)`` that has none for the
+    day; for each player: ``ranked``, ``unranked`` (an identity made after the day began,
+    or one that only watches) or ``practice`` (the day's attempt was made before)."""
+    wanted = sorted({pid for pid, _ in players_in})
+    if not wanted:
+        return {}
+    found = conn.execute(
+        select(players.c.public_id, players.c.id, players.c.created_at).where(
+            players.c.public_id.in_(wanted), players.c.deleted_at.is_(None)
+        )
+    )
+    known = {pid: (pk, created) for pid, pk, created in found}
+    watching = dict(players_in)
+    room, created_at, race_no = race
+    out: dict[str, str] = {}
+    for pid in wanted:
+        if pid not in known:
+            continue
+        pk, created = known[pid]
+        watched = watching[pid]
+        ranked = created < day_start and not watched
+        inserted = conn.execute(
+            _insert(conn)
+            .values(
+                player_id=pk,
+                game=game,
+                day=day,
+                ranked=ranked,
+                status="watched" if watched else "playing",
+                room=room,
+                room_created_at=created_at,
+                race_no=race_no,
+                score=0,
+                moves=0,
+                on_foundations=0,
+                deck_turns=0,
+                elapsed_ms=None,
+                rank_key=rank_key(0, 0, None),
+                race_public_id=None,
+                started_at=now,
+                ended_at=None,
+            )
+            .on_conflict_do_nothing(index_elements=["player_id", "game", "day"])
+        )
+        if inserted.rowcount:
+            out[pid] = "ranked" if ranked else "unranked"
+        else:
+            out[pid] = "practice"
+    return out
+
+
+def end_attempts(
+    conn: Connection, daily: Sequence[tuple[RaceRecord, str]], player_ids: dict[str, int]
+) -> None:
+    """End the attempts the written daily races began: each racer's result, only on the
+    attempt made for that very race and still being played."""
+    for race, public_id in daily:
+        for s in race.seats:
+            pk = player_ids.get(s.player_id) if s.player_id else None
+            if pk is None:
+                continue
+            elapsed = s.elapsed_ms if s.status == "won" else None
+            conn.execute(
+                update(daily_attempts)
+                .where(
+                    daily_attempts.c.player_id == pk,
+                    daily_attempts.c.game == race.game,
+                    daily_attempts.c.day == race.daily_day,
+                    daily_attempts.c.status == "playing",
+                    daily_attempts.c.room == race.room,
+                    daily_attempts.c.room_created_at == race.room_created_at,
+                    daily_attempts.c.race_no == race.race,
+                )
+                .values(
+                    status=s.status,
+                    score=s.score,
+                    moves=s.moves,
+                    on_foundations=s.on_foundations,
+                    deck_turns=s.deck_turns,
+                    elapsed_ms=elapsed,
+                    rank_key=rank_key(s.score, s.moves, elapsed),
+                    race_public_id=public_id,
+                    ended_at=race.ended_at,
+                )
+            )
+
+
+def close_unfinished(conn: Connection, before_day: str, now: int) -> int:
+    """Close the attempts of the days before ``before_day`` still being played (their
+    race never ended: a day's races time out at its end, so only a lost record leaves one);
+    how many."""
+    result = conn.execute(
+        update(daily_attempts)
+        .where(daily_attempts.c.day < before_day, daily_attempts.c.status == "playing")
+        .values(status="unfinished", ended_at=now)
+    )
+    return int(result.rowcount or 0)
+
+
+_ENTRY_COLUMNS = (
+    daily_attempts.c.ranked,
+    daily_attempts.c.status,
+    daily_attempts.c.score,
+    daily_attempts.c.moves,
+    daily_attempts.c.on_foundations,
+    daily_attempts.c.deck_turns,
+    daily_attempts.c.elapsed_ms,
+    daily_attempts.c.race_public_id,
+    daily_attempts.c.rank_key,
+    daily_attempts.c.started_at,
+    players.c.public_id,
+    players.c.name,
+    players.c.handle,
+)
+
+
+def _board(game: str, day: str) -> Any:
+    """The attempts that rank: ranked, played and over."""
+    return and_(
+        daily_attempts.c.game == game,
+        daily_attempts.c.day == day,
+        daily_attempts.c.ranked.is_(True),
+        daily_attempts.c.status.not_in(OPEN_STATUSES),
+    )
+
+
+def _entry(rank: int, row: Any) -> DailyEntry:
+    return DailyEntry(
+        rank=rank,
+        player_id=row.public_id,
+        name=row.name,
+        handle=row.handle,
+        ranked=row.ranked,
+        status=row.status,
+        score=row.score,
+        moves=row.moves,
+        on_foundations=row.on_foundations,
+        deck_turns=row.deck_turns,
+        elapsed_ms=row.elapsed_ms,
+        race_id=row.race_public_id,
+    )
+
+
+def leaderboard(conn: Connection, game: str, day: str, limit: int, offset: int) -> list[DailyEntry]:
+    """A page of the day's leaderboard, best first."""
+    result = conn.execute(
+        select(*_ENTRY_COLUMNS)
+        .select_from(daily_attempts.join(players, players.c.id == daily_attempts.c.player_id))
+        .where(_board(game, day))
+        .order_by(daily_attempts.c.rank_key, daily_attempts.c.started_at)
+        .limit(limit)
+        .offset(offset)
+    )
+    return [_entry(offset + i, row) for i, row in enumerate(result, 1)]
+
+
+def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEntry | None:
+    """A player's attempt of the day with their place (0 when it does not rank: not over,
+    unranked or watched)."""
+    row = conn.execute(
+        select(*_ENTRY_COLUMNS)
+        .select_from(daily_attempts.join(players, players.c.id == daily_attempts.c.player_id))
+        .where(
+            players.c.public_id == player_id,
+            daily_attempts.c.game == game,
+            daily_attempts.c.day == day,
+        )
+    ).first()
+    if row is None:
+        return None
+    if not row.ranked or row.status in OPEN_STATUSES:
+        return _entry(0, row)
+    ahead = conn.execute(
+        select(func.count())
+        .select_from(daily_attempts)
+        .where(
+            _board(game, day),
+            or_(
+                daily_attempts.c.rank_key < row.rank_key,
+                and_(
+                    daily_attempts.c.rank_key == row.rank_key,
+                    daily_attempts.c.started_at < row.started_at,
+                ),
+            ),
+        )
+    ).scalar_one()
+    return _entry(int(ahead) + 1, row)
+
+
+def raced_with(
+    conn: Connection, player_id: str, game: str, day: str, limit: int
+) -> list[DailyEntry]:
+    """The day's attempts of the players ``player_id`` has raced with (in their latest 200
+    races), each with their place."""
+    me = conn.execute(select(players.c.id).where(players.c.public_id == player_id)).scalar()
+    if me is None:
+        return []
+    mine = (
+        select(seats.c.race_id)
+        .where(seats.c.player_id == me)
+        .order_by(seats.c.ended_at.desc())
+        .limit(200)
+        .subquery()
+    )
+    others = conn.execute(
+        select(players.c.public_id)
+        .distinct()
+        .select_from(seats.join(players, players.c.id == seats.c.player_id))
+        .where(seats.c.race_id.in_(select(mine.c.race_id)), seats.c.player_id != me)
+        .limit(limit)
+    ).scalars()
+    entries = [own_entry(conn, game, day, pid) for pid in others]
+    return sorted(
+        (e for e in entries if e is not None), key=lambda e: (e.rank == 0, e.rank, e.name)
+    )
+
+
+def daily_stats(conn: Connection, pk: int, today: str) -> list[DailyStats]:
+    """A player's daily figures per game (streaks run up to today or yesterday)."""
+    rows = conn.execute(
+        select(
+            daily_attempts.c.game,
+            daily_attempts.c.day,
+            daily_attempts.c.status,
+            daily_attempts.c.score,
+        )
+        .where(daily_attempts.c.player_id == pk, daily_attempts.c.status != "watched")
+        .order_by(daily_attempts.c.game, daily_attempts.c.day)
+    )
+    by_game: dict[str, list[tuple[dt.date, str, int]]] = {}
+    for game, day, status, score in rows:
+        by_game.setdefault(game, []).append((dt.date.fromisoformat(day), status, score))
+    last = dt.date.fromisoformat(today)
+    out = []
+    for game, days in sorted(by_game.items()):
+        played = [d for d, status, _ in days]
+        won = [d for d, status, _ in days if status == "won"]
+        out.append(
+            DailyStats(
+                game=game,
+                days_played=len(played),
+                days_won=len(won),
+                played_streak=_current_run(played, last),
+                won_streak=_current_run(won, last),
+                longest_played_streak=_longest_run(played),
+                longest_won_streak=_longest_run(won),
+                best_score=max(
+                    (score for _, status, score in days if status not in OPEN_STATUSES),
+                    default=None,
+                ),
+            )
+        )
+    return out
+
+
+def _longest_run(days: list[dt.date]) -> int:
+    best = run = 0
+    previous: dt.date | None = None
+    for day in days:
+        run = run + 1 if previous is not None and (day - previous).days == 1 else 1
+        best = max(best, run)
+        previous = day
+    return best
+
+
+def _current_run(days: list[dt.date], today: dt.date) -> int:
+    """Days in a row ending today, or yesterday (today's may not be played yet)."""
+    present = set(days)
+    day = today if today in present else today - dt.timedelta(days=1)
+    run = 0
+    while day in present:
+        run += 1
+        day -= dt.timedelta(days=1)
+    return run

@@ -1,0 +1,275 @@
+"""The daily challenge (issue 15) through a real server: a secret deal per day and game, a
+commitment that the reveal opens, the first attempt counts, a leaderboard.
+
+Days are chosen with the server clock moved (``on_day``) and the fair-deals test key, so a
+day's proof costs the same every run: 2026-04-16 and 2026-04-17 prove both games at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import os
+import signal
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from server_fixtures import (
+    DAILY_TEST_KEY,
+    ServerHandle,
+    StartServer,
+    free_port,
+    worker_process,
+)
+
+from clients.client import RaceClient, RequestError
+from engine.fair import secret_daily, verify_daily
+from protocol import PlayerFinished, RaceEnded, RaceStarting
+from server.records.daily import rank_key
+
+DAY = "2026-04-16"
+NEXT = "2026-04-17"
+
+
+async def get(server: ServerHandle, path: str) -> tuple[int, Any]:
+    def fetch() -> tuple[int, Any]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as r:
+                return r.status, orjson.loads(r.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, orjson.loads(exc.read())
+
+    return await asyncio.to_thread(fetch)
+
+
+async def daily_server(
+    start_server: StartServer, kind: str, tmp_path: Path, **options: Any
+) -> ServerHandle:
+    return await start_server(
+        kind,
+        records_url=f"sqlite:///{tmp_path / 'records.db'}",
+        daily_key=DAILY_TEST_KEY,
+        **options,
+    )
+
+
+async def player(server: ServerHandle, name: str) -> tuple[RaceClient, Any]:
+    client = await server.client()
+    me = await client.new_player(name)
+    return client, me
+
+
+async def race_daily(host: RaceClient, *guests: RaceClient, game: str = "klondike") -> Any:
+    joined = await host.create(game, deal="daily")
+    for guest in guests:
+        await guest.join(joined.room)
+    await host.start()
+    start = await host.next_event("race_starting")
+    assert isinstance(start, RaceStarting)
+    await asyncio.sleep(0.1)
+    return joined, start
+
+
+def test_the_leaderboard_order_is_score_then_moves_then_time() -> None:
+    table = [  # (label, score, moves, elapsed)
+        ("fast winner", 1200, 150, 200_000),
+        ("slow winner", 1200, 150, 300_000),
+        ("fewer moves", 1200, 140, 900_000),
+        ("unfinished high", 1300, 400, None),
+        ("low", 100, 10, None),
+    ]
+    order = sorted(table, key=lambda row: rank_key(row[1], row[2], row[3]))
+    assert [row[0] for row in order] == [
+        "unfinished high",
+        "fewer moves",
+        "fast winner",
+        "slow winner",
+        "low",
+    ]
+    assert rank_key(0, 0, None) > rank_key(1, 9_999, None)  # any score beats none
+
+
+async def test_the_deal_is_secret_during_its_day_and_verifies_after(
+    start_server: StartServer, tmp_path: Path, on_day: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    on_day(DAY, at="23:59:53")
+    server = await daily_server(start_server, "memory", tmp_path)
+    secret = secret_daily(DAILY_TEST_KEY, "klondike", DAY)
+    code = str(secret.code)
+    ann, _ = await player(server, "Ann")
+    ann.frames = []
+    bob, _ = await player(server, "Bob")
+    bob.frames = []
+    joined, start = await race_daily(ann, bob)
+    assert start.deal is None and joined.snapshot is not None and joined.snapshot.deal is None
+    assert await server.deal(joined.room) == code  # the server plays the day's deal
+    await bob.resign()  # a finished player is not told it either
+    finished = await bob.next_event("player_finished")
+    assert isinstance(finished, PlayerFinished) and finished.deal is None
+    status, today = await get(server, "/api/daily")
+    assert status == 200 and today["today"]["day"] == DAY  # (proved: a room plays it)
+    game = next(g for g in today["today"]["games"] if g["game"] == "klondike")
+    assert game["commitment"] == secret.commitment and game["code"] is None
+    assert game["salt"] is None
+    # nothing sent, served or logged so far names the code
+    for client in (ann, bob):
+        assert not [f for f in client.frames or [] if code in str(f)]
+    assert code not in str(today)
+    assert not [r for r in caplog.records if code in r.getMessage()]
+    # the day ends: the race times out at 00:00 UTC, and the code may be told from then on
+    ended = await ann.next_event("race_ended", timeout=10)
+    assert isinstance(ended, RaceEnded) and ended.deal == code
+    status, day = await get(server, f"/api/daily/{DAY}")
+    assert status == 200 and day["over"]
+    game = next(g for g in day["games"] if g["game"] == "klondike")
+    assert game["code"] == code and game["proven"]
+    assert verify_daily(game["code"], game["salt"], game["commitment"])
+    # a new day: a new commitment (once its proof is done), its code secret again
+    for _ in range(100):
+        status, today = await get(server, "/api/daily")
+        new = next(g for g in today["today"]["games"] if g["game"] == "klondike")
+        if new["commitment"] is not None:
+            break
+        await asyncio.sleep(0.1)
+    assert today["today"]["day"] == NEXT and today["yesterday"]["day"] == DAY
+    assert new["code"] is None and new["commitment"] not in (None, secret.commitment)
+
+
+async def test_the_first_attempt_counts_and_later_plays_are_practice(
+    start_server: StartServer, tmp_path: Path, on_day: Any
+) -> None:
+    on_day("2026-04-15")  # the identities are made the day before
+    server = await daily_server(start_server, "redis", tmp_path)
+    other = await daily_server(start_server, "redis", tmp_path)  # a second worker
+    ann, ann_id = await player(server, "Ann")
+    bob, _bob_id = await player(server, "Bob")
+    late_start = await server.client()
+    on_day(DAY)
+    newcomer, _ = await player(server, "New")
+    del late_start
+    # Ann and Bob race the day's deal: their ranked attempts; the newcomer watches first
+    _, start = await race_daily(ann, bob)
+    assert start.attempts == {"1": "ranked", "2": "ranked"}
+    # a second tab of Ann's, on the other worker: the same identity is practising
+    tab = await RaceClient.connect(other.url)
+    await tab.identify(ann_id.player, ann_id.secret or "")
+    _, practice = await race_daily(tab)
+    assert practice.attempts == {"1": "practice"}
+    # a newcomer (an identity made today) plays unranked; a guest is a guest
+    guest = await server.client()
+    _, fresh = await race_daily(newcomer, guest)
+    assert fresh.attempts == {"1": "unranked", "2": "guest"}
+    # Ann wins nothing, resigns after a few moves; Bob resigns at once
+    for _ in range(3):
+        await ann.move("s")
+    await ann.resign()
+    await bob.resign()
+    await ann.next_event("race_ended", timeout=10)
+    board: Any = None
+    for _ in range(100):
+        status, board = await get(server, f"/api/daily/{DAY}/klondike?player={ann_id.player}")
+        if status == 200 and len(board["entries"]) == 2:
+            break
+        await asyncio.sleep(0.05)
+    # the same score (drawing from the stock scores nothing): fewer moves rank first
+    assert [e["name"] for e in board["entries"]] == ["Bob", "Ann"]
+    assert [e["moves"] for e in board["entries"]] == [0, 3]
+    assert [e["rank"] for e in board["entries"]] == [1, 2]
+    assert board["you"]["name"] == "Ann" and board["you"]["rank"] == 2
+    # the deal, and the replays, only once the day is over
+    assert board["deal"]["code"] is None and board["you"]["game_id"] is None
+    # the newcomer's attempt is not on the board (unranked), nor the practice
+    assert len(board["entries"]) == 2
+
+
+async def test_a_spectator_uses_up_the_attempt(
+    start_server: StartServer, tmp_path: Path, on_day: Any
+) -> None:
+    on_day("2026-04-15")
+    server = await daily_server(start_server, "memory", tmp_path)
+    ann, _ = await player(server, "Ann")
+    watcher, watcher_id = await player(server, "Wat")
+    on_day(DAY)
+    joined, _ = await race_daily(ann)
+    await watcher.join(joined.room, role="spectator")
+    # the watcher's own race on the day's deal later is practice: they saw its cards
+    again = await server.client()
+    await again.identify(watcher_id.player, watcher_id.secret or "")
+    _, start = await race_daily(again)
+    assert start.attempts == {"1": "practice"}
+
+
+async def test_no_solver_bot_on_the_days_deal(
+    start_server: StartServer, tmp_path: Path, on_day: Any
+) -> None:
+    on_day(DAY)
+    server = await daily_server(start_server, "memory", tmp_path)
+    host = await server.client()
+    await host.create("klondike", deal="daily")
+    with pytest.raises(RequestError) as info:
+        await host.request({"type": "add_bot", "strength": "solver", "pace": 2})
+    assert info.value.code == "no_solver_daily"
+    await host.request({"type": "add_bot", "strength": "greedy", "pace": 2})  # allowed
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "error"),
+    [
+        ("/api/daily/not-a-day", 400, "bad_day"),
+        ("/api/daily/2099-01-01", 404, "future_day"),
+        ("/api/daily/2025-06-01", 404, "no_daily"),
+        (f"/api/daily/{DAY}/klondike-3", 404, "no_daily"),
+        (f"/api/daily/{DAY}/klondike?limit=x", 400, "bad_query"),
+    ],
+)
+async def test_bad_daily_requests(
+    start_server: StartServer, tmp_path: Path, on_day: Any, path: str, status: int, error: str
+) -> None:
+    on_day(DAY)
+    server = await daily_server(start_server, "memory", tmp_path)
+    got, body = await get(server, path)
+    assert got == status and body["error"] == error
+
+
+@pytest.mark.slow
+async def test_a_worker_killed_mid_game_gives_no_second_attempt(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """The attempt is made in the records database before the race shows a card: the
+    worker that started it may die, another never gives the player a second one."""
+    key_file = tmp_path / "daily.key"
+    key_file.write_text(DAILY_TEST_KEY.hex())
+    offset = dt.datetime.fromisoformat(f"{DAY}T12:00:00+00:00").timestamp() - time.time()
+    common = [
+        "--redis",
+        redis_url,
+        "--database",
+        f"sqlite:///{tmp_path / 'records.db'}",
+        "--daily-key-file",
+        str(key_file),
+        "--clock-offset",
+        str(offset),
+        "--countdown",
+        "0.05",
+    ]
+    p1, p2 = free_port(), free_port()
+    with worker_process(*common, port=p1) as w1, worker_process(*common, port=p2):
+        ann = await RaceClient.connect(f"ws://127.0.0.1:{p1}")
+        me = await ann.new_player("Ann")
+        _, start = await race_daily(ann)
+        assert start.attempts == {"1": "unranked"}  # made today: plays unranked
+        await ann.move("s")
+        os.kill(w1.pid, signal.SIGKILL)
+        w1.wait()
+        again = await RaceClient.connect(f"ws://127.0.0.1:{p2}")
+        await again.identify(me.player, me.secret or "")
+        _, second = await race_daily(again)
+        assert second.attempts == {"1": "practice"}
+        await again.close()
