@@ -45,7 +45,9 @@ from protocol import (
     merge_view,
 )
 
-__all__ = ["RaceClient", "RequestError"]
+from .identity import IdentityFile, SavedIdentity
+
+__all__ = ["RaceClient", "RequestError", "ensure_identity"]
 
 
 class RequestError(Exception):
@@ -75,6 +77,10 @@ class RaceClient:
         self.frames: list[str | bytes] | None = None  # set to a list to record raw frames
         self.last_seq: int | None = None
         self.view: dict[str, Any] | None = None
+        #: where this client's identity is kept (None: a guest), and who the server says
+        #: the player is (``recovery_code`` set when the identity was made just now)
+        self.identity_file: IdentityFile | None = None
+        self.player: IdentityReply | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[ServerMessage]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
@@ -85,8 +91,19 @@ class RaceClient:
     # ------------------------------------------------------------------ connecting
 
     @classmethod
-    async def connect(cls, url: str, *, version: int = PROTOCOL_VERSION) -> RaceClient:
-        """Open a connection and say ``hello``; raises :class:`RequestError` if refused."""
+    async def connect(
+        cls,
+        url: str,
+        *,
+        version: int = PROTOCOL_VERSION,
+        identity: IdentityFile | None = None,
+        name: str = "",
+    ) -> RaceClient:
+        """Open a connection and say ``hello``; raises :class:`RequestError` if refused.
+
+        With ``identity``, the connection then says who its player is, right after
+        ``hello``: the identity kept in that file, or a new one (named ``name``) kept there
+        (:func:`ensure_identity`); :attr:`player` holds the reply."""
         ws = await connect(url, max_size=None, open_timeout=5)
         await ws.send(orjson.dumps({"type": "hello", "v": version}).decode())
         first = decode_server(await asyncio.wait_for(ws.recv(), 5))
@@ -96,13 +113,22 @@ class RaceClient:
         if not isinstance(first, Welcome):
             await ws.close()
             raise ProtocolError("unexpected", f"expected welcome, got {first.type}")
-        return cls(ws, first, url)
+        client = cls(ws, first, url)
+        if identity is not None:
+            client.identity_file = identity
+            try:
+                client.player = await ensure_identity(client, identity, name)
+            except BaseException:
+                await client.close()
+                raise
+        return client
 
     async def reconnect(self, url: str | None = None) -> RaceClient:
-        """A new connection resuming this client's seat with the last seq seen."""
+        """A new connection resuming this client's seat with the last seq seen (and saying
+        who its player is first, as this one did)."""
         if self.room is None or self.token is None:
             raise ValueError("no seat to resume")
-        other = await RaceClient.connect(url or self.url)
+        other = await RaceClient.connect(url or self.url, identity=self.identity_file)
         other.last_seq = self.last_seq
         other.token = self.token
         await other.resume(self.room, self.token, self.last_seq)
@@ -333,3 +359,37 @@ class RaceClient:
         if isinstance(reply, Ack):
             self.view = merge_view(self.view, reply.changes)
         return reply
+
+
+# refusals that leave the client a guest: no records kept, too many new identities for now
+_GUEST = frozenset({"no_records", "rate_limited"})
+
+
+async def ensure_identity(
+    client: RaceClient, store: IdentityFile, name: str = "", *, strict: bool = False
+) -> IdentityReply | None:
+    """Say who this connection's player is: the kept identity (``identify``), or a new one
+    (``new_player`` with ``name``) when none is kept or the server no longer knows it
+    (``bad_identity``). The reply, whose ``recovery_code`` is set (this once) when the
+    identity is new.
+
+    ``None`` when the server keeps no players or refuses a new one now: the client plays
+    as a guest. Nothing here blocks play: any other refusal leaves the client a guest too,
+    unless ``strict`` (then it raises :class:`~clients.client.RequestError`)."""
+    saved = store.load()
+    try:
+        if saved is not None:
+            try:
+                return await client.identify(saved.player, saved.secret)
+            except RequestError as exc:
+                if exc.code != "bad_identity":
+                    raise
+                store.forget()  # the server does not know it (any more): a new one
+        made = await client.new_player(name)
+    except RequestError as exc:
+        if strict and exc.code not in _GUEST:
+            raise
+        return None
+    if made.secret is not None:
+        store.save(SavedIdentity(made.player, made.secret))
+    return made

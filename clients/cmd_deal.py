@@ -38,8 +38,12 @@ def register(sub: Any) -> None:
     deal.add_argument("--json", action="store_true", help="print the full position JSON")
     deal.set_defaults(run=run_deal)
 
-    rep = sub.add_parser("replay", help="apply moves to a deal and print the final position")
-    rep.add_argument("code", help="a deal code")
+    rep = sub.add_parser(
+        "replay",
+        help="apply moves to a deal and print the final position, or open a finished "
+        "race's replay (http://HOST/g/ID)",
+    )
+    rep.add_argument("code", help="a deal code, or a replay link http://HOST/g/ID")
     rep.add_argument(
         "moves",
         nargs="*",
@@ -47,6 +51,9 @@ def register(sub: Any) -> None:
         help="actions in move notation, or - to read a move list from stdin",
     )
     rep.add_argument("--json", action="store_true", help="print the position (or error) as JSON")
+    rep.add_argument(
+        "--lang", choices=["en", "ru", "sv"], help="the replay viewer's language (a link)"
+    )
     rep.set_defaults(run=run_replay)
 
 
@@ -79,7 +86,12 @@ def run_deal(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    """Apply the moves; exit 1 at the first refused one, 2 for a bad code."""
+    """Apply the moves; exit 1 at the first refused one, 2 for a bad code. A replay link
+    (``http://HOST/g/ID``) opens the replay viewer instead."""
+    if "://" in args.code:
+        from .cmd_history import run_replay_link
+
+        return run_replay_link(args.code, args.moves, args.lang)
     code = _parse_code(args.code)
     if code is None:
         return 2

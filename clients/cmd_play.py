@@ -96,10 +96,21 @@ def run_play(args: argparse.Namespace) -> int:
     link = _link(args, need_room=args.create is None)
     if link is None:
         return 2
+    from .identity import IdentityFile
     from .tui import RaceApp
 
-    app = RaceApp(link, role="player", name=args.name, create=args.create, lang=args.lang)
+    app = RaceApp(
+        link,
+        role="player",
+        name=args.name,
+        create=args.create,
+        lang=args.lang,
+        identity=IdentityFile(link.url),
+    )
     app.run()
+    if app.new_identity is not None and app.new_identity.recovery_code:
+        # shown once by the server: printed again where the terminal keeps it
+        print(app.cat.t("tui.new_player", code=app.new_identity.recovery_code))
     return app.return_code or 0
 
 

@@ -33,6 +33,7 @@ from textual.widgets import Input, Static
 from protocol import (
     Ack,
     Board,
+    IdentityReply,
     PlayerFinished,
     Progress,
     RaceEnded,
@@ -50,6 +51,7 @@ from protocol import Error as ErrorMessage
 
 from .client import RaceClient, RequestError
 from .i18n import LANGUAGES, Catalogue, detect_lang
+from .identity import IdentityFile
 from .links import RoomLink
 
 __all__ = ["BoardView", "RaceApp", "render_board", "share_url"]
@@ -280,9 +282,14 @@ class RaceApp(App[int]):
         create: str | None = None,
         create_options: dict[str, Any] | None = None,
         lang: str | None = None,
+        identity: IdentityFile | None = None,
     ) -> None:
         super().__init__()
         self.cat = Catalogue(lang or detect_lang())
+        #: where the player's identity is kept (None: race as a guest); ``new_identity``
+        #: is the reply that made one just now (its recovery code is shown this once)
+        self.identity = identity
+        self.new_identity: IdentityReply | None = None
         self.link = link
         self.role = role
         self.player_name = name
@@ -355,8 +362,13 @@ class RaceApp(App[int]):
 
     async def _run(self) -> None:
         try:
-            client = await RaceClient.connect(self.link.url)
+            client = await RaceClient.connect(
+                self.link.url, identity=self.identity, name=self.player_name
+            )
             self.client = client
+            if client.player is not None and client.player.recovery_code:
+                self.new_identity = client.player
+                self.say(self.cat.t("tui.new_player", code=client.player.recovery_code))
             if self.create is not None:
                 joined = await client.create(
                     self.create, name=self.player_name, **self.create_options

@@ -7,6 +7,9 @@
   list with the server time of each move.
 * ``GET /api/games/{id}/seats/{seat}/moves`` → ``text/plain``: one racer's move list as
   :func:`moves_text` writes it; ``samedeal replay DEAL -`` reads it back.
+* ``GET /api/games/{id}/seats/{seat}/boards`` → :class:`SeatBoards`: one racer's starting
+  board and what each of their actions changed on it, computed by the engine (the browser
+  has no engine: it merges them as it merges a live ``ack``).
 * ``GET /api/players/{handle}`` → :class:`PlayerPage`: recent races and per-game stats.
 * Any error → :class:`ApiError` with the HTTP status (400 malformed, 404 unknown).
 
@@ -16,7 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +39,7 @@ __all__ = [
     "PlayerRef",
     "RaceLine",
     "RoomSummary",
+    "SeatBoards",
     "SeatReplay",
     "moves_text",
 ]
@@ -101,6 +105,24 @@ class GameReplay(_Model):
     started_at: int = Field(description="server time the race started, ms since the epoch")
     ended_at: int = Field(description="server time the race ended, ms since the epoch")
     seats: list[SeatReplay]
+
+
+class SeatBoards(_Model):
+    """``GET /api/games/{id}/seats/{seat}/boards``: every board of one racer's game, as the
+    racer saw it (the engine's player view: face-up cards only).
+
+    ``start`` is the board before the first action. ``changes[i]`` is what ``moves[i]``
+    changed on it, in the shape of a live ``ack``'s ``changes`` (``docs/protocol.md``):
+    merging ``changes[0]`` … ``changes[i]`` into ``start`` in turn gives the board after
+    action ``i``. ``moves[i]`` is the action as the engine resolved it (``t3-f`` → ``t3-f1``).
+    """
+
+    id: str = Field(pattern=RACE_ID_PATTERN)
+    game: GameName
+    seat: int
+    start: dict[str, Any] = Field(description="the board before the first action")
+    moves: list[str]
+    changes: list[dict[str, Any]]
 
 
 class RaceLine(_Model):
@@ -238,6 +260,7 @@ API_MODELS: tuple[type[BaseModel], ...] = (
     DailyToday,
     DailyDay,
     DailyBoard,
+    SeatBoards,
 )
 """The response models the OpenAPI document lists."""
 

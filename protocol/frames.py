@@ -25,6 +25,7 @@ __all__ = [
     "EventBody",
     "ProgressBody",
     "RaceEndedBody",
+    "RaceRecordedBody",
     "RaceStartingBody",
     "RematchOfferBody",
     "RematchOfferedBody",
@@ -44,6 +45,7 @@ __all__ = [
     "pong",
     "progress",
     "race_ended",
+    "race_recorded",
     "race_starting",
     "rejected",
     "rematch_offered",
@@ -169,6 +171,15 @@ class RaceEndedBody(TypedDict):
     secret_until: int | None
 
 
+class RaceRecordedBody(TypedDict):
+    """``race_recorded``: the race is in the records store, its replay named ``game_id``."""
+
+    type: Literal["race_recorded"]
+    room: str
+    race: int
+    game_id: str
+
+
 EventBody = (
     SeatBody
     | SpectatorsBody
@@ -177,6 +188,7 @@ EventBody = (
     | ProgressBody
     | PlayerFinishedBody
     | RaceEndedBody
+    | RaceRecordedBody
 )
 """A room event before the store numbers it."""
 
@@ -322,6 +334,11 @@ def race_ended(
         "results": results,
         "secret_until": secret_until,
     }
+
+
+def race_recorded(*, room: str, race: int, game_id: str) -> RaceRecordedBody:
+    """The ``race_recorded`` event body."""
+    return {"type": "race_recorded", "room": room, "race": race, "game_id": game_id}
 
 
 def stamp_event(seq: int, body: bytes) -> bytes:

@@ -44,6 +44,7 @@ __all__ = [
     "Pong",
     "Progress",
     "RaceEnded",
+    "RaceRecorded",
     "RaceStarting",
     "Recover",
     "Rejected",
@@ -602,6 +603,16 @@ class RaceEnded(_Event):
     results: list[ResultRow]
 
 
+class RaceRecorded(_Event):
+    """Race ``race`` of the room is in the records store: ``game_id`` names its replay
+    (``/g/GAME_ID``, ``GET /api/games/GAME_ID``). Sent once the database has the race, a
+    moment after ``race_ended``; never by a server that keeps no records."""
+
+    type: Literal["race_recorded"] = "race_recorded"
+    race: int
+    game_id: str
+
+
 ServerMessage = Annotated[
     Welcome
     | Joined
@@ -618,6 +629,7 @@ ServerMessage = Annotated[
     | Progress
     | PlayerFinished
     | RaceEnded
+    | RaceRecorded
     | Spectators
     | IdentityReply,
     Field(discriminator="type"),
@@ -632,6 +644,7 @@ EVENT_TYPES = frozenset(
         "progress",
         "player_finished",
         "race_ended",
+        "race_recorded",
         "spectators",
     }
 )

@@ -51,6 +51,13 @@ def build_openapi() -> dict[str, Any]:
         "description": "the race's public id",
         "schema": {"type": "string", "pattern": RACE_ID_PATTERN},
     }
+    seat = {
+        "name": "seat",
+        "in": "path",
+        "required": True,
+        "description": "the racer's seat in the race",
+        "schema": {"type": "integer", "minimum": 1},
+    }
     paths = {
         "/api/rooms/{code}": {
             "get": {
@@ -90,6 +97,7 @@ def build_openapi() -> dict[str, Any]:
                 "parameters": [race_id],
                 "responses": {
                     "200": {"description": "the race", "content": _json("GameReplay")},
+                    "400": _error("a malformed game id"),
                     "404": _error("no finished race has this id"),
                 },
             }
@@ -98,20 +106,25 @@ def build_openapi() -> dict[str, Any]:
             "get": {
                 "summary": "One racer's move list as text, for `samedeal replay DEAL -`",
                 "operationId": "getSeatMoves",
-                "parameters": [
-                    race_id,
-                    {
-                        "name": "seat",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "integer", "minimum": 1},
-                    },
-                ],
+                "parameters": [race_id, seat],
                 "responses": {
                     "200": {
                         "description": "actions in move notation, separated by spaces",
                         "content": {"text/plain": {"schema": {"type": "string"}}},
                     },
+                    "400": _error("a malformed game id"),
+                    "404": _error("no such race or seat"),
+                },
+            }
+        },
+        "/api/games/{id}/seats/{seat}/boards": {
+            "get": {
+                "summary": "One racer's boards: the starting board and each action's changes",
+                "operationId": "getSeatBoards",
+                "parameters": [race_id, seat],
+                "responses": {
+                    "200": {"description": "the racer's boards", "content": _json("SeatBoards")},
+                    "400": _error("a malformed game id"),
                     "404": _error("no such race or seat"),
                 },
             }

@@ -9,37 +9,46 @@ between, any worker finds the kept copy (``pending_due``) and writes it again: t
 takes a race once (its natural key), so a retry never duplicates it, and one transaction
 writes a race whole.
 
+Once the database has the race, the room is told where its replay is: a
+``race_recorded`` room event with the race's public id (the results a player is looking at
+link to ``/g/ID``), unless the room has moved on to another race or is gone.
+
 Routes (``protocol.api`` models; ``protocol/openapi.json``): ``GET /api/games/{id}``,
 ``GET /api/games/{id}/seats/{seat}/moves`` (plain text, ``samedeal replay DEAL -`` reads
-it), ``GET /api/players/{handle}``. Only finished races are stored, so a replay never shows
-a race still being played.
+it), ``GET /api/games/{id}/seats/{seat}/boards`` (each board of one racer's game, computed
+by the engine: the browser's replay page has none), ``GET /api/players/{handle}``. Only
+finished races are stored, so a replay never shows a race still being played.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import re
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
 import orjson
 from websockets.http11 import Response
 
-from engine import GameError, replay
-from protocol.api import RACE_ID_PATTERN
+from engine import GameError, new_game, replay
+from protocol import frames
+from protocol.api import RACE_ID_PATTERN, SeatBoards
 
-from .backend import Snapshot, StoreUnavailable
+from .backend import Snapshot, StoreUnavailable, UnknownRoom
 from .config import now_ms
 from .context import Context
 from .daily import Daily
 from .http import HttpRequest, error_response, json_response, text_response
-from .records.models import RaceRecord, SeatRecord
+from .records.models import RaceRecord, SeatRecord, StoredRace
 from .records.views import game_replay, player_page, seat_moves_text
 from .records.writer import RaceWriter
+from .room import Events, ProgressState, RoomState, display_code
 
-__all__ = ["History", "record_from_json", "record_to_json"]
+__all__ = ["History", "TellRecorded", "record_from_json", "record_to_json", "seat_boards"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -67,6 +76,57 @@ def _pending_key(record: RaceRecord) -> str:
     return f"race:{record.room}:{record.room_created_at}:{record.race}"
 
 
+@dataclass(frozen=True, slots=True)
+class TellRecorded:
+    """A room update: race ``race`` of the room made at ``created_at`` is recorded as
+    ``game_id``; value: whether the room was told (``race_recorded``). A room whose code
+    now names another room, or that has started a later race, is left alone."""
+
+    created_at: int
+    race: int
+    game_id: str
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        if room.created_at != self.created_at or room.race != self.race:
+            return [], False
+        event = frames.race_recorded(
+            room=display_code(room.code), race=self.race, game_id=self.game_id
+        )
+        return [event], True
+
+
+def seat_boards(stored: StoredRace, seat: int) -> SeatBoards | None:
+    """Every board of one racer's game (``None``: no such seat), replayed by the engine
+    from the deal and the racer's actions. Raises :class:`engine.GameError` if an action
+    does not replay (a record the engine cannot follow)."""
+    record = stored.record
+    racer = next((s for s in record.seats if s.seat == seat), None)
+    if racer is None:
+        return None
+    game = new_game(record.deal)
+    start = game.player_view()
+    moves: list[str] = []
+    changes: list[dict[str, Any]] = []
+    for action in racer.actions:
+        outcome = game.push(action)
+        moves.append(str(outcome.move))
+        changes.append(game.view_changes(outcome.move))
+    return SeatBoards.model_validate(
+        {
+            "id": stored.race_id,
+            "game": record.game,
+            "seat": seat,
+            "start": start,
+            "moves": moves,
+            "changes": changes,
+        }
+    )
+
+
+def _seat_number(text: str) -> int | None:
+    return int(text) if text.isdigit() and len(text) < 5 else None
+
+
 class History:
     """The history layer of a worker."""
 
@@ -76,6 +136,7 @@ class History:
         self.writer: RaceWriter | None = None
         ctx.http.get("/api/games/{race_id}", self._game)
         ctx.http.get("/api/games/{race_id}/seats/{seat}/moves", self._moves)
+        ctx.http.get("/api/games/{race_id}/seats/{seat}/boards", self._boards)
         ctx.http.get("/api/players/{handle}", self._player)
 
     async def start(self, writer: RaceWriter | None) -> None:
@@ -152,8 +213,18 @@ class History:
             if f.cancelled() or f.exception() is not None:
                 return  # kept: written again later by whoever finds it due
             self.ctx.tasks.spawn(self._drop(key), "record written")
+            if record.daily_day is None:  # a daily's replay opens only once its day is over
+                self.ctx.tasks.spawn(self._tell(record, f.result()), "race recorded")
 
         future.add_done_callback(done)
+
+    async def _tell(self, record: RaceRecord, game_id: str) -> None:
+        """Tell the race's room where its replay is (``race_recorded``)."""
+        # nobody left to tell, or the store is away: the player page links the race too
+        with contextlib.suppress(UnknownRoom, StoreUnavailable):
+            await self.ctx.backend.update_room(
+                record.room, TellRecorded(record.room_created_at, record.race, game_id)
+            )
 
     async def _drop(self, key: str) -> None:
         try:
@@ -196,19 +267,33 @@ class History:
         stored = await self._stored(request.params["race_id"])
         if isinstance(stored, Response):
             return stored
-        seat = request.params["seat"]
-        text = seat_moves_text(stored, int(seat)) if seat.isdigit() and len(seat) < 5 else None
+        seat = _seat_number(request.params["seat"])
+        text = seat_moves_text(stored, seat) if seat is not None else None
         if text is None:
-            return error_response(HTTPStatus.NOT_FOUND, "unknown_seat", "no such seat in this game")
+            return _unknown_seat()
         return text_response(text)
+
+    async def _boards(self, request: HttpRequest) -> Response:
+        stored = await self._stored(request.params["race_id"])
+        if isinstance(stored, Response):
+            return stored
+        seat = _seat_number(request.params["seat"])
+        try:
+            boards = seat_boards(stored, seat) if seat is not None else None
+        except GameError as exc:
+            logger.warning("a recorded game does not replay race=%s: %s", stored.race_id, exc)
+            return error_response(
+                HTTPStatus.INTERNAL_SERVER_ERROR, "bad_record", "this game does not replay"
+            )
+        if boards is None:
+            return _unknown_seat()
+        return json_response(boards)
 
     async def _player(self, request: HttpRequest) -> Response:
         records = self.ctx.records
         handle = request.params["handle"]
         if records is None:
-            return error_response(
-                HTTPStatus.NOT_FOUND, "no_records", "this server keeps no records"
-            )
+            return _no_records()
         if len(handle) > 64:
             return error_response(HTTPStatus.BAD_REQUEST, "bad_handle", "not a handle")
         try:
@@ -226,9 +311,7 @@ class History:
     async def _stored(self, race_id: str) -> Any:
         records = self.ctx.records
         if records is None:
-            return error_response(
-                HTTPStatus.NOT_FOUND, "no_records", "this server keeps no records"
-            )
+            return _no_records()
         if not _RACE_ID.match(race_id):
             return error_response(HTTPStatus.BAD_REQUEST, "bad_game_id", "not a game id")
         stored = await records.race(race_id)
@@ -248,3 +331,7 @@ class History:
 
 def _no_records() -> Response:
     return error_response(HTTPStatus.NOT_FOUND, "no_records", "this server keeps no records")
+
+
+def _unknown_seat() -> Response:
+    return error_response(HTTPStatus.NOT_FOUND, "unknown_seat", "no such seat in this game")

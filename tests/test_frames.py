@@ -22,6 +22,7 @@ from protocol import (
     Pong,
     Progress,
     RaceEnded,
+    RaceRecorded,
     RaceStarting,
     Rejected,
     RematchOffered,
@@ -88,6 +89,7 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
         SeatEvent,
     ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
+    (frames.race_recorded(room="K7QF-2M", race=1, game_id="0123456789ab"), RaceRecorded),
     (
         frames.rematch_offered(room="K7QF-2M", race=2, deal="daily", deadline=9, now=1, by=1),
         RematchOffered,

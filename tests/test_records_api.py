@@ -49,7 +49,7 @@ def test_openapi_document_names_every_route_and_model() -> None:
     assert {shape(p) for p in doc["paths"]} == {shape(p) for p in served if p.startswith("/api")}
     refs = set(re.findall(r'"#/components/schemas/(\w+)"', orjson.dumps(doc).decode()))
     assert refs <= set(doc["components"]["schemas"])
-    assert {"GameReplay", "PlayerPage", "ApiError", "RoomSummary"} <= refs
+    assert {"GameReplay", "PlayerPage", "ApiError", "RoomSummary", "SeatBoards"} <= refs
 
 
 def test_id_patterns_match_the_ids_the_store_makes() -> None:

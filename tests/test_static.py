@@ -21,7 +21,15 @@ def test_static_files_served_with_types_and_no_traversal() -> None:
     assert index is not None and index.status_code == 200
     assert index.headers["Content-Type"].startswith("text/html")
     assert "Content-Security-Policy" in index.headers
-    for page in ("/r/K7QF-2M?key=abc", "/d/EH1-N-AAAAAAF", "/rules", "/rules/klondike"):
+    for page in (
+        "/r/K7QF-2M?key=abc",
+        "/d/EH1-N-AAAAAAF",
+        "/rules",
+        "/rules/klondike",
+        "/g/7k2qm9xd4ptr",
+        "/p/ann_l",
+        "/p/%D0%B0%D0%BD%D1%8F",  # a handle in another script, as the browser sends it
+    ):
         found = static.response(page)
         assert found is not None and found.status_code == 200 and found.body == index.body, page
     catalogue = static.response("/i18n/ru.json")
@@ -45,7 +53,17 @@ def test_static_files_served_with_types_and_no_traversal() -> None:
 
 def test_an_unknown_address_answers_404_with_the_page() -> None:
     static = StaticFiles(WEB_DIR)
-    for path in ("/no-such-page", "/r/", "/rules/solitaire", "/d/", "/app.js.map"):
+    for path in (
+        "/no-such-page",
+        "/r/",
+        "/rules/solitaire",
+        "/d/",
+        "/app.js.map",
+        "/g/",
+        "/p/",
+        "/p/a/b",
+        "/g/../app.js",
+    ):
         assert static.response(path) is None, path
         lost = static.not_found()
         assert lost is not None and lost.status_code == 404

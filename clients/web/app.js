@@ -1,4 +1,5 @@
-// samedeal browser client: lobby, waiting room, race, results, spectating, rules.
+// samedeal browser client: lobby, waiting room, race, results, spectating, rules; the
+// replay (replay.js), player (profile.js) pages and the player's identity (identity.js).
 // Plain ES modules, no build step. Everything that comes from other users (names, room
 // data) is put on the page with textContent, never as markup. Every word comes from the
 // catalogues (i18n.js).
@@ -16,9 +17,13 @@ import {
   tn,
   translateDom,
 } from "./i18n.js";
+import { render as refreshYou, setupIdentity } from "./identity.js";
 import { clearSelection, dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { Connection } from "./net.js";
+import { refreshProfile, showProfile } from "./profile.js";
+import { refreshReplay, replayKey, showReplay } from "./replay.js";
 import { renderRules, ruleSection, rulesGame } from "./rules.js";
+import { mergeView } from "./views.js";
 
 const DEAL_PREFIXES = { "EH1-N": "easy-harp", "KL1-1": "klondike", "KL1-3": "klondike-3" };
 const $ = (id) => document.getElementById(id);
@@ -57,6 +62,7 @@ const state = {
   celebrated: 0, // the race whose win was celebrated
   offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
   answered: null, // {race, accept}: this player's answer to it
+  recorded: null, // {race, game_id}: the race in the records (race_recorded): its replay
 };
 
 const settings = {
@@ -222,6 +228,9 @@ function onEvent(msg) {
     case "rematch_offered":
       onRematchOffered(msg);
       break;
+    case "race_recorded":
+      state.recorded = { race: msg.race, game_id: msg.game_id };
+      break;
     case "board":
       if (state.role === "spectator" && msg.seat === state.following) setView(msg.view);
       break;
@@ -238,22 +247,6 @@ function onEvent(msg) {
       return;
   }
   render();
-}
-
-// An ack carries only what the move changed: `tableau` and `foundations` keyed by the
-// 1-based pile number, the other keys as in the board (protocol.views.merge_view).
-function mergeView(view, changes) {
-  const out = { ...(view || {}) };
-  for (const [key, value] of Object.entries(changes)) {
-    if (key === "tableau" || key === "foundations") {
-      const piles = [...(out[key] || [])];
-      for (const [number, pile] of Object.entries(value)) piles[Number(number) - 1] = pile;
-      out[key] = piles;
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
 }
 
 function setView(view) {
@@ -779,6 +772,7 @@ function renderResults() {
     });
     body.append(tr);
   }
+  renderReplayLink();
   const share = $("share-text");
   share.value = shareText();
   share.rows = share.value.split("\n").length;
@@ -803,6 +797,13 @@ function renderResults() {
     if (chosen) select.value = chosen;
   }
   if (appearing) panel.scrollIntoView({ block: "nearest" });
+}
+
+/** The race's replay, once the server says it is recorded (race_recorded). */
+function renderReplayLink() {
+  const recorded = state.recorded && state.recorded.race === state.race ? state.recorded : null;
+  $("replay-link").hidden = !recorded;
+  if (recorded) $("replay-anchor").href = `/g/${encodeURIComponent(recorded.game_id)}`;
 }
 
 /** A spoiler-free summary: the deal and how it went, never a move or a card; its link
@@ -943,7 +944,7 @@ function render() {
 }
 
 function showScreen(name) {
-  for (const id of ["lobby", "room", "rules", "notfound"]) $(id).hidden = id !== name;
+  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;
@@ -1013,11 +1014,23 @@ function route() {
   if (m) return { screen: "rules", game: m[1] || "easy-harp" };
   m = path.match(/^\/d\/([A-Za-z0-9-]{1,32})\/?$/);
   if (m) return { screen: "deal", deal: m[1].toUpperCase() };
+  m = path.match(/^\/g\/([A-Za-z0-9]{1,16})\/?$/);
+  if (m) return { screen: "replay", id: m[1].toLowerCase() };
+  m = path.match(/^\/p\/([^/]{1,200})\/?$/);
+  if (m) return { screen: "profile", handle: safeDecode(m[1]) };
   if (path === "/" || path === "/index.html") {
     const deal = new URLSearchParams(location.search).get("deal");
     return deal ? { screen: "deal", deal: deal.toUpperCase() } : { screen: "lobby" };
   }
   return { screen: "notfound" };
+}
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function linkDeal() {
@@ -1066,6 +1079,9 @@ async function changeLang(code) {
   if (!$("invite-panel").hidden && r.code) $("invite-title").textContent = t("invite.title", { room: r.code.toUpperCase() });
   if (!$("deal-panel").hidden) showDealPanel(r.deal);
   if (!state.room) document.title = t("page.title");
+  refreshYou();
+  refreshReplay();
+  refreshProfile();
   render();
 }
 
@@ -1151,6 +1167,7 @@ function bind() {
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape" && $("rules").classList.contains("overlay") && !$("rules").hidden) closeRulesOverlay();
   });
+  document.addEventListener("keydown", replayKey);
   setupInput($("board"), {
     view: () => state.view,
     game: () => state.game,
@@ -1168,8 +1185,15 @@ async function init() {
   translateDom();
   document.title = t("page.title");
   $("name").value = localStorage.getItem("samedeal.name") || "";
+  setupIdentity(conn); // every connection says who its player is, right after hello
   bind();
   const r = route();
+  if (r.screen === "replay" || r.screen === "profile") {
+    showScreen(r.screen);
+    if (r.screen === "replay") await showReplay(r.id, $("replay"));
+    else await showProfile(r.handle, $("profile"));
+    return;
+  }
   if (r.screen === "rules") {
     const hash = decodeURIComponent(location.hash.slice(1));
     showRulesPage(r.game, hash.startsWith(`${r.game}-`) ? hash.slice(r.game.length + 1) : null);

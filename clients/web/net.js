@@ -10,8 +10,10 @@ export class Connection {
     this.nextId = 1;
     this.waiting = new Map(); // request id → resolve
     this.retiring = new Set();
+    this.opening = null; // the socket being opened by ensure()
     this.onEvent = onEvent; // (msg) for frames that are not replies
     this.onClose = onClose; // (code) when the live socket closes
+    this.onWelcome = null; // async (ws) run on each new socket before any request (identity.js)
   }
 
   static url() {
@@ -32,7 +34,10 @@ export class Connection {
           welcomed = true;
           this.welcome = msg;
           ws.onmessage = (e) => this.frame(ws, e.data);
-          resolve(ws);
+          // who this connection's player is, said before the page's first request
+          Promise.resolve(this.onWelcome && this.onWelcome(ws))
+            .catch(() => {})
+            .then(() => resolve(ws));
         } else {
           reject(Object.assign(new Error(msg.message || "refused"), { code: msg.code || "refused" }));
         }
@@ -53,8 +58,14 @@ export class Connection {
   }
 
   async ensure() {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) this.ws = await this.open();
-    return this.ws;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) return this.ws;
+    // one socket for callers that ask at once (the page's start and a first click)
+    if (!this.opening) {
+      this.opening = this.open()
+        .then((ws) => (this.ws = ws))
+        .finally(() => (this.opening = null));
+    }
+    return this.opening;
   }
 
   /** Send a request and wait for its direct reply. */

@@ -1,0 +1,195 @@
+// A player's page (/p/HANDLE): per game played, won, win %, best time, best score, current
+// and longest streak; recent races, each linking to its replay (/g/ID). From the server's
+// GET /api/players/HANDLE; names and handles are put on the page as text.
+
+import { formatDate, getJson } from "./api.js";
+import { el } from "./board.js";
+import { errorText, formatTime, t, tOrdinal } from "./i18n.js";
+
+const PAGE = 20;
+
+let root = null;
+let handle = "";
+let player = null; // the first answer, with every race loaded since
+let failure = null;
+let more = false; // the server may have older races
+
+/** Open ``name``'s page in ``section``. */
+export async function showProfile(name, section) {
+  root = section;
+  handle = name;
+  player = null;
+  failure = null;
+  root.replaceChildren(el("p", "panel", t("profile.loading")));
+  const reply = await getJson(`/api/players/${encodeURIComponent(handle)}?limit=${PAGE}`);
+  if (reply.ok) {
+    player = reply.data;
+    more = player.recent.length === PAGE;
+  } else {
+    failure = reply;
+  }
+  draw();
+}
+
+/** Draw the page again in the current language. */
+export function refreshProfile() {
+  if (root && !root.hidden && (player || failure)) draw();
+}
+
+async function older() {
+  const before = player.recent.length;
+  const reply = await getJson(`/api/players/${encodeURIComponent(handle)}?limit=${PAGE}&offset=${before}`);
+  if (!reply.ok) {
+    failure = reply;
+  } else {
+    player.recent.push(...reply.data.recent);
+    more = reply.data.recent.length === PAGE;
+  }
+  draw();
+  // the reader goes on from the first race just loaded
+  const link = root.querySelectorAll("#profile-recent tbody tr a")[before];
+  if (link) link.focus();
+}
+
+function table(id, captionKey, headKeys) {
+  const wrap = el("div", "table-wrap");
+  const tab = el("table", "records");
+  tab.id = id;
+  tab.append(el("caption", "visually-hidden", t(captionKey)));
+  const row = el("tr");
+  for (const key of headKeys) {
+    const th = el("th", null, t(key));
+    th.scope = "col";
+    row.append(th);
+  }
+  const head = el("thead");
+  head.append(row);
+  tab.append(head, el("tbody"));
+  wrap.append(tab);
+  return wrap;
+}
+
+function cells(tr, values) {
+  for (const v of values) {
+    if (v instanceof Node) {
+      const td = el("td");
+      td.append(v);
+      tr.append(td);
+    } else {
+      tr.append(el("td", null, v));
+    }
+  }
+}
+
+function draw() {
+  if (!player) {
+    const panel = el("div", "panel");
+    panel.append(el("h1", null, t("profile.heading")));
+    const error = el("p", "error", errorText(failure.code, failure.message));
+    error.setAttribute("role", "alert");
+    const back = el("a", "button-like primary", t("nav.lobby"));
+    back.href = "/";
+    panel.append(error, el("p"), back);
+    root.replaceChildren(panel);
+    document.title = `${t("profile.heading")} · samedeal`;
+    return;
+  }
+  document.title = `${player.name} · samedeal`;
+  const head = el("div", "panel");
+  head.append(el("h1", null, player.name));
+  head.append(el("p", "hint", `@${player.handle} · ${t("profile.since", { date: formatDate(player.since) })}`));
+  if (failure) {
+    const error = el("p", "error", errorText(failure.code, failure.message));
+    error.setAttribute("role", "alert");
+    head.append(error);
+  }
+
+  const stats = el("section", "panel");
+  stats.setAttribute("aria-labelledby", "profile-stats-title");
+  const statsTitle = el("h2", null, t("profile.stats"));
+  statsTitle.id = "profile-stats-title";
+  stats.append(statsTitle);
+  if (!player.stats.length) {
+    stats.append(el("p", null, t("profile.none")));
+  } else {
+    const wrap = table("profile-stats", "profile.stats", [
+      "profile.game",
+      "profile.played",
+      "profile.won",
+      "profile.win_pct",
+      "profile.best_time",
+      "profile.best_score",
+      "profile.streak",
+      "profile.longest",
+    ]);
+    const body = wrap.querySelector("tbody");
+    for (const s of player.stats) {
+      const tr = el("tr");
+      tr.dataset.game = s.game;
+      cells(tr, [
+        t(`game.${s.game}`),
+        s.played,
+        s.won,
+        `${s.win_pct.toLocaleString()} %`,
+        formatTime(s.best_time_ms),
+        s.best_score,
+        s.current_streak,
+        s.longest_streak,
+      ]);
+      body.append(tr);
+    }
+    stats.append(wrap);
+  }
+
+  const recent = el("section", "panel");
+  recent.setAttribute("aria-labelledby", "profile-recent-title");
+  const recentTitle = el("h2", null, t("profile.recent"));
+  recentTitle.id = "profile-recent-title";
+  recent.append(recentTitle);
+  if (!player.recent.length) {
+    recent.append(el("p", null, t("profile.none")));
+  } else {
+    const wrap = table("profile-recent", "profile.recent", [
+      "profile.date",
+      "profile.game",
+      "profile.place",
+      "results.result",
+      "results.cards",
+      "results.score",
+      "results.moves",
+      "profile.replay",
+    ]);
+    const body = wrap.querySelector("tbody");
+    for (const r of player.recent) {
+      const tr = el("tr");
+      tr.dataset.id = r.id;
+      let result = t(`status.${r.status}`);
+      if (r.status === "won") result = t("status.won_in", { time: formatTime(r.elapsed_ms) });
+      const link = el("a", null, t("profile.watch"));
+      link.href = `/g/${encodeURIComponent(r.id)}`;
+      link.setAttribute("aria-label", t("profile.watch_race", { date: formatDate(r.ended_at) }));
+      cells(tr, [
+        formatDate(r.ended_at),
+        t(`game.${r.game}`),
+        tOrdinal("share.place", { rank: r.rank, n: r.racers }),
+        result,
+        r.on_foundations,
+        r.score,
+        r.moves,
+        link,
+      ]);
+      body.append(tr);
+    }
+    recent.append(wrap);
+    if (more) {
+      const b = el("button", null, t("profile.more"));
+      b.type = "button";
+      b.id = "profile-more";
+      b.addEventListener("click", older);
+      const row = el("div", "buttons");
+      row.append(b);
+      recent.append(row);
+    }
+  }
+  root.replaceChildren(head, stats, recent);
+}
