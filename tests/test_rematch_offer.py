@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from server.room_view import snapshot
 
 from server.offers import offer_racers, offer_waiting
 from server.room import (
@@ -18,6 +17,7 @@ from server.room import (
     RoomState,
     SeatState,
 )
+from server.room_view import snapshot
 from server.updates import (
     AnswerRematch,
     Disconnect,
