@@ -1141,18 +1141,22 @@ function bind() {
   $("btn-undo").addEventListener("click", () => sendMove("u", null));
   $("btn-auto").addEventListener("click", () => sendMove("a", null));
   const resign = $("btn-resign");
+  // the first click asks, a second within 3 s resigns; one timer at a time, so an earlier
+  // question's timer never takes back a later one
+  let disarm = null;
+  const settleResign = (armed) => {
+    clearTimeout(disarm);
+    disarm = null;
+    resign.dataset.armed = armed ? "1" : "";
+    resign.textContent = t(armed ? "controls.resign_sure" : "controls.resign");
+  };
   resign.addEventListener("click", async () => {
     if (resign.dataset.armed !== "1") {
-      resign.dataset.armed = "1";
-      resign.textContent = t("controls.resign_sure");
-      setTimeout(() => {
-        resign.dataset.armed = "";
-        resign.textContent = t("controls.resign");
-      }, 3000);
+      settleResign(true);
+      disarm = setTimeout(() => settleResign(false), 3000);
       return;
     }
-    resign.dataset.armed = "";
-    resign.textContent = t("controls.resign");
+    settleResign(false);
     const reply = await conn.request({ type: "resign" });
     if (reply.type === "error") toast(errorText(reply.code, reply.message));
   });
