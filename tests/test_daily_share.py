@@ -22,8 +22,8 @@ from clients.daily_share import (
     day_number,
     day_of_race,
     deck_turn_step,
-    foundation_line,
     format_time,
+    foundation_line,
 )
 from clients.i18n import LANGUAGES, Catalogue
 from engine import DealCode, new_game
