@@ -502,12 +502,12 @@ async def test_the_browser_and_the_terminal_write_the_same_share_text(
             assert text == daily_share_text(Catalogue(lang), case), (lang, case)
     # the deck turns: the same count from the same boards (a game leaning on the stock)
     game = new_game(DealCode.for_game("klondike", 4242))
-    steps = []
+    steps: list[tuple[dict[str, Any], dict[str, Any], str]] = []
     for i in range(120):
         move = "u" if game.can_undo and i % 7 == 6 else "s"
         before = game.player_view()
         outcome = game.push(move)
-        steps.append([before, game.player_view(), str(outcome.move)])
+        steps.append((before, game.player_view(), str(outcome.move)))
     counted = await p.page.evaluate(
         """async (steps) => {
           const { deckTurnStep } = await import("/daily.js");
