@@ -874,11 +874,13 @@ class RaceApp(App[int]):
 
     def attempt(self) -> str | None:
         """What the race is for this player on the deal of the day: ``ranked``, ``unranked``,
-        ``practice``, ``guest``; ``watching`` for a spectator; None otherwise."""
+        ``practice``, ``guest``; ``watching`` for an identified spectator; None otherwise."""
         if not self.daily:
             return None
         if self.role == "spectator":
-            return "watching"
+            # watching shows the deal's cards: an identified spectator's attempt is used up
+            known = self.client is not None and self.client.player is not None
+            return "watching" if known else None
         if self.phase == "lobby" or self.seat is None:
             return None
         return self.attempts.get(str(self.seat))

@@ -948,7 +948,7 @@ function render() {
   const daily = isDailyRoom() ? ` · ${t("room.daily")}` : "";
   document.title = `${state.room} · ${gameTitle()}${daily} · samedeal`;
   const { room, race, seat, role, phase, game } = state;
-  renderRoomDaily({ daily: isDailyRoom(), room, race, seat, role, phase, game }, render);
+  renderRoomDaily({ daily: isDailyRoom(), room, race, seat, role, phase, game, now: serverNow() }, render);
   $("spectator-count").textContent = typeof state.spectators === "number" && state.spectators ? tn("room.watching", state.spectators) : "";
   const waiting = state.phase === "lobby";
   $("waiting").hidden = !waiting;
@@ -1264,7 +1264,7 @@ async function init() {
   conn
     .ensure()
     .catch((e) => ($("create-error").textContent = errorText(e.code, e.message)))
-    .finally(() => r.screen === "lobby" && refreshDailyLobby()); // the player is known now
+    .finally(() => r.screen === "lobby" && refreshDailyLobby(conn)); // the player is known now
 }
 
 init();

@@ -190,8 +190,8 @@ export function dailyRaceShare(s) {
 /**
  * Tell the player what a race in this daily room is for them: in the waiting room what it
  * will be (from their result today), from ``race_starting`` on what the server says it is.
- * ``s``: {daily, room, race, seat, role, phase, game}; ``redraw`` is called when an answer
- * the waiting room needs comes in.
+ * ``s``: {daily, room, race, seat, role, phase, game, now (the server clock)}; ``redraw`` is
+ * called when an answer the waiting room needs comes in.
  */
 export function renderRoomDaily(s, redraw) {
   const badge = $("attempt-badge");
@@ -201,7 +201,8 @@ export function renderRoomDaily(s, redraw) {
     return;
   }
   let kind = null;
-  if (s.role === "spectator") kind = "watching";
+  // watching the day's deal shows its cards: an identified spectator's attempt is used up
+  if (s.role === "spectator") kind = currentPlayer() ? "watching" : null;
   else if (s.phase !== "lobby") {
     const r = raceOf(s.room, s.race);
     kind = r ? r.attempts[String(s.seat)] || null : null;
@@ -212,59 +213,64 @@ export function renderRoomDaily(s, redraw) {
     if (badge.textContent !== text) badge.textContent = text;
     badge.dataset.kind = kind;
   }
-  const next = s.phase === "lobby" && s.role === "player" ? predictAttempt(s.game, redraw) : null;
+  const next = s.phase === "lobby" && s.role === "player" ? predictAttempt(s.game, s.now, redraw) : null;
   note.hidden = !next;
   if (next) note.textContent = t(`attempt.next.${next}`);
 }
 
 // ---------------------------------------------------------------------- today, for the player
 
-let today = null; // a promise of GET /api/daily's answer ({ok, data})
-const mine = new Map(); // game → the player's attempt today (null: none), once asked
-
-function loadToday(again = false) {
-  if (!today || again) {
-    const asked = getJson("/api/daily");
-    asked.then((answer) => (asked.settled = answer)); // read at once by what draws
-    today = asked;
-  }
-  return today;
-}
+const mine = new Map(); // "DAY/game" → the player's attempt that day (null: none), once asked
+let lobbyDay = null; // the server's today, as the lobby shows it
 
 function playerId() {
   const me = currentPlayer();
   return (me && me.player) || keptPlayerId();
 }
 
-/** The player's attempt at today's ``game`` (null: none, or no player), asked once. */
-async function loadMine(game) {
-  const answer = await loadToday();
-  const id = playerId();
-  if (!answer.ok || !id) {
-    mine.set(game, null);
-    return null;
+/** The server's clock (ms), read with a ping (a test may move it; the local clock when the
+ * server does not answer in 3 s). */
+async function serverClock(conn) {
+  try {
+    const sent = Date.now();
+    const pong = await Promise.race([conn.request({ type: "ping" }), new Promise((r) => setTimeout(r, 3000))]);
+    if (pong && pong.now) return pong.now + (Date.now() - sent) / 2;
+  } catch {
+    // no connection: the local clock
   }
-  const board = await getJson(`/api/daily/${answer.data.today.day}/${game}?player=${encodeURIComponent(id)}&limit=1`);
-  mine.set(game, board.ok ? board.data.you : null);
-  return mine.get(game);
+  return Date.now();
 }
 
-/** What the next race on today's ``game`` will be for this player, as far as the page
- * knows (the server decides at the start); null while it asks. */
-function predictAttempt(game, redraw) {
-  const me = currentPlayer();
-  if (!me) return "guest";
-  if (!mine.has(game)) {
-    mine.set(game, undefined);
-    loadMine(game).then(redraw, () => {});
+/** The player's attempt at ``game`` on ``day`` (null: none, or no player), asked once.
+ * Only a player's own page of the leaderboard is asked: nothing for a page without one. */
+async function loadMine(day, game) {
+  const id = playerId();
+  if (!id) {
+    mine.set(`${day}/${game}`, null);
     return null;
   }
-  const entry = mine.get(game);
+  const board = await getJson(`/api/daily/${day}/${game}?player=${encodeURIComponent(id)}&limit=1`);
+  mine.set(`${day}/${game}`, board.ok ? board.data.you : null);
+  return mine.get(`${day}/${game}`);
+}
+
+/** What the next race on ``game`` will be for this player (the server decides at the
+ * start), from their result today and when their identity was made; null while it asks.
+ * ``now``: the server clock. */
+function predictAttempt(game, now, redraw) {
+  const me = currentPlayer();
+  if (!me) return "guest";
+  const day = dayOf(now);
+  const key = `${day}/${game}`;
+  if (!mine.has(key)) {
+    mine.set(key, undefined);
+    loadMine(day, game).then(redraw, () => {});
+    return null;
+  }
+  const entry = mine.get(key);
   if (entry === undefined) return null;
   if (entry) return "practice";
-  const answer = today && today.settled;
-  const begun = answer && answer.ok ? Date.parse(`${answer.data.today.day}T00:00:00Z`) : null;
-  return begun !== null && me.created_at >= begun ? "unranked" : "ranked";
+  return me.created_at >= Date.parse(`${day}T00:00:00Z`) ? "unranked" : "ranked";
 }
 
 // ---------------------------------------------------------------------- the lobby
@@ -286,7 +292,7 @@ function attemptLine(game, e) {
 }
 
 function lobbyResult(game) {
-  const entry = mine.get(game);
+  const entry = lobbyDay ? mine.get(`${lobbyDay}/${game}`) : undefined;
   if (entry === undefined) return "";
   if (!entry) return playerId() ? t("daily.not_played") : t("daily.not_played_guest");
   if (entry.status === "playing") return t("daily.under_way");
@@ -340,8 +346,7 @@ function buildLobby(panel) {
 function drawLobby() {
   const panel = $("daily-lobby");
   if (!panel || !panel.firstChild) return;
-  const answer = today && today.settled;
-  const number = answer && answer.ok ? answer.data.today.number : null;
+  const number = lobbyDay ? dayNumber(lobbyDay) : null;
   $("daily-lobby-title").textContent = t("daily.heading") + (number ? ` · ${t("daily.number", { n: number })}` : "");
   $("daily-lobby-text").textContent = t("daily.lobby_text");
   $("daily-lobby-hint").textContent = t("daily.play_hint");
@@ -349,7 +354,8 @@ function drawLobby() {
   for (const game of DAILY_GAMES) {
     $(`daily-title-${game}`).textContent = t(`daily.today.${game}`);
     $(`daily-result-${game}`).textContent = lobbyResult(game);
-    $(`daily-play-${game}`).textContent = t(mine.get(game) ? "daily.play_again" : "daily.play");
+    const played = lobbyDay && mine.get(`${lobbyDay}/${game}`);
+    $(`daily-play-${game}`).textContent = t(played ? "daily.play_again" : "daily.play");
     $(`daily-race-${game}`).textContent = t("daily.race_friends");
   }
 }
@@ -369,13 +375,12 @@ export function showDailyLobby() {
   drawLobby();
 }
 
-/** Ask the server for today and the player's results (once the player is known). */
-export async function refreshDailyLobby() {
-  const answer = await loadToday(true);
-  mine.clear();
+/** Ask the server for its day and the player's results today (once the player is known:
+ * ``conn`` has said who they are). */
+export async function refreshDailyLobby(conn) {
+  lobbyDay = dayOf(await serverClock(conn));
   drawLobby();
-  if (!answer.ok) return;
-  await Promise.all(DAILY_GAMES.map((g) => loadMine(g)));
+  await Promise.all(DAILY_GAMES.map((g) => loadMine(lobbyDay, g)));
   drawLobby();
 }
 
@@ -389,7 +394,7 @@ export async function showDailyPage(day, section, conn) {
   if (page && page.timer) clearInterval(page.timer);
   page = { section, day, info: null, yesterday: null, boards: {}, failure: null, conn, offset: 0, timer: null };
   section.replaceChildren(el("p", "panel", t("daily.loading")));
-  const answer = day ? await getJson(`/api/daily/${encodeURIComponent(day)}`) : await loadToday(true);
+  const answer = await getJson(day ? `/api/daily/${encodeURIComponent(day)}` : "/api/daily");
   if (!answer.ok) {
     page.failure = answer;
     drawPage();
@@ -404,16 +409,8 @@ export async function showDailyPage(day, section, conn) {
       page.boards[game] = await getJson(`/api/daily/${page.info.day}/${game}${query}`);
     }),
   );
-  if (!page.info.over) {
-    // the countdown runs on the server's clock (a test may move it), read with a ping
-    try {
-      const sent = Date.now();
-      const pong = await Promise.race([conn.request({ type: "ping" }), new Promise((r) => setTimeout(r, 3000))]);
-      if (pong && pong.now) page.offset = pong.now - Math.round((sent + Date.now()) / 2);
-    } catch {
-      // no connection: the local clock
-    }
-  }
+  // the countdown runs on the server's clock (a test may move it)
+  if (!page.info.over) page.offset = (await serverClock(conn)) - Date.now();
   drawPage();
 }
 
@@ -450,6 +447,10 @@ function drawPage() {
     countdown.id = "daily-countdown";
     head.append(countdown);
     const tick = () => {
+      if (section.hidden) {
+        clearInterval(page.timer); // the reader went to a room
+        return;
+      }
       const left = info.ends_at - (Date.now() + page.offset);
       countdown.textContent = t("daily.ends_in", { time: formatTime(Math.max(0, left)) });
       if (left <= -1000) {
