@@ -923,8 +923,7 @@ class RaceApp(App[int]):
             return daily
         cat = self.cat
         game = cat.t(f"game.{self.game}") if self.game else ""
-        deal = cat.t("share.daily" if self.daily else "share.deal", deal=self.deal)
-        lines = [f"samedeal · {game} · {deal}"]
+        lines = [f"samedeal · {game} · {cat.t('share.deal', deal=self.deal)}"]
         results = self.results or []
         total = 104 if self.game == "easy-harp" else 52
         mine = next((r for r in results if r["seat"] == self.seat), None)

@@ -842,8 +842,7 @@ function shareText() {
     const { room, race, seat, role, game, deadline, results, view } = state;
     return dailyRaceShare({ room, race, seat, role, game, deadline, results, view, now: serverNow() });
   }
-  const deal = isDailyRoom() ? t("share.daily", { deal: state.deal }) : t("share.deal", { deal: state.deal });
-  const lines = [`samedeal · ${gameTitle()} · ${deal}`];
+  const lines = [`samedeal · ${gameTitle()} · ${t("share.deal", { deal: state.deal })}`];
   const mine = state.results && state.results.find((r) => r.seat === state.seat);
   const n = state.results ? state.results.length : 0;
   const total = state.game === "easy-harp" ? 104 : 52;

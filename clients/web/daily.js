@@ -275,7 +275,7 @@ function predictAttempt(game, now, redraw) {
 
 // ---------------------------------------------------------------------- the lobby
 
-let play = null; // (game, solo) → Promise: create a room on today's deal (app.js)
+let play = null; // (game, solo, errorBox) → Promise: a room on today's deal (app.js)
 
 /** One line of a finished attempt: won or not, score, moves, deck turns, place. */
 function attemptLine(game, e) {
