@@ -2,7 +2,8 @@
 
     samedeal solve CODE [--seconds S] [--nodes N] [--json]
     samedeal solve --batch GAME FROM TO [--seconds S] [--nodes N] [--jobs 2]
-    samedeal daily GAME [--date YYYY-MM-DD]
+    samedeal daily GAME --server URL [--date YYYY-MM-DD]
+    samedeal daily play GAME [--server URL] [--name NAME] [--lang LANG]
     samedeal daily verify --game G --date D --code CODE --salt HEX --commitment HEX
     samedeal daily verify REVEAL.json          (or - for stdin)
 
@@ -15,15 +16,23 @@ import argparse
 import statistics
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from engine import GAME_NAMES, DealCode, GameError
 
-__all__ = ["register"]
+from .i18n import LANGUAGES
+
+if TYPE_CHECKING:
+    from .identity import IdentityFile
+    from .tui import RaceApp
+
+__all__ = ["DEFAULT_SERVER", "daily_play_app", "daily_play_epilogue", "register"]
 
 _DEFAULT_SECONDS = 10.0
+#: where ``samedeal daily play`` plays without ``--server``: ``samedeal serve``'s address
+DEFAULT_SERVER = "http://127.0.0.1:8765"
 _BAR = 30
 
 
@@ -57,22 +66,36 @@ def register(sub: Any) -> None:
 
     daily = sub.add_parser(
         "daily",
-        help="the deal of the day from a server: its commitment today, its code once over",
+        help="the deal of the day from a server: its commitment today, its code once over; play it",
         description="samedeal daily GAME --server URL asks a server for the deal of the day: "
         "today's is secret until 00:00 UTC (its commitment is shown), a past day's code is "
-        "shown once checked against its commitment. samedeal daily verify checks a reveal.",
+        "shown once checked against its commitment. samedeal daily play GAME plays today's "
+        "in a room of your own and prints the spoiler-free share text at the end. samedeal "
+        "daily verify checks a reveal.",
     )
-    # "verify" shares the place of GAME
+    # "play" and "verify" share the place of GAME; then the next word is play's GAME or
+    # verify's REVEAL
     daily.add_argument(
         "game",
-        choices=["easy-harp", "klondike", "verify"],
-        help="klondike (draw one), easy-harp; or verify",
+        choices=["easy-harp", "klondike", "play", "verify"],
+        help="klondike (draw one), easy-harp; or play GAME; or verify",
     )
     daily.add_argument(
-        "--server", metavar="URL", help="the samedeal server to ask (http://HOST:PORT)"
+        "--server",
+        metavar="URL",
+        help=f"the samedeal server (http://HOST:PORT; play: {DEFAULT_SERVER} by default)",
     )
     daily.add_argument(
-        "reveal", nargs="?", metavar="REVEAL", help="verify: a reveal JSON file, or - for stdin"
+        "reveal",
+        nargs="?",
+        metavar="REVEAL|GAME",
+        help="verify: a reveal JSON file, or - for stdin; play: the game",
+    )
+    daily.add_argument("--name", default="", help="play: your name in the room")
+    daily.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        help="play: the language to speak (default: the terminal's locale, else English)",
     )
     daily.add_argument("--date", help="the UTC date, YYYY-MM-DD (default: today)")
     daily.add_argument("--json", action="store_true", help="print the server's answer as JSON")
@@ -238,6 +261,8 @@ def run_daily(args: argparse.Namespace) -> int:
 
     if args.game == "verify":
         return _run_daily_verify(args)
+    if args.game == "play":
+        return _run_daily_play(args)
     if args.reveal is not None or any(getattr(args, f"verify_{k}") for k in _REVEAL[1:]):
         print("samedeal: a reveal, --code, --salt and --commitment go with verify", file=sys.stderr)
         return 2
@@ -288,6 +313,68 @@ def run_daily(args: argparse.Namespace) -> int:
     print(game["code"])
     print(f"{title}: matches its commitment {game['commitment']}", file=sys.stderr)
     return 0
+
+
+def daily_play_app(
+    server: str,
+    game: str,
+    *,
+    name: str = "",
+    lang: str | None = None,
+    identity: IdentityFile | None = None,
+) -> RaceApp:
+    """The terminal client on today's deal of ``game`` at ``server``: a room of one's own
+    (one player, nobody watching), the race started at once. ``identity``: the
+    :class:`~clients.identity.IdentityFile` of the player (the XDG file ``samedeal play``
+    keeps). Raises ``ValueError`` for a server URL that is not one."""
+    from .identity import IdentityFile
+    from .links import parse_link
+    from .tui import RaceApp
+
+    link = parse_link(server)
+    return RaceApp(
+        link,
+        role="player",
+        name=name,
+        create=game,
+        create_options={"deal": "daily", "max_players": 1, "spectators": False},
+        start=True,
+        lang=lang,
+        identity=identity if identity is not None else IdentityFile(link.url),
+    )
+
+
+def _run_daily_play(args: argparse.Namespace) -> int:
+    """Play today's deal in the terminal; print the share text once the race is over."""
+    game = args.reveal
+    if game not in ("klondike", "easy-harp"):
+        wrong = f"{game!r} has no deal of the day" if game else "which game?"
+        print(f"samedeal: {wrong}: samedeal daily play klondike|easy-harp", file=sys.stderr)
+        return 2
+    if args.date is not None or any(getattr(args, f"verify_{k}") for k in _REVEAL):
+        print("samedeal: daily play plays today's deal: no --date or reveal", file=sys.stderr)
+        return 2
+    try:
+        app = daily_play_app(args.server or DEFAULT_SERVER, game, name=args.name, lang=args.lang)
+    except ValueError as exc:
+        print(f"samedeal: {exc}", file=sys.stderr)
+        return 2
+    app.run()
+    for line in daily_play_epilogue(app):
+        print(line)
+    return app.return_code or 0
+
+
+def daily_play_epilogue(app: RaceApp) -> list[str]:
+    """What ``samedeal daily play`` prints when the app exits: the share text of the race
+    (spoiler-free: never the deal code nor a card), and a new identity's recovery code
+    (shown once by the server)."""
+    lines = []
+    if app.results and app.phase == "ended":
+        lines.append(app.share_text())
+    if app.new_identity is not None and app.new_identity.recovery_code:
+        lines.append(app.cat.t("tui.new_player", code=app.new_identity.recovery_code))
+    return lines
 
 
 _REVEAL = ("game", "code", "salt", "commitment")

@@ -50,6 +50,15 @@ from protocol import (
 from protocol import Error as ErrorMessage
 
 from .client import RaceClient, RequestError
+from .daily_share import (
+    DailyResult,
+    daily_share_text,
+    daily_url,
+    daily_watch_text,
+    day_number,
+    day_of_race,
+    deck_turn_step,
+)
 from .i18n import LANGUAGES, Catalogue, detect_lang
 from .identity import IdentityFile
 from .links import RoomLink
@@ -283,8 +292,11 @@ class RaceApp(App[int]):
         create_options: dict[str, Any] | None = None,
         lang: str | None = None,
         identity: IdentityFile | None = None,
+        start: bool = False,
     ) -> None:
         super().__init__()
+        #: start the race as soon as the room is made (a room of one's own: the daily)
+        self.start_at_once = start
         self.cat = Catalogue(lang or detect_lang())
         #: where the player's identity is kept (None: race as a guest); ``new_identity``
         #: is the reply that made one just now (its recovery code is shown this once)
@@ -304,6 +316,11 @@ class RaceApp(App[int]):
         self.race = 0
         self.deal = ""
         self.daily = False  # the room plays the deal of the day
+        # a race on it: its UTC day, what it is for each racer (race_starting.attempts),
+        # and this player's deck turns (for the share text: the deal itself is secret)
+        self.daily_day: str | None = None
+        self.attempts: dict[str, str] = {}
+        self.deck_turns = 0
         self.offer: RematchOffer | RematchOffered | None = None  # a rematch awaiting answers
         self.answered: dict[int, bool] = {}  # race → this player's answer to its offer
         self.spectators = 0
@@ -373,6 +390,8 @@ class RaceApp(App[int]):
                 joined = await client.create(
                     self.create, name=self.player_name, **self.create_options
                 )
+                if self.start_at_once:
+                    await client.start()
             else:
                 assert self.link.room is not None
                 joined = await client.join(
@@ -443,6 +462,9 @@ class RaceApp(App[int]):
         elif isinstance(event, RaceStarting):
             self.phase, self.race, self.deal = "running", event.race, event.deal or ""
             self.daily, self.offer = event.daily, None
+            self.attempts = dict(event.attempts or {}) if event.daily else {}
+            self.daily_day = day_of_race(event.deadline or event.now + 1) if event.daily else None
+            self.deck_turns = 0
             self.start_at = event.start_at
             self.clock_offset = event.now - int(time.time() * 1000)
             self.participants = list(event.seats)
@@ -510,7 +532,10 @@ class RaceApp(App[int]):
             self.say(str(exc))
             return
         if isinstance(reply, Ack):
-            self.view = self.client.view  # the client merged the ack's changes
+            before, self.view = self.view, self.client.view  # the client merged the changes
+            if self.view is not None:
+                step = deck_turn_step(before, self.view, reply.move)
+                self.deck_turns = max(0, self.deck_turns + step)
             self.say("")
         elif isinstance(reply, Rejected):
             self.say(f"{reply.move}: {self.cat.rule_text(reply.rule, reply.reminder)}")
@@ -784,7 +809,12 @@ class RaceApp(App[int]):
         text.append(t("tui.room", room=self.room or "…") + "  ", style="bold")
         text.append(f"{game} {self.deal}".strip() + "  ")
         if self.daily:
-            text.append(t("room.daily") + "  ", style="bold")
+            number = f" {t('daily.number', n=day_number(self.daily_day))}" if self.daily_day else ""
+            text.append(t("room.daily") + number + "  ", style="bold")
+            kind = self.attempt()
+            if kind is not None:
+                what = t("attempt.this_race", kind=t(f"attempt.{kind}"))
+                text.append(f"{what}  ", style="bold black on #ffd34d")
         if self.spectators:
             text.append(self.cat.tn("room.watching", self.spectators) + "  ")
         text.append(f"{status}  ", style="bold yellow")
@@ -842,13 +872,58 @@ class RaceApp(App[int]):
                 text.append(f"  {points} · {moves} · {self._status(s.get('status'))}\n")
         self.query_one("#side", Static).update(text)
 
+    def attempt(self) -> str | None:
+        """What the race is for this player on the deal of the day: ``ranked``, ``unranked``,
+        ``practice``, ``guest``; ``watching`` for an identified spectator; None otherwise."""
+        if not self.daily:
+            return None
+        if self.role == "spectator":
+            # watching shows the deal's cards: an identified spectator's attempt is used up
+            known = self.client is not None and self.client.player is not None
+            return "watching" if known else None
+        if self.phase == "lobby" or self.seat is None:
+            return None
+        return self.attempts.get(str(self.seat))
+
+    def daily_share(self) -> str | None:
+        """The share text of a race on the deal of the day (None: not one): the day and how
+        it went, never its deal (secret until the day is over) nor a card."""
+        if not self.daily:
+            return None
+        # the race's day; a race that started before this client came: the server's today
+        day = self.daily_day or day_of_race(self._now() + 1)
+        url = daily_url(self.link.url, day)
+        mine = next((r for r in self.results or [] if r["seat"] == self.seat), None)
+        if mine is None or self.role != "player":
+            racers = len(self.results or [])
+            return daily_watch_text(self.cat, day_number(day), self.game, racers, url)
+        view = self.view
+        result = DailyResult(
+            number=day_number(day),
+            game=self.game,
+            attempt=self.attempt(),
+            won=mine["status"] == "won",
+            on_foundations=int(mine["on_foundations"]),
+            total=104 if self.game == "easy-harp" else 52,
+            score=int(mine["score"]),
+            moves=int(mine["moves"]),
+            deck_turns=self.deck_turns,
+            elapsed_ms=mine["elapsed_ms"],
+            foundations=tuple(len(f) for f in view["foundations"]) if view else None,
+            url=url,
+        )
+        return daily_share_text(self.cat, result)
+
     def share_text(self) -> str:
         """The spoiler-free text to share, as the browser writes it: the deal, how it went,
-        and the link that starts a room on the same deal."""
+        and the link that starts a room on the same deal (a race on the deal of the day:
+        :meth:`daily_share`, whose link is the day's page)."""
+        daily = self.daily_share()
+        if daily is not None:
+            return daily
         cat = self.cat
         game = cat.t(f"game.{self.game}") if self.game else ""
-        deal = cat.t("share.daily" if self.daily else "share.deal", deal=self.deal)
-        lines = [f"samedeal · {game} · {deal}"]
+        lines = [f"samedeal · {game} · {cat.t('share.deal', deal=self.deal)}"]
         results = self.results or []
         total = 104 if self.game == "easy-harp" else 52
         mine = next((r for r in results if r["seat"] == self.seat), None)

@@ -10,7 +10,8 @@
 * ``GET /api/games/{id}/seats/{seat}/boards`` → :class:`SeatBoards`: one racer's starting
   board and what each of their actions changed on it, computed by the engine (the browser
   has no engine: it merges them as it merges a live ``ack``).
-* ``GET /api/players/{handle}`` → :class:`PlayerPage`: recent races and per-game stats.
+* ``GET /api/players/{handle}`` → :class:`PlayerPage`: recent races, per-game stats and the
+  daily challenge's streaks and best scores (:class:`DailyStats`).
 * Any error → :class:`ApiError` with the HTTP status (400 malformed, 404 unknown).
 
 ``protocol/openapi.json`` (written by ``python -m protocol.openapi``) documents them.
@@ -32,6 +33,7 @@ __all__ = [
     "DailyDay",
     "DailyEntry",
     "DailyGame",
+    "DailyStats",
     "DailyToday",
     "GameReplay",
     "GameStats",
@@ -157,15 +159,31 @@ class GameStats(_Model):
     longest_streak: int
 
 
+class DailyStats(_Model):
+    """A player's figures in one daily game (each day's first attempt only: practice does
+    not count). The streaks run up to today, or yesterday while today's is not played."""
+
+    game: Literal["klondike", "easy-harp"]
+    days_played: int
+    days_won: int
+    played_streak: int = Field(description="days played in a row, up to today or yesterday")
+    won_streak: int = Field(description="days won in a row, up to today or yesterday")
+    longest_played_streak: int
+    longest_won_streak: int
+    best_score: int | None = Field(description="the best score of an attempt that is over")
+
+
 class PlayerPage(_Model):
     """``GET /api/players/{handle}``: a player's recent races (latest first, with the ids
-    of their replays) and stats per game."""
+    of their replays), stats per game, and their daily challenge (``daily``: per daily game
+    they have played)."""
 
     handle: str
     name: str
     since: int = Field(description="when the identity was made, ms since the epoch")
     stats: list[GameStats]
     recent: list[RaceLine]
+    daily: list[DailyStats] = Field(default_factory=list)
 
 
 class DailyGame(_Model):

@@ -306,7 +306,9 @@ class History:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_player", "no player has this handle"
             )
-        return json_response(player_page(profile, self.daily.today().isoformat()))
+        today = self.daily.today().isoformat()
+        daily = await records.daily_stats(profile.player.player_id, today)
+        return json_response(player_page(profile, today, daily))
 
     async def _stored(self, race_id: str) -> Any:
         records = self.ctx.records

@@ -4,11 +4,12 @@ The server serves the directory given as ``Config.static_dir`` (``samedeal serve
 the ``clients/web`` directory) with a :class:`StaticFiles` from its ``process_request``
 hook, after its own routes (``/healthz``, ``/metrics``): the app's pages — ``/``,
 ``/r/<ROOMCODE>`` (a room), ``/d/<DEALCODE>`` (a shared deal), ``/g/<GAMEID>`` (a
-finished race's replay), ``/p/<HANDLE>`` (a player's page), ``/rules`` and
-``/rules/<game>`` — answer ``index.html`` (the app reads ``location``), the other files
-answer themselves, and any other address answers ``404 Not Found`` with ``index.html``,
-which shows a "no such page" screen leading back to the lobby. :meth:`StaticFiles.response`
-alone answers ``None`` for an unknown address, for a caller with routes of its own.
+finished race's replay), ``/p/<HANDLE>`` (a player's page), ``/daily`` and
+``/daily/<YYYY-MM-DD>`` (the daily challenge), ``/rules`` and ``/rules/<game>`` — answer
+``index.html`` (the app reads ``location``), the other files answer themselves, and any
+other address answers ``404 Not Found`` with ``index.html``, which shows a "no such page"
+screen leading back to the lobby. :meth:`StaticFiles.response` alone answers ``None`` for
+an unknown address, for a caller with routes of its own.
 
 Only files found under the directory when the table is built can be served: request paths
 are looked up in that table, never joined to a directory, so ``..`` and encoded tricks have
@@ -50,6 +51,7 @@ _PAGE_PATH = re.compile(
     r"|g/[A-Za-z0-9]{1,16}/?"
     # a handle is letters of any script: percent-encoded in the path
     r"|p/[A-Za-z0-9%_-]{1,200}/?"
+    r"|daily(?:/\d{4}-\d{2}-\d{2})?/?"
     r"|rules(?:/(?:easy-harp|klondike))?/?)?$"
 )
 

@@ -71,6 +71,23 @@ def test_an_unknown_address_answers_404_with_the_page() -> None:
         assert "Content-Security-Policy" in lost.headers
 
 
+def test_the_daily_pages_answer_the_app_and_nothing_near_them_does() -> None:
+    static = StaticFiles(WEB_DIR)
+    index = static.response("/")
+    assert index is not None
+    for page in ("/daily", "/daily/", "/daily/2026-04-16", "/daily/2026-04-16/"):
+        found = static.response(page)
+        assert found is not None and found.status_code == 200 and found.body == index.body, page
+    for path in (
+        "/daily/today",
+        "/daily/2026-4-16",
+        "/daily/2026-04-16/klondike",
+        "/daily/../app.js",
+        "/dailyx",
+    ):
+        assert static.response(path) is None, path
+
+
 def test_a_missing_directory_serves_nothing(tmp_path: Path) -> None:
     assert StaticFiles(tmp_path / "nothing").response("/") is None
 

@@ -17,6 +17,19 @@ import {
   tn,
   translateDom,
 } from "./i18n.js";
+import {
+  dailyRaceShare,
+  noteAck,
+  noteRaceStarting,
+  refreshDaily,
+  refreshDailyLobby,
+  renderRoomDaily,
+  setupDaily,
+  setupShareButton,
+  shareOut,
+  showDailyLobby,
+  showDailyPage,
+} from "./daily.js";
 import { render as refreshYou, setupIdentity } from "./identity.js";
 import { clearSelection, dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { Connection } from "./net.js";
@@ -177,6 +190,7 @@ function onEvent(msg) {
       break;
     }
     case "race_starting":
+      noteRaceStarting(state.room, msg); // the deal of the day: what the race is for whom
       state.phase = "running";
       state.race = msg.race;
       state.deal = msg.deal || "";
@@ -311,6 +325,18 @@ async function createRoom(ev) {
   const payload = createPayload(form.elements.game.value, deal, $("deal-code").value.trim());
   state.daily = deal === "daily"; // the host knows; see isDailyRoom for everyone else
   await enter(payload, "create-error");
+}
+
+/** A room on today's deal of ``game``: of one's own and started at once (``solo``), or
+ * one to race friends in (the daily lobby and pages, daily.js). */
+async function playDaily(game, solo, errorBox) {
+  const payload = { type: "create", game, deal: "daily", name: playerName() };
+  if (solo) Object.assign(payload, { max_players: 1, spectators: false });
+  state.daily = true;
+  if (!(await enter(payload, errorBox))) return;
+  if (!solo) return;
+  const reply = await conn.request({ type: "start" });
+  if (reply.type === "error") toast(errorText(reply.code, reply.message));
 }
 
 async function createOnSharedDeal() {
@@ -459,7 +485,9 @@ async function sendMove(text, anchorPile) {
   const reply = await conn.request({ type: "move", move: text });
   if (reply.type === "ack") {
     state.reminder = null;
+    const before = state.view;
     setView(mergeView(state.view, reply.changes));
+    noteAck(state.room, state.race, before, state.view, reply.move);
     sound("move");
     render();
   } else if (reply.type === "rejected") {
@@ -809,8 +837,12 @@ function renderReplayLink() {
 /** A spoiler-free summary: the deal and how it went, never a move or a card; its link
  * opens a page that starts a room on the same deal. */
 function shareText() {
-  const deal = isDailyRoom() ? t("share.daily", { deal: state.deal }) : t("share.deal", { deal: state.deal });
-  const lines = [`samedeal · ${gameTitle()} · ${deal}`];
+  if (isDailyRoom()) {
+    // the deal of the day: its code is secret until the day is over, and never shared
+    const { room, race, seat, role, game, deadline, results, view } = state;
+    return dailyRaceShare({ room, race, seat, role, game, deadline, results, view, now: serverNow() });
+  }
+  const lines = [`samedeal · ${gameTitle()} · ${t("share.deal", { deal: state.deal })}`];
   const mine = state.results && state.results.find((r) => r.seat === state.seat);
   const n = state.results ? state.results.length : 0;
   const total = state.game === "easy-harp" ? 104 : 52;
@@ -912,7 +944,10 @@ function render() {
   $("daily-badge").hidden = !isDailyRoom();
   $("game-title").textContent = gameTitle() + (state.deal ? ` · ${state.deal}` : "");
   $("room-heading").textContent = t("room.heading", { room: state.room, game: gameTitle() });
-  document.title = `${state.room} · ${gameTitle()} · samedeal`;
+  const daily = isDailyRoom() ? ` · ${t("room.daily")}` : "";
+  document.title = `${state.room} · ${gameTitle()}${daily} · samedeal`;
+  const { room, race, seat, role, phase, game } = state;
+  renderRoomDaily({ daily: isDailyRoom(), room, race, seat, role, phase, game, now: serverNow() }, render);
   $("spectator-count").textContent = typeof state.spectators === "number" && state.spectators ? tn("room.watching", state.spectators) : "";
   const waiting = state.phase === "lobby";
   $("waiting").hidden = !waiting;
@@ -944,7 +979,7 @@ function render() {
 }
 
 function showScreen(name) {
-  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile"]) $(id).hidden = id !== name;
+  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;
@@ -1018,6 +1053,8 @@ function route() {
   if (m) return { screen: "replay", id: m[1].toLowerCase() };
   m = path.match(/^\/p\/([^/]{1,200})\/?$/);
   if (m) return { screen: "profile", handle: safeDecode(m[1]) };
+  m = path.match(/^\/daily(?:\/(\d{4}-\d{2}-\d{2}))?\/?$/);
+  if (m) return { screen: "daily", day: m[1] || null };
   if (path === "/" || path === "/index.html") {
     const deal = new URLSearchParams(location.search).get("deal");
     return deal ? { screen: "deal", deal: deal.toUpperCase() } : { screen: "lobby" };
@@ -1082,6 +1119,7 @@ async function changeLang(code) {
   refreshYou();
   refreshReplay();
   refreshProfile();
+  refreshDaily();
   render();
 }
 
@@ -1129,7 +1167,8 @@ function bind() {
     else toast(t("toast.ghost_added"));
   });
   $("room-link").addEventListener("focus", (e) => e.target.select());
-  $("copy-share").addEventListener("click", () => copy($("share-text").value));
+  setupShareButton($("copy-share"));
+  $("copy-share").addEventListener("click", () => shareOut($("share-text").value, toast));
   $("rematch-same").addEventListener("click", () => rematch("same"));
   $("rematch-new").addEventListener("click", () => rematch("random"));
   $("rematch-daily").addEventListener("click", () => rematch("daily"));
@@ -1191,7 +1230,13 @@ async function init() {
   $("name").value = localStorage.getItem("samedeal.name") || "";
   setupIdentity(conn); // every connection says who its player is, right after hello
   bind();
+  setupDaily(playDaily);
   const r = route();
+  if (r.screen === "daily") {
+    showScreen("daily");
+    await showDailyPage(r.day, $("daily"), conn);
+    return;
+  }
   if (r.screen === "replay" || r.screen === "profile") {
     showScreen(r.screen);
     if (r.screen === "replay") await showReplay(r.id, $("replay"));
@@ -1208,6 +1253,7 @@ async function init() {
     return;
   }
   showScreen("lobby");
+  if (r.screen === "lobby") showDailyLobby(); // today's two games first
   if (r.screen === "deal") showDealPanel(r.deal);
   if (r.screen === "room") {
     const code = r.code.toUpperCase();
@@ -1218,7 +1264,10 @@ async function init() {
     $("name").focus();
     return;
   }
-  conn.ensure().catch((e) => ($("create-error").textContent = errorText(e.code, e.message)));
+  conn
+    .ensure()
+    .catch((e) => ($("create-error").textContent = errorText(e.code, e.message)))
+    .finally(() => r.screen === "lobby" && refreshDailyLobby(conn)); // the player is known now
 }
 
 init();

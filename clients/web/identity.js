@@ -13,7 +13,7 @@ const CODE = "samedeal.recovery"; // a new recovery code, kept for this tab unti
 const $ = (id) => document.getElementById(id);
 
 let conn = null;
-let me = null; // {player, name, handle}: who the server last said this player is
+let me = null; // {player, name, handle, created_at}: who the server last said this player is
 let guest = false; // the server keeps no players
 let deleted = false; // deleted in this page: no new identity until the next visit
 let confirming = false;
@@ -35,13 +35,21 @@ function keep(reply) {
 }
 
 function took(reply) {
-  me = { player: reply.player, name: reply.name, handle: reply.handle };
+  me = { player: reply.player, name: reply.name, handle: reply.handle, created_at: reply.created_at };
   guest = false;
 }
 
-/** The identified player ({player, name, handle}), or null (a guest, or not yet known). */
+/** The identified player ({player, name, handle, created_at}), or null (a guest, or not
+ * yet known). */
 export function currentPlayer() {
   return me;
+}
+
+/** The id of the player this device keeps (before the server has said who they are), or
+ * null: asks about the player's own results need no secret. */
+export function keptPlayerId() {
+  const mine = kept();
+  return mine ? mine.player : null;
 }
 
 let turn = Promise.resolve(); // one connection identifies at a time: never two new players

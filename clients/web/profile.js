@@ -1,6 +1,7 @@
 // A player's page (/p/HANDLE): per game played, won, win %, best time, best score, current
-// and longest streak; recent races, each linking to its replay (/g/ID). From the server's
-// GET /api/players/HANDLE; names and handles are put on the page as text.
+// and longest streak; the deal of the day's streaks and best score; recent races, each
+// linking to its replay (/g/ID). From the server's GET /api/players/HANDLE; names and
+// handles are put on the page as text.
 
 import { formatDate, getJson } from "./api.js";
 import { el } from "./board.js";
@@ -141,6 +142,8 @@ function draw() {
     stats.append(wrap);
   }
 
+  const daily = dailySection(player.daily || []);
+
   const recent = el("section", "panel");
   recent.setAttribute("aria-labelledby", "profile-recent-title");
   const recentTitle = el("h2", null, t("profile.recent"));
@@ -191,5 +194,43 @@ function draw() {
       recent.append(row);
     }
   }
-  root.replaceChildren(head, stats, recent);
+  root.replaceChildren(...[head, stats, daily, recent].filter(Boolean));
+}
+
+/** The deal of the day: days played and won, in a row and at most, the best score. */
+function dailySection(rows) {
+  if (!rows.length) return null;
+  const box = el("section", "panel");
+  box.setAttribute("aria-labelledby", "profile-daily-title");
+  const title = el("h2", null, t("profile.daily"));
+  title.id = "profile-daily-title";
+  box.append(title);
+  const wrap = table("profile-daily", "profile.daily", [
+    "profile.game",
+    "profile.daily_played",
+    "profile.daily_won",
+    "profile.daily_streak",
+    "profile.daily_won_streak",
+    "profile.daily_longest",
+    "profile.daily_longest_won",
+    "profile.daily_best",
+  ]);
+  const body = wrap.querySelector("tbody");
+  for (const d of rows) {
+    const tr = el("tr");
+    tr.dataset.game = d.game;
+    cells(tr, [
+      t(`game.${d.game}`),
+      d.days_played,
+      d.days_won,
+      d.played_streak,
+      d.won_streak,
+      d.longest_played_streak,
+      d.longest_won_streak,
+      d.best_score === null ? "–" : d.best_score,
+    ]);
+    body.append(tr);
+  }
+  box.append(wrap);
+  return box;
 }

@@ -6,7 +6,10 @@ The HTTP routes (wired by the server) call these and encode the result with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from protocol.api import (
+    DailyStats,
     GameReplay,
     GameStats,
     PlayerPage,
@@ -16,6 +19,7 @@ from protocol.api import (
     moves_text,
 )
 
+from .models import DailyStats as DailyFigures
 from .models import Profile, StoredRace
 
 __all__ = ["game_replay", "player_page", "seat_moves_text"]
@@ -62,9 +66,12 @@ def game_replay(stored: StoredRace) -> GameReplay:
     )
 
 
-def player_page(profile: Profile, today: str = "") -> PlayerPage:
+def player_page(
+    profile: Profile, today: str = "", daily: Sequence[DailyFigures] = ()
+) -> PlayerPage:
     """``GET /api/players/{handle}`` from :meth:`RecordsStore.profile` (the deal of a race
-    on a day's secret deal is left out until that day is over: ``today``, YYYY-MM-DD)."""
+    on a day's secret deal is left out until that day is over: ``today``, YYYY-MM-DD) and
+    the player's daily figures (:meth:`SqlRecordsStore.daily_stats`)."""
     player, stats, recent = profile.player, profile.stats, profile.recent
     return PlayerPage.model_validate(
         {
@@ -104,6 +111,21 @@ def player_page(profile: Profile, today: str = "") -> PlayerPage:
                     }
                 )
                 for r in recent
+            ],
+            "daily": [
+                DailyStats.model_validate(
+                    {
+                        "game": d.game,
+                        "days_played": d.days_played,
+                        "days_won": d.days_won,
+                        "played_streak": d.played_streak,
+                        "won_streak": d.won_streak,
+                        "longest_played_streak": d.longest_played_streak,
+                        "longest_won_streak": d.longest_won_streak,
+                        "best_score": d.best_score,
+                    }
+                )
+                for d in daily
             ],
         }
     )
