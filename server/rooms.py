@@ -174,6 +174,7 @@ class Rooms:
         conn.room_code = room_code
         conn.ready = False
         conn.pending = []
+        conn.last_seq = 0  # a room's seq numbers are its own: a previous room's must not hide them
         lr.conns.add(conn)
         return lr
 

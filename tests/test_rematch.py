@@ -326,3 +326,15 @@ async def test_the_last_answer_and_both_deadlines_at_once_start_it_once(
         refused = [r for r in results if not isinstance(r, tuple)]
         assert all(isinstance(r, Refusal) and r.error_code == "no_offer" for r in refused)
         assert await race_starts(w0, joined.room, 2) == 1
+
+
+async def test_after_leaving_a_room_the_connection_hears_the_next_one(
+    server: ServerHandle,
+) -> None:
+    # the old room's seq numbers ran higher than the new room's first ones
+    ann, _bob = await after_a_race(server, ("Ann", "Bob"))
+    await ann.leave()
+    await ann.create("klondike", name="Ann", deal="code", code=DEAL)
+    await ann.start()
+    start = await ann.next_event("race_starting")
+    assert isinstance(start, RaceStarting) and start.race == 1
