@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -19,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -82,6 +84,20 @@ def http_get(port: int, path: str) -> tuple[int, str, str]:
     """(status, content type, body) of a GET on the server's port."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
         return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+
+
+async def get_json(port: int, path: str) -> tuple[int, Any]:
+    """(status, decoded body) of a GET of a JSON endpoint on the server's port, error
+    statuses included, without blocking the event loop."""
+
+    def fetch() -> tuple[int, Any]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    return await asyncio.to_thread(fetch)
 
 
 @pytest.fixture(scope="session")

@@ -19,8 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,7 @@ from browser_fixtures import (
     needs_chromium,
     new_page,
 )
-from server_fixtures import DAILY_TEST_KEY, LiveServer, live_server
+from server_fixtures import DAILY_TEST_KEY, LiveServer, get_json, live_server
 
 from clients.client import RaceClient
 from clients.daily_share import (
@@ -84,14 +82,7 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Live
 
 
 async def api(server: LiveServer, path: str) -> tuple[int, Any]:
-    def fetch() -> tuple[int, Any]:
-        try:
-            with urllib.request.urlopen(server.http + path, timeout=5) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
-
-    return await asyncio.to_thread(fetch)
+    return await get_json(server.port, path)
 
 
 async def until_api(server: LiveServer, path: str, check: Any, tries: int = 200) -> Any:

@@ -10,11 +10,8 @@ checks the replay and player pages.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +29,7 @@ from browser_fixtures import (
     needs_chromium,
     new_page,
 )
-from server_fixtures import LiveServer, live_server
+from server_fixtures import LiveServer, get_json, live_server
 
 from engine import new_game
 
@@ -55,14 +52,7 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Live
 
 
 async def api(server: LiveServer, path: str) -> tuple[int, Any]:
-    def fetch() -> tuple[int, Any]:
-        try:
-            with urllib.request.urlopen(server.http + path, timeout=5) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
-
-    return await asyncio.to_thread(fetch)
+    return await get_json(server.port, path)
 
 
 async def open_you(p: Page) -> None:
