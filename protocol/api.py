@@ -5,6 +5,8 @@
 * ``GET /api/games/{id}/seats/{seat}/moves`` → ``text/plain``: one racer's move list as
   :func:`moves_text` writes it; ``samedeal replay DEAL -`` reads it back.
 * ``GET /api/players/{handle}`` → :class:`PlayerPage`: recent races and per-game stats.
+* ``GET /api/live`` → :class:`LiveDirectory`: the public races being played now and those
+  about to start, and the featured race of each game (the wire's ``live_rooms`` models).
 * Any error → :class:`ApiError` with the HTTP status (400 malformed, 404 unknown).
 
 ``protocol/openapi.json`` (written by ``python -m protocol.openapi``) documents them.
@@ -17,6 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .messages import FeaturedRace, LiveRoom, LiveSort
+
 __all__ = [
     "API_MODELS",
     "PLAYER_ID_PATTERN",
@@ -24,6 +28,7 @@ __all__ = [
     "ApiError",
     "GameReplay",
     "GameStats",
+    "LiveDirectory",
     "PlayerPage",
     "PlayerRef",
     "RaceLine",
@@ -135,7 +140,25 @@ class PlayerPage(_Model):
     recent: list[RaceLine]
 
 
-API_MODELS: tuple[type[BaseModel], ...] = (ApiError, GameReplay, PlayerPage)
+class LiveDirectory(_Model):
+    """``GET /api/live``: the first ``rooms`` in ``sort`` order (of ``game`` only, when
+    asked) out of ``total`` public races listed, as their spectators see them (after each
+    room's spectator delay), and the featured race of each game. Private rooms and rooms
+    closed to spectators are never listed. ``now``: the server clock, ms since the epoch.
+
+    Orders: ``closest`` — races of two or more racers first, smallest ``gap`` first;
+    ``watched`` — most spectators first; ``newest`` — latest start (or creation, for a
+    room waiting to start) first. Ties: the room code."""
+
+    sort: LiveSort
+    game: GameName | None = None
+    total: int
+    now: int
+    rooms: list[LiveRoom]
+    featured: list[FeaturedRace]
+
+
+API_MODELS: tuple[type[BaseModel], ...] = (ApiError, GameReplay, PlayerPage, LiveDirectory)
 """The response models the OpenAPI document lists."""
 
 

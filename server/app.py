@@ -2,9 +2,10 @@
 
 The layers (docs/architecture.md): :mod:`server.gateway` takes connections and requests in
 and dispatches each request type to the layer that serves it — :mod:`server.lobby`,
-:mod:`server.race`, :mod:`server.spectate`, :mod:`server.bots`; :mod:`server.rooms` delivers
-room events from the backend (:mod:`server.backend`) to connections; :mod:`server.liveness`
-frees the seats of dead workers. Nothing below this module knows the others exist beyond
+:mod:`server.race`, :mod:`server.spectate`, :mod:`server.watching` (the live directory),
+:mod:`server.reactions`, :mod:`server.bots`; :mod:`server.rooms` delivers room events from
+the backend (:mod:`server.backend`) to connections; :mod:`server.liveness` frees the seats
+of dead workers. Nothing below this module knows the others exist beyond
 what it is given here.
 """
 
@@ -29,7 +30,9 @@ from protocol import (
     Create,
     Follow,
     Join,
+    Live,
     MoveRequest,
+    React,
     Rematch,
     Resign,
     Resume,
@@ -46,9 +49,11 @@ from .liveness import Liveness
 from .lobby import Lobby
 from .metrics import Metrics
 from .race import Race
+from .reactions import Reactions
 from .rooms import Rooms
 from .spectate import Spectate
 from .tasks import Tasks
+from .watching import Watching
 
 __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
 
@@ -66,6 +71,8 @@ class RaceServer:
         self.race = race = Race(ctx)
         self.lobby = lobby = Lobby(ctx, race)
         self.spectate = spectate = Spectate(ctx)
+        self.watching = watching = Watching(ctx)
+        self.reactions = reactions = Reactions(ctx)
         self.robots = robots = Robots(ctx, race, lobby)
         self.liveness = Liveness(ctx, lobby)
         routes: dict[type[Any], Route] = {
@@ -77,6 +84,8 @@ class RaceServer:
             Resign: Route(race.on_resign, answers_ok=True),
             Rematch: Route(race.on_rematch, answers_ok=True),
             Follow: Route(spectate.on_follow, answers_ok=True),
+            Live: Route(watching.on_live, answers_ok=True),
+            React: Route(reactions.on_react, answers_ok=True),
             AddBot: Route(robots.on_add_bot, answers_ok=True),
             AddGhost: Route(robots.on_add_ghost, answers_ok=True),
         }
@@ -98,17 +107,22 @@ class RaceServer:
         return self.ctx.port
 
     async def _closed(self, conn: Conn) -> None:
+        self.watching.forget(conn)
         await self.lobby.leave(conn)
 
     async def start(self) -> None:
-        """Start the backend (its listener delivers room events to the rooms) and the
-        liveness loop."""
+        """Start the backend (its listener delivers room events to the rooms), the live
+        directory and the liveness loop."""
         await self.ctx.backend.start(self.ctx.rooms.deliver)
+        await self.watching.start()
         await self.liveness.start()
 
     async def close(self) -> None:
         """Cancel background tasks, drop the local rooms and close the backend."""
         await self.ctx.tasks.close()
+        self.watching.close()
+        self.reactions.close()
+        self.lobby.counter.close()
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()

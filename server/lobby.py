@@ -30,8 +30,9 @@ from .room import (
     seat_by_token,
     snapshot,
 )
+from .rooms import LocalRoom
+from .spectate import SpectatorCounter
 from .updates import (
-    CountSpectator,
     Disconnect,
     ReleaseSeat,
     Retake,
@@ -49,6 +50,7 @@ class Lobby:
     def __init__(self, ctx: Context, race: Race) -> None:
         self.ctx = ctx
         self.race = race
+        self.counter = SpectatorCounter(ctx)
 
     @staticmethod
     def _require_no_room(conn: Conn) -> None:
@@ -119,18 +121,42 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, _ = await self.ctx.backend.update_room(
-                room_code, CountSpectator(self.ctx.worker_id, +1)
-            )
+            snap = await self.counter.count(room_code, +1)
         except BaseException:
             rooms.detach(conn)
             raise
         conn.role = "spectator"
         lr.learn(snap)
         logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
-        await self._send_joined(conn, msg.id, snap, seat=None)
-        rooms.ready(conn, snap.seq)
+        if lr.delay:
+            seq = await self._send_delayed_joined(conn, msg.id, lr, snap)
+        else:
+            seq = (await self._send_joined(conn, msg.id, snap, seat=None))["seq"]
+        rooms.ready(conn, seq)
         self.race.arm_timer(lr)
+
+    async def _send_delayed_joined(
+        self, conn: Conn, rid: int | None, lr: LocalRoom, snap: Snapshot
+    ) -> int:
+        """``joined`` for a spectator of a room with a spectator delay: the room as its
+        spectators see it, the delay ago (the room's feed); returns its ``seq``."""
+        feed = lr.feed
+        assert feed is not None
+        await feed.loaded.wait()
+        link = self.ctx.link(snap.room.code, snap.room.key)
+        body = feed.spectator_snapshot(now_ms(), link)
+        if body is None:
+            raise Refusal("unknown_room", "no such room (it may have expired)")
+        await conn.send(
+            frames.joined(
+                id=rid,
+                room=display_code(snap.room.code),
+                link=link,
+                role="spectator",
+                snapshot=body,
+            )
+        )
+        return body["seq"]
 
     async def _take_new_seat(
         self, conn: Conn, room_code: str, name: str, rid: int | None, key: str | None
@@ -258,19 +284,19 @@ class Lobby:
         else:
             player.room_code = None
         if room_code is not None and role == "spectator":
-            await self._tell(room_code, CountSpectator(self.ctx.worker_id, -1))
+            await self._uncount(room_code)
             return
         if room_code is None or role != "player" or seat is None:
             return
         await self._seat_gone(room_code, seat, player.id)
 
-    async def _tell(self, room_code: str, update: CountSpectator) -> None:
+    async def _uncount(self, room_code: str) -> None:
         try:
-            await self.ctx.backend.update_room(room_code, update)
+            await self.counter.count(room_code, -1)
         except UnknownRoom:
             pass
         except StoreUnavailable:
-            self.ctx.when_store_is_back(lambda: self._tell(room_code, update), "tell later")
+            self.ctx.when_store_is_back(lambda: self._uncount(room_code), "tell later")
 
     async def _seat_gone(self, room_code: str, seat: int, conn_id: str) -> None:
         """Show the seat of a closed connection disconnected and start its grace period —

@@ -18,6 +18,7 @@ from .backend import (
     Backend,
     Fenced,
     Listener,
+    LiveListener,
     LogConflict,
     Snapshot,
     UnknownRoom,
@@ -74,6 +75,10 @@ class MemoryBackend(Backend):
         self._subscribed: set[str] = set()
         self._listener: Listener | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        # the live directory: room code → (seq, entry); game → featured room
+        self._live: dict[str, tuple[int, bytes]] = {}
+        self._featured: dict[str, str] = {}
+        self._live_listeners: list[LiveListener] = []
 
     @property
     def room_count(self) -> int:
@@ -232,6 +237,59 @@ class MemoryBackend(Backend):
         if entry is None:
             return []
         return [entry_time(e) for e in entry.moves.get((race, seat), [])]
+
+    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+        """A copy of the move log's entries from ``start``, with their times."""
+        entry = self._get(code)
+        if entry is None:
+            return []
+        return list(entry.moves.get((race, seat), [])[start:])
+
+    # ------------------------------------------------------------------ live directory
+
+    def _tell_live(self, message: bytes) -> None:
+        for listener in list(self._live_listeners):
+            listener(message)
+
+    async def live_listen(self, listener: LiveListener) -> None:
+        """Call ``listener`` with every change."""
+        self._live_listeners.append(listener)
+
+    async def live_put(self, code: str, seq: int, entry: bytes) -> None:
+        """Keep the entry unless a later one is kept."""
+        kept = self._live.get(code)
+        if kept is not None and kept[0] > seq:
+            return
+        self._live[code] = (seq, entry)
+        self._tell_live(entry)
+
+    async def live_drop(self, code: str, seq: int) -> None:
+        """Forget the entry unless a later one is kept."""
+        kept = self._live.get(code)
+        if kept is not None and kept[0] > seq:
+            return
+        self._live.pop(code, None)
+        self._tell_live(orjson.dumps({"drop": code, "seq": seq}))
+
+    async def live_entries(self) -> list[bytes]:
+        """The kept entries."""
+        return [entry for _, entry in self._live.values()]
+
+    async def featured(self) -> dict[str, str]:
+        """The featured races."""
+        return dict(self._featured)
+
+    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
+        """Compare and set the featured race of ``game``."""
+        current = self._featured.get(game)
+        if current != old:
+            return current
+        if new is None:
+            self._featured.pop(game, None)
+        else:
+            self._featured[game] = new
+        self._tell_live(orjson.dumps({"tv": game, "room": new}))
+        return new
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``; None if the first missed one was dropped."""

@@ -12,6 +12,7 @@ Keys of one room share a hash tag, so a room can live on one Redis Cluster shard
     sd:{K7QF2M}:done              sorted set: tokens of the last minute's room updates
     sd:{K7QF2M}:ch                pub/sub channel: stamped events and control messages
     sd:beats                      hash: worker id -> its last beat (liveness)
+    sd:{live}:…, sd:live          the live directory (server/redis_live.py)
 
 Room changes run in a WATCH/MULTI transaction on ``room`` and ``progress`` (retried on
 conflict), so race-end detection is safe across workers; it also writes each seat's epoch.
@@ -57,6 +58,7 @@ from .backend import (
     Health,
     HealthWatch,
     Listener,
+    LiveListener,
     LogConflict,
     OutcomeUnknown,
     Snapshot,
@@ -67,6 +69,7 @@ from .backend import (
     events_after,
     log_entry,
 )
+from .redis_live import RedisLive
 from .redis_pubsub import RoomChannels
 from .resp import NotSent, RespPipe
 from .room import ProgressState, RoomState
@@ -200,6 +203,7 @@ class RedisBackend(Backend):
             self.events_since,
             self.check_health,
         )
+        self.live = RedisLive(self.redis, prefix)
         self._watch = HealthWatch("redis", self.health_hooks)
         self._health_interval = health_interval
         self._health_task: asyncio.Task[None] | None = None
@@ -285,6 +289,7 @@ class RedisBackend(Backend):
     async def close(self) -> None:
         """Stop the listener, the health watch and the writer; close the connections."""
         self._store.close()
+        await self.live.close()
         if self._health_task is not None:
             self._health_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -536,6 +541,44 @@ class RedisBackend(Backend):
         with self._reaching():
             items = await self.redis.lrange(self._moves_key(code, race, seat), 0, -1)
         return [entry_time(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
+
+    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+        """LRANGE of the seat's move log, entries with their times."""
+        with self._reaching():
+            items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
+        return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
+
+    # ------------------------------------------------------------------ live directory
+
+    async def live_listen(self, listener: LiveListener) -> None:
+        """Listen on the directory's channel (its own pub/sub connection)."""
+        with self._reaching():
+            await self.live.listen(listener)
+
+    async def live_put(self, code: str, seq: int, entry: bytes) -> None:
+        """One script: keep the entry unless a later one is kept, publish it."""
+        with self._reaching():
+            await self.live.put(code, seq, entry)
+
+    async def live_drop(self, code: str, seq: int) -> None:
+        """One script: remove the entry unless a later one is kept, publish it."""
+        with self._reaching():
+            await self.live.drop(code, seq)
+
+    async def live_entries(self) -> list[bytes]:
+        """HVALS of the entries."""
+        with self._reaching():
+            return await self.live.entries()
+
+    async def featured(self) -> dict[str, str]:
+        """HGETALL of the featured races."""
+        with self._reaching():
+            return await self.live.featured()
+
+    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
+        """One script: compare and set, publish."""
+        with self._reaching():
+            return await self.live.feature(game, old, new)
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``, or None when the first missed one was trimmed."""

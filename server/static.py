@@ -4,7 +4,8 @@ The server serves the directory given as ``Config.static_dir`` (``samedeal serve
 the ``clients/web`` directory) with a :class:`StaticFiles` from its ``process_request``
 hook, after its own routes (``/healthz``, ``/metrics``): the app's pages — ``/``,
 ``/r/<ROOMCODE>`` (a room), ``/d/<DEALCODE>`` (a shared deal), ``/rules`` and
-``/rules/<game>`` — answer ``index.html`` (the app reads ``location``), the other files
+``/rules/<game>``, ``/watch`` (the live directory), ``/tv`` and ``/tv/<game>`` (the
+featured race) — answer ``index.html`` (the app reads ``location``), the other files
 answer themselves, and any other address answers ``404 Not Found`` with ``index.html``,
 which shows a "no such page" screen leading back to the lobby. :meth:`StaticFiles.response`
 alone answers ``None`` for an unknown address, for a caller with routes of its own.
@@ -46,7 +47,9 @@ _PAGE_PATH = re.compile(
     r"^/(?:index\.html"
     r"|r/[A-Za-z0-9-]{1,16}/?"
     r"|d/[A-Za-z0-9-]{1,32}/?"
-    r"|rules(?:/(?:easy-harp|klondike))?/?)?$"
+    r"|rules(?:/(?:easy-harp|klondike))?/?"
+    r"|watch/?"
+    r"|tv(?:/(?:easy-harp|klondike|klondike-3))?/?)?$"
 )
 
 # The page never needs inline scripts, other origins or frames: a name that slipped through

@@ -16,12 +16,14 @@ from protocol import (
     Board,
     Error,
     Joined,
+    LiveRooms,
     Ok,
     PlayerFinished,
     Pong,
     Progress,
     RaceEnded,
     RaceStarting,
+    Reactions,
     Rejected,
     Resync,
     SeatEvent,
@@ -32,6 +34,7 @@ from protocol import (
 )
 from server.room import ProgressState as StoredProgress
 from server.room import RoomState, SeatState, progress_event, snapshot
+from server.watching import live_entry
 
 VIEW = new_game("KL1-1-AAAAAAF").player_view()
 
@@ -54,6 +57,8 @@ def _room() -> tuple[RoomState, dict[int, StoredProgress]]:
 
 ROOM, PROGRESS = _room()
 SNAPSHOT = snapshot(ROOM, PROGRESS, 7, 5000, "http://h/r/K7QF-2M", viewer=1)
+ENTRY = live_entry(snapshot(ROOM, PROGRESS, 7, 5000, "", viewer=None), 900)
+assert ENTRY is not None
 
 REPLIES: list[tuple[bytes, type[BaseModel]]] = [
     (frames.welcome(id=None, worker="w", max_frame=1, rate=1.0, burst=1, bots=True), Welcome),
@@ -71,6 +76,23 @@ REPLIES: list[tuple[bytes, type[BaseModel]]] = [
     (frames.ok(4), Ok),
     (frames.pong(id=5, now=6), Pong),
     (frames.board(room="K7QF-2M", seat=1, race=1, view=VIEW), Board),
+    (
+        frames.live_rooms(
+            sort="closest",
+            game=None,
+            total=1,
+            now=5,
+            rooms=orjson.dumps([ENTRY]),
+            featured=[{"game": "klondike", "room": "K7QF-2M"}],
+        ),
+        LiveRooms,
+    ),
+    (
+        frames.reactions(
+            room="K7QF-2M", counts=[{"seat": None, "reaction": "gg", "by": "spectator", "n": 2}]
+        ),
+        Reactions,
+    ),
 ]
 
 EVENTS: list[tuple[Any, type[BaseModel]]] = [
@@ -176,3 +198,16 @@ def test_the_snapshot_is_a_room_snapshot() -> None:
 def test_a_non_event_has_no_seq() -> None:
     assert frames.event_seq(b'{"ctl":"kick"}') is None
     assert frames.event_seq(frames.stamp_event(7, b'{"type":"x"}')) == 7
+
+
+def test_a_live_entry_is_a_live_room() -> None:
+    reply = decode_server(
+        frames.live_rooms(
+            sort="newest", game="klondike", total=1, now=5, rooms=orjson.dumps([ENTRY]), featured=[]
+        )
+    )
+    assert isinstance(reply, LiveRooms)
+    (room,) = reply.rooms
+    assert ENTRY is not None and set(ENTRY) == set(type(room).model_fields)
+    assert set(ENTRY["players"][0]) == set(type(room.players[0]).model_fields)
+    assert room.phase == "running" and room.players[0].moves == 3

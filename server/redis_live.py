@@ -1,0 +1,184 @@
+"""The live directory in Redis: what :class:`server.redis_backend.RedisBackend` keeps of it
+and how its changes reach every worker.
+
+Keys share the hash tag ``{live}`` (one Redis Cluster slot, so each script names its keys)::
+
+    sd:{live}:rooms     hash: room code -> the room's entry (as a worker wrote it)
+    sd:{live}:seqs      hash: room code -> the room event the entry is as of
+    sd:{live}:tv        hash: game -> the featured room
+    sd:live             pub/sub channel: every change (the entry; {"drop": …}; {"tv": …})
+
+Every write is one script: the entry of a later event wins (two workers with the room
+write it as they see it; the later one stays), the featured race is compared and set, and
+the change is published in the same step. Each worker listens on its own pub/sub
+connection (not the rooms' one: this channel is no room's); when that connection is lost,
+it reconnects with capped back-off and tells the stored entries again, so nothing missed
+meanwhile stays missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import orjson
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .backend import LiveListener
+
+__all__ = ["RedisLive"]
+
+logger = logging.getLogger("samedeal.redis")
+
+# KEYS: rooms, seqs   ARGV: code, seq, entry, channel
+_PUT_LUA = """
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if cur and tonumber(cur) > tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[3])
+return 1
+"""
+
+# KEYS: rooms, seqs   ARGV: code, seq, channel, message
+_DROP_LUA = """
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if cur and tonumber(cur) > tonumber(ARGV[2]) then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+"""
+
+# KEYS: tv   ARGV: game, old ('' for none), new ('' for none), channel, message
+_FEATURE_LUA = """
+local cur = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if cur ~= ARGV[2] then return cur end
+if ARGV[3] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+end
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return ARGV[3]
+"""
+
+_UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+class RedisLive:
+    """The live directory's keys, scripts and listener (callers turn connection failures
+    into ``StoreUnavailable``)."""
+
+    def __init__(self, redis: aioredis.Redis, prefix: str) -> None:
+        self.redis = redis
+        self.rooms_key = f"{prefix}:{{live}}:rooms"
+        self.seqs_key = f"{prefix}:{{live}}:seqs"
+        self.tv_key = f"{prefix}:{{live}}:tv"
+        self.channel = f"{prefix}:live"
+        self._put = redis.register_script(_PUT_LUA)
+        self._drop = redis.register_script(_DROP_LUA)
+        self._feature = redis.register_script(_FEATURE_LUA)
+        self._listener: LiveListener | None = None
+        self._pubsub: Any = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def put(self, code: str, seq: int, entry: bytes) -> None:
+        """Store and publish an entry unless a later one is stored."""
+        await self._put(keys=[self.rooms_key, self.seqs_key], args=[code, seq, entry, self.channel])
+
+    async def drop(self, code: str, seq: int) -> None:
+        """Remove and publish unless a later entry is stored."""
+        message = orjson.dumps({"drop": code, "seq": seq})
+        await self._drop(
+            keys=[self.rooms_key, self.seqs_key], args=[code, seq, self.channel, message]
+        )
+
+    async def entries(self) -> list[bytes]:
+        """Every stored entry."""
+        found = await self.redis.hvals(self.rooms_key)
+        return [v if isinstance(v, bytes) else str(v).encode() for v in found]
+
+    async def featured(self) -> dict[str, str]:
+        """Game → featured room."""
+        found = await self.redis.hgetall(self.tv_key)
+        return {_text(k): _text(v) for k, v in found.items()}
+
+    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
+        """Compare and set a game's featured race; the featured race now."""
+        message = orjson.dumps({"tv": game, "room": new})
+        now = await self._feature(
+            keys=[self.tv_key], args=[game, old or "", new or "", self.channel, message]
+        )
+        text = _text(now)
+        return text or None
+
+    # ------------------------------------------------------------------ listening
+
+    async def listen(self, listener: LiveListener) -> None:
+        """Subscribe (returns once Redis confirmed) and pass every change on."""
+        self._listener = listener
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self.channel)
+        self._pubsub = pubsub
+        self._task = asyncio.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        backoff = 0.1
+        while True:
+            try:
+                if self._pubsub is None:
+                    pubsub = self.redis.pubsub()
+                    await pubsub.subscribe(self.channel)
+                    self._pubsub = pubsub
+                    await self._tell_stored()  # what changed while we were away
+                while True:
+                    message = await self._pubsub.get_message(timeout=None)
+                    backoff = 0.1
+                    if message is not None and message.get("type") == "message":
+                        data = message["data"]
+                        self._tell(data if isinstance(data, bytes) else str(data).encode())
+            except asyncio.CancelledError:
+                raise
+            except _UNREACHABLE as exc:
+                logger.debug("live directory listener failed (%r); again in %.1fs", exc, backoff)
+            except Exception:
+                logger.exception("live directory listener failed; again in %.1fs", backoff)
+            pubsub, self._pubsub = self._pubsub, None
+            if pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    async def _tell_stored(self) -> None:
+        for entry in await self.entries():
+            self._tell(entry)
+        for game, room in (await self.featured()).items():
+            self._tell(orjson.dumps({"tv": game, "room": room}))
+
+    def _tell(self, message: bytes) -> None:
+        if self._listener is None:
+            return
+        try:
+            self._listener(message)
+        except Exception:
+            logger.exception("live directory: a change could not be taken")
+
+    async def close(self) -> None:
+        """Stop listening."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
