@@ -87,6 +87,7 @@ class Lobby:
             spectators=msg.spectators,
             private=msg.private,
             spectator_delay=msg.spectator_delay,
+            spectator_reactions=msg.spectator_reactions,
         )
         key = secrets.token_urlsafe(6) if msg.private else None
         for _ in range(10):
