@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "clients.cmd_solve",
     "clients.cmd_serve",
     "clients.cmd_play",
+    "clients.cmd_watch",
     "clients.cmd_tournament",
     "clients.cmd_db",
 )
