@@ -262,8 +262,8 @@ class Backend(abc.ABC):
     # ------------------------------------------------------------------ live directory
     # One entry per listed room, written by the workers that have the room, and the featured
     # race of each game; every change is told to every worker (their own included), which
-    # keep a copy (server/watching.py). Messages: an entry as written; {"drop": CODE,
-    # "seq": N}; {"tv": GAME, "room": CODE | null}.
+    # keep a copy (server/watching.py). Messages: {"put": [ENTRY, …], "drop": [[CODE, SEQ],
+    # …]} (an entry is JSON with "seq", "at", "code", "room"); {"tv": GAME, "room": CODE}.
 
     @abc.abstractmethod
     async def live_listen(self, listener: LiveListener) -> None:
@@ -271,14 +271,12 @@ class Backend(abc.ABC):
         listening (read :meth:`live_entries` after, and nothing is missed)."""
 
     @abc.abstractmethod
-    async def live_put(self, code: str, seq: int, entry: bytes) -> None:
-        """Store ``entry`` as room ``code``'s (as of its event ``seq``) and tell it, unless
-        an entry of a later event is stored."""
-
-    @abc.abstractmethod
-    async def live_drop(self, code: str, seq: int) -> None:
-        """Remove room ``code``'s entry and tell it, unless one of a later event than
-        ``seq`` is stored."""
+    async def live_write(
+        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
+    ) -> None:
+        """Store each entry of ``puts`` (room code, the room event it is as of, entry) and
+        remove the rooms of ``drops`` (room code, event) — each unless the store holds an
+        entry of a later event — and tell what was done in one message."""
 
     @abc.abstractmethod
     async def live_entries(self) -> list[bytes]:

@@ -122,7 +122,9 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap = await self.counter.count(room_code, +1)
+            counted = await self.counter.count(room_code, +1)
+            # counted with others' (a crowd coming in): the room as it is, to start from
+            snap = counted or await self._snapshot(room_code)
         except BaseException:
             rooms.detach(conn)
             raise
@@ -135,6 +137,12 @@ class Lobby:
             seq = (await self._send_joined(conn, msg.id, snap, seat=None))["seq"]
         rooms.ready(conn, seq)
         self.race.arm_timer(lr)
+
+    async def _snapshot(self, room_code: str) -> Snapshot:
+        snap = await self.ctx.backend.snapshot(room_code)
+        if snap is None:
+            raise UnknownRoom(room_code)
+        return snap
 
     async def _send_delayed_joined(
         self, conn: Conn, rid: int | None, lr: LocalRoom, snap: Snapshot

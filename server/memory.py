@@ -255,21 +255,24 @@ class MemoryBackend(Backend):
         """Call ``listener`` with every change."""
         self._live_listeners.append(listener)
 
-    async def live_put(self, code: str, seq: int, entry: bytes) -> None:
-        """Keep the entry unless a later one is kept."""
-        kept = self._live.get(code)
-        if kept is not None and kept[0] > seq:
-            return
-        self._live[code] = (seq, entry)
-        self._tell_live(entry)
-
-    async def live_drop(self, code: str, seq: int) -> None:
-        """Forget the entry unless a later one is kept."""
-        kept = self._live.get(code)
-        if kept is not None and kept[0] > seq:
-            return
-        self._live.pop(code, None)
-        self._tell_live(orjson.dumps({"drop": code, "seq": seq}))
+    async def live_write(
+        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
+    ) -> None:
+        """Keep and forget entries unless later ones are kept; tell it in one message."""
+        done_puts, done_drops = [], []
+        for code, seq, entry in puts:
+            kept = self._live.get(code)
+            if kept is None or kept[0] <= seq:
+                self._live[code] = (seq, entry)
+                done_puts.append(entry)
+        for code, seq in drops:
+            kept = self._live.get(code)
+            if kept is None or kept[0] <= seq:
+                self._live.pop(code, None)
+                done_drops.append([code, seq])
+        if done_puts or done_drops:
+            drops_json = orjson.dumps(done_drops)
+            self._tell_live(b'{"put":[' + b",".join(done_puts) + b'],"drop":' + drops_json + b"}")
 
     async def live_entries(self) -> list[bytes]:
         """The kept entries."""

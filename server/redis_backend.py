@@ -555,15 +555,12 @@ class RedisBackend(Backend):
         with self._reaching():
             await self.live.listen(listener)
 
-    async def live_put(self, code: str, seq: int, entry: bytes) -> None:
-        """One script: keep the entry unless a later one is kept, publish it."""
+    async def live_write(
+        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
+    ) -> None:
+        """One script: keep and remove entries unless later ones are kept, publish it."""
         with self._reaching():
-            await self.live.put(code, seq, entry)
-
-    async def live_drop(self, code: str, seq: int) -> None:
-        """One script: remove the entry unless a later one is kept, publish it."""
-        with self._reaching():
-            await self.live.drop(code, seq)
+            await self.live.write(puts, drops)
 
     async def live_entries(self) -> list[bytes]:
         """HVALS of the entries."""

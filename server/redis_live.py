@@ -6,12 +6,13 @@ Keys share the hash tag ``{live}`` (one Redis Cluster slot, so each script names
     sd:{live}:rooms     hash: room code -> the room's entry (as a worker wrote it)
     sd:{live}:seqs      hash: room code -> the room event the entry is as of
     sd:{live}:tv        hash: game -> the featured room
-    sd:live             pub/sub channel: every change (the entry; {"drop": …}; {"tv": …})
+    sd:live             pub/sub channel: every change ({"put": […], "drop": […]}; {"tv": …})
 
-Every write is one script: the entry of a later event wins (two workers with the room
-write it as they see it; the later one stays), the featured race is compared and set, and
-the change is published in the same step. Each worker listens on its own pub/sub
-connection (not the rooms' one: this channel is no room's); when that connection is lost,
+Every write is one script: a worker writes the entries of its rooms that changed, all at
+once, a few times a second; the entry of a later event wins (two workers with the room write
+it as they see it; the later one stays); what was done is published as one message in the
+same step. The featured race is compared and set the same way. Each worker listens on its
+own pub/sub connection (not the rooms' one: this channel is no room's); when it is lost,
 it reconnects with capped back-off and tells the stored entries again, so nothing missed
 meanwhile stays missed.
 """
@@ -34,24 +35,36 @@ __all__ = ["RedisLive"]
 
 logger = logging.getLogger("samedeal.redis")
 
-# KEYS: rooms, seqs   ARGV: code, seq, entry, channel
-_PUT_LUA = """
-local cur = redis.call('HGET', KEYS[2], ARGV[1])
-if cur and tonumber(cur) > tonumber(ARGV[2]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('PUBLISH', ARGV[4], ARGV[3])
-return 1
-"""
-
-# KEYS: rooms, seqs   ARGV: code, seq, channel, message
-_DROP_LUA = """
-local cur = redis.call('HGET', KEYS[2], ARGV[1])
-if cur and tonumber(cur) > tonumber(ARGV[2]) then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[4])
-return 1
+# KEYS: rooms, seqs   ARGV: channel, number of puts, (code, seq, entry) per put, then
+# (code, seq) per drop. Publishes one message of what was done: {"put":[…],"drop":[…]}.
+_WRITE_LUA = """
+local function later(code, seq)
+  local cur = redis.call('HGET', KEYS[2], code)
+  return cur and tonumber(cur) > tonumber(seq)
+end
+local puts, drops = {}, {}
+local i = 3
+for _ = 1, tonumber(ARGV[2]) do
+  if not later(ARGV[i], ARGV[i + 1]) then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+    puts[#puts + 1] = ARGV[i + 2]
+  end
+  i = i + 3
+end
+while i < #ARGV do
+  if not later(ARGV[i], ARGV[i + 1]) then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    redis.call('HDEL', KEYS[2], ARGV[i])
+    drops[#drops + 1] = '["' .. ARGV[i] .. '",' .. ARGV[i + 1] .. ']'
+  end
+  i = i + 2
+end
+if #puts + #drops > 0 then
+  redis.call('PUBLISH', ARGV[1],
+    '{"put":[' .. table.concat(puts, ',') .. '],"drop":[' .. table.concat(drops, ',') .. ']}')
+end
+return #puts + #drops
 """
 
 # KEYS: tv   ARGV: game, old ('' for none), new ('' for none), channel, message
@@ -80,23 +93,20 @@ class RedisLive:
         self.seqs_key = f"{prefix}:{{live}}:seqs"
         self.tv_key = f"{prefix}:{{live}}:tv"
         self.channel = f"{prefix}:live"
-        self._put = redis.register_script(_PUT_LUA)
-        self._drop = redis.register_script(_DROP_LUA)
+        self._write = redis.register_script(_WRITE_LUA)
         self._feature = redis.register_script(_FEATURE_LUA)
         self._listener: LiveListener | None = None
         self._pubsub: Any = None
         self._task: asyncio.Task[None] | None = None
 
-    async def put(self, code: str, seq: int, entry: bytes) -> None:
-        """Store and publish an entry unless a later one is stored."""
-        await self._put(keys=[self.rooms_key, self.seqs_key], args=[code, seq, entry, self.channel])
-
-    async def drop(self, code: str, seq: int) -> None:
-        """Remove and publish unless a later entry is stored."""
-        message = orjson.dumps({"drop": code, "seq": seq})
-        await self._drop(
-            keys=[self.rooms_key, self.seqs_key], args=[code, seq, self.channel, message]
-        )
+    async def write(self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]) -> None:
+        """Store and remove entries (unless later ones are stored), publish what was done."""
+        args: list[Any] = [self.channel, len(puts)]
+        for code, seq, entry in puts:
+            args += [code, seq, entry]
+        for code, seq in drops:
+            args += [code, seq]
+        await self._write(keys=[self.rooms_key, self.seqs_key], args=args)
 
     async def entries(self) -> list[bytes]:
         """Every stored entry."""
@@ -156,8 +166,7 @@ class RedisLive:
             backoff = min(backoff * 2, 2.0)
 
     async def _tell_stored(self) -> None:
-        for entry in await self.entries():
-            self._tell(entry)
+        self._tell(b'{"put":[' + b",".join(await self.entries()) + b'],"drop":[]}')
         for game, room in (await self.featured()).items():
             self._tell(orjson.dumps({"tv": game, "room": room}))
 

@@ -8,9 +8,12 @@ feed releases everything that many seconds late, and a follower replays only the
 made before that moment (the log keeps each move's time), so the boards a spectator sees
 agree with the player list and the finishes they are shown.
 
-The spectator count is kept in the room (``CountSpectator``) on every join and leave, but
-told to the room (a ``spectators`` event) at most once a second: the store refuses to tell
-it sooner and says when it may, and :class:`SpectatorCounter` comes back then.
+The spectator count is kept in the room (``CountSpectator``) and told to the room (a
+``spectators`` event) at most once a second: the store refuses to tell it sooner and says
+when it may, and :class:`SpectatorCounter` comes back then. A crowd coming in at once is
+counted in a few room updates, not one each: while one update of a room is on its way, the
+joins and leaves that come meanwhile are added up and stored together after it (one update
+per spectator made a thousand of them retry each other's transactions for seconds).
 """
 
 from __future__ import annotations
@@ -193,15 +196,52 @@ class SpectatorCounter:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._due: dict[str, asyncio.TimerHandle] = {}
+        #: rooms with an update on its way, and what came meanwhile (to store after it)
+        self._storing: set[str] = set()
+        self._waiting: dict[str, int] = {}
 
-    async def count(self, room_code: str, change: int) -> Snapshot:
-        """One spectator more (+1) or fewer (-1) on this worker; the room after it. Raises
-        what the store raises (nothing changed)."""
+    async def count(self, room_code: str, change: int) -> Snapshot | None:
+        """One spectator more (+1) or fewer (-1) on this worker: stored now, and the room
+        after it returned — or, while another update of the room is on its way, added to
+        the next one (None). Raises what the store raises (nothing changed)."""
+        if room_code in self._storing:
+            self._waiting[room_code] = self._waiting.get(room_code, 0) + change
+            return None
+        self._storing.add(room_code)
+        try:
+            return await self._store(room_code, change)
+        finally:
+            self._storing.discard(room_code)
+            if self._waiting.get(room_code):
+                self.ctx.tasks.spawn(self._store_waiting(room_code), f"count {room_code}")
+
+    async def _store(self, room_code: str, change: int) -> Snapshot:
         snap, due = await self.ctx.backend.update_room(
             room_code, CountSpectator(self.ctx.worker_id, change, now_ms())
         )
         self._later(room_code, due)
         return snap
+
+    async def _store_waiting(self, room_code: str) -> None:
+        """Store what came while the last update was on its way (and what comes during
+        this one, after it)."""
+        if room_code in self._storing:
+            return
+        self._storing.add(room_code)
+        try:
+            while change := self._waiting.pop(room_code, 0):
+                try:
+                    await self._store(room_code, change)
+                except UnknownRoom:
+                    return
+                except StoreUnavailable:
+                    self._waiting[room_code] = self._waiting.get(room_code, 0) + change
+                    self.ctx.when_store_is_back(
+                        lambda: self._store_waiting(room_code), f"count {room_code}"
+                    )
+                    return
+        finally:
+            self._storing.discard(room_code)
 
     def _later(self, room_code: str, due: int | None) -> None:
         if due is None or room_code in self._due:

@@ -4,9 +4,10 @@ orders, the featured race of each game, and the connections subscribed to them.
 Computed from what already flows, never by looking through the rooms. Each worker writes
 the entry of every room it has (:func:`live_entry`, from the room's feed: what its
 spectators see, after the spectator delay) to the store when the feed releases a change —
-at most every :data:`WRITE_EVERY` seconds a room — and the store tells every worker each
-change (``Backend.live_listen``), so each worker keeps a copy of the whole directory and
-answers ``GET /api/live`` and the ``live`` subscriptions from it: the same on every worker.
+the rooms that changed, all in one write, at most every :data:`WRITE_EVERY` seconds — and
+the store tells every worker each write (``Backend.live_listen``), so each worker keeps a
+copy of the whole directory and answers ``GET /api/live`` and the ``live`` subscriptions
+from it: the same on every worker.
 Two workers with the same room write the same entry (the one of the later event stays);
 an entry nobody has written for :data:`STALE_AFTER` seconds (its workers left the room, or
 died) is dropped — while a room is listed, its workers write it again every
@@ -60,7 +61,8 @@ logger = logging.getLogger("samedeal.server")
 GAMES: tuple[str, ...] = typing.get_args(GameName)
 SORTS: tuple[str, ...] = typing.get_args(LiveSort)
 WRITE_EVERY = 0.25
-"""A room's entry is written at most this often (seconds): the latest state then."""
+"""A worker writes the entries of its rooms that changed at most this often (seconds): one
+write for them all, each the room's latest state."""
 PUSH_EVERY = 0.5
 """A subscriber is sent the directory at most this often (seconds)."""
 REFRESH_EVERY = 5.0
@@ -126,23 +128,40 @@ def live_entry(body: SnapshotBody, created_at: int) -> LiveRoomBody | None:
 
 @dataclass(slots=True)
 class Entry:
-    """A listed room as every worker keeps it: the entry, encoded once."""
+    """A listed room as every worker keeps it: what it is sorted by, and the entry encoded
+    once (thousands change every second: no more is kept of them)."""
 
     code: str
-    room: LiveRoomBody
-    data: bytes
-    seq: int
-    at: int  # when it was written, server ms
+    game: str
+    phase: str
+    spectators: int
+    gap: float | None
+    started: int  # its race's start, or the room's creation while it waits
+    data: bytes = b"{}"
+    seq: int = 0
+    at: int = 0  # when it was written, server ms
+
+    @classmethod
+    def of(cls, code: str, room: LiveRoomBody, data: bytes, seq: int, at: int) -> Entry:
+        """The entry of a room's :class:`LiveRoomBody`."""
+        started = room["start_at"] or room["created_at"]
+        return cls(
+            code,
+            room["game"],
+            room["phase"],
+            room["spectators"],
+            room["gap"],
+            started,
+            data,
+            seq,
+            at,
+        )
 
 
-def _tier(room: LiveRoomBody) -> int:
-    if room["phase"] == "lobby":
+def _tier(e: Entry) -> int:
+    if e.phase == "lobby":
         return 2
-    return 0 if room["gap"] is not None else 1
-
-
-def _started(room: LiveRoomBody) -> int:
-    return room["start_at"] or room["created_at"]
+    return 0 if e.gap is not None else 1
 
 
 def ordered(entries: Iterable[Entry], sort: str, game: str | None = None) -> list[Entry]:
@@ -154,16 +173,15 @@ def ordered(entries: Iterable[Entry], sort: str, game: str | None = None) -> lis
     * ``newest``: latest start (creation, for a room waiting to start) first.
 
     The room code breaks every remaining tie, so every worker lists the same order."""
-    chosen = [e for e in entries if game is None or e.room["game"] == game]
+    chosen = [e for e in entries if game is None or e.game == game]
 
     def closest(e: Entry) -> tuple[int, float, int, int, str]:
-        r = e.room
-        return (_tier(r), r["gap"] or 0.0, -r["spectators"], -_started(r), e.code)
+        return (_tier(e), e.gap or 0.0, -e.spectators, -e.started, e.code)
 
     if sort == "watched":
-        chosen.sort(key=lambda e: (-e.room["spectators"], *closest(e)))
+        chosen.sort(key=lambda e: (-e.spectators, *closest(e)))
     elif sort == "newest":
-        chosen.sort(key=lambda e: (-_started(e.room), e.code))
+        chosen.sort(key=lambda e: (-e.started, e.code))
     else:
         chosen.sort(key=closest)
     return chosen
@@ -174,14 +192,13 @@ def pick_featured(entries: Iterable[Entry], game: str) -> str | None:
     :data:`FEATURED_POOL` most watched, and of those the closest (ties: most watched, then
     the room code); when no race has two racers, the most watched running race (ties: the
     newest, then the code). None when no race of the game is running."""
-    running = [e for e in entries if e.room["game"] == game and e.room["phase"] == "running"]
-    contested = [e for e in running if e.room["gap"] is not None]
+    running = [e for e in entries if e.game == game and e.phase == "running"]
+    contested = [e for e in running if e.gap is not None]
     if contested:
-        pool = sorted(contested, key=lambda e: (-e.room["spectators"], e.code))[:FEATURED_POOL]
-        best = min(pool, key=lambda e: (e.room["gap"] or 0.0, -e.room["spectators"], e.code))
-        return best.code
+        pool = sorted(contested, key=lambda e: (-e.spectators, e.code))[:FEATURED_POOL]
+        return min(pool, key=lambda e: (e.gap or 0.0, -e.spectators, e.code)).code
     if running:
-        return min(running, key=lambda e: (-e.room["spectators"], -_started(e.room), e.code)).code
+        return min(running, key=lambda e: (-e.spectators, -e.started, e.code)).code
     return None
 
 
@@ -211,7 +228,9 @@ class Watching:
         self._views: dict[ViewKey, _View] = {}
         self._listed: set[str] = set()  # local rooms this worker has listed
         self._written: dict[str, float] = {}  # local room → when its entry was last written
-        self._write_due: dict[str, asyncio.TimerHandle] = {}
+        self._dirty_rooms: set[str] = set()  # local rooms changed since the last write
+        self._write_due: asyncio.TimerHandle | None = None
+        self._wrote = float("-inf")
         self._push_due: asyncio.TimerHandle | None = None
         self._pushed = float("-inf")
         self._swapping: set[str] = set()
@@ -230,9 +249,8 @@ class Watching:
 
     def close(self) -> None:
         """Cancel the timers (shutdown)."""
-        for timer in self._write_due.values():
-            timer.cancel()
-        self._write_due.clear()
+        if self._write_due is not None:
+            self._write_due.cancel()
         if self._push_due is not None:
             self._push_due.cancel()
 
@@ -243,40 +261,49 @@ class Watching:
             self._dirty(lr.room_code)
 
     def _dirty(self, code: str) -> None:
-        if code in self._write_due:
+        self._dirty_rooms.add(code)
+        if self._write_due is not None:
             return
         loop = asyncio.get_running_loop()
-        wait = max(0.0, self._written.get(code, float("-inf")) + WRITE_EVERY - loop.time())
-        self._write_due[code] = loop.call_later(
-            wait, lambda: self.ctx.tasks.spawn(self._write(code), "live entry")
+        wait = max(0.0, self._wrote + WRITE_EVERY - loop.time())
+        self._write_due = loop.call_later(
+            wait, lambda: self.ctx.tasks.spawn(self._write(), "live directory write")
         )
 
-    async def _write(self, code: str) -> None:
-        self._write_due.pop(code, None)
-        lr = self.ctx.rooms.get(code)
-        feed = lr.feed if lr is not None else None
-        if feed is None or feed.body is None:
-            return
-        self._written[code] = asyncio.get_running_loop().time()
-        entry = live_entry(feed.body, feed.created_at)
-        backend = self.ctx.backend
-        try:
+    async def _write(self) -> None:
+        """Write the entries of the rooms that changed (removed when no longer listed)."""
+        loop = asyncio.get_running_loop()
+        self._write_due = None
+        self._wrote = loop.time()
+        codes, self._dirty_rooms = self._dirty_rooms, set()
+        puts: list[tuple[str, int, bytes]] = []
+        drops: list[tuple[str, int]] = []
+        for code in codes:
+            lr = self.ctx.rooms.get(code)
+            feed = lr.feed if lr is not None else None
+            if feed is None or feed.body is None:
+                continue
+            self._written[code] = self._wrote
+            entry = live_entry(feed.body, feed.created_at)
             if entry is not None:
-                await backend.live_put(code, feed.seq, _encode(code, feed.seq, entry))
+                puts.append((code, feed.seq, _encode(code, feed.seq, entry)))
                 self._listed.add(code)
             elif code in self._listed or code in self.mirror:
-                await backend.live_drop(code, feed.seq)
+                drops.append((code, feed.seq))
                 self._listed.discard(code)
+        if not puts and not drops:
+            return
+        try:
+            await self.ctx.backend.live_write(puts, drops)
         except StoreUnavailable:
-            # written once the store is back (the refresh loop would, at the latest)
-            asyncio.get_running_loop().call_later(1.0, lambda: self._dirty(code))
+            # written again once the store is back (the refresh loop would, at the latest)
+            self._dirty_rooms |= codes
+            loop.call_later(1.0, lambda: self._dirty(next(iter(codes))))
 
     def _on_drop(self, lr: LocalRoom) -> None:
         # the room's entry stays until another worker with the room writes it, or it is
         # stale; this worker stops writing it
-        timer = self._write_due.pop(lr.room_code, None)
-        if timer is not None:
-            timer.cancel()
+        self._dirty_rooms.discard(lr.room_code)
         self._listed.discard(lr.room_code)
         self._written.pop(lr.room_code, None)
 
@@ -300,13 +327,13 @@ class Watching:
         stale = [e for e in self.mirror.values() if e.at < oldest]
         for e in stale:
             del self.mirror[e.code]
-            self.ctx.tasks.spawn(self._drop_stale(e), "live stale")
         if stale:
+            self.ctx.tasks.spawn(self._drop_stale(stale), "live stale")
             self._changed()
 
-    async def _drop_stale(self, entry: Entry) -> None:
+    async def _drop_stale(self, entries: list[Entry]) -> None:
         with contextlib.suppress(StoreUnavailable):  # another refresh tries again
-            await self.ctx.backend.live_drop(entry.code, entry.seq)
+            await self.ctx.backend.live_write([], [(e.code, e.seq) for e in entries])
 
     # ------------------------------------------------------------------ store → copy
 
@@ -319,23 +346,21 @@ class Watching:
                 self.featured[game] = room
             else:
                 self.featured.pop(game, None)
-        elif "drop" in message:
-            kept = self.mirror.get(message["drop"])
-            if kept is not None and kept.seq <= message["seq"]:
-                del self.mirror[kept.code]
-        else:
-            code, seq = message["code"], message["seq"]
+        for entry in message.get("put", ()):
+            code, seq = entry["code"], entry["seq"]
             kept = self.mirror.get(code)
-            if kept is not None and kept.seq > seq:
-                return
-            start = data.index(b'"room":') + 7
-            self.mirror[code] = Entry(code, message["room"], data[start:-1], seq, message["at"])
+            if kept is None or kept.seq <= seq:
+                room = entry["room"]
+                self.mirror[code] = Entry.of(code, room, orjson.dumps(room), seq, entry["at"])
+        for code, seq in message.get("drop", ()):
+            kept = self.mirror.get(code)
+            if kept is not None and kept.seq <= seq:
+                del self.mirror[code]
         self._changed()
 
     def _changed(self) -> None:
-        """The directory changed: the subscribers get it (at most every PUSH_EVERY), and
-        the featured races are looked at."""
-        self._check_featured()
+        """The directory changed: the featured races are looked at and the subscribers
+        get it, at most every PUSH_EVERY (not at each change: thousands a second)."""
         if self._push_due is not None:
             return
         loop = asyncio.get_running_loop()
@@ -348,7 +373,7 @@ class Watching:
         for game in GAMES:
             current = self.featured.get(game)
             kept = self.mirror.get(current) if current is not None else None
-            if kept is not None and kept.room["phase"] == "running":
+            if kept is not None and kept.phase == "running":
                 continue
             chosen = pick_featured(self.mirror.values(), game)
             if chosen != current and game not in self._swapping:
@@ -399,6 +424,7 @@ class Watching:
     def _push(self) -> None:
         self._push_due = None
         self._pushed = asyncio.get_running_loop().time()
+        self._check_featured()
         for key, view in list(self._views.items()):
             if not view.subscribers:
                 del self._views[key]
@@ -473,5 +499,6 @@ class Watching:
 
 
 def _encode(code: str, seq: int, entry: LiveRoomBody) -> bytes:
-    """An entry as stored and told: ``seq`` and ``at`` first, the entry (``room``) last."""
+    """An entry as stored and told: the room's code, the event it is as of, when it was
+    written (server ms), and the entry (``room``)."""
     return orjson.dumps({"seq": seq, "at": now_ms(), "code": code, "room": entry})

@@ -90,7 +90,7 @@ def entry(code: str, *, spectators: int = 0, gap: float | None = 0.0, **room: An
         "players": [],
         "gap": gap,
     }
-    return Entry(code, body, b"{}", 1, 0)
+    return Entry.of(code, body, b"{}", 1, 0)
 
 
 def codes(entries: list[Entry]) -> list[str]:
@@ -142,14 +142,14 @@ def test_the_featured_race_is_running_and_no_race_is_both_closer_and_as_watched(
     chosen = pick_featured(entries, "klondike")
     assert chosen is not None
     best = next(e for e in entries if e.code == chosen)
-    contested = [e for e in entries if e.room["gap"] is not None]
+    contested = [e for e in entries if e.gap is not None]
     if contested:
-        assert best.room["gap"] is not None
-        watched_more = sum(e.room["spectators"] > best.room["spectators"] for e in contested)
+        assert best.gap is not None
+        watched_more = sum(e.spectators > best.spectators for e in contested)
         assert watched_more < FEATURED_POOL
         for e in contested:  # nobody at least as watched is strictly closer
-            if e.room["spectators"] >= best.room["spectators"]:
-                assert (e.room["gap"] or 0) >= (best.room["gap"] or 0)
+            if e.spectators >= best.spectators:
+                assert (e.gap or 0) >= best.gap
 
 
 # --------------------------------------------------------------------- the spectators' view
