@@ -31,7 +31,7 @@ import orjson
 from engine import GameError, replay
 from protocol.frames import SnapshotBody
 
-from .backend import Backend, Snapshot, entry_move, entry_time
+from .backend import Backend, Snapshot, StoreUnavailable, entry_move, entry_time
 from .config import now_ms
 from .room import FINAL_STATUSES, snapshot
 
@@ -349,6 +349,14 @@ class Feed:
         self._arm()
 
     # ------------------------------------------------------------------ reading
+
+    async def wait_loaded(self, timeout: float = 10.0) -> None:
+        """Wait until loaded; :class:`StoreUnavailable` when that takes longer than
+        ``timeout`` (the store cannot be reached: the feed is loaded once it is back)."""
+        try:
+            await asyncio.wait_for(self.loaded.wait(), timeout)
+        except TimeoutError:
+            raise StoreUnavailable("the room's spectators' view is not loaded yet") from None
 
     def spectator_snapshot(self, now: int, link: str) -> SnapshotBody | None:
         """A copy of the spectators' snapshot, to send (None until loaded)."""

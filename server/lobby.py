@@ -151,7 +151,7 @@ class Lobby:
         spectators see it, the delay ago (the room's feed); returns its ``seq``."""
         feed = lr.feed
         assert feed is not None
-        await feed.loaded.wait()
+        await feed.wait_loaded()
         link = self.ctx.link(snap.room.code, snap.room.key)
         body = feed.spectator_snapshot(now_ms(), link)
         if body is None:

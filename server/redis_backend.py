@@ -12,7 +12,6 @@ Keys of one room share a hash tag, so a room can live on one Redis Cluster shard
     sd:{K7QF2M}:done              sorted set: tokens of the last minute's room updates
     sd:{K7QF2M}:ch                pub/sub channel: stamped events and control messages
     sd:beats                      hash: worker id -> its last beat (liveness)
-    sd:{live}:…, sd:live          the live directory (server/redis_live.py)
 
 Room changes run in a WATCH/MULTI transaction on ``room`` and ``progress`` (retried on
 conflict), so race-end detection is safe across workers; it also writes each seat's epoch.
@@ -58,7 +57,6 @@ from .backend import (
     Health,
     HealthWatch,
     Listener,
-    LiveListener,
     LogConflict,
     OutcomeUnknown,
     Snapshot,
@@ -69,7 +67,7 @@ from .backend import (
     events_after,
     log_entry,
 )
-from .redis_live import RedisLive
+from .redis_live import RedisLive, RedisWatching
 from .redis_pubsub import RoomChannels
 from .resp import NotSent, RespPipe
 from .room import ProgressState, RoomState
@@ -155,7 +153,7 @@ return out
 )
 
 
-class RedisBackend(Backend):
+class RedisBackend(RedisWatching, Backend):
     """Rooms in Redis, events over Redis pub/sub."""
 
     shared = True
@@ -541,41 +539,6 @@ class RedisBackend(Backend):
         with self._reaching():
             items = await self.redis.lrange(self._moves_key(code, race, seat), 0, -1)
         return [entry_time(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
-
-    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
-        """LRANGE of the seat's move log, entries with their times."""
-        with self._reaching():
-            items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
-        return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
-
-    # ------------------------------------------------------------------ live directory
-
-    async def live_listen(self, listener: LiveListener) -> None:
-        """Listen on the directory's channel (its own pub/sub connection)."""
-        with self._reaching():
-            await self.live.listen(listener)
-
-    async def live_write(
-        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
-    ) -> None:
-        """One script: keep and remove entries unless later ones are kept, publish it."""
-        with self._reaching():
-            await self.live.write(puts, drops)
-
-    async def live_entries(self) -> list[bytes]:
-        """HVALS of the entries."""
-        with self._reaching():
-            return await self.live.entries()
-
-    async def featured(self) -> dict[str, str]:
-        """HGETALL of the featured races."""
-        with self._reaching():
-            return await self.live.featured()
-
-    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
-        """One script: compare and set, publish."""
-        with self._reaching():
-            return await self.live.feature(game, old, new)
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``, or None when the first missed one was trimmed."""

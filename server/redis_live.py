@@ -31,7 +31,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .backend import LiveListener
 
-__all__ = ["RedisLive"]
+__all__ = ["RedisLive", "RedisWatching"]
 
 logger = logging.getLogger("samedeal.redis")
 
@@ -191,3 +191,52 @@ class RedisLive:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class RedisWatching:
+    """What watching needs of :class:`~server.redis_backend.RedisBackend` — the live
+    directory's methods, a move log with its times — kept here with the directory's Redis
+    side (the backend's module stays one job). They use the backend's ``live``, ``redis``,
+    ``_reaching`` and ``_moves_key``."""
+
+    live: RedisLive
+    redis: aioredis.Redis
+
+    def _reaching(self) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError  # the backend's: Redis's failures as StoreUnavailable
+
+    def _moves_key(self, code: str, race: int, seat: int) -> str:
+        raise NotImplementedError  # the backend's
+
+    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+        """LRANGE of the seat's move log, entries with their times."""
+        with self._reaching():
+            items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
+        return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
+
+    async def live_listen(self, listener: LiveListener) -> None:
+        """Listen on the directory's channel (its own pub/sub connection)."""
+        with self._reaching():
+            await self.live.listen(listener)
+
+    async def live_write(
+        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
+    ) -> None:
+        """One script: keep and remove entries unless later ones are kept, publish it."""
+        with self._reaching():
+            await self.live.write(puts, drops)
+
+    async def live_entries(self) -> list[bytes]:
+        """HVALS of the entries."""
+        with self._reaching():
+            return await self.live.entries()
+
+    async def featured(self) -> dict[str, str]:
+        """HGETALL of the featured races."""
+        with self._reaching():
+            return await self.live.featured()
+
+    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
+        """One script: compare and set, publish."""
+        with self._reaching():
+            return await self.live.feature(game, old, new)

@@ -72,7 +72,7 @@ class Spectate:
         lr = self.ctx.rooms[conn.room_code]
         feed = lr.feed
         assert feed is not None
-        await feed.loaded.wait()
+        await feed.wait_loaded()
         seats = msg.followed()
         for seat in seats:
             if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
