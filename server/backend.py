@@ -262,8 +262,8 @@ class Backend(abc.ABC):
     # ------------------------------------------------------------------ live directory
     # One entry per listed room, written by the workers that have the room, and the featured
     # race of each game; every change is told to every worker (their own included), which
-    # keep a copy (server/watching.py). Messages: {"put": [ENTRY, …], "drop": [[CODE, SEQ],
-    # …]} (an entry is JSON with "seq", "at", "code", "room"); {"tv": GAME, "room": CODE}.
+    # keep a copy (server/watching.py). Messages: {"by": WORKER, "put": [ENTRY, …], "drop":
+    # [[CODE, SEQ], …]} (entries as written: server/watching.py's); {"tv": GAME, "room": CODE}.
 
     @abc.abstractmethod
     async def live_listen(self, listener: LiveListener) -> None:

@@ -271,8 +271,8 @@ class MemoryBackend(Backend):
                 self._live.pop(code, None)
                 done_drops.append([code, seq])
         if done_puts or done_drops:
-            drops_json = orjson.dumps(done_drops)
-            self._tell_live(b'{"put":[' + b",".join(done_puts) + b'],"drop":' + drops_json + b"}")
+            head = orjson.dumps({"by": self.worker_id, "drop": done_drops})[:-1]
+            self._tell_live(head + b',"put":[' + b",".join(done_puts) + b"]}")
 
     async def live_entries(self) -> list[bytes]:
         """The kept entries."""

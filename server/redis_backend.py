@@ -201,7 +201,7 @@ class RedisBackend(RedisWatching, Backend):
             self.events_since,
             self.check_health,
         )
-        self.live = RedisLive(self.redis, prefix)
+        self.live = RedisLive(self.redis, prefix, worker_id)
         self._watch = HealthWatch("redis", self.health_hooks)
         self._health_interval = health_interval
         self._health_task: asyncio.Task[None] | None = None

@@ -35,15 +35,16 @@ __all__ = ["RedisLive", "RedisWatching"]
 
 logger = logging.getLogger("samedeal.redis")
 
-# KEYS: rooms, seqs   ARGV: channel, number of puts, (code, seq, entry) per put, then
-# (code, seq) per drop. Publishes one message of what was done: {"put":[…],"drop":[…]}.
+# KEYS: rooms, seqs   ARGV: channel, number of puts, writer, (code, seq, entry) per put,
+# then (code, seq) per drop. Publishes one message of what was done:
+# {"by":writer,"put":[…],"drop":[…]}.
 _WRITE_LUA = """
 local function later(code, seq)
   local cur = redis.call('HGET', KEYS[2], code)
   return cur and tonumber(cur) > tonumber(seq)
 end
 local puts, drops = {}, {}
-local i = 3
+local i = 4
 for _ = 1, tonumber(ARGV[2]) do
   if not later(ARGV[i], ARGV[i + 1]) then
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
@@ -61,8 +62,8 @@ while i < #ARGV do
   i = i + 2
 end
 if #puts + #drops > 0 then
-  redis.call('PUBLISH', ARGV[1],
-    '{"put":[' .. table.concat(puts, ',') .. '],"drop":[' .. table.concat(drops, ',') .. ']}')
+  redis.call('PUBLISH', ARGV[1], '{"by":' .. cjson.encode(ARGV[3]) .. ',"put":['
+    .. table.concat(puts, ',') .. '],"drop":[' .. table.concat(drops, ',') .. ']}')
 end
 return #puts + #drops
 """
@@ -87,8 +88,9 @@ class RedisLive:
     """The live directory's keys, scripts and listener (callers turn connection failures
     into ``StoreUnavailable``)."""
 
-    def __init__(self, redis: aioredis.Redis, prefix: str) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str, worker_id: str) -> None:
         self.redis = redis
+        self.worker_id = worker_id
         self.rooms_key = f"{prefix}:{{live}}:rooms"
         self.seqs_key = f"{prefix}:{{live}}:seqs"
         self.tv_key = f"{prefix}:{{live}}:tv"
@@ -101,7 +103,7 @@ class RedisLive:
 
     async def write(self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]) -> None:
         """Store and remove entries (unless later ones are stored), publish what was done."""
-        args: list[Any] = [self.channel, len(puts)]
+        args: list[Any] = [self.channel, len(puts), self.worker_id]
         for code, seq, entry in puts:
             args += [code, seq, entry]
         for code, seq in drops:
@@ -166,7 +168,7 @@ class RedisLive:
             backoff = min(backoff * 2, 2.0)
 
     async def _tell_stored(self) -> None:
-        self._tell(b'{"put":[' + b",".join(await self.entries()) + b'],"drop":[]}')
+        self._tell(b'{"by":"","put":[' + b",".join(await self.entries()) + b'],"drop":[]}')
         for game, room in (await self.featured()).items():
             self._tell(orjson.dumps({"tv": game, "room": room}))
 

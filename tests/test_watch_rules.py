@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,7 +17,14 @@ from server.backend import Snapshot, log_entry
 from server.feed import apply_event, event_time, rolled_back
 from server.room import ProgressState, RoomState, SeatState, snapshot
 from server.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
-from server.watching import FEATURED_POOL, Entry, live_entry, ordered, pick_featured
+from server.watching import (
+    FEATURED_POOL,
+    Entry,
+    encode_entry,
+    live_entry,
+    ordered,
+    pick_featured,
+)
 
 DEAL = "KL1-1-AAAAAAM"  # column 3 shows an ace
 
@@ -74,6 +82,15 @@ def test_an_entry_tells_the_gap_between_the_first_two() -> None:
     alone.participants = [1]
     entry = live_entry(body_of(alone, {1: progress(1, 5)}), 1)
     assert entry is not None and entry["gap"] is None
+
+
+def test_an_entry_as_told_is_the_entry_as_written() -> None:
+    body = live_entry(body_of(room(), {1: progress(1, 13), 2: progress(2, 0)}), 5_000)
+    assert body is not None
+    data = orjson.dumps(body)
+    told = Entry.told(orjson.loads(encode_entry("K7QF2M", 12, 99, body, data)))
+    assert told == Entry.of("K7QF2M", body, data, 12, 99)
+    assert orjson.loads(told.data) == body
 
 
 def entry(code: str, *, spectators: int = 0, gap: float | None = 0.0, **room: Any) -> Entry:
