@@ -123,18 +123,24 @@ class Lobby:
         lr = await rooms.attach(conn, room_code)
         try:
             counted = await self.counter.count(room_code, +1)
-            # counted with others' (a crowd coming in): the room as it is, to start from
-            snap = counted or await self._snapshot(room_code)
         except BaseException:
             rooms.detach(conn)
             raise
-        conn.role = "spectator"
-        lr.learn(snap)
+        try:
+            # counted with others' (a crowd coming in): the room as it is, to start from
+            snap = counted or await self._snapshot(room_code)
+            conn.role = "spectator"
+            lr.learn(snap)
+            if lr.delay:
+                seq = await self._send_delayed_joined(conn, msg.id, lr, snap)
+            else:
+                seq = (await self._send_joined(conn, msg.id, snap, seat=None))["seq"]
+        except BaseException:
+            conn.role = None
+            rooms.detach(conn)
+            await self._uncount(room_code)
+            raise
         logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
-        if lr.delay:
-            seq = await self._send_delayed_joined(conn, msg.id, lr, snap)
-        else:
-            seq = (await self._send_joined(conn, msg.id, snap, seat=None))["seq"]
         rooms.ready(conn, seq)
         self.race.arm_timer(lr)
 
