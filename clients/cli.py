@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "clients.cmd_serve",
     "clients.cmd_play",
     "clients.cmd_history",
+    "clients.cmd_watch",
     "clients.cmd_tournament",
     "clients.cmd_db",
 )

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import itertools
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -309,9 +309,22 @@ class RaceClient:
         """Give up the current race."""
         await self.request({"type": "resign"})
 
-    async def follow(self, seat: int | None) -> None:
-        """Spectator: follow a player's board (``None`` stops)."""
-        await self.request({"type": "follow", "seat": seat})
+    async def follow(self, seat: int | Sequence[int] | None) -> None:
+        """Spectator: follow a player's board, or up to four (a list; ``None`` or ``[]``
+        stops)."""
+        if seat is None or isinstance(seat, int):
+            await self.request({"type": "follow", "seat": seat})
+        else:
+            await self.request({"type": "follow", "seats": list(seat)})
+
+    async def live(self, sort: str = "closest", game: str | None = None, limit: int = 20) -> None:
+        """Subscribe to the live directory (``live_rooms`` messages; ``limit=0`` stops)."""
+        await self.request({"type": "live", "sort": sort, "game": game, "limit": limit})
+
+    async def react(self, reaction: str, seat: int | None = None) -> None:
+        """Send a reaction (``clap``, ``wow``, ``fire``, ``gg``) beside the player at
+        ``seat``."""
+        await self.request({"type": "react", "reaction": reaction, "seat": seat})
 
     # ------------------------------------------------------------------ identity
 

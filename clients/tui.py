@@ -7,8 +7,13 @@ cards on that column; ``f`` sends the card under the cursor to a foundation ("ta
 ``t`` to the table ("double tap"), ``s`` turns the stock, ``u`` undoes, ``a``
 auto-finishes. Ctrl+R asks, then resigns on a second Ctrl+R. Ctrl+X leaves the room (a
 race is given up first: asked like Ctrl+R). When the host offers a rematch, ``y`` races it
-and ``n`` sits it out. Spectators press ``n`` to follow the next player. Ctrl+L switches
-the language (English, Russian, Swedish: the browser's catalogues, :mod:`clients.i18n`).
+and ``n`` sits it out. Spectators follow up to four players' boards at once and switch
+between them at once (``n`` the next, ``1``–``4`` one of them). ``c``, ``o``, ``h``, ``g``
+send a reaction (applause, wow, fire, gg). Ctrl+L switches the language (English, Russian,
+Swedish: the browser's catalogues, :mod:`clients.i18n`).
+
+:class:`WatchApp` is ``samedeal watch``: the live directory, kept live by a subscription,
+to pick a race from.
 
 Names and everything else from other users are drawn as plain ``rich.text.Text``, never
 parsed as markup.
@@ -28,16 +33,20 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, Static
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from protocol import (
+    MAX_FOLLOWED,
     Ack,
     Board,
     IdentityReply,
+    LiveRooms,
     PlayerFinished,
     Progress,
     RaceEnded,
     RaceStarting,
+    Reactions,
     Rejected,
     RematchOffer,
     RematchOffered,
@@ -63,7 +72,18 @@ from .i18n import LANGUAGES, Catalogue, detect_lang
 from .identity import IdentityFile
 from .links import RoomLink
 
-__all__ = ["BoardView", "RaceApp", "render_board", "share_url"]
+__all__ = [
+    "REACTION_KEYS",
+    "BoardView",
+    "RaceApp",
+    "WatchApp",
+    "live_lines",
+    "render_board",
+    "share_url",
+]
+
+REACTION_KEYS = {"c": "clap", "o": "wow", "h": "fire", "g": "gg"}
+"""The keys that send a reaction."""
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 EH_SLOT_SUITS = "SHCDSHCD"
@@ -189,6 +209,10 @@ class BoardView(Static, can_focus=True):
         Binding("escape", "drop", show=False),
         Binding("n", "no", show=False),
         Binding("y", "yes", show=False),
+        *(
+            Binding(key, f"react('{reaction}')", show=False)
+            for key, reaction in REACTION_KEYS.items()
+        ),
         Binding("colon,slash", "type_move", show=False),
         *(Binding(str(n), f"column({n})", show=False) for n in range(1, 10)),
     ]
@@ -235,7 +259,7 @@ class BoardView(Static, can_focus=True):
         self.app_ref.refresh_board()
 
     def action_no(self) -> None:
-        """Sit out the rematch offered; spectators: follow the next player."""
+        """Sit out the rematch offered; spectators: show the next followed board."""
         app = self.app_ref
         if app.offer_asked():
             app.answer_rematch(False)
@@ -246,6 +270,10 @@ class BoardView(Static, can_focus=True):
         """Race the rematch offered."""
         if self.app_ref.offer_asked():
             self.app_ref.answer_rematch(True)
+
+    def action_react(self, reaction: str) -> None:
+        """Send a reaction."""
+        self.app_ref.react(reaction)
 
     def action_type_move(self) -> None:
         """Focus the move entry."""
@@ -330,7 +358,10 @@ class RaceApp(App[int]):
         self.seats: dict[int, dict[str, Any]] = {}
         self.results: list[dict[str, Any]] | None = None
         self.view: dict[str, Any] | None = None
-        self.following: int | None = None
+        self.following: int | None = None  # the board shown
+        self.follows: list[int] = []  # the boards followed (up to four), switched at once
+        self.boards: dict[int, dict[str, Any]] = {}
+        self.reactions: dict[int | None, dict[str, int]] = {}  # shown until the next race
         self.cursor = "t1"
         self.count = 1
         self.picked: tuple[str, int] | None = None
@@ -480,10 +511,12 @@ class RaceApp(App[int]):
                     elapsed_ms=None,
                 )
             self.view = None
+            self.boards = {}
+            self.reactions = {}
             if self.role == "player" and self.seat in event.seats:
                 self.view = event.view  # the starting board, the same for every player
-            elif self.following is not None:
-                self._spawn(self._follow(self.following))
+            elif self.follows:
+                self._spawn(self._follow([s for s in self.follows if s in event.seats]))
         elif isinstance(event, Progress):
             racer = self.seats.get(event.seat)
             if racer is not None and event.race == self.race:
@@ -506,8 +539,14 @@ class RaceApp(App[int]):
             self.deal = event.deal or self.deal
             self.results = [r.model_dump() for r in event.results]
         elif isinstance(event, Board):
-            if self.role == "spectator" and event.seat == self.following:
-                self.view = event.view
+            if self.role == "spectator" and event.seat in self.follows:
+                self.boards[event.seat] = event.view
+                if event.seat == self.following:
+                    self.view = event.view
+        elif isinstance(event, Reactions):
+            for r in event.reactions:
+                shown = self.reactions.setdefault(r.seat, {})
+                shown[r.reaction] = shown.get(r.reaction, 0) + r.n
         elif isinstance(event, Spectators):
             self.spectators = event.count
         elif isinstance(event, Resync):
@@ -541,27 +580,53 @@ class RaceApp(App[int]):
             self.say(f"{reply.move}: {self.cat.rule_text(reply.rule, reply.reminder)}")
         self.refresh_all()
 
-    async def _follow(self, seat: int) -> None:
+    async def _follow(self, seats: list[int]) -> None:
         if self.client is None:
             return
-        # The board may arrive before the reply: be ready for it first.
-        before, self.following, self.view = self.following, seat, None
+        # The boards may arrive before the reply: be ready for them first.
+        before = self.follows
+        self.follows = seats[:MAX_FOLLOWED]
+        if self.following not in self.follows:
+            self.following = self.follows[0] if self.follows else None
+        self.view = self.boards.get(self.following) if self.following is not None else None
         self.refresh_all()
         try:
-            await self.client.follow(seat)
+            await self.client.follow(self.follows)
         except RequestError as exc:
-            self.following = before
+            self.follows = before
             self.say(self.cat.error_text(exc.code, exc.message))
 
     def follow_next(self) -> None:
-        """Spectators: follow the next racing player."""
+        """Spectators: show the next followed board — at once, it is followed already
+        (the first time: follow up to four racers)."""
         if self.role != "spectator" or not self.participants:
             return
         order = sorted(self.participants)
-        nxt = order[0]
-        if self.following in order:
-            nxt = order[(order.index(self.following) + 1) % len(order)]
-        self._spawn(self._follow(nxt))
+        if not self.follows:
+            self._spawn(self._follow(order[:MAX_FOLLOWED]))
+            return
+        shown = self.follows.index(self.following) if self.following in self.follows else -1
+        if shown + 1 < len(self.follows):
+            self.show_board(shown + 1)
+        elif len(order) <= MAX_FOLLOWED:
+            self.show_board(0)  # every racer is followed: round again
+        else:  # more racers than boards: the next four
+            start = order.index(self.follows[-1]) + 1 if self.follows[-1] in order else 0
+            self._spawn(self._follow((order[start:] + order[:start])[:MAX_FOLLOWED]))
+
+    def show_board(self, index: int) -> None:
+        """Spectators: show the ``index``-th followed board (no request: it is followed)."""
+        if 0 <= index < len(self.follows):
+            self.following = self.follows[index]
+            self.view = self.boards.get(self.following)
+            self.refresh_all()
+
+    def react(self, reaction: str) -> None:
+        """Send a reaction (a spectator's goes beside the board shown)."""
+        if self.client is None or self.role not in ("player", "spectator"):
+            return
+        seat = self.following if self.role == "spectator" else None
+        self._spawn(self._request(self.client.react(reaction, seat)))
 
     def action_resign(self) -> None:
         """Give up the race: the first Ctrl+R asks, a second one resigns."""
@@ -727,7 +792,11 @@ class RaceApp(App[int]):
         self.refresh_board()
 
     def column_key(self, number: int) -> None:
-        """A digit: pick column ``number``'s top card, or drop the picked cards on it."""
+        """A digit: pick column ``number``'s top card, or drop the picked cards on it; a
+        spectator's shows the ``number``-th followed board."""
+        if self.role == "spectator":
+            self.show_board(number - 1)
+            return
         if self.view is None or number > len(self.view["tableau"]):
             return
         pile = f"t{number}"
@@ -840,6 +909,12 @@ class RaceApp(App[int]):
     def _status(self, status: str | None) -> str:
         return self.cat.t(f"status.{status}") if status else ""
 
+    def reaction_text(self, counts: dict[str, int]) -> str:
+        """Reactions as words of the catalogue (``Applause ×3 · gg``)."""
+        return " · ".join(
+            self.cat.t(f"react.{r}") + (f" ×{n}" if n > 1 else "") for r, n in counts.items()
+        )
+
     def result_name(self, row: dict[str, Any]) -> str:
         """A result's name; a player who left keeps the name they raced under."""
         name = str(row["name"])
@@ -857,7 +932,7 @@ class RaceApp(App[int]):
             s = self.seats[n]
             mark = " " + cat.t("players.you") if self.role == "player" and n == self.seat else ""
             host = f" [{cat.t('players.host')}]" if n == self.host else ""
-            watching = " ◀" if n == self.following else ""
+            watching = " ◀" if n == self.following else " ◁" if n in self.follows else ""
             text.append(Text(str(s.get("name", "")), style="bold"))
             text.append(f"{mark}{host}{watching}\n")
             if n in self.participants:
@@ -870,6 +945,11 @@ class RaceApp(App[int]):
                 points = cat.tn("stats.points", int(s.get("score") or 0))
                 moves = cat.tn("stats.moves", int(s.get("moves") or 0))
                 text.append(f"  {points} · {moves} · {self._status(s.get('status'))}\n")
+            if n in self.reactions:
+                text.append("  " + self.reaction_text(self.reactions[n]) + "\n", style="yellow")
+        if None in self.reactions:
+            text.append(cat.t("tui.reactions") + ": ", style="bold")
+            text.append(self.reaction_text(self.reactions[None]) + "\n", style="yellow")
         self.query_one("#side", Static).update(text)
 
     def attempt(self) -> str | None:
@@ -989,6 +1069,8 @@ class RaceApp(App[int]):
             keys += [("y", t("rematch.accept")), ("n", t("rematch.sit_out"))]
         if self.role == "spectator":
             keys.append(("n", t("tui.follow")))
+            keys.append(("1–4", t("tui.boards")))
+        keys.append(("c o h g", t("tui.react")))
         if self.role == "player" and self.seat == self.host and self.phase != "running":
             keys.append(("^G", t("tui.start")))
         if self.room is not None and self.role in ("player", "spectator"):
@@ -1011,3 +1093,126 @@ class RaceApp(App[int]):
             self.refresh_board()
             self.refresh_side()
             self.refresh_keys()
+
+
+# --------------------------------------------------------------------- samedeal watch
+
+
+def live_lines(rooms: LiveRooms, cat: Catalogue) -> list[Text]:
+    """The live directory, one line per race: room, game, time (or waiting), spectators,
+    players with their cards home. Names are text, never markup."""
+    lines = []
+    for r in rooms.rooms:
+        running = r.phase == "running" and r.start_at is not None
+        when = _fmt_time(rooms.now - (r.start_at or 0)) if running else cat.t("live.waiting")
+        line = Text()
+        line.append(r.room, style="bold")
+        line.append(
+            f"  {cat.t(f'game.{r.game}')}  {when}  {cat.tn('room.watching', r.spectators)}  "
+        )
+        for i, p in enumerate(r.players):
+            if i:
+                line.append(", ")
+            line.append(Text(p.name, style="bold"))
+            if running and p.status != "waiting":
+                line.append(f" {p.on_foundations}/{p.total}")
+        lines.append(line)
+    return lines
+
+
+class WatchApp(App[str | None]):
+    """``samedeal watch``: the live races, kept live, to pick one to watch (the app's
+    result is its room code; None when quit)."""
+
+    CSS = """
+    Screen { background: #0b5d33; }
+    #title { height: 1; background: #064826; color: white; padding: 0 1; }
+    #races { height: 1fr; background: #0b6b3a; color: white; }
+    #keys { height: auto; background: #064826; color: #dce9df; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", show=False),
+        Binding("o", "order", show=False),
+    ]
+    SORTS = ("closest", "watched", "newest")
+
+    def __init__(
+        self, url: str, *, sort: str = "closest", game: str | None = None, lang: str | None = None
+    ) -> None:
+        super().__init__()
+        self.cat = Catalogue(lang or detect_lang())
+        self.url = url
+        self.sort = sort
+        self.game = game
+        self.client: RaceClient | None = None
+        self.rooms: list[str] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def compose(self) -> ComposeResult:
+        """Title, the races, the keys."""
+        yield Static(id="title", markup=False)
+        yield OptionList(id="races")
+        yield Static(Text(self.cat.t("tui.watch_keys")), id="keys", markup=False)
+
+    async def on_mount(self) -> None:
+        """Connect and subscribe."""
+        self.query_one("#races", OptionList).focus()
+        self._title()
+        task = asyncio.create_task(self._run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def on_unmount(self) -> None:
+        """Close the connection."""
+        for task in list(self._tasks):
+            task.cancel()
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.close()
+
+    def _title(self, text: str | None = None) -> None:
+        title = text or self.cat.t("tui.watch_title", sort=self.cat.t(f"live.sort.{self.sort}"))
+        with contextlib.suppress(Exception):
+            self.query_one("#title", Static).update(Text(title))
+
+    async def _run(self) -> None:
+        try:
+            self.client = await RaceClient.connect(self.url)
+            await self.client.live(self.sort, self.game, 50)
+        except (RequestError, OSError, ConnectionError) as exc:
+            self._title(self.cat.t("tui.could_not_join", error=exc))
+            return
+        async for event in self.client.events():
+            if isinstance(event, LiveRooms) and event.sort == self.sort:
+                self.show(event)
+        self._title(self.cat.t("tui.disconnected"))
+
+    def show(self, rooms: LiveRooms) -> None:
+        """Show a directory, keeping the race under the cursor under it."""
+        races = self.query_one("#races", OptionList)
+        chosen = races.highlighted
+        keep = self.rooms[chosen] if chosen is not None and chosen < len(self.rooms) else None
+        self.rooms = [r.room for r in rooms.rooms]
+        races.clear_options()
+        if not self.rooms:
+            races.add_option(Option(Text(self.cat.t("tui.watch_none")), disabled=True))
+            return
+        races.add_options(live_lines(rooms, self.cat))
+        races.highlighted = self.rooms.index(keep) if keep in self.rooms else 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter: watch that race."""
+        if 0 <= event.option_index < len(self.rooms):
+            self.exit(self.rooms[event.option_index])
+
+    async def action_order(self) -> None:
+        """``o``: the next order."""
+        self.sort = self.SORTS[(self.SORTS.index(self.sort) + 1) % len(self.SORTS)]
+        self._title()
+        if self.client is not None:
+            with contextlib.suppress(RequestError, ConnectionError):
+                await self.client.live(self.sort, self.game, 50)
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: leave without watching."""
+        self.exit(None)

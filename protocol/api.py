@@ -12,6 +12,8 @@
   has no engine: it merges them as it merges a live ``ack``).
 * ``GET /api/players/{handle}`` → :class:`PlayerPage`: recent races, per-game stats and the
   daily challenge's streaks and best scores (:class:`DailyStats`).
+* ``GET /api/live`` → :class:`LiveDirectory`: the public races being played now and those
+  about to start, and the featured race of each game (the wire's ``live_rooms`` models).
 * Any error → :class:`ApiError` with the HTTP status (400 malformed, 404 unknown).
 
 ``protocol/openapi.json`` (written by ``python -m protocol.openapi``) documents them.
@@ -23,6 +25,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .messages import FeaturedRace, LiveRoom, LiveSort
 
 __all__ = [
     "API_MODELS",
@@ -37,6 +41,7 @@ __all__ = [
     "DailyToday",
     "GameReplay",
     "GameStats",
+    "LiveDirectory",
     "PlayerPage",
     "PlayerRef",
     "RaceLine",
@@ -270,6 +275,24 @@ class RoomSummary(_Model):
     daily: bool = Field(description="the room plays the deal of the day")
 
 
+class LiveDirectory(_Model):
+    """``GET /api/live``: the first ``rooms`` in ``sort`` order (of ``game`` only, when
+    asked) out of ``total`` public races listed, as their spectators see them (after each
+    room's spectator delay), and the featured race of each game. Private rooms and rooms
+    closed to spectators are never listed. ``now``: the server clock, ms since the epoch.
+
+    Orders: ``closest`` — races of two or more racers first, smallest ``gap`` first;
+    ``watched`` — most spectators first; ``newest`` — latest start (or creation, for a
+    room waiting to start) first. Ties: the room code."""
+
+    sort: LiveSort
+    game: GameName | None = None
+    total: int
+    now: int
+    rooms: list[LiveRoom]
+    featured: list[FeaturedRace]
+
+
 API_MODELS: tuple[type[BaseModel], ...] = (
     ApiError,
     GameReplay,
@@ -279,6 +302,7 @@ API_MODELS: tuple[type[BaseModel], ...] = (
     DailyDay,
     DailyBoard,
     SeatBoards,
+    LiveDirectory,
 )
 """The response models the OpenAPI document lists."""
 

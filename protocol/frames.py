@@ -23,10 +23,14 @@ from .messages import PROTOCOL_VERSION
 __all__ = [
     "BoardView",
     "EventBody",
+    "FeaturedBody",
+    "LivePlayerBody",
+    "LiveRoomBody",
     "ProgressBody",
     "RaceEndedBody",
     "RaceRecordedBody",
     "RaceStartingBody",
+    "ReactionCountBody",
     "RematchOfferBody",
     "RematchOfferedBody",
     "ResultRowBody",
@@ -40,6 +44,7 @@ __all__ = [
     "event_seq",
     "identity",
     "joined",
+    "live_rooms",
     "ok",
     "player_finished",
     "pong",
@@ -47,6 +52,7 @@ __all__ = [
     "race_ended",
     "race_recorded",
     "race_starting",
+    "reactions",
     "rejected",
     "rematch_offered",
     "resync",
@@ -515,3 +521,81 @@ def identity(
 def board(*, room: str, seat: int, race: int, view: BoardView) -> bytes:
     """A followed player's board, for spectators."""
     return orjson.dumps({"type": "board", "room": room, "seat": seat, "race": race, "view": view})
+
+
+# --------------------------------------------------------------------- watching
+
+
+class LivePlayerBody(TypedDict):
+    """A player of a live race (``LivePlayer``)."""
+
+    seat: int
+    name: str
+    connected: bool
+    status: str
+    on_foundations: int
+    total: int
+    score: int
+    moves: int
+    elapsed_ms: int | None
+
+
+class LiveRoomBody(TypedDict):
+    """A race of the live directory (``LiveRoom``)."""
+
+    room: str
+    game: str
+    phase: str
+    race: int
+    start_at: int | None
+    deadline: int | None
+    created_at: int
+    spectators: int
+    spectator_delay: int
+    players: list[LivePlayerBody]
+    gap: float | None
+
+
+class FeaturedBody(TypedDict):
+    """The featured race of a game (``FeaturedRace``)."""
+
+    game: str
+    room: str | None
+
+
+class ReactionCountBody(TypedDict):
+    """A tally of one reaction beside one player (``ReactionCount``)."""
+
+    seat: int | None
+    reaction: str
+    by: str
+    n: int
+
+
+def live_rooms(
+    *,
+    sort: str,
+    game: str | None,
+    total: int,
+    now: int,
+    rooms: bytes,
+    featured: list[FeaturedBody],
+) -> bytes:
+    """The live directory for a subscription; ``rooms`` is the JSON array of the
+    :class:`LiveRoomBody` entries, encoded already (each entry is kept encoded)."""
+    head = orjson.dumps(
+        {
+            "type": "live_rooms",
+            "sort": sort,
+            "game": game,
+            "total": total,
+            "now": now,
+            "featured": featured,
+        }
+    )
+    return head[:-1] + b',"rooms":' + rooms + b"}"
+
+
+def reactions(*, room: str, counts: list[ReactionCountBody]) -> bytes:
+    """Reactions sent in a room lately, tallied."""
+    return orjson.dumps({"type": "reactions", "room": room, "reactions": counts})

@@ -8,6 +8,10 @@ Room events (``seat``, ``spectators``, ``rematch_offered``, ``race_starting``, `
 ``player_finished``, ``race_ended``) carry ``room`` and a rising ``seq``: the room's event
 number. A client remembers the last ``seq`` it saw and sends it in ``resume`` after a
 reconnect.
+
+Watching: ``live`` subscribes to the directory of public races (``live_rooms`` frames, the
+same models as ``GET /api/live``), ``follow`` takes up to :data:`MAX_FOLLOWED` boards,
+``react`` sends one of :data:`REACTIONS` (``reactions`` frames tally them).
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "EVENT_TYPES",
+    "LIVE_LIMIT",
+    "MAX_FOLLOWED",
     "PROTOCOL_VERSION",
+    "REACTIONS",
     "Ack",
     "AddBot",
     "AddGhost",
@@ -26,6 +33,7 @@ __all__ = [
     "ClientMessage",
     "Create",
     "Error",
+    "FeaturedRace",
     "Follow",
     "ForgetMe",
     "GameName",
@@ -35,6 +43,11 @@ __all__ = [
     "Join",
     "Joined",
     "Leave",
+    "Live",
+    "LivePlayer",
+    "LiveRoom",
+    "LiveRooms",
+    "LiveSort",
     "MoveRequest",
     "NewPlayer",
     "Ok",
@@ -46,6 +59,10 @@ __all__ = [
     "RaceEnded",
     "RaceRecorded",
     "RaceStarting",
+    "React",
+    "Reaction",
+    "ReactionCount",
+    "Reactions",
     "Recover",
     "Rejected",
     "Rematch",
@@ -76,6 +93,16 @@ DealKind = Literal["code", "random", "daily", "same"]
 Role = Literal["player", "spectator"]
 SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "left", "disconnected"]
 Phase = Literal["lobby", "running", "ended"]
+LiveSort = Literal["closest", "watched", "newest"]
+"""Orders of the live directory (docs/protocol.md, "The live directory")."""
+Reaction = Literal["clap", "wow", "fire", "gg"]
+"""The reactions a player or spectator may send: a fixed set, no free text."""
+
+REACTIONS: tuple[str, ...] = ("clap", "wow", "fire", "gg")
+MAX_FOLLOWED = 4
+"""Boards a spectator may follow at once."""
+LIVE_LIMIT = 50
+"""The most races a ``live`` subscription (or ``GET /api/live``) lists."""
 
 RequestId = Annotated[int | None, Field(default=None, ge=0, le=2**53)]
 Name = Annotated[str, Field(max_length=200)]
@@ -117,6 +144,7 @@ class Create(_Message):
     spectators: bool = True
     private: bool = False
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
+    spectator_reactions: bool = True
 
 
 class Join(_Message):
@@ -195,12 +223,48 @@ class Leave(_Message):
     id: RequestId = None
 
 
+SeatNumber = Annotated[int, Field(ge=0, le=1000)]
+
+
 class Follow(_Message):
-    """Spectators only: follow a player's board live (``seat: null`` stops)."""
+    """Spectators only: follow players' boards live (``board`` messages). ``seats``: up to
+    :data:`MAX_FOLLOWED` seats, shown side by side (``[]`` stops); ``seat``: one seat
+    (``null`` stops), for clients that follow one board. ``seats`` wins when both are given.
+    Each ``follow`` replaces what was followed before."""
 
     type: Literal["follow"] = "follow"
     id: RequestId = None
     seat: Annotated[int | None, Field(default=None, ge=0, le=1000)] = None
+    seats: Annotated[list[SeatNumber], Field(max_length=MAX_FOLLOWED)] | None = None
+
+    def followed(self) -> list[int]:
+        """The seats asked for, in order, without repeats."""
+        seats = self.seats if self.seats is not None else [] if self.seat is None else [self.seat]
+        return list(dict.fromkeys(seats))
+
+
+class Live(_Message):
+    """Subscribe to the live directory: the ``limit`` first public races in ``sort`` order
+    (of ``game`` only, when given), sent as ``live_rooms`` now and whenever the list changes
+    (at most twice a second). ``limit: 0`` ends the subscription; another ``live`` replaces
+    it."""
+
+    type: Literal["live"] = "live"
+    id: RequestId = None
+    sort: LiveSort = "closest"
+    game: GameName | None = None
+    limit: Annotated[int, Field(ge=0, le=LIVE_LIMIT)] = 20
+
+
+class React(_Message):
+    """Players and spectators of a room: a reaction, shown briefly beside the player at
+    ``seat`` (a player's own seat when left out; a spectator's without a seat is the
+    crowd's). Rate-limited; the set is fixed, there is no free text."""
+
+    type: Literal["react"] = "react"
+    id: RequestId = None
+    reaction: Reaction
+    seat: Annotated[int | None, Field(default=None, ge=1, le=1000)] = None
 
 
 class AddBot(_Message):
@@ -301,6 +365,8 @@ ClientMessage = Annotated[
     | RematchReply
     | Leave
     | Follow
+    | Live
+    | React
     | AddBot
     | AddGhost
     | Ping
@@ -326,6 +392,8 @@ class RoomOptions(_Message):
     spectators: bool = True
     private: bool = False
     spectator_delay: int = 0
+    #: False: the racers do not see the spectators' reactions while they race
+    spectator_reactions: bool = True
 
 
 class SeatInfo(_Message):
@@ -463,7 +531,7 @@ class Error(_Message):
 
 class Ok(_Message):
     """Reply to ``start``, ``resign``, ``rematch``, ``rematch_reply``, ``leave``, ``follow``,
-    ``add_bot`` and ``add_ghost`` when done."""
+    ``live``, ``react``, ``add_bot`` and ``add_ghost`` when done."""
 
     type: Literal["ok"] = "ok"
     id: int | None = None
@@ -613,6 +681,80 @@ class RaceRecorded(_Event):
     game_id: str
 
 
+class LivePlayer(_Message):
+    """A player of a live race, as its spectators see it (``elapsed_ms``: the finishing
+    time, null while playing)."""
+
+    seat: int
+    name: str
+    connected: bool
+    status: SeatStatus
+    on_foundations: int = 0
+    total: int = 0
+    score: int = 0
+    moves: int = 0
+    elapsed_ms: int | None = None
+
+
+class LiveRoom(_Message):
+    """A public race in the live directory, as its spectators see it (after the room's
+    spectator delay). ``phase``: ``lobby`` (about to start: waiting for the host) or
+    ``running`` (from the countdown on). ``gap``: the share of the cards between the
+    leader and the runner-up (0: level; null: fewer than two racers)."""
+
+    room: str
+    game: GameName
+    phase: Literal["lobby", "running"]
+    race: int
+    start_at: int | None
+    deadline: int | None
+    created_at: int
+    spectators: int
+    spectator_delay: int
+    players: list[LivePlayer]
+    gap: float | None = None
+
+
+class FeaturedRace(_Message):
+    """The featured race of a game (``GET /tv``), or null when none is running."""
+
+    game: GameName
+    room: str | None
+
+
+class LiveRooms(_Message):
+    """The live directory, for a ``live`` subscription: the first ``rooms`` in ``sort``
+    order out of ``total`` listed, and the featured race of each game. ``now``: server
+    clock."""
+
+    type: Literal["live_rooms"] = "live_rooms"
+    sort: LiveSort
+    game: GameName | None = None
+    total: int
+    now: int
+    rooms: list[LiveRoom]
+    featured: list[FeaturedRace]
+
+
+class ReactionCount(_Message):
+    """``n`` reactions ``reaction`` beside the player at ``seat`` (null: the crowd's), sent
+    by players or by spectators (``by``)."""
+
+    seat: int | None
+    reaction: Reaction
+    by: Literal["player", "spectator"]
+    n: int
+
+
+class Reactions(_Message):
+    """The reactions sent in a room since the last ``reactions`` (at most two a second;
+    not a room event: no ``seq``, not kept, not resumed)."""
+
+    type: Literal["reactions"] = "reactions"
+    room: str
+    reactions: list[ReactionCount]
+
+
 ServerMessage = Annotated[
     Welcome
     | Joined
@@ -631,7 +773,9 @@ ServerMessage = Annotated[
     | RaceEnded
     | RaceRecorded
     | Spectators
-    | IdentityReply,
+    | IdentityReply
+    | LiveRooms
+    | Reactions,
     Field(discriminator="type"),
 ]
 """Any server → client message."""

@@ -14,7 +14,7 @@ import orjson
 from pydantic.json_schema import models_json_schema
 
 from .api import API_MODELS, PLAYER_ID_PATTERN, RACE_ID_PATTERN
-from .messages import PROTOCOL_VERSION
+from .messages import LIVE_LIMIT, PROTOCOL_VERSION
 
 __all__ = ["OPENAPI_PATH", "build_openapi", "openapi_text"]
 
@@ -219,6 +219,49 @@ def build_openapi() -> dict[str, Any]:
                 },
             }
         },
+        "/api/live": {
+            "get": {
+                "summary": "The public races being played now and about to start, and the "
+                "featured race of each game (live: subscribe with the websocket's `live`)",
+                "operationId": "getLive",
+                "parameters": [
+                    {
+                        "name": "sort",
+                        "in": "query",
+                        "required": False,
+                        "schema": {
+                            "type": "string",
+                            "enum": ["closest", "watched", "newest"],
+                            "default": "closest",
+                        },
+                    },
+                    {
+                        "name": "game",
+                        "in": "query",
+                        "required": False,
+                        "schema": {
+                            "type": "string",
+                            "enum": ["easy-harp", "klondike", "klondike-3"],
+                        },
+                    },
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "required": False,
+                        "schema": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": LIVE_LIMIT,
+                            "default": 20,
+                        },
+                    },
+                ],
+                "responses": {
+                    "200": {"description": "the directory", "content": _json("LiveDirectory")},
+                    "400": _error("a malformed sort, game or limit"),
+                },
+            }
+        },
     }
     return {
         "openapi": "3.1.0",
@@ -226,8 +269,8 @@ def build_openapi() -> dict[str, Any]:
             "title": "samedeal HTTP API",
             "version": str(PROTOCOL_VERSION),
             "description": (
-                "Rooms (as invitations show them), finished races and players. "
-                f"Player ids match `{PLAYER_ID_PATTERN}`."
+                "Rooms (as invitations show them), finished races and players; the live "
+                f"directory. Player ids match `{PLAYER_ID_PATTERN}`."
             ),
         },
         "paths": paths,

@@ -2,10 +2,11 @@
 
 The layers (docs/architecture.md): :mod:`server.gateway` takes connections and requests in
 and dispatches each request type to the layer that serves it — :mod:`server.lobby`,
-:mod:`server.race`, :mod:`server.rematch`, :mod:`server.spectate`, :mod:`server.bots`
-(:mod:`server.invitation` answers an HTTP route); :mod:`server.rooms` delivers
-room events from the backend (:mod:`server.backend`) to connections; :mod:`server.liveness`
-frees the seats of dead workers. Nothing below this module knows the others exist beyond
+:mod:`server.race`, :mod:`server.rematch`, :mod:`server.spectate`, :mod:`server.watching`
+(the live directory), :mod:`server.reactions`, :mod:`server.bots` (:mod:`server.invitation`
+answers an HTTP route); :mod:`server.rooms` delivers room events from the backend
+(:mod:`server.backend`) to connections; :mod:`server.liveness` frees the seats of dead
+workers. Nothing below this module knows the others exist beyond
 what it is given here.
 """
 
@@ -33,8 +34,10 @@ from protocol import (
     Identify,
     Join,
     Leave,
+    Live,
     MoveRequest,
     NewPlayer,
+    React,
     Recover,
     Rematch,
     RematchReply,
@@ -59,12 +62,14 @@ from .liveness import Liveness
 from .lobby import Lobby
 from .metrics import Metrics
 from .race import Race
+from .reactions import Reactions
 from .records.store import SqlRecordsStore, purge_periodically
 from .records.writer import RaceWriter
 from .rematch import Rematches
 from .rooms import Rooms
 from .spectate import Spectate
 from .tasks import Tasks
+from .watching import Watching
 
 __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
 
@@ -88,6 +93,8 @@ class RaceServer:
         self.lobby = lobby = Lobby(ctx, race, rematches)
         self.invitations = Invitations(ctx)
         self.spectate = spectate = Spectate(ctx)
+        self.watching = watching = Watching(ctx)
+        self.reactions = reactions = Reactions(ctx)
         self.robots = robots = Robots(ctx, race, lobby)
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
@@ -105,6 +112,8 @@ class RaceServer:
             RematchReply: Route(rematches.on_rematch_reply, answers_ok=True),
             Leave: Route(lobby.on_leave, answers_ok=True),
             Follow: Route(spectate.on_follow, answers_ok=True),
+            Live: Route(watching.on_live, answers_ok=True),
+            React: Route(reactions.on_react, answers_ok=True),
             AddBot: Route(robots.on_add_bot, answers_ok=True),
             AddGhost: Route(robots.on_add_ghost, answers_ok=True),
             NewPlayer: Route(identities.on_new_player),
@@ -132,11 +141,13 @@ class RaceServer:
         return self.ctx.port
 
     async def _closed(self, conn: Conn) -> None:
+        self.watching.forget(conn)
         await self.lobby.leave(conn)
 
     async def start(self) -> None:
         """Open the records store (applying its migrations) and its writer, start the
-        backend (its listener delivers room events to the rooms) and the liveness loop."""
+        backend (its listener delivers room events to the rooms), the live directory and the
+        liveness loop."""
         config = self.ctx.config
         if config.records_url is not None:
             records = await SqlRecordsStore.open(
@@ -149,6 +160,7 @@ class RaceServer:
             self._writer = RaceWriter(config.records_url)
             await self._writer.start()
         await self.ctx.backend.start(self.ctx.rooms.deliver)
+        await self.watching.start()
         await self.liveness.start()
         await self.history.start(self._writer)
         await self.daily.start()
@@ -160,6 +172,9 @@ class RaceServer:
         (a while at most: they are kept in the backend for another worker otherwise),
         close the records store and the backend."""
         await self.ctx.tasks.close()
+        self.watching.close()
+        self.reactions.close()
+        self.lobby.counter.close()
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()

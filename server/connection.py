@@ -145,9 +145,13 @@ class Conn(Player):
         "following",
         "last_seq",
         "last_strike",
+        "later",
+        "live",
         "pending",
         "player_id",
         "player_name",
+        "reactions_at",
+        "reactions_left",
         "ready",
         "refilled",
         "strikes",
@@ -162,7 +166,15 @@ class Conn(Player):
         #: False while joining: room events wait in ``pending`` until the reply is sent
         self.ready = False
         self.pending: list[bytes] = []
-        self.following: int | None = None
+        #: while joining: what the room's feed released for its spectators (delayed)
+        self.later: list[bytes] = []
+        #: the seats whose boards a spectator follows
+        self.following: tuple[int, ...] = ()
+        #: the live directory view subscribed to (``live``), if any
+        self.live: tuple[str, str | None, int] | None = None
+        #: reaction credits (a second bucket beside the message credits)
+        self.reactions_left = 0.0
+        self.reactions_at = 0.0
         self.credits = float(burst)
         self.refilled = time.monotonic()
         self.strikes = 0

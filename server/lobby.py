@@ -33,8 +33,9 @@ from .room import (
     seat_by_token,
 )
 from .room_view import snapshot
+from .rooms import LocalRoom
+from .spectate import SpectatorCounter
 from .updates import (
-    CountSpectator,
     Disconnect,
     LeaveSeat,
     ReleaseSeat,
@@ -55,6 +56,7 @@ class Lobby:
         self.race = race
         self.daily = race.daily
         self.rematches = rematches
+        self.counter = SpectatorCounter(ctx)
 
     @staticmethod
     def _require_no_room(conn: Conn) -> None:
@@ -89,6 +91,7 @@ class Lobby:
             spectators=msg.spectators,
             private=msg.private,
             spectator_delay=msg.spectator_delay,
+            spectator_reactions=msg.spectator_reactions,
         )
         key = secrets.token_urlsafe(6) if msg.private else None
         for _ in range(10):
@@ -129,18 +132,56 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, _ = await self.ctx.backend.update_room(
-                room_code, CountSpectator(self.ctx.worker_id, +1)
-            )
+            counted = await self.counter.count(room_code, +1)
         except BaseException:
             rooms.detach(conn)
             raise
-        conn.role = "spectator"
-        lr.learn(snap)
+        try:
+            # counted with others' (a crowd coming in): the room as it is, to start from
+            snap = counted or await self._snapshot(room_code)
+            conn.role = "spectator"
+            lr.learn(snap)
+            if lr.delay:
+                seq = await self._send_delayed_joined(conn, msg.id, lr, snap)
+            else:
+                seq = (await self._send_joined(conn, msg.id, snap, seat=None))["seq"]
+        except BaseException:
+            conn.role = None
+            rooms.detach(conn)
+            await self._uncount(room_code)
+            raise
         logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
-        await self._send_joined(conn, msg.id, snap, seat=None)
-        rooms.ready(conn, snap.seq)
+        rooms.ready(conn, seq)
         self.race.arm_timer(lr)
+
+    async def _snapshot(self, room_code: str) -> Snapshot:
+        snap = await self.ctx.backend.snapshot(room_code)
+        if snap is None:
+            raise UnknownRoom(room_code)
+        return snap
+
+    async def _send_delayed_joined(
+        self, conn: Conn, rid: int | None, lr: LocalRoom, snap: Snapshot
+    ) -> int:
+        """``joined`` for a spectator of a room with a spectator delay: the room as its
+        spectators see it, the delay ago (the room's feed); returns its ``seq``."""
+        feed = lr.feed
+        assert feed is not None
+        await feed.wait_loaded()
+        link = self.ctx.link(snap.room.code, snap.room.key)
+        body = feed.spectator_snapshot(now_ms(), link)
+        if body is None:
+            raise Refusal("unknown_room", "no such room (it may have expired)")
+        await conn.send(
+            frames.joined(
+                id=rid,
+                room=display_code(snap.room.code),
+                link=link,
+                role="spectator",
+                snapshot=body,
+            )
+        )
+        return body["seq"]
 
     async def _take_new_seat(
         self, conn: Conn, room_code: str, name: str, rid: int | None, key: str | None
@@ -306,19 +347,19 @@ class Lobby:
         else:
             player.room_code = None
         if room_code is not None and role == "spectator":
-            await self._tell(room_code, CountSpectator(self.ctx.worker_id, -1))
+            await self._uncount(room_code)
             return
         if room_code is None or role != "player" or seat is None:
             return
         await self._seat_gone(room_code, seat, player.id)
 
-    async def _tell(self, room_code: str, update: CountSpectator) -> None:
+    async def _uncount(self, room_code: str) -> None:
         try:
-            await self.ctx.backend.update_room(room_code, update)
+            await self.counter.count(room_code, -1)
         except UnknownRoom:
             pass
         except StoreUnavailable:
-            self.ctx.when_store_is_back(lambda: self._tell(room_code, update), "tell later")
+            self.ctx.when_store_is_back(lambda: self._uncount(room_code), "tell later")
 
     async def _seat_gone(self, room_code: str, seat: int, conn_id: str) -> None:
         """Show the seat of a closed connection disconnected and start its grace period —

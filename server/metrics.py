@@ -24,6 +24,10 @@ class Metrics:
     moves_unknown_total: int = 0
     errors_total: int = 0
     abuse_closes_total: int = 0
+    #: connections closed (1013) because they did not read what they were sent
+    slow_closes_total: int = 0
+    #: connections subscribed to the live directory
+    live_subscribers: int = 0
     store_rtt_seconds: float = 0.0
     #: 1 while the store can be reached, 0 while it cannot
     store_up: int = 1
@@ -35,6 +39,7 @@ class Metrics:
         kinds = {
             "connections": "gauge",
             "rooms": "gauge",
+            "live_subscribers": "gauge",
             "store_rtt_seconds": "gauge",
             "store_up": "gauge",
             "records_pending": "gauge",

@@ -67,6 +67,7 @@ from .backend import (
     events_after,
     log_entry,
 )
+from .redis_live import RedisLive, RedisWatching
 from .redis_pending import RedisPendingWrites
 from .redis_pubsub import RoomChannels
 from .resp import NotSent, RespPipe
@@ -153,7 +154,7 @@ return out
 )
 
 
-class RedisBackend(RedisPendingWrites, Backend):
+class RedisBackend(RedisPendingWrites, RedisWatching, Backend):
     """Rooms in Redis, events over Redis pub/sub."""
 
     shared = True
@@ -201,6 +202,7 @@ class RedisBackend(RedisPendingWrites, Backend):
             self.events_since,
             self.check_health,
         )
+        self.live = RedisLive(self.redis, prefix, worker_id)
         self._watch = HealthWatch("redis", self.health_hooks)
         self._health_interval = health_interval
         self._health_task: asyncio.Task[None] | None = None
@@ -286,6 +288,7 @@ class RedisBackend(RedisPendingWrites, Backend):
     async def close(self) -> None:
         """Stop the listener, the health watch and the writer; close the connections."""
         self._store.close()
+        await self.live.close()
         if self._health_task is not None:
             self._health_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -249,6 +249,10 @@ class RoomState(_State):
     # ``watchers`` so that those of a worker that died can be taken off
     spectators: int = 0
     watchers: dict[str, int] = {}
+    # the count last told in a ``spectators`` event, and when (ms): told at most once a
+    # second, so a crowd coming in costs events in proportion to time, not to its size
+    spectators_told: int = 0
+    spectators_told_at: int = 0
     race_deals: list[str] = []  # the deal of each race so far (ghosts replay a race's run)
     # the racers' names as the race started: the results name a player who left meanwhile
     racer_names: dict[int, str] = {}

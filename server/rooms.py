@@ -3,9 +3,19 @@
 Every room event reaches a worker from the backend's subscription (its own events too), in
 ``seq`` order, and is passed here to :meth:`Rooms.deliver`: it updates the worker's
 :class:`LocalRoom` (the facts the race layer checks moves against), tells the layers that
-watch events (race timers, followed boards), then sends the frame — encoded once — to every
-connection of the room that may see it. What a connection may see is decided in one place,
-the fair-play filter (:meth:`Rooms.may_see`, :meth:`Rooms.frame_for`).
+watch events (race timers), then sends the frame — encoded once — to every connection of
+the room that may see it. What a connection may see is decided in one place, the fair-play
+filter (:meth:`LocalRoom.may_see`, :meth:`LocalRoom.frame_for`).
+
+Spectators see the room through its :class:`~server.feed.Feed`: with a spectator delay
+they get each event from the feed, that many seconds late (players are never delayed).
+The layers that serve spectators (followed boards, the live directory) watch what the feed
+releases (``release_hooks``). A player who finishes is sent the ``player_finished`` events
+withheld from them while they raced.
+
+Every frame a connection is sent goes through :meth:`Rooms.send`: a connection with more
+than ``max_backlog`` bytes waiting to be written is closed (1013) instead, so a client that
+stops reading never holds anything up and never makes the server's memory grow.
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +32,10 @@ from websockets.asyncio.server import broadcast
 
 from protocol.frames import event_seq
 
-from .backend import Backend, Snapshot
+from .backend import Backend, Snapshot, StoreUnavailable
 from .config import Config, now_ms
 from .connection import Conn, Player
+from .feed import Feed
 from .metrics import Metrics
 from .tasks import Tasks
 
@@ -62,6 +73,11 @@ class LocalRoom:
     #: the race's time-out (armed by the race layer on every worker with the room)
     timer: asyncio.TimerHandle | None = None
     subscribed: asyncio.Event = field(default_factory=asyncio.Event)
+    #: what the room's spectators see (set by :meth:`Rooms.ensure`)
+    feed: Feed | None = None
+    #: this race's ``player_finished`` events by seat (seq, event, bytes): sent to a racer
+    #: once they finish, who could not see them while racing
+    finishes: dict[int, tuple[int, Event, bytes]] = field(default_factory=dict)
 
     def learn(self, snap: Snapshot) -> None:
         """Take the race facts from a fresh snapshot."""
@@ -135,6 +151,21 @@ class LocalRoom:
 EventHook = Callable[[LocalRoom, Event], None]
 DropHook = Callable[[LocalRoom], None]
 DetachHook = Callable[[Conn], None]
+ControlHook = Callable[[LocalRoom, Event], None]
+
+
+def spectator_frame(feed: Feed, event: Event, data: bytes) -> bytes:
+    """Fair play for spectators of a delayed room: the deal code once the race they are
+    shown has ended (by the feed's clock, not the room's), never ``typed_by``."""
+    if event.get("type") not in DEAL_EVENTS:
+        return data
+    body = feed.body
+    race = event.get("race", 0)
+    knows = body is not None and (
+        race < body["race"] or (race == body["race"] and body["phase"] == "ended")
+    )
+    shown = {k: (v if knows or k != "deal" else None) for k, v in event.items() if k != "typed_by"}
+    return orjson.dumps(shown)
 
 
 class Rooms:
@@ -154,6 +185,11 @@ class Rooms:
         self.detach_hooks: list[DetachHook] = []
         #: called when a room is dropped (its last connection or robot left)
         self.drop_hooks: list[DropHook] = []
+        #: called with each event a room's feed releases to its spectators (after the
+        #: spectator delay), and with ``feed.LOADED`` once the feed has loaded
+        self.release_hooks: list[EventHook] = []
+        #: control messages (``{"ctl": NAME, …}`` on a room's channel) by name
+        self.control_hooks: dict[str, ControlHook] = {}
 
     def get(self, room_code: str) -> LocalRoom | None:
         """The local room, if this worker has it."""
@@ -183,6 +219,7 @@ class Rooms:
         lr = self.rooms.get(room_code)
         if lr is None:
             lr = LocalRoom(room_code)
+            lr.feed = Feed(room_code, self._released)
             self.rooms[room_code] = lr
             self.metrics.rooms = len(self.rooms)
             try:
@@ -190,18 +227,43 @@ class Rooms:
             except BaseException:
                 if not lr.conns and not lr.robots:
                     self.rooms.pop(room_code, None)
+                    lr.feed.close()
                 raise
             lr.subscribed.set()
+            self.tasks.spawn(self._load_feed(lr.feed), f"feed {room_code}")
         else:
             await asyncio.wait_for(lr.subscribed.wait(), 10)
         return lr
 
+    async def _load_feed(self, feed: Feed) -> None:
+        """Load a room's feed once subscribed (events taken meanwhile wait in it); tried
+        again while the store cannot be reached."""
+        pause = 0.2
+        while not feed.closed:
+            try:
+                await feed.load(self.backend)
+                return
+            except StoreUnavailable:
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+
     def ready(self, conn: Conn, seq: int) -> None:
-        """Deliver the events that arrived while joining, after ``seq``; go live."""
+        """Deliver the events that arrived while joining, after ``seq``; go live. A
+        spectator of a delayed room gets what the room's feed released meanwhile instead
+        (``seq`` is then its snapshot's, from the feed)."""
         conn.last_seq = max(conn.last_seq, seq)
-        pending, conn.pending = conn.pending, []
-        conn.ready = True
         lr = self.rooms.get(conn.room_code or "")
+        delayed = lr is not None and lr.delay > 0 and conn.role == "spectator"
+        pending, conn.pending = conn.pending, []
+        later, conn.later = conn.later, []
+        conn.ready = True
+        if delayed:
+            for data in later:
+                s = event_seq(data) or 0
+                if s > conn.last_seq:
+                    conn.last_seq = s
+                    self.send([conn], data)
+            return
         for data in pending:
             s = event_seq(data) or 0
             if s > conn.last_seq:
@@ -209,7 +271,7 @@ class Rooms:
                 event = orjson.loads(data)
                 if lr is not None and lr.may_see(conn, event):
                     with contextlib.suppress(Exception):
-                        conn.push(lr.frame_for(conn, event, data))
+                        self.send([conn], lr.frame_for(conn, event, data))
 
     def detach(self, conn: Conn) -> None:
         """Remove ``conn`` from its local room."""
@@ -232,10 +294,12 @@ class Rooms:
         self.tasks.spawn(self._unsubscribe(lr.room_code), "unsubscribe")
 
     def drop(self, lr: LocalRoom) -> None:
-        """Forget a room: its timers and the layers' state of it go."""
+        """Forget a room: its timers, its feed and the layers' state of it go."""
         if lr.timer is not None:
             lr.timer.cancel()
             lr.timer = None
+        if lr.feed is not None:
+            lr.feed.close()
         for hook in self.drop_hooks:
             hook(lr)
         if self.rooms.get(lr.room_code) is lr:
@@ -252,6 +316,26 @@ class Rooms:
             conn.closing = True
             self.tasks.spawn(conn.ws.close(code, reason), f"close {conn.id}")
 
+    # ------------------------------------------------------------------ sending
+
+    def writable(self, conn: Conn) -> bool:
+        """Whether a frame may be written to ``conn`` now: not closing, and not more than
+        ``max_backlog`` bytes behind — a connection that is gets closed (1013) instead, so
+        no buffer grows without bound and nobody waits for a reader that stopped."""
+        if conn.closing:
+            return False
+        if conn.backlog() > self.config.max_backlog:
+            logger.warning("closing slow connection room=%s conn=%s", conn.room_code, conn.id)
+            self.metrics.slow_closes_total += 1
+            self.close(conn, 1013, "too slow: reconnect and resume")
+            return False
+        return True
+
+    def send(self, conns: Iterable[Conn], data: bytes) -> None:
+        """Write one encoded frame to every connection of ``conns`` that is
+        :meth:`writable` (encoded once, written without waiting)."""
+        broadcast([c.ws for c in conns if self.writable(c)], data, text=True)
+
     # ------------------------------------------------------------------ delivery
 
     def deliver(self, room_code: str, data: bytes) -> None:
@@ -263,39 +347,84 @@ class Rooms:
             event = orjson.loads(data)
             seq = event_seq(data)
             if seq is None:
-                self._control(event)
+                self._control(lr, event)
                 return
             lr.learn_event(event)
             for hook in self.event_hooks:
                 hook(lr, event)
-            deal_event = event.get("type") in DEAL_EVENTS
+            kind = event.get("type")
+            deal_event = kind in DEAL_EVENTS
+            finished = -1
+            if kind == "race_starting":
+                lr.finishes.clear()
+            elif kind == "player_finished" and event.get("race") == lr.race:
+                finished = event["seat"]
+                lr.finishes[finished] = (seq, event, data)
+            delayed = lr.delay > 0
             targets = []
             for conn in lr.conns:
                 if not conn.ready:
                     conn.pending.append(data)
+                elif delayed and conn.role == "spectator":
+                    continue  # the feed sends it, after the delay
                 elif seq > conn.last_seq:
                     conn.last_seq = seq
                     if conn.closing or not lr.may_see(conn, event):
                         continue
-                    if conn.backlog() > self.config.max_backlog:
-                        # a client that does not read would make the buffer grow forever
-                        logger.warning(
-                            "closing slow connection room=%s conn=%s", room_code, conn.id
-                        )
-                        self.close(conn, 1013, "too slow: reconnect and resume")
+                    if not self.writable(conn):
                         continue
                     if deal_event:
                         conn.push(lr.frame_for(conn, event, data))
+                        if conn.seat == finished and conn.role == "player":
+                            self._send_withheld(lr, conn, seq)
                         continue
                     targets.append(conn.ws)
             broadcast(targets, data, text=True)
+            if lr.feed is not None:
+                lr.feed.take(seq, event, data)
         except Exception:
             logger.exception("could not deliver a message room=%s", room_code)
 
-    def _control(self, message: Event) -> None:
-        if message.get("ctl") == "kick":
+    def _send_withheld(self, lr: LocalRoom, conn: Conn, before: int) -> None:
+        """A racer has finished: the ``player_finished`` events of this race withheld from
+        them while they raced, in ``seq`` order (their seq is older than the one just
+        sent)."""
+        for seq, event, data in sorted(lr.finishes.values(), key=lambda f: f[0]):
+            if seq < before and event.get("seat") != conn.seat:
+                self.send([conn], lr.frame_for(conn, event, data))
+
+    def _released(self, feed: Feed, event: Event | None, data: bytes) -> None:
+        """What a room's feed releases: sent to its spectators when the room has a delay
+        (without one they had it from :meth:`deliver`), and told to the release hooks."""
+        lr = self.rooms.get(feed.room_code)
+        if lr is None or lr.feed is not feed:
+            return
+        if data and feed.delay:
+            seq = event_seq(data) if event is not None else None
+            frame = spectator_frame(feed, event, data) if event is not None else data
+            targets = []
+            for conn in lr.conns:
+                if conn.role == "spectator" or not conn.ready:
+                    if not conn.ready:
+                        if seq is not None:
+                            conn.later.append(frame)
+                    elif seq is None or seq > conn.last_seq:
+                        conn.last_seq = seq if seq is not None else conn.last_seq
+                        targets.append(conn)
+            self.send(targets, frame)
+        if event is not None:
+            for hook in self.release_hooks:
+                hook(lr, event)
+
+    def _control(self, lr: LocalRoom, message: Event) -> None:
+        ctl = message.get("ctl")
+        if ctl == "kick":
             conn = self.conns.get(str(message.get("conn")))
             if conn is not None:
                 conn.seat = None  # the seat now belongs to the new connection
                 conn.role = None
                 self.close(conn, 4000, "replaced by a new connection")
+            return
+        hook = self.control_hooks.get(str(ctl))
+        if hook is not None:
+            hook(lr, message)

@@ -1,8 +1,19 @@
-"""Spectators following a player's board live.
+"""Spectators: following players' boards live (up to :data:`~protocol.MAX_FOLLOWED` at once),
+and telling the room how many watch.
 
 A worker keeps one :class:`Follower` per followed seat of a room: a copy of that player's
-board, rebuilt from the move log as ``progress`` events say it moved, sent as ``board``
-frames to the spectators of this worker who follow it (after the room's spectator delay).
+board, rebuilt from the move log as the room's feed releases their ``progress``, sent as
+``board`` frames to the spectators of this worker who follow it. With a spectator delay the
+feed releases everything that many seconds late, and a follower replays only the moves
+made before that moment (the log keeps each move's time), so the boards a spectator sees
+agree with the player list and the finishes they are shown.
+
+The spectator count is kept in the room (``CountSpectator``) and told to the room (a
+``spectators`` event) at most once a second: the store refuses to tell it sooner and says
+when it may, and :class:`SpectatorCounter` comes back then. A crowd coming in at once is
+counted in a few room updates, not one each: while one update of a room is on its way, the
+joins and leaves that come meanwhile are added up and stored together after it (one update
+per spectator made a thousand of them retry each other's transactions for seconds).
 """
 
 from __future__ import annotations
@@ -11,18 +22,19 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from websockets.asyncio.server import broadcast
-
 from engine import GameError, new_game, replay
 from engine.game import Game
 from protocol import Follow, frames
 
+from .backend import Snapshot, StoreUnavailable, UnknownRoom, entry_move, entry_time
+from .config import now_ms
 from .connection import Conn
 from .context import Context
 from .room import Refusal, display_code
 from .rooms import Event, LocalRoom
+from .updates import CountSpectator, TellSpectators
 
-__all__ = ["Follower", "Spectate"]
+__all__ = ["Follower", "Spectate", "SpectatorCounter"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -47,52 +59,63 @@ class Spectate:
         self.ctx = ctx
         #: room code → followed seat → its follower
         self.followers: dict[str, dict[int, Follower]] = {}
-        ctx.rooms.event_hooks.append(self._on_event)
+        ctx.rooms.release_hooks.append(self._on_release)
         ctx.rooms.drop_hooks.append(self._on_drop)
         ctx.rooms.detach_hooks.append(self._on_detach)
 
     async def on_follow(self, conn: Conn, msg: Follow) -> None:
-        """``follow``: follow a player's board (``seat: null`` stops)."""
+        """``follow``: follow up to four players' boards (none: stop)."""
         if conn.room_code is None:
             raise Refusal("not_in_room", "join a room first")
         if conn.role != "spectator":
             raise Refusal("not_spectator", "only spectators who are not racing can follow boards")
         lr = self.ctx.rooms[conn.room_code]
-        if conn.following is not None:
-            self.unfollow(conn)
-        if msg.seat is None:
-            return
-        if lr.race == 0 or msg.seat not in lr.participants:
-            raise Refusal("unknown_seat", f"seat {msg.seat} is not racing")
+        feed = lr.feed
+        assert feed is not None
+        await feed.wait_loaded()
+        seats = msg.followed()
+        for seat in seats:
+            if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
+                raise Refusal("unknown_seat", f"seat {seat} is not racing")
+        for seat in conn.following:
+            if seat not in seats:
+                self._unfollow(conn, seat)
         followers = self.followers.setdefault(lr.room_code, {})
-        f = followers.get(msg.seat)
-        if f is None:
-            f = Follower(lr.race, new_game(lr.deal_code))
-            followers[msg.seat] = f
-            f.task = self.ctx.tasks.spawn(self._follow_loop(lr, msg.seat, f), "follow")
-        f.spectators.add(conn)
-        f.newcomers.add(conn)  # gets the board even if nothing changes
-        conn.following = msg.seat
-        f.dirty.set()
+        for seat in seats:
+            f = followers.get(seat)
+            if f is None:
+                f = Follower(feed.body["race"] if feed.body else 0, new_game(feed.deal))
+                followers[seat] = f
+                f.task = self.ctx.tasks.spawn(self._follow_loop(lr, seat, f), "follow")
+            if conn not in f.spectators:
+                f.spectators.add(conn)
+                f.newcomers.add(conn)  # gets the board even if nothing changes
+                f.dirty.set()
+        conn.following = tuple(seats)
 
     def unfollow(self, conn: Conn) -> None:
-        """Stop following (the connection leaves, or follows another board)."""
-        seat, conn.following = conn.following, None
+        """Stop following every board (the connection leaves)."""
+        for seat in conn.following:
+            self._unfollow(conn, seat)
+        conn.following = ()
+
+    def _unfollow(self, conn: Conn, seat: int) -> None:
         followers = self.followers.get(conn.room_code or "")
-        f = followers.get(seat) if followers is not None and seat is not None else None
-        if f is None or followers is None or seat is None:
+        f = followers.get(seat) if followers is not None else None
+        if f is None or followers is None:
             return
         f.spectators.discard(conn)
+        f.newcomers.discard(conn)
         if not f.spectators:
             if f.task is not None:
                 f.task.cancel()
             del followers[seat]
 
     def _on_detach(self, conn: Conn) -> None:
-        if conn.following is not None:
+        if conn.following:
             self.unfollow(conn)
 
-    def _on_event(self, lr: LocalRoom, event: Event) -> None:
+    def _on_release(self, lr: LocalRoom, event: Event) -> None:
         followers = self.followers.get(lr.room_code)
         if not followers:
             return
@@ -111,13 +134,21 @@ class Spectate:
                 f.task.cancel()
 
     async def _follow_loop(self, lr: LocalRoom, seat: int, f: Follower) -> None:
-        backend = self.ctx.backend
+        feed = lr.feed
+        assert feed is not None
         while True:
             await f.dirty.wait()
             f.dirty.clear()
-            if f.race != lr.race:
-                f.race, f.game, f.applied = lr.race, new_game(lr.deal_code), 0
-            new = await backend.moves(lr.room_code, f.race, seat, f.applied)
+            body = feed.body
+            if body is None:
+                continue
+            if f.race != body["race"]:
+                f.race, f.game, f.applied = body["race"], new_game(feed.deal), 0
+            try:
+                new = await self._new_moves(lr, seat, f)
+            except StoreUnavailable:
+                f.dirty.set()  # tried again at the next release
+                continue
             if new:
                 try:
                     f.game.push_all(new)
@@ -126,23 +157,112 @@ class Spectate:
                     logger.warning(
                         "follow: log does not replay room=%s seat=%s", lr.room_code, seat
                     )
-                    moves = await backend.moves(lr.room_code, f.race, seat)
-                    f.game, f.applied = replay(lr.deal_code, moves), len(moves)
+                    moves = await self.ctx.backend.moves(lr.room_code, f.race, seat)
+                    f.game, f.applied = replay(feed.deal, moves), len(moves)
             to = set(f.spectators) if new else f.newcomers & f.spectators
             f.newcomers.clear()
             if to:
-                self._send_board(lr, seat, f, to)
+                data = frames.board(
+                    room=display_code(lr.room_code),
+                    seat=seat,
+                    race=f.race,
+                    view=f.game.player_view(),
+                )
+                self.ctx.rooms.send(to, data)
 
-    def _send_board(self, lr: LocalRoom, seat: int, f: Follower, to: set[Conn]) -> None:
-        data = frames.board(
-            room=display_code(lr.room_code), seat=seat, race=f.race, view=f.game.player_view()
+    async def _new_moves(self, lr: LocalRoom, seat: int, f: Follower) -> list[str]:
+        """The moves of the log not on the board yet — with a spectator delay, only those
+        made before the delay's moment (the feed's)."""
+        feed = lr.feed
+        assert feed is not None and feed.body is not None
+        backend = self.ctx.backend
+        if not feed.delay:
+            return await backend.moves(lr.room_code, f.race, seat, f.applied)
+        start = feed.body["start_at"] or 0
+        cutoff = now_ms() - feed.delay * 1000 - start
+        moves = []
+        for entry in await backend.log(lr.room_code, f.race, seat, f.applied):
+            at = entry_time(entry)
+            if at is not None and at > cutoff:
+                break  # the log is in time order: the rest is later still
+            moves.append(entry_move(entry))
+        return moves
+
+
+class SpectatorCounter:
+    """Counts spectators in and out, and has the count told at most once a second (the
+    store decides when; this worker comes back then, once per room however many came)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._due: dict[str, asyncio.TimerHandle] = {}
+        #: rooms with an update on its way, and what came meanwhile (to store after it)
+        self._storing: set[str] = set()
+        self._waiting: dict[str, int] = {}
+
+    async def count(self, room_code: str, change: int) -> Snapshot | None:
+        """One spectator more (+1) or fewer (-1) on this worker: stored now, and the room
+        after it returned — or, while another update of the room is on its way, added to
+        the next one (None). Raises what the store raises (nothing changed)."""
+        if room_code in self._storing:
+            self._waiting[room_code] = self._waiting.get(room_code, 0) + change
+            return None
+        self._storing.add(room_code)
+        try:
+            return await self._store(room_code, change)
+        finally:
+            self._storing.discard(room_code)
+            if self._waiting.get(room_code):
+                self.ctx.tasks.spawn(self._store_waiting(room_code), f"count {room_code}")
+
+    async def _store(self, room_code: str, change: int) -> Snapshot:
+        snap, due = await self.ctx.backend.update_room(
+            room_code, CountSpectator(self.ctx.worker_id, change, now_ms())
         )
-        if lr.delay:
-            asyncio.get_running_loop().call_later(
-                lr.delay,
-                lambda: broadcast(
-                    [c.ws for c in to if c.room_code == lr.room_code], data, text=True
-                ),
-            )
-        else:
-            broadcast([c.ws for c in to], data, text=True)
+        self._later(room_code, due)
+        return snap
+
+    async def _store_waiting(self, room_code: str) -> None:
+        """Store what came while the last update was on its way (and what comes during
+        this one, after it)."""
+        if room_code in self._storing:
+            return
+        self._storing.add(room_code)
+        try:
+            while change := self._waiting.pop(room_code, 0):
+                try:
+                    await self._store(room_code, change)
+                except UnknownRoom:
+                    return
+                except StoreUnavailable:
+                    self._waiting[room_code] = self._waiting.get(room_code, 0) + change
+                    self.ctx.when_store_is_back(
+                        lambda: self._store_waiting(room_code), f"count {room_code}"
+                    )
+                    return
+        finally:
+            self._storing.discard(room_code)
+
+    def _later(self, room_code: str, due: int | None) -> None:
+        if due is None or room_code in self._due:
+            return
+        delay = max(0.0, (due - now_ms()) / 1000) + 0.01
+        self._due[room_code] = asyncio.get_running_loop().call_later(
+            delay, lambda: self.ctx.tasks.spawn(self._tell(room_code), f"count {room_code}")
+        )
+
+    async def _tell(self, room_code: str) -> None:
+        self._due.pop(room_code, None)
+        try:
+            _, due = await self.ctx.backend.update_room(room_code, TellSpectators(now_ms()))
+        except UnknownRoom:
+            return
+        except StoreUnavailable:
+            due = now_ms() + 1000
+        self._later(room_code, due)
+
+    def close(self) -> None:
+        """Forget the pending tellings (shutdown)."""
+        for timer in self._due.values():
+            timer.cancel()
+        self._due.clear()

@@ -5,7 +5,8 @@ the ``clients/web`` directory) with a :class:`StaticFiles` from its ``process_re
 hook, after its own routes (``/healthz``, ``/metrics``): the app's pages — ``/``,
 ``/r/<ROOMCODE>`` (a room), ``/d/<DEALCODE>`` (a shared deal), ``/g/<GAMEID>`` (a
 finished race's replay), ``/p/<HANDLE>`` (a player's page), ``/daily`` and
-``/daily/<YYYY-MM-DD>`` (the daily challenge), ``/rules`` and ``/rules/<game>`` — answer
+``/daily/<YYYY-MM-DD>`` (the daily challenge), ``/rules`` and ``/rules/<game>``,
+``/watch`` (the live directory), ``/tv`` and ``/tv/<game>`` (the featured race) — answer
 ``index.html`` (the app reads ``location``), the other files answer themselves, and any
 other address answers ``404 Not Found`` with ``index.html``, which shows a "no such page"
 screen leading back to the lobby. :meth:`StaticFiles.response` alone answers ``None`` for
@@ -52,7 +53,9 @@ _PAGE_PATH = re.compile(
     # a handle is letters of any script: percent-encoded in the path
     r"|p/[A-Za-z0-9%_-]{1,200}/?"
     r"|daily(?:/\d{4}-\d{2}-\d{2})?/?"
-    r"|rules(?:/(?:easy-harp|klondike))?/?)?$"
+    r"|rules(?:/(?:easy-harp|klondike))?/?"
+    r"|watch/?"
+    r"|tv(?:/(?:easy-harp|klondike|klondike-3))?/?)?$"
 )
 
 # The page never needs inline scripts, other origins or frames: a name that slipped through

@@ -29,6 +29,7 @@ from .room import (
 )
 
 __all__ = [
+    "SPECTATORS_EVERY_MS",
     "AnswerRematch",
     "CountSpectator",
     "Disconnect",
@@ -43,6 +44,7 @@ __all__ = [
     "SeatRobot",
     "StartRace",
     "TakeSeat",
+    "TellSpectators",
     "Update",
 ]
 
@@ -159,26 +161,61 @@ class Disconnect:
         return events + settle(room, progress, self.now), True
 
 
+SPECTATORS_EVERY_MS = 1000
+"""A room's ``spectators`` event goes out at most this often (ms)."""
+
+
+def _tell_spectators(room: RoomState, now: int) -> tuple[Events, int | None]:
+    """The ``spectators`` event if the count changed since it was last told and the last
+    one is a second old; else no event, and when to try again (None: nothing to tell)."""
+    if room.spectators == room.spectators_told:
+        return [], None
+    due = room.spectators_told_at + SPECTATORS_EVERY_MS
+    if now < due:
+        return [], due
+    room.spectators_told, room.spectators_told_at = room.spectators, now
+    return [spectators_event(room)], None
+
+
 @dataclass(frozen=True, slots=True)
 class CountSpectator:
-    """One spectator more (``change=+1``) or fewer (``-1``) on ``worker``."""
+    """One spectator more (``change=+1``) or fewer (``-1``) on ``worker``. The count is
+    told at once when no ``spectators`` event went out in the last second; value: None, or
+    the server time (ms) at which :class:`TellSpectators` should tell it."""
 
     worker: str
     change: int
+    now: int = 0
 
-    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, None]:
+    def __call__(
+        self, room: RoomState, progress: dict[int, ProgressState]
+    ) -> tuple[Events, int | None]:
         n = room.watchers.get(self.worker, 0) + self.change
         if n > 0:
             room.watchers[self.worker] = n
         else:
             room.watchers.pop(self.worker, None)
         room.spectators = sum(room.watchers.values())
-        return [spectators_event(room)], None
+        return _tell_spectators(room, self.now)
+
+
+@dataclass(frozen=True, slots=True)
+class TellSpectators:
+    """Tell the spectator count if it changed since it was last told (at most once a
+    second); value: as :class:`CountSpectator`'s."""
+
+    now: int
+
+    def __call__(
+        self, room: RoomState, progress: dict[int, ProgressState]
+    ) -> tuple[Events, int | None]:
+        return _tell_spectators(room, self.now)
 
 
 @dataclass(frozen=True, slots=True)
 class DropWatchers:
-    """The spectators of workers that died are gone."""
+    """The spectators of workers that died are gone (told at once: a worker's death is
+    rare, and nobody else would tell it)."""
 
     workers: frozenset[str]
 
@@ -188,6 +225,7 @@ class DropWatchers:
         for worker in self.workers:
             room.watchers.pop(worker, None)
         room.spectators = sum(room.watchers.values())
+        room.spectators_told = room.spectators
         return [spectators_event(room)], None
 
 

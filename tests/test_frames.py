@@ -17,6 +17,7 @@ from protocol import (
     Error,
     IdentityReply,
     Joined,
+    LiveRooms,
     Ok,
     PlayerFinished,
     Pong,
@@ -24,6 +25,7 @@ from protocol import (
     RaceEnded,
     RaceRecorded,
     RaceStarting,
+    Reactions,
     Rejected,
     RematchOffered,
     Resync,
@@ -36,6 +38,7 @@ from protocol import (
 from server.room import ProgressState as StoredProgress
 from server.room import RematchOffer, RoomState, SeatState, progress_event
 from server.room_view import snapshot
+from server.watching import live_entry
 
 VIEW = new_game("KL1-1-AAAAAAF").player_view()
 
@@ -58,6 +61,8 @@ def _room() -> tuple[RoomState, dict[int, StoredProgress]]:
 
 ROOM, PROGRESS = _room()
 SNAPSHOT = snapshot(ROOM, PROGRESS, 7, 5000, "http://h/r/K7QF-2M", viewer=1)
+ENTRY = live_entry(snapshot(ROOM, PROGRESS, 7, 5000, "", viewer=None), 900)
+assert ENTRY is not None
 
 REPLIES: list[tuple[bytes, type[BaseModel]]] = [
     (frames.welcome(id=None, worker="w", max_frame=1, rate=1.0, burst=1, bots=True), Welcome),
@@ -80,6 +85,23 @@ REPLIES: list[tuple[bytes, type[BaseModel]]] = [
             id=6, player="p", name="Ann", handle=None, created_at=1, secret="s", recovery_code="r"
         ),
         IdentityReply,
+    ),
+    (
+        frames.live_rooms(
+            sort="closest",
+            game=None,
+            total=1,
+            now=5,
+            rooms=orjson.dumps([ENTRY]),
+            featured=[{"game": "klondike", "room": "K7QF-2M"}],
+        ),
+        LiveRooms,
+    ),
+    (
+        frames.reactions(
+            room="K7QF-2M", counts=[{"seat": None, "reaction": "gg", "by": "spectator", "n": 2}]
+        ),
+        Reactions,
     ),
 ]
 
@@ -208,3 +230,16 @@ def test_a_snapshot_tells_the_daily_flag_and_a_pending_offer_but_not_its_deal() 
     offer = reply.snapshot.rematch_offer
     assert offer is not None and (offer.race, offer.deal, offer.by) == (2, "random", 1)
     assert "KL1-1-AAAAAAB" not in orjson.dumps(body).decode()  # the offered deal's code
+
+
+def test_a_live_entry_is_a_live_room() -> None:
+    reply = decode_server(
+        frames.live_rooms(
+            sort="newest", game="klondike", total=1, now=5, rooms=orjson.dumps([ENTRY]), featured=[]
+        )
+    )
+    assert isinstance(reply, LiveRooms)
+    (room,) = reply.rooms
+    assert ENTRY is not None and set(ENTRY) == set(type(room).model_fields)
+    assert set(ENTRY["players"][0]) == set(type(room.players[0]).model_fields)
+    assert room.phase == "running" and room.players[0].moves == 3

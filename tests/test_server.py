@@ -201,15 +201,25 @@ def _board_helper(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_spectator_delay(start_server) -> None:  # type: ignore[no-untyped-def]
-    """With a spectator delay, boards reach the spectator that much later."""
+    """With a spectator delay, a board never shows a move sooner than that after the move:
+    the board a spectator starts with is the one of the delay ago (tests/test_watching.py
+    checks everything else a spectator gets)."""
     server = await start_server("memory")
     (ann,), watcher = await room_with(server, players=1, spectator_delay=1)
     await start(server, [ann], watcher)
     loop = asyncio.get_running_loop()
-    t0 = loop.time()
+    assert isinstance(await ann.move("s"), Ack)
+    acked = loop.time()
     await watcher.follow(1)
-    await watcher.next_event("board", timeout=3)
-    assert loop.time() - t0 >= 0.9
+    first = await watcher.next_event("board", timeout=3)
+    assert isinstance(first, Board) and first.view["moves"] == 0
+    assert loop.time() - acked < 0.9  # at once: the board of a second ago
+    while True:
+        board = await watcher.next_event("board", timeout=3)
+        assert isinstance(board, Board)
+        if board.view["moves"] == 1:
+            break
+    assert loop.time() - acked >= 0.99
 
 
 # --------------------------------------------------------------------- moves and acks

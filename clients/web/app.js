@@ -1,5 +1,6 @@
 // samedeal browser client: lobby, waiting room, race, results, spectating, rules; the
-// replay (replay.js), player (profile.js) pages and the player's identity (identity.js).
+// replay (replay.js), player (profile.js) pages and the player's identity (identity.js); the
+// live directory (/watch, watch.js) and the featured race (/tv, tv.js) are pages of their own.
 // Plain ES modules, no build step. Everything that comes from other users (names, room
 // data) is put on the page with textContent, never as markup. Every word comes from the
 // catalogues (i18n.js).
@@ -32,13 +33,17 @@ import {
 } from "./daily.js";
 import { render as refreshYou, setupIdentity } from "./identity.js";
 import { clearSelection, dragging, markSelection, resetInput, setupInput } from "./input.js";
+import { ReactionPops, liveRow, reactionButtons } from "./live.js";
 import { Connection } from "./net.js";
 import { refreshProfile, showProfile } from "./profile.js";
 import { refreshReplay, replayKey, showReplay } from "./replay.js";
 import { renderRules, ruleSection, rulesGame } from "./rules.js";
 import { mergeView } from "./views.js";
+import { startTv } from "./tv.js";
+import { startWatch } from "./watch.js";
 
 const DEAL_PREFIXES = { "EH1-N": "easy-harp", "KL1-1": "klondike", "KL1-3": "klondike-3" };
+const MAX_FOLLOWED = 4; // boards a spectator sees side by side
 const $ = (id) => document.getElementById(id);
 
 // ---------------------------------------------------------------------- state
@@ -67,7 +72,9 @@ const state = {
   results: null,
   view: null, // my board (player) or the followed board (spectator)
   viewVersion: 0, // rises whenever the board changes (a double tap is on one version)
-  following: null,
+  following: null, // the first followed seat (the board in #board when only one is)
+  follows: [], // every followed seat, up to MAX_FOLLOWED, side by side
+  boards: new Map(), // seat → the followed player's board (spectator)
   spectators: null,
   reminder: null, // {text, rule, pile, until}: a refused move's rule, shown next to its card
   reconnects: 0,
@@ -98,6 +105,7 @@ const settings = {
 };
 
 const conn = new Connection(onFrameEvent, onClose);
+const pops = new ReactionPops(() => state.room && renderPlayers());
 
 function serverNow() {
   return Date.now() + state.clockOffset;
@@ -141,9 +149,14 @@ async function resumeSeat() {
 }
 
 function onFrameEvent(msg) {
+  if (msg.type === "live_rooms") {
+    renderLobbyLive(msg);
+    return;
+  }
   if (typeof msg.seq === "number") {
-    if (msg.seq <= state.lastSeq) return;
-    state.lastSeq = msg.seq;
+    // a finish withheld while I raced comes once I have finished, with its older seq
+    if (msg.seq <= state.lastSeq && msg.type !== "player_finished") return;
+    state.lastSeq = Math.max(state.lastSeq, msg.seq);
   }
   onEvent(msg);
 }
@@ -210,8 +223,8 @@ function onEvent(msg) {
       }
       if (state.role === "player" && msg.seats.includes(state.seat)) {
         if (msg.view) setView(msg.view); // the starting board, the same for every player
-      } else if (state.role === "spectator" && state.following !== null) {
-        follow(state.following);
+      } else if (state.role === "spectator" && state.follows.length) {
+        follow(state.follows.filter((s) => msg.seats.includes(s)));
       }
       break;
     case "progress": {
@@ -246,8 +259,15 @@ function onEvent(msg) {
       state.recorded = { race: msg.race, game_id: msg.game_id };
       break;
     case "board":
-      if (state.role === "spectator" && msg.seat === state.following) setView(msg.view);
+      if (state.role === "spectator" && state.follows.includes(msg.seat)) {
+        state.boards.set(msg.seat, msg.view);
+        if (msg.seat === state.following) setView(msg.view);
+        else state.viewVersion += 1;
+      }
       break;
+    case "reactions":
+      pops.add(msg);
+      return; // drawn by the pops themselves
     case "resync":
       applySnapshot(msg.snapshot);
       break;
@@ -380,6 +400,7 @@ async function enter(payload, errorBox) {
     sessionStorage.setItem(seatKey(state.room), JSON.stringify({ token: state.token, key: state.key }));
   }
   history.replaceState(null, "", roomPath());
+  conn.request({ type: "live", limit: 0 }); // the lobby's list of live races is not needed now
   showScreen("room");
   render();
   return true;
@@ -577,18 +598,50 @@ async function typedMove(ev) {
   }
 }
 
-async function follow(seat) {
-  // The board may arrive before the reply: be ready for it first.
-  const before = state.following;
-  state.following = seat;
-  state.view = null;
+/** Follow ``seats`` (up to four boards, side by side); the boards may come before the
+ * reply, so the state is ready for them first. */
+async function follow(seats) {
+  const before = state.follows;
+  setFollows(seats);
   render();
-  const reply = await conn.request({ type: "follow", seat });
+  const reply = await conn.request({ type: "follow", seats });
   if (reply.type !== "ok") {
-    state.following = before;
+    setFollows(before);
     toast(errorText(reply.code, reply.message));
     render();
   }
+}
+
+function setFollows(seats) {
+  state.follows = seats.slice(0, MAX_FOLLOWED);
+  state.following = state.follows.length ? state.follows[0] : null;
+  for (const seat of [...state.boards.keys()]) if (!state.follows.includes(seat)) state.boards.delete(seat);
+  state.view = state.following !== null && state.boards.has(state.following) ? state.boards.get(state.following) : null;
+  state.viewVersion += 1;
+}
+
+/** "Watch" on a player: add their board (the oldest goes beyond four); again: remove it. */
+function toggleFollow(seat) {
+  if (state.follows.includes(seat)) {
+    follow(state.follows.filter((s) => s !== seat));
+  } else {
+    const seats = [...state.follows, seat];
+    follow(seats.slice(Math.max(0, seats.length - MAX_FOLLOWED)));
+  }
+}
+
+async function react(reaction) {
+  const seat = state.role === "spectator" ? state.following : null;
+  const reply = await conn.request({ type: "react", reaction, seat });
+  if (reply.type === "error") toast(errorText(reply.code, reply.message));
+}
+
+/** The lobby's short list of live races (the most watched), kept live by a subscription. */
+function renderLobbyLive(msg) {
+  const list = $("lobby-live");
+  if (!list || state.room) return;
+  list.replaceChildren(...msg.rooms.map((room) => liveRow(room, { now: msg.now, compact: true })));
+  $("lobby-live-none").hidden = msg.rooms.length > 0;
 }
 
 /**
@@ -675,7 +728,7 @@ let boardKey = "";
  * touch it), never under a drag: then it is drawn once the card lands. */
 function drawBoard() {
   const seat = state.following !== null ? state.seats.get(state.following) : null;
-  const key = [state.viewVersion, state.race, state.phase, state.role, state.following, seat && seat.name, currentLang()].join("|");
+  const key = [state.viewVersion, state.race, state.phase, state.role, state.follows.join(","), seat && seat.name, currentLang()].join("|");
   if (key === boardKey && !state.boardStale) return;
   if (dragging()) {
     state.boardStale = true;
@@ -684,6 +737,11 @@ function drawBoard() {
   state.boardStale = false;
   boardKey = key;
   const board = $("board");
+  if (state.role === "spectator" && state.follows.length > 1) {
+    drawBoards(board);
+    return;
+  }
+  board.classList.remove("multi");
   const view = state.view;
   board.classList.toggle("readonly", state.role !== "player");
   board.classList.toggle("empty-board", !view && !(state.role === "spectator" && state.phase !== "lobby"));
@@ -716,6 +774,28 @@ function drawBoard() {
   placeReminder();
 }
 
+/** A spectator's followed boards, side by side, each under its player's name. */
+function drawBoards(board) {
+  board.classList.add("multi", "readonly");
+  board.classList.remove("empty-board");
+  board.replaceChildren();
+  const delay = state.options && state.options.spectator_delay;
+  for (const seatNo of state.follows) {
+    const seat = state.seats.get(seatNo);
+    const name = seat ? seat.name : String(seatNo);
+    const cell = el("section", "followed");
+    cell.dataset.seat = String(seatNo);
+    cell.setAttribute("aria-label", t("spectate.watching", { name }));
+    cell.append(el("h3", "watching", delay ? t("spectate.watching_delay", { name, s: delay }) : name));
+    const inner = el("div", "board readonly");
+    cell.append(inner);
+    board.append(cell);
+    const view = state.boards.get(seatNo);
+    renderBoard(inner, view, state.game);
+    if (view && view.won) inner.append(wonBanner());
+  }
+}
+
 function statusLabel(status) {
   return t(`status.${status}`);
 }
@@ -734,16 +814,20 @@ function renderPlayers() {
     if (me) li.classList.add("me");
     if (!s.connected) li.classList.add("offline");
     if (s.status === "won") li.classList.add("won");
-    if (s.seat === state.following) li.classList.add("followed");
+    if (state.follows.includes(s.seat)) li.classList.add("followed");
     const who = el("div", "who");
     who.append(el("span", "name", s.name));
     if (me) who.append(el("span", "you", t("players.you")));
     if (s.seat === state.host) who.append(el("span", "host-badge", t("players.host")));
+    const popped = pops.node(s.seat);
+    if (popped) who.append(popped);
     if (state.role === "spectator" && state.phase !== "lobby" && state.participants.includes(s.seat)) {
-      const b = el("button", "small watch", s.seat === state.following ? t("players.watching") : t("players.watch"));
+      const on = state.follows.includes(s.seat);
+      const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
       b.type = "button";
-      b.setAttribute("aria-label", t("players.watch_name", { name: s.name }));
-      b.addEventListener("click", () => follow(s.seat));
+      b.setAttribute("aria-pressed", String(on));
+      b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: s.name }));
+      b.addEventListener("click", () => toggleFollow(s.seat));
       who.append(b);
     }
     li.append(who);
@@ -774,6 +858,9 @@ function renderPlayers() {
     list.append(li);
   }
   $("follow-hint").hidden = !(state.role === "spectator" && state.phase !== "lobby" && state.following === null);
+  const crowd = pops.node("crowd");
+  $("crowd-reactions").replaceChildren(...(crowd ? [crowd] : []));
+  $("reaction-row").hidden = !(state.role === "player" || state.role === "spectator");
 }
 
 function resultName(r) {
@@ -979,7 +1066,7 @@ function render() {
 }
 
 function showScreen(name) {
-  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily"]) $(id).hidden = id !== name;
+  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily", "watch", "tv"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;
@@ -1055,6 +1142,9 @@ function route() {
   if (m) return { screen: "profile", handle: safeDecode(m[1]) };
   m = path.match(/^\/daily(?:\/(\d{4}-\d{2}-\d{2}))?\/?$/);
   if (m) return { screen: "daily", day: m[1] || null };
+  if (/^\/watch\/?$/.test(path)) return { screen: "watch" };
+  m = path.match(/^\/tv(?:\/(easy-harp|klondike|klondike-3))?\/?$/);
+  if (m) return { screen: "tv", game: m[1] || null };
   if (path === "/" || path === "/index.html") {
     const deal = new URLSearchParams(location.search).get("deal");
     return deal ? { screen: "deal", deal: deal.toUpperCase() } : { screen: "lobby" };
@@ -1120,6 +1210,7 @@ async function changeLang(code) {
   refreshReplay();
   refreshProfile();
   refreshDaily();
+  document.dispatchEvent(new Event("samedeal:lang")); // the watch and TV pages draw again
   render();
 }
 
@@ -1221,6 +1312,7 @@ function bind() {
     doubleClick: () => settings.doubleClick,
   });
   setInterval(() => state.room && tickClock(), 250);
+  $("reaction-row").prepend(reactionButtons(react));
 }
 
 async function init() {
@@ -1252,6 +1344,16 @@ async function init() {
     showScreen("notfound");
     return;
   }
+  if (r.screen === "watch") {
+    showScreen("watch");
+    startWatch();
+    return;
+  }
+  if (r.screen === "tv") {
+    showScreen("tv");
+    startTv(r.game);
+    return;
+  }
   showScreen("lobby");
   if (r.screen === "lobby") showDailyLobby(); // today's two games first
   if (r.screen === "deal") showDealPanel(r.deal);
@@ -1261,11 +1363,14 @@ async function init() {
     $("join-code").value = code;
     if (await resumeSaved(code).catch(() => false)) return;
     showInvite(code);
-    $("name").focus();
+    // "Watch" in the live directory: straight in as a spectator
+    if (new URLSearchParams(location.search).has("watch")) joinRoom("spectator", code, "invite-error");
+    else $("name").focus();
     return;
   }
   conn
     .ensure()
+    .then(() => conn.request({ type: "live", sort: "watched", limit: 5 }))
     .catch((e) => ($("create-error").textContent = errorText(e.code, e.message)))
     .finally(() => r.screen === "lobby" && refreshDailyLobby(conn)); // the player is known now
 }

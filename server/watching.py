@@ -1,0 +1,521 @@
+"""The live directory: the public races being played now and those about to start, their
+orders, the featured race of each game, and the connections subscribed to them.
+
+Computed from what already flows, never by looking through the rooms. Each worker writes
+the entry of every room it has (:func:`live_entry`, from the room's feed: what its
+spectators see, after the spectator delay) to the store when the feed releases a change —
+the rooms that changed, all in one write, at most every :data:`WRITE_EVERY` seconds — and
+the store tells every worker each write (``Backend.live_listen``), so each worker keeps a
+copy of the whole directory and answers ``GET /api/live`` and the ``live`` subscriptions
+from it: the same on every worker.
+Two workers with the same room write the same entry (the one of the later event stays);
+an entry nobody has written for :data:`STALE_AFTER` seconds (its workers left the room, or
+died) is dropped — while a room is listed, its workers write it again every
+:data:`REFRESH_EVERY` seconds.
+
+The featured race of a game (``GET /tv``) is chosen by :func:`pick_featured` when there is
+none and when the featured one leaves the directory (its race ended): it stays until then.
+The workers agree through the store (``Backend.feature``: compare and set).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import typing
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any
+
+import orjson
+from websockets.http11 import Response
+
+from protocol import LIVE_LIMIT, GameName, Live, LiveSort, frames
+from protocol.frames import FeaturedBody, LivePlayerBody, LiveRoomBody, SnapshotBody
+
+from .backend import StoreUnavailable
+from .config import now_ms
+from .connection import Conn
+from .context import Context
+from .http import HttpRequest, error_response, json_response
+from .room import FINAL_STATUSES, display_code, normalize_code
+from .rooms import Event, LocalRoom
+
+__all__ = [
+    "FEATURED_POOL",
+    "GAMES",
+    "REFRESH_EVERY",
+    "SORTS",
+    "STALE_AFTER",
+    "WRITE_EVERY",
+    "Entry",
+    "Watching",
+    "encode_entry",
+    "live_entry",
+    "ordered",
+    "pick_featured",
+]
+
+logger = logging.getLogger("samedeal.server")
+
+GAMES: tuple[str, ...] = typing.get_args(GameName)
+SORTS: tuple[str, ...] = typing.get_args(LiveSort)
+WRITE_EVERY = 0.25
+"""A worker writes the entries of its rooms that changed at most this often (seconds): one
+write for them all, each the room's latest state."""
+PUSH_EVERY = 0.5
+"""A subscriber is sent the directory at most this often (seconds)."""
+REFRESH_EVERY = 5.0
+"""A listed room's entry is written again this often by each worker with the room."""
+STALE_AFTER = 15.0
+"""An entry nobody wrote for this long is dropped."""
+FEATURED_POOL = 5
+"""The featured race is the closest of this many most watched races."""
+_CHANGES = frozenset(
+    {"loaded", "seat", "spectators", "race_starting", "progress", "player_finished", "race_ended"}
+)
+
+
+# --------------------------------------------------------------------- entries (pure)
+
+
+def live_entry(body: SnapshotBody, created_at: int) -> LiveRoomBody | None:
+    """A room's directory entry from its spectators' snapshot, or None when it is not
+    listed: private, closed to spectators, ended, or waiting with nobody in it."""
+    options = body["options"]
+    if options.get("private") or not options.get("spectators", True):
+        return None
+    phase = body["phase"]
+    seats = body["seats"]
+    if phase == "ended" or (phase == "lobby" and not any(s["connected"] for s in seats)):
+        return None
+    players: list[LivePlayerBody] = []
+    shares: list[float] = []
+    for s in seats:
+        status = s["status"]
+        total = s.get("total", 0)
+        done = s.get("on_foundations", 0)
+        players.append(
+            {
+                "seat": s["seat"],
+                "name": s["name"],
+                "connected": s["connected"],
+                "status": status,
+                "on_foundations": done,
+                "total": total,
+                "score": s.get("score", 0),
+                "moves": s.get("moves", 0),
+                "elapsed_ms": s.get("elapsed_ms") if status in FINAL_STATUSES else None,
+            }
+        )
+        if phase == "running" and status != "waiting":
+            shares.append(done / total if total else 0.0)
+    shares.sort(reverse=True)
+    return {
+        "room": body["room"],
+        "game": body["game"],
+        "phase": phase,
+        "race": body["race"],
+        "start_at": body["start_at"] if phase == "running" else None,
+        "deadline": body["deadline"] if phase == "running" else None,
+        "created_at": created_at,
+        "spectators": body["spectators"],
+        "spectator_delay": int(options.get("spectator_delay", 0)),
+        "players": players,
+        "gap": round(shares[0] - shares[1], 4) if len(shares) >= 2 else None,
+    }
+
+
+@dataclass(slots=True)
+class Entry:
+    """A listed room as every worker keeps it: what it is sorted by, and the entry encoded
+    once (thousands change every second: no more is kept of them)."""
+
+    code: str
+    game: str
+    phase: str
+    spectators: int
+    gap: float | None
+    started: int  # its race's start, or the room's creation while it waits
+    data: bytes = b"{}"
+    seq: int = 0
+    at: int = 0  # when it was written, server ms
+
+    @classmethod
+    def of(cls, code: str, room: LiveRoomBody, data: bytes, seq: int, at: int) -> Entry:
+        """The entry of a room's :class:`LiveRoomBody`."""
+        started = room["start_at"] or room["created_at"]
+        game, phase, spectators, gap = room["game"], room["phase"], room["spectators"], room["gap"]
+        return cls(code, game, phase, spectators, gap, started, data, seq, at)
+
+    @classmethod
+    def told(cls, item: list[Any]) -> Entry:
+        """The entry of an item of a store's message (see :func:`encode_entry`)."""
+        code, seq, at, game, phase, spectators, gap, started, room = item
+        return cls(code, game, phase, spectators, gap, started, room.encode(), seq, at)
+
+
+def _tier(e: Entry) -> int:
+    if e.phase == "lobby":
+        return 2
+    return 0 if e.gap is not None else 1
+
+
+def ordered(entries: Iterable[Entry], sort: str, game: str | None = None) -> list[Entry]:
+    """The entries of ``game`` (all, when None) in ``sort`` order:
+
+    * ``closest``: races of two or more racers, smallest gap first; then races of one
+      racer; then rooms waiting to start. Ties: most watched, newest;
+    * ``watched``: most spectators first; ties as ``closest``;
+    * ``newest``: latest start (creation, for a room waiting to start) first.
+
+    The room code breaks every remaining tie, so every worker lists the same order."""
+    chosen = [e for e in entries if game is None or e.game == game]
+
+    def closest(e: Entry) -> tuple[int, float, int, int, str]:
+        return (_tier(e), e.gap or 0.0, -e.spectators, -e.started, e.code)
+
+    if sort == "watched":
+        chosen.sort(key=lambda e: (-e.spectators, *closest(e)))
+    elif sort == "newest":
+        chosen.sort(key=lambda e: (-e.started, e.code))
+    else:
+        chosen.sort(key=closest)
+    return chosen
+
+
+def pick_featured(entries: Iterable[Entry], game: str) -> str | None:
+    """The featured race of ``game``: of its running races with two racers or more, the
+    :data:`FEATURED_POOL` most watched, and of those the closest (ties: most watched, then
+    the room code); when no race has two racers, the most watched running race (ties: the
+    newest, then the code). None when no race of the game is running."""
+    running = [e for e in entries if e.game == game and e.phase == "running"]
+    contested = [e for e in running if e.gap is not None]
+    if contested:
+        pool = sorted(contested, key=lambda e: (-e.spectators, e.code))[:FEATURED_POOL]
+        return min(pool, key=lambda e: (e.gap or 0.0, -e.spectators, e.code)).code
+    if running:
+        return min(running, key=lambda e: (-e.spectators, -e.started, e.code)).code
+    return None
+
+
+# --------------------------------------------------------------------- the layer
+
+
+ViewKey = tuple[str, str | None, int]
+
+
+@dataclass(slots=True)
+class _View:
+    """The subscribers of one (sort, game, limit), and what they were sent last."""
+
+    subscribers: set[Conn] = field(default_factory=set)
+    sent: bytes = b""
+
+
+class Watching:
+    """The live directory layer of a worker."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        #: every listed room, by store code, as the store told it
+        self.mirror: dict[str, Entry] = {}
+        #: game → the featured race's store code
+        self.featured: dict[str, str] = {}
+        self._views: dict[ViewKey, _View] = {}
+        self._listed: set[str] = set()  # local rooms this worker has listed
+        self._written: dict[str, float] = {}  # local room → when its entry was last written
+        self._dirty_rooms: set[str] = set()  # local rooms changed since the last write
+        self._write_due: asyncio.TimerHandle | None = None
+        self._wrote = float("-inf")
+        self._push_due: asyncio.TimerHandle | None = None
+        self._pushed = float("-inf")
+        self._swapping: set[str] = set()
+        ctx.rooms.release_hooks.append(self._on_release)
+        ctx.rooms.drop_hooks.append(self._on_drop)
+        ctx.http.get("/api/live", self._api_live)
+
+    async def start(self) -> None:
+        """Listen to the directory's changes, then read what is stored (nothing missed)."""
+        backend = self.ctx.backend
+        await backend.live_listen(self._on_live)
+        for data in await backend.live_entries():
+            self._take(Entry.told(orjson.loads(data)))
+        self.featured.update(await backend.featured())
+        self.ctx.tasks.spawn(self._refresh_loop(), "live directory")
+
+    def close(self) -> None:
+        """Cancel the timers (shutdown)."""
+        if self._write_due is not None:
+            self._write_due.cancel()
+        if self._push_due is not None:
+            self._push_due.cancel()
+
+    # ------------------------------------------------------------------ local rooms → store
+
+    def _on_release(self, lr: LocalRoom, event: Event) -> None:
+        if event.get("type") in _CHANGES:
+            self._dirty(lr.room_code)
+
+    def _dirty(self, code: str) -> None:
+        self._dirty_rooms.add(code)
+        if self._write_due is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, self._wrote + WRITE_EVERY - loop.time())
+        self._write_due = loop.call_later(
+            wait, lambda: self.ctx.tasks.spawn(self._write(), "live directory write")
+        )
+
+    async def _write(self) -> None:
+        """Write the entries of the rooms that changed (removed when no longer listed)."""
+        loop = asyncio.get_running_loop()
+        self._write_due = None
+        self._wrote = loop.time()
+        codes, self._dirty_rooms = self._dirty_rooms, set()
+        puts: list[tuple[str, int, bytes]] = []
+        drops: list[tuple[str, int]] = []
+        now = now_ms()
+        for code in codes:
+            lr = self.ctx.rooms.get(code)
+            feed = lr.feed if lr is not None else None
+            if feed is None or feed.body is None:
+                continue
+            self._written[code] = self._wrote
+            entry = live_entry(feed.body, feed.created_at)
+            if entry is not None:
+                data = orjson.dumps(entry)
+                puts.append((code, feed.seq, encode_entry(code, feed.seq, now, entry, data)))
+                self._take(Entry.of(code, entry, data, feed.seq, now))
+                self._listed.add(code)
+            elif code in self._listed or code in self.mirror:
+                drops.append((code, feed.seq))
+                self._untake(code, feed.seq)
+                self._listed.discard(code)
+        if not puts and not drops:
+            return
+        # this worker's copy has them already: the store tells the others
+        self._changed()
+        try:
+            await self.ctx.backend.live_write(puts, drops)
+        except StoreUnavailable:
+            # written again once the store is back (the refresh loop would, at the latest)
+            self._dirty_rooms |= codes
+            loop.call_later(1.0, lambda: self._dirty(next(iter(codes))))
+
+    def _on_drop(self, lr: LocalRoom) -> None:
+        # the room's entry stays until another worker with the room writes it, or it is
+        # stale; this worker stops writing it
+        self._dirty_rooms.discard(lr.room_code)
+        self._listed.discard(lr.room_code)
+        self._written.pop(lr.room_code, None)
+
+    async def _refresh_loop(self) -> None:
+        """Write the listed rooms again now and then, and drop stale entries."""
+        while True:
+            await asyncio.sleep(REFRESH_EVERY / 2)
+            try:
+                self._refresh()
+            except Exception:
+                logger.exception("live directory refresh failed")
+
+    def _refresh(self) -> None:
+        loop_now = asyncio.get_running_loop().time()
+        for code in list(self._listed):
+            if code not in self.ctx.rooms.rooms:
+                self._listed.discard(code)
+            elif loop_now - self._written.get(code, float("-inf")) >= REFRESH_EVERY:
+                self._dirty(code)
+        oldest = now_ms() - int(STALE_AFTER * 1000)
+        stale = [e for e in self.mirror.values() if e.at < oldest]
+        for e in stale:
+            del self.mirror[e.code]
+        if stale:
+            self.ctx.tasks.spawn(self._drop_stale(stale), "live stale")
+            self._changed()
+
+    async def _drop_stale(self, entries: list[Entry]) -> None:
+        with contextlib.suppress(StoreUnavailable):  # another refresh tries again
+            await self.ctx.backend.live_write([], [(e.code, e.seq) for e in entries])
+
+    # ------------------------------------------------------------------ store → copy
+
+    def _on_live(self, data: bytes) -> None:
+        """A change of the directory, from any worker (this one's own writes are in the
+        copy already)."""
+        message = orjson.loads(data)
+        if "tv" in message:
+            game, room = message["tv"], message.get("room")
+            if room:
+                self.featured[game] = room
+            else:
+                self.featured.pop(game, None)
+        elif message.get("by") == self.ctx.worker_id:
+            return
+        for item in message.get("put", ()):
+            self._take(Entry.told(item))
+        for code, seq in message.get("drop", ()):
+            self._untake(code, seq)
+        self._changed()
+
+    def _take(self, entry: Entry) -> None:
+        """Keep ``entry`` unless the one kept is of a later event (the store's rule)."""
+        kept = self.mirror.get(entry.code)
+        if kept is None or kept.seq <= entry.seq:
+            self.mirror[entry.code] = entry
+
+    def _untake(self, code: str, seq: int) -> None:
+        kept = self.mirror.get(code)
+        if kept is not None and kept.seq <= seq:
+            del self.mirror[code]
+
+    def _changed(self) -> None:
+        """The directory changed: the featured races are looked at and the subscribers
+        get it, at most every PUSH_EVERY (not at each change: thousands a second)."""
+        if self._push_due is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, self._pushed + PUSH_EVERY - loop.time())
+        self._push_due = loop.call_later(wait, self._push)
+
+    # ------------------------------------------------------------------ featured races
+
+    def _check_featured(self) -> None:
+        for game in GAMES:
+            current = self.featured.get(game)
+            kept = self.mirror.get(current) if current is not None else None
+            if kept is not None and kept.phase == "running":
+                continue
+            chosen = pick_featured(self.mirror.values(), game)
+            if chosen != current and game not in self._swapping:
+                self._swapping.add(game)
+                self.ctx.tasks.spawn(self._feature(game, current, chosen), "featured race")
+
+    async def _feature(self, game: str, old: str | None, new: str | None) -> None:
+        try:
+            now = await self.ctx.backend.feature(game, old, new)
+        except StoreUnavailable:
+            now = old
+        finally:
+            self._swapping.discard(game)
+        if now is None:
+            self.featured.pop(game, None)
+        else:
+            self.featured[game] = now
+        if now != new:  # another worker chose first, or the store was away: look again
+            self._changed()
+
+    def featured_list(self) -> list[FeaturedBody]:
+        """The featured race of each game (display codes)."""
+        out: list[FeaturedBody] = []
+        for game in GAMES:
+            code = self.featured.get(game)
+            out.append({"game": game, "room": display_code(code) if code else None})
+        return out
+
+    # ------------------------------------------------------------------ subscribers
+
+    def directory(self, sort: str, game: str | None, limit: int) -> tuple[int, bytes]:
+        """How many rooms are listed (of ``game``), and the first ``limit`` in ``sort``
+        order as a JSON array."""
+        rooms = ordered(self.mirror.values(), sort, game)
+        return len(rooms), b"[" + b",".join(e.data for e in rooms[:limit]) + b"]"
+
+    def _frame(self, key: ViewKey) -> tuple[bytes, bytes]:
+        """The ``live_rooms`` frame of a view, and what it says (to compare)."""
+        sort, game, limit = key
+        total, rooms = self.directory(sort, game, limit)
+        featured = self.featured_list()
+        content = b"%d" % total + rooms + orjson.dumps(featured)
+        frame = frames.live_rooms(
+            sort=sort, game=game, total=total, now=now_ms(), rooms=rooms, featured=featured
+        )
+        return frame, content
+
+    def _push(self) -> None:
+        self._push_due = None
+        self._pushed = asyncio.get_running_loop().time()
+        self._check_featured()
+        for key, view in list(self._views.items()):
+            if not view.subscribers:
+                del self._views[key]
+                continue
+            frame, content = self._frame(key)
+            if content != view.sent:
+                view.sent = content
+                self.ctx.rooms.send(view.subscribers, frame)
+
+    async def on_live(self, conn: Conn, msg: Live) -> None:
+        """``live``: subscribe to the directory (``limit: 0`` ends it); the list is sent at
+        once, then whenever it changes."""
+        self.forget(conn)
+        if msg.limit == 0:
+            return
+        key: ViewKey = (msg.sort, msg.game, msg.limit)
+        view = self._views.setdefault(key, _View())
+        frame, content = self._frame(key)
+        view.subscribers.add(conn)
+        conn.live = key
+        self.ctx.metrics.live_subscribers += 1
+        if not view.sent:
+            view.sent = content
+        self.ctx.rooms.send([conn], frame)
+
+    def forget(self, conn: Conn) -> None:
+        """End ``conn``'s subscription, if any (it closed, or asked)."""
+        key, conn.live = conn.live, None
+        if key is None:
+            return
+        self.ctx.metrics.live_subscribers -= 1
+        view = self._views.get(key)
+        if view is not None:
+            view.subscribers.discard(conn)
+
+    # ------------------------------------------------------------------ HTTP
+
+    async def _api_live(self, request: HttpRequest) -> Response:
+        """``GET /api/live?sort=&game=&limit=``: the directory (``protocol.api``'s
+        ``LiveDirectory``)."""
+        query = request.query
+        sort = query.get("sort") or "closest"
+        game = query.get("game") or None
+        if sort not in SORTS:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_sort", f"sort: one of {SORTS}")
+        if game is not None and game not in GAMES:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_game", f"game: one of {GAMES}")
+        try:
+            limit = int(query.get("limit") or 20)
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= LIVE_LIMIT:
+            return error_response(
+                HTTPStatus.BAD_REQUEST, "bad_limit", f"limit: from 1 to {LIVE_LIMIT}"
+            )
+        total, rooms = self.directory(sort, game, limit)
+        head = orjson.dumps(
+            {
+                "sort": sort,
+                "game": game,
+                "total": total,
+                "now": now_ms(),
+                "featured": self.featured_list(),
+            }
+        )
+        return json_response(head[:-1] + b',"rooms":' + rooms + b"}")
+
+    def room_listed(self, text: str) -> bool:
+        """Whether the room a code names is in the directory (for tests and tools)."""
+        code = normalize_code(text)
+        return code is not None and code in self.mirror
+
+
+def encode_entry(code: str, seq: int, at: int, entry: LiveRoomBody, data: bytes) -> bytes:
+    """An entry as stored and told: a JSON array of the room's code, the event it is as of,
+    when it was written (server ms), what it is sorted by (game, phase, spectators, gap,
+    start) and the entry itself (``data``) as one JSON string — every worker decodes
+    thousands of entries a second, and a string is one object to make, not dozens."""
+    started = entry["start_at"] or entry["created_at"]
+    sort_by = [entry["game"], entry["phase"], entry["spectators"], entry["gap"], started]
+    return orjson.dumps([code, seq, at, *sort_by, data.decode()])

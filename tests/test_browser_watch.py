@@ -1,0 +1,181 @@
+"""Watching in real headless Chromium: the live directory (/watch) kept live, its orders and
+its Watch link; the featured race (/tv) with its boards, moving on by itself when its race
+ends; a spectator following several boards side by side; reactions beside a player; the
+lobby's live races."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import pytest
+from browser_fixtures import (
+    axe_violations,
+    browser,
+    contexts,
+    expect,
+    needs_chromium,
+    new_page,
+    server,
+)
+from server_fixtures import LiveServer
+
+from clients.client import RaceClient
+from protocol import Ack, RaceStarting
+
+DEAL = "KL1-1-AAAAAAM"  # column 3 shows an ace
+
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
+__all__ = ["browser", "contexts", "server"]  # the shared fixtures, used by name
+
+
+async def race(
+    server: LiveServer,
+    players: int = 2,
+    spectators: int = 0,
+    game: str = "klondike",
+    **options: Any,
+) -> tuple[str, list[RaceClient], list[RaceClient]]:
+    """A room with a race under way (its countdown over), and spectators."""
+    options.setdefault("deal", "code")
+    options.setdefault("code", DEAL)
+    host = await RaceClient.connect(server.url)
+    joined = await host.create(game, name="Ann", **options)
+    clients = [host]
+    for i in range(1, players):
+        c = await RaceClient.connect(server.url)
+        await c.join(joined.room, name=f"Bob{i}", key=host.key)
+        clients.append(c)
+    watchers = []
+    for _ in range(spectators):
+        w = await RaceClient.connect(server.url)
+        await w.join(joined.room, role="spectator", key=host.key)
+        watchers.append(w)
+    await host.start()
+    event = await host.next_event("race_starting")
+    assert isinstance(event, RaceStarting)
+    await asyncio.sleep(max(0.0, (event.start_at - event.now) / 1000) + 0.02)
+    return joined.room, clients, watchers
+
+
+async def close_all(*groups: list[RaceClient]) -> None:
+    for group in groups:
+        for c in group:
+            await c.close()
+
+
+async def test_the_live_directory_page(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    quiet, quiet_players, _ = await race(server)
+    busy, busy_players, fans = await race(server, spectators=2)
+    secret, secret_players, _ = await race(server, private=True)
+    p = await new_page(contexts, browser, "directory", axe=True)
+    await p.page.goto(server.http + "/watch")
+    rows = p.page.locator("#watch-list .live-room")
+    await expect(p.page.locator(f'#watch-list [data-room="{busy}"]')).to_be_visible()
+    await expect(p.page.locator(f'#watch-list [data-room="{quiet}"]')).to_be_visible()
+    assert await p.page.locator(f'[data-room="{secret}"]').count() == 0
+    await expect(p.page.locator(f'[data-room="{busy}"] .live-player')).to_have_count(2)
+
+    # most watched: the busy room above the quiet one
+    await p.page.click('#watch .sort-tabs [data-sort="watched"]')
+    await expect(p.page.locator('#watch .sort-tabs [data-sort="watched"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
+
+    async def order() -> list[str]:
+        codes = await rows.evaluate_all("(els) => els.map((e) => e.dataset.room)")
+        return [c for c in codes if c in (busy, quiet)]
+
+    await expect(p.page.locator("#watch-list .live-room").first).to_be_visible()
+    for _ in range(40):
+        if await order() == [busy, quiet]:
+            break
+        await p.page.wait_for_timeout(100)
+    assert await order() == [busy, quiet]
+    assert "sort=watched" in p.page.url
+    assert await axe_violations(p.page) == []
+
+    # live: a race started now shows without a reload, progress too
+    fresh, fresh_players, _ = await race(server)
+    await expect(p.page.locator(f'#watch-list [data-room="{fresh}"]')).to_be_visible()
+    assert isinstance(await fresh_players[0].move("t3-f"), Ack)
+    await expect(p.page.locator(f'[data-room="{fresh}"] .live-player').first).to_contain_text(
+        "1/52"
+    )
+
+    # Watch: straight into the room as a spectator
+    await p.page.click(f'[data-room="{busy}"] .live-watch')
+    await expect(p.page).to_have_url(re.compile(f"/r/{busy}$"))
+    await expect(p.page.locator("#players .player")).to_have_count(2)
+    await expect(p.page.locator("#players .watch").first).to_be_visible()
+    await close_all(quiet_players, busy_players, fans, secret_players, fresh_players)
+
+
+async def test_the_lobby_shows_live_races(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    room, players, fans = await race(server, spectators=3)
+    p = await new_page(contexts, browser, "lobby")
+    await p.page.goto(server.http + "/")
+    await expect(p.page.locator(f'#lobby-live [data-room="{room}"]')).to_be_visible()
+    await expect(p.page.locator('#live-panel a[href="/watch"]')).to_be_visible()
+    await expect(p.page.locator('#topnav a[href="/watch"]')).to_be_visible()
+    await close_all(players, fans)
+
+
+async def test_the_featured_race_moves_on_by_itself(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    # klondike-3 here: the other tests' klondike races do not get in the way
+    first, (ann, bob), fans = await race(
+        server, spectators=3, game="klondike-3", code="KL1-3-AAAAAAD"
+    )
+    second, others, fans2 = await race(
+        server, spectators=1, game="klondike-3", code="KL1-3-AAAAAAD"
+    )
+    p = await new_page(contexts, browser, "tv", axe=True)
+    await p.page.goto(server.http + "/tv/klondike-3")
+    await expect(p.page.locator("#tv-status")).to_contain_text(first)
+    boards = p.page.locator("#tv-boards .followed")
+    await expect(boards).to_have_count(2)
+    await expect(boards.first.locator(".pile.column")).to_have_count(7)
+    await expect(p.page.locator("#tv-players .player")).to_have_count(2)
+    assert isinstance(await ann.move("s"), Ack)
+    await expect(p.page.locator("#tv-players .player").first).to_contain_text("1")
+    # the race ends: the next one comes on by itself
+    await ann.resign()
+    await bob.resign()
+    await expect(p.page.locator("#tv-status")).to_contain_text(second, timeout=8000)
+    await expect(boards).to_have_count(2)
+    assert await axe_violations(p.page) == []
+    await close_all([ann, bob], fans, others, fans2)
+
+
+async def test_a_spectator_watches_boards_side_by_side_and_reacts(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    room, players, _ = await race(server, players=3)
+    fan = await new_page(contexts, browser, "fan")
+    other = await new_page(contexts, browser, "other")
+    for page in (fan, other):
+        await page.page.goto(f"{server.http}/r/{room}?watch=1")
+        await expect(page.page.locator("#players .player")).to_have_count(3)
+    watch = fan.page.locator("#players .watch")
+    await watch.nth(0).click()
+    await expect(fan.page.locator("#board .pile.column")).to_have_count(7)  # one board
+    await watch.nth(2).click()
+    await expect(fan.page.locator("#board.multi .followed")).to_have_count(2)
+    await expect(fan.page.locator("#board .followed").nth(1)).to_have_attribute("data-seat", "3")
+    assert isinstance(await players[2].move("s"), Ack)
+    stock = fan.page.locator('#board .followed[data-seat="3"] [data-pile="s"]')
+    await expect(stock).to_have_attribute("aria-label", re.compile("23"))
+    # a reaction shows beside the player, for everyone in the room
+    await fan.page.click('#reaction-row [data-reaction="clap"]')
+    await expect(
+        other.page.locator('#players .player[data-seat="1"] .reaction-pop')
+    ).to_be_visible()
+    await expect(fan.page.locator('#players .player[data-seat="1"] .reaction-pop')).to_be_visible()
+    await close_all(players)

@@ -1,0 +1,265 @@
+"""Watching's pure rules, without a server: which rooms the directory lists and in what
+order, the featured race, a spectator's view kept by events and rolled back by the move
+logs' times, spectator counts told at most once a second."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import new_game
+from protocol import RoomOptions
+from server.backend import Snapshot, log_entry
+from server.feed import apply_event, event_time, rolled_back
+from server.room import ProgressState, RoomState, SeatState
+from server.room_view import snapshot
+from server.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
+from server.watching import (
+    FEATURED_POOL,
+    Entry,
+    encode_entry,
+    live_entry,
+    ordered,
+    pick_featured,
+)
+
+DEAL = "KL1-1-AAAAAAM"  # column 3 shows an ace
+
+
+def room(phase: str = "running", **options: Any) -> RoomState:
+    return RoomState(
+        code="K7QF2M",
+        game="klondike",
+        options=RoomOptions(**options),
+        deal=DEAL,
+        seats=[
+            SeatState(seat=1, name="Ann", token_hash="a"),
+            SeatState(seat=2, name="Bob", token_hash="b"),
+        ],
+        host=1,
+        phase=phase,  # type: ignore[arg-type]
+        race=1 if phase != "lobby" else 0,
+        start_at=10_000 if phase != "lobby" else None,
+        participants=[1, 2] if phase != "lobby" else [],
+        race_deals=[DEAL] if phase != "lobby" else [],
+        created_at=5_000,
+    )
+
+
+def body_of(r: RoomState, progress: dict[int, ProgressState] | None = None) -> Any:
+    return snapshot(r, progress or {}, 3, 20_000, "", viewer=None)
+
+
+def progress(seat: int, on: int, status: str = "playing", elapsed: int | None = None) -> Any:
+    return ProgressState(
+        race=1, seat=seat, on_foundations=on, total=52, status=status, elapsed_ms=elapsed
+    )
+
+
+# --------------------------------------------------------------------- entries
+
+
+def test_only_public_rooms_open_to_spectators_and_not_ended_are_listed() -> None:
+    assert live_entry(body_of(room(private=True)), 1) is None
+    assert live_entry(body_of(room(spectators=False)), 1) is None
+    assert live_entry(body_of(room("ended")), 1) is None
+    lobby = room("lobby")
+    assert live_entry(body_of(lobby), 1) is not None
+    for s in lobby.seats:
+        s.connected = False
+    assert live_entry(body_of(lobby), 1) is None  # waiting, and nobody there
+
+
+def test_an_entry_tells_the_gap_between_the_first_two() -> None:
+    entry = live_entry(body_of(room(), {1: progress(1, 13), 2: progress(2, 0)}), 5_000)
+    assert entry is not None
+    assert entry["gap"] == 0.25 and entry["phase"] == "running" and entry["created_at"] == 5_000
+    assert [p["on_foundations"] for p in entry["players"]] == [13, 0]
+    alone = room()
+    alone.participants = [1]
+    entry = live_entry(body_of(alone, {1: progress(1, 5)}), 1)
+    assert entry is not None and entry["gap"] is None
+
+
+def test_an_entry_as_told_is_the_entry_as_written() -> None:
+    body = live_entry(body_of(room(), {1: progress(1, 13), 2: progress(2, 0)}), 5_000)
+    assert body is not None
+    data = orjson.dumps(body)
+    told = Entry.told(orjson.loads(encode_entry("K7QF2M", 12, 99, body, data)))
+    assert told == Entry.of("K7QF2M", body, data, 12, 99)
+    assert orjson.loads(told.data) == body
+
+
+def entry(code: str, *, spectators: int = 0, gap: float | None = 0.0, **room: Any) -> Entry:
+    body: Any = {
+        "room": code,
+        "game": room.get("game", "klondike"),
+        "phase": room.get("phase", "running"),
+        "race": 1,
+        "start_at": room.get("start_at", 1_000),
+        "deadline": None,
+        "created_at": room.get("created_at", 0),
+        "spectators": spectators,
+        "spectator_delay": 0,
+        "players": [],
+        "gap": gap,
+    }
+    return Entry.of(code, body, b"{}", 1, 0)
+
+
+def codes(entries: list[Entry]) -> list[str]:
+    return [e.code for e in entries]
+
+
+def test_the_three_orders() -> None:
+    rooms = [
+        entry("A", spectators=1, gap=0.2, start_at=100),
+        entry("B", spectators=5, gap=0.5, start_at=300),
+        entry("C", spectators=5, gap=None, start_at=200),  # one racer
+        entry("D", spectators=9, gap=None, phase="lobby", start_at=None, created_at=400),
+        entry("E", spectators=1, gap=0.2, start_at=100),  # A's twin: the code decides
+        entry("F", gap=0.0, game="easy-harp", start_at=50),
+    ]
+    assert codes(ordered(rooms, "closest")) == ["F", "A", "E", "B", "C", "D"]
+    assert codes(ordered(rooms, "watched")) == ["D", "B", "C", "A", "E", "F"]
+    assert codes(ordered(rooms, "newest")) == ["D", "B", "C", "A", "E", "F"]
+    assert codes(ordered(rooms, "closest", "easy-harp")) == ["F"]
+    assert codes(ordered(reversed(rooms), "closest")) == codes(ordered(rooms, "closest"))
+
+
+def test_the_featured_race_is_the_closest_of_the_most_watched() -> None:
+    crowd = [entry(f"W{i}", spectators=10 + i, gap=0.5) for i in range(FEATURED_POOL)]
+    closer_but_less_watched = entry("X", spectators=1, gap=0.0)
+    best_of_pool = entry("Y", spectators=10, gap=0.1)  # ties W0 on spectators: Y's code after
+    pool = [*crowd, closer_but_less_watched]
+    assert pick_featured(pool, "klondike") == "W4"  # X is not in the pool; equal gaps: W4
+    assert pick_featured([*crowd[1:], best_of_pool, closer_but_less_watched], "klondike") == "Y"
+    assert pick_featured([entry("S", spectators=3, gap=None)], "klondike") == "S"
+    assert pick_featured([entry("L", phase="lobby", gap=None)], "klondike") is None
+    assert pick_featured(pool, "easy-harp") is None
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 20), st.one_of(st.none(), st.integers(0, 52))),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_the_featured_race_is_running_and_no_race_is_both_closer_and_as_watched(
+    rows: list[tuple[int, int | None]],
+) -> None:
+    entries = [
+        entry(f"R{i:02d}", spectators=s, gap=None if g is None else g / 52)
+        for i, (s, g) in enumerate(rows)
+    ]
+    chosen = pick_featured(entries, "klondike")
+    assert chosen is not None
+    best = next(e for e in entries if e.code == chosen)
+    contested = [e for e in entries if e.gap is not None]
+    if contested:
+        assert best.gap is not None
+        watched_more = sum(e.spectators > best.spectators for e in contested)
+        assert watched_more < FEATURED_POOL
+        for e in contested:  # nobody at least as watched is strictly closer
+            if e.spectators >= best.spectators:
+                assert (e.gap or 0) >= best.gap
+
+
+# --------------------------------------------------------------------- the spectators' view
+
+
+def test_events_keep_a_spectators_snapshot() -> None:
+    lobby = room("lobby")
+    body = body_of(lobby)
+    apply_event(body, {"type": "seat", "seat": 3, "name": "Cat", "connected": True,
+                       "left": False, "host": False})  # fmt: skip
+    apply_event(body, {"type": "spectators", "count": 4})
+    apply_event(body, {"type": "race_starting", "race": 1, "start_at": 100, "deadline": None,
+                       "seats": [1, 3], "deal": DEAL, "now": 50})  # fmt: skip
+    assert [(s["seat"], s["status"]) for s in body["seats"]] == [
+        (1, "playing"),
+        (2, "waiting"),
+        (3, "playing"),
+    ]
+    assert body["deal"] is None and body["spectators"] == 4
+    apply_event(body, {"type": "progress", "race": 1, "seat": 3, "on_foundations": 7,
+                       "total": 52, "score": 70, "moves": 20, "status": "playing",
+                       "elapsed_ms": 900})  # fmt: skip
+    apply_event(body, {"type": "player_finished", "race": 1, "seat": 3, "status": "resigned",
+                       "elapsed_ms": 1000})  # fmt: skip
+    cat = body["seats"][2]
+    assert (cat["on_foundations"], cat["status"], cat["elapsed_ms"]) == (7, "resigned", 1000)
+    apply_event(body, {"type": "seat", "seat": 2, "name": "Bob", "connected": False,
+                       "left": True, "host": False})  # fmt: skip
+    apply_event(body, {"type": "race_ended", "race": 1, "deal": DEAL, "results": []})
+    assert [s["seat"] for s in body["seats"]] == [1, 3]
+    assert body["phase"] == "ended" and body["deal"] == DEAL
+
+
+def test_a_snapshot_rolled_back_shows_only_the_moves_made_before() -> None:
+    r = room()
+    start = r.start_at or 0
+    logs = {
+        1: [log_entry("t3-f", 1_000), log_entry("s", 2_000), log_entry("s", 9_000)],
+        2: [log_entry("s", 500)],
+    }
+    now = {1: progress(1, 1, "won", 9_000), 2: progress(2, 0)}
+    snap = Snapshot(r, now, 40)
+    back = rolled_back(snap, logs, start + 2_500, begun=start - 3_000)
+    game = new_game(DEAL)
+    game.push_all(["t3-f", "s"])
+    ann, bob = back["seats"]
+    assert (ann["status"], ann["moves"], ann["on_foundations"]) == ("playing", game.moves, 1)
+    assert ann["elapsed_ms"] == 2_500 and bob["moves"] == 1
+    assert rolled_back(snap, logs, start + 9_500, begun=None)["seats"][0]["status"] == "won"
+    # the race had not been started yet
+    early = rolled_back(snap, logs, start - 5_000, begun=start - 3_000)
+    assert early["phase"] == "lobby" and early["race"] == 0
+    assert {s["status"] for s in early["seats"]} == {"waiting"}
+    # a race that ended after the moment is still running then
+    r.phase = "ended"
+    r.results = [{"rank": 1, "seat": 1, "name": "Ann", "status": "won", "on_foundations": 52,
+                  "score": 1, "moves": 3, "elapsed_ms": 9_000}]  # fmt: skip
+    assert rolled_back(snap, logs, start + 8_000, None)["phase"] == "running"
+    assert rolled_back(snap, logs, start + 9_001, None)["phase"] == "ended"
+
+
+def test_event_times_come_from_their_content() -> None:
+    assert event_time({"type": "race_starting", "now": 7}, None) == 7
+    assert event_time({"type": "progress", "elapsed_ms": 30}, 100) == 130
+    assert event_time({"type": "race_ended", "results": [{"elapsed_ms": 5}, {}]}, 100) == 105
+    assert event_time({"type": "seat"}, 100) is None
+
+
+# --------------------------------------------------------------------- spectator counts
+
+
+@given(st.lists(st.tuples(st.integers(0, 1_500), st.sampled_from([1, -1])), max_size=40))
+def test_the_count_is_told_at_most_once_a_second_and_always_in_the_end(
+    steps: list[tuple[int, int]],
+) -> None:
+    r = room("lobby")
+    r.spectators_told_at = -(10**6)
+    now, told, due = 0, [], None
+    for wait, change in steps:
+        now += wait
+        while due is not None and now >= due:  # the worker comes back when told to
+            at = due
+            events, due = TellSpectators(at)(r, {})
+            told += [(at, e) for e in events]
+        events, due = CountSpectator("w", change, now)(r, {})
+        told += [(now, e) for e in events]
+    if due is not None:
+        at = due
+        events, due = TellSpectators(at)(r, {})
+        told += [(at, e) for e in events]
+    assert due is None and r.spectators_told == r.spectators
+    times = [t for t, _ in told]
+    assert all(b - a >= SPECTATORS_EVERY_MS for a, b in itertools.pairwise(times))
+    if told:
+        assert told[-1][1]["count"] == r.spectators

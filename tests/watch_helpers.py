@@ -1,0 +1,112 @@
+"""Helpers of the watching tests: rooms with races, timelines of what a client received and
+when, the HTTP JSON of a server on the test's own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from server_fixtures import ServerHandle
+
+from clients.client import RaceClient
+from protocol import RaceStarting, ServerMessage
+
+__all__ = ["ACE_DEAL", "Timeline", "get_json", "race_room", "until"]
+
+ACE_DEAL = "KL1-1-AAAAAAM"  # Klondike draw one: column 3 shows an ace ("t3-f" is legal)
+
+
+async def get_json(port: int, path: str) -> tuple[int, Any]:
+    """(status, JSON body) of ``GET path``, without blocking the loop the server runs on."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    await writer.drain()
+    data = await asyncio.wait_for(reader.read(), 5)
+    writer.close()
+    with contextlib.suppress(Exception):
+        await writer.wait_closed()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), orjson.loads(body)
+
+
+async def until(check: Callable[[], Any], timeout: float = 5.0, every: float = 0.05) -> Any:
+    """Wait until ``check()`` (sync or async) is truthy; returns its value."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        found = check()
+        if asyncio.iscoroutine(found):
+            found = await found
+        if found:
+            return found
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(every)
+
+
+async def race_room(
+    servers: list[ServerHandle],
+    *,
+    players: int = 2,
+    watchers: list[ServerHandle] | None = None,
+    start: bool = True,
+    game: str = "klondike",
+    **options: Any,
+) -> tuple[str, list[RaceClient], list[RaceClient]]:
+    """A room whose players connect to ``servers`` in turn (the first is the host), with a
+    spectator on each server of ``watchers``; the race started (and its countdown over)
+    when ``start``. Returns (room, players, spectators)."""
+    options.setdefault("deal", "code")
+    options.setdefault("code", ACE_DEAL)
+    host = await servers[0].client()
+    joined = await host.create(game, name="P1", **options)
+    clients = [host]
+    for i in range(1, players):
+        c = await servers[i % len(servers)].client()
+        await c.join(joined.room, name=f"P{i + 1}", key=host.key)
+        clients.append(c)
+    spectators = []
+    for server in watchers or []:
+        s = await server.client()
+        await s.join(joined.room, role="spectator", key=host.key)
+        spectators.append(s)
+    if start:
+        await host.start()
+        event = await host.next_event("race_starting")
+        assert isinstance(event, RaceStarting)
+        await asyncio.sleep(max(0.0, (event.start_at - event.now) / 1000) + 0.02)
+    return joined.room, clients, spectators
+
+
+class Timeline:
+    """Everything a client receives unasked, with the loop time it arrived."""
+
+    def __init__(self, client: RaceClient) -> None:
+        self.client = client
+        self.items: list[tuple[float, ServerMessage]] = []
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        async for message in self.client.events():
+            self.items.append((loop.time(), message))
+
+    def of(self, kind: type, **fields: Any) -> list[tuple[float, Any]]:
+        """The (time, message) of ``kind`` whose fields have the values given."""
+        return [
+            (t, m)
+            for t, m in self.items
+            if isinstance(m, kind) and all(getattr(m, k) == v for k, v in fields.items())
+        ]
+
+    async def wait(self, kind: type, timeout: float = 5.0, **fields: Any) -> tuple[float, Any]:
+        """The first (time, message) of ``kind`` with those fields, waiting for it."""
+        found = await until(lambda: self.of(kind, **fields), timeout)
+        first: tuple[float, Any] = found[0]
+        return first
+
+    def stop(self) -> None:
+        """Stop recording."""
+        self._task.cancel()
