@@ -111,7 +111,11 @@ def apply_event(body: SnapshotBody, event: Event) -> None:
             if s["seat"] == event["seat"]:
                 s["status"], s["elapsed_ms"] = event["status"], event["elapsed_ms"]
     elif kind == "race_ended" and event["race"] == body["race"]:
-        _fields(body).update(phase="ended", results=event["results"], deal=event["deal"])
+        secret_until = event.get("secret_until")  # the day's deal: secret until then
+        secret = secret_until is not None and now_ms() < secret_until
+        _fields(body).update(
+            phase="ended", results=event["results"], deal=None if secret else event["deal"]
+        )
 
 
 def event_time(event: Event, start_at: int | None) -> int | None:

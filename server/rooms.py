@@ -156,15 +156,21 @@ ControlHook = Callable[[LocalRoom, Event], None]
 
 def spectator_frame(feed: Feed, event: Event, data: bytes) -> bytes:
     """Fair play for spectators of a delayed room: the deal code once the race they are
-    shown has ended (by the feed's clock, not the room's), never ``typed_by``."""
+    shown has ended (by the feed's clock, not the room's) — the day's secret deal not before
+    its day is over — and never the workers' own fields (``typed_by``, ``secret_until``)."""
     if event.get("type") not in DEAL_EVENTS:
         return data
     body = feed.body
     race = event.get("race", 0)
-    knows = body is not None and (
-        race < body["race"] or (race == body["race"] and body["phase"] == "ended")
+    secret_until = event.get("secret_until")
+    knows = (
+        body is not None
+        and not (secret_until is not None and now_ms() < secret_until)
+        and (race < body["race"] or (race == body["race"] and body["phase"] == "ended"))
     )
-    shown = {k: (v if knows or k != "deal" else None) for k, v in event.items() if k != "typed_by"}
+    shown = {
+        k: (v if knows or k != "deal" else None) for k, v in event.items() if k not in _INTERNAL
+    }
     return orjson.dumps(shown)
 
 

@@ -13,18 +13,16 @@ import logging
 import os
 import signal
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from server_fixtures import (
     DAILY_TEST_KEY,
     ServerHandle,
     StartServer,
     free_port,
+    get_json,
     worker_process,
 )
 
@@ -38,14 +36,7 @@ NEXT = "2026-04-17"
 
 
 async def get(server: ServerHandle, path: str) -> tuple[int, Any]:
-    def fetch() -> tuple[int, Any]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as r:
-                return r.status, orjson.loads(r.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, orjson.loads(exc.read())
-
-    return await asyncio.to_thread(fetch)
+    return await get_json(server.port, path)
 
 
 async def daily_server(
@@ -204,6 +195,36 @@ async def test_a_spectator_uses_up_the_attempt(
     await again.identify(watcher_id.player, watcher_id.secret or "")
     _, start = await race_daily(again)
     assert start.attempts == {"1": "practice"}
+
+
+async def test_spectators_of_a_delayed_room_are_not_told_the_days_deal(
+    start_server: StartServer, tmp_path: Path, on_day: Any
+) -> None:
+    """A room with a spectator delay shows its spectators the room through its feed:
+    neither its events nor the snapshot of a spectator joining after the race hold the
+    day's code (or the workers' own fields), while the day lasts."""
+    on_day(DAY)
+    server = await daily_server(start_server, "memory", tmp_path)
+    code = str(secret_daily(DAILY_TEST_KEY, "klondike", DAY).code)
+    ann, _ = await player(server, "Ann")
+    joined = await ann.create("klondike", deal="daily", spectator_delay=1)
+    early = await server.client()
+    early.frames = []
+    await early.join(joined.room, role="spectator")
+    await ann.start()
+    await ann.next_event("race_starting")
+    await asyncio.sleep(0.1)
+    await ann.resign()
+    await ann.next_event("race_ended")
+    ended = await early.next_event("race_ended", timeout=5)  # the delay later
+    assert isinstance(ended, RaceEnded) and ended.deal is None
+    late = await server.client()
+    late.frames = []
+    snap = (await late.join(joined.room, role="spectator")).snapshot
+    assert snap is not None and snap.phase == "ended" and snap.deal is None
+    seen = " ".join(str(f) for f in [*early.frames, *late.frames])
+    assert "race_starting" in seen and "race_ended" in seen
+    assert code not in seen and "secret_until" not in seen and "typed_by" not in seen
 
 
 async def test_no_solver_bot_on_the_days_deal(

@@ -15,8 +15,8 @@ import orjson
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
-from server_fixtures import WINS, ServerHandle, StartServer
-from watch_helpers import Timeline, get_json, race_room, until
+from server_fixtures import WINS, ServerHandle, StartServer, get_json
+from watch_helpers import Timeline, race_room, until
 from websockets.asyncio.client import connect
 
 from clients.client import RequestError

@@ -4,32 +4,17 @@ when, the HTTP JSON of a server on the test's own event loop."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from server_fixtures import ServerHandle
 
 from clients.client import RaceClient
 from protocol import RaceStarting, ServerMessage
 
-__all__ = ["ACE_DEAL", "Timeline", "get_json", "race_room", "until"]
+__all__ = ["ACE_DEAL", "Timeline", "race_room", "until"]
 
 ACE_DEAL = "KL1-1-AAAAAAM"  # Klondike draw one: column 3 shows an ace ("t3-f" is legal)
-
-
-async def get_json(port: int, path: str) -> tuple[int, Any]:
-    """(status, JSON body) of ``GET path``, without blocking the loop the server runs on."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-    await writer.drain()
-    data = await asyncio.wait_for(reader.read(), 5)
-    writer.close()
-    with contextlib.suppress(Exception):
-        await writer.wait_closed()
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), orjson.loads(body)
 
 
 async def until(check: Callable[[], Any], timeout: float = 5.0, every: float = 0.05) -> Any:
