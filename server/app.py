@@ -119,10 +119,11 @@ class RaceServer:
 
     async def close(self) -> None:
         """Cancel background tasks, drop the local rooms and close the backend."""
-        await self.ctx.tasks.close()
+        # the layers' timers first: none starts a task once the tasks are being stopped
         self.watching.close()
         self.reactions.close()
         self.lobby.counter.close()
+        await self.ctx.tasks.close()
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()
