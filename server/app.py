@@ -171,10 +171,11 @@ class RaceServer:
         """Cancel background tasks, drop the local rooms, write the races still queued
         (a while at most: they are kept in the backend for another worker otherwise),
         close the records store and the backend."""
-        await self.ctx.tasks.close()
+        # the layers' timers first: none starts a task once the tasks are being stopped
         self.watching.close()
         self.reactions.close()
         self.lobby.counter.close()
+        await self.ctx.tasks.close()
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()

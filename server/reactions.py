@@ -49,6 +49,7 @@ class Reactions:
         self.ctx = ctx
         self._tally: dict[str, Counter[Key]] = {}
         self._due: dict[str, asyncio.TimerHandle] = {}
+        self._closed = False
         ctx.rooms.control_hooks["react"] = self._on_control
         ctx.rooms.drop_hooks.append(self._on_drop)
 
@@ -64,7 +65,7 @@ class Reactions:
             raise Refusal("too_many_reactions", "too many reactions: wait a moment")
         by = "player" if conn.role == "player" else "spectator"
         self._tally.setdefault(lr.room_code, Counter())[seat, msg.reaction, by] += 1
-        if lr.room_code not in self._due:
+        if lr.room_code not in self._due and not self._closed:
             code = lr.room_code
             self._due[code] = asyncio.get_running_loop().call_later(
                 FLUSH_EVERY, lambda: self.ctx.tasks.spawn(self._flush(code), "reactions")
@@ -119,7 +120,8 @@ class Reactions:
         self._tally.pop(lr.room_code, None)
 
     def close(self) -> None:
-        """Cancel the pending tallies (shutdown)."""
+        """Cancel the pending tallies, and start no more (shutdown)."""
+        self._closed = True
         for timer in self._due.values():
             timer.cancel()
         self._due.clear()

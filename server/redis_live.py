@@ -100,6 +100,7 @@ class RedisLive:
         self._listener: LiveListener | None = None
         self._pubsub: Any = None
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def write(self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]) -> None:
         """Store and remove entries (unless later ones are stored), publish what was done."""
@@ -141,7 +142,7 @@ class RedisLive:
 
     async def _listen(self) -> None:
         backoff = 0.1
-        while True:
+        while not self._closed:
             try:
                 if self._pubsub is None:
                     pubsub = self.redis.pubsub()
@@ -181,11 +182,14 @@ class RedisLive:
             logger.exception("live directory: a change could not be taken")
 
     async def close(self) -> None:
-        """Stop listening."""
+        """Stop listening (a client library may swallow a cancellation: the loop also
+        stops at its next turn, and closing waits for it 3 s at most)."""
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            done, _ = await asyncio.wait({self._task}, timeout=3.0)
+            if not done:
+                logger.warning("live directory listener did not stop")
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()

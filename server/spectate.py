@@ -199,6 +199,7 @@ class SpectatorCounter:
         #: rooms with an update on its way, and what came meanwhile (to store after it)
         self._storing: set[str] = set()
         self._waiting: dict[str, int] = {}
+        self._closed = False
 
     async def count(self, room_code: str, change: int) -> Snapshot | None:
         """One spectator more (+1) or fewer (-1) on this worker: stored now, and the room
@@ -244,7 +245,7 @@ class SpectatorCounter:
             self._storing.discard(room_code)
 
     def _later(self, room_code: str, due: int | None) -> None:
-        if due is None or room_code in self._due:
+        if due is None or room_code in self._due or self._closed:
             return
         delay = max(0.0, (due - now_ms()) / 1000) + 0.01
         self._due[room_code] = asyncio.get_running_loop().call_later(
@@ -262,7 +263,8 @@ class SpectatorCounter:
         self._later(room_code, due)
 
     def close(self) -> None:
-        """Forget the pending tellings (shutdown)."""
+        """Forget the pending tellings, and set no more (shutdown)."""
+        self._closed = True
         for timer in self._due.values():
             timer.cancel()
         self._due.clear()

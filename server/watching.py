@@ -233,6 +233,7 @@ class Watching:
         self._push_due: asyncio.TimerHandle | None = None
         self._pushed = float("-inf")
         self._swapping: set[str] = set()
+        self._closed = False
         ctx.rooms.release_hooks.append(self._on_release)
         ctx.rooms.drop_hooks.append(self._on_drop)
         ctx.http.get("/api/live", self._api_live)
@@ -247,7 +248,8 @@ class Watching:
         self.ctx.tasks.spawn(self._refresh_loop(), "live directory")
 
     def close(self) -> None:
-        """Cancel the timers (shutdown)."""
+        """Cancel the timers, and set no more (shutdown)."""
+        self._closed = True
         if self._write_due is not None:
             self._write_due.cancel()
         if self._push_due is not None:
@@ -261,7 +263,7 @@ class Watching:
 
     def _dirty(self, code: str) -> None:
         self._dirty_rooms.add(code)
-        if self._write_due is not None:
+        if self._write_due is not None or self._closed:
             return
         loop = asyncio.get_running_loop()
         wait = max(0.0, self._wrote + WRITE_EVERY - loop.time())
@@ -374,7 +376,7 @@ class Watching:
     def _changed(self) -> None:
         """The directory changed: the featured races are looked at and the subscribers
         get it, at most every PUSH_EVERY (not at each change: thousands a second)."""
-        if self._push_due is not None:
+        if self._push_due is not None or self._closed:
             return
         loop = asyncio.get_running_loop()
         wait = max(0.0, self._pushed + PUSH_EVERY - loop.time())
