@@ -40,6 +40,8 @@ from protocol import (
     RaceStarting,
     Rejected,
     ServerMessage,
+    TournamentReply,
+    TournamentSeat,
     Welcome,
     decode_server,
     merge_view,
@@ -75,6 +77,8 @@ class RaceClient:
         self.frames: list[str | bytes] | None = None  # set to a list to record raw frames
         self.last_seq: int | None = None
         self.view: dict[str, Any] | None = None
+        #: the identity this connection speaks for (``new_player``, ``identify``, ``recover``)
+        self.player: str | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[ServerMessage]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
@@ -315,10 +319,70 @@ class RaceClient:
         """Delete the identified player's identity."""
         await self.request({"type": "forget_me"})
 
-    @staticmethod
-    def _identity(reply: ServerMessage) -> IdentityReply:
+    def _identity(self, reply: ServerMessage) -> IdentityReply:
         assert isinstance(reply, IdentityReply)
+        self.player = reply.player
         return reply
+
+    # ------------------------------------------------------------------ tournaments
+
+    @staticmethod
+    def _tournament(reply: ServerMessage) -> TournamentReply:
+        assert isinstance(reply, TournamentReply)
+        return reply
+
+    async def tournament_create(self, **settings: Any) -> TournamentReply:
+        """Create a tournament hosted by this (identified) player, and open it."""
+        return self._tournament(
+            await self.request({"type": "tournament_create", "settings": settings})
+        )
+
+    async def tournament_open(self, tournament: str, key: str | None = None) -> TournamentReply:
+        """Follow a tournament: its page now, then its events and standings."""
+        payload: dict[str, Any] = {"type": "tournament_open", "tournament": tournament}
+        if key is not None:
+            payload["key"] = key
+        return self._tournament(await self.request(payload))
+
+    async def tournament_join(
+        self, tournament: str, *, name: str = "", key: str | None = None
+    ) -> TournamentReply:
+        """Enter a tournament as a player (and open it)."""
+        payload: dict[str, Any] = {
+            "type": "tournament_join",
+            "tournament": tournament,
+            "name": name,
+        }
+        if key is not None:
+            payload["key"] = key
+        return self._tournament(await self.request(payload))
+
+    async def tournament_withdraw(self, tournament: str) -> None:
+        """Leave the tournament (past results stay)."""
+        await self.request({"type": "tournament_withdraw", "tournament": tournament})
+
+    async def tournament_rejoin(self, tournament: str) -> None:
+        """Enter again after withdrawing."""
+        await self.request({"type": "tournament_rejoin", "tournament": tournament})
+
+    async def tournament_host(self, tournament: str, act: str, **fields: Any) -> None:
+        """A host's act (``start``, ``start_round``, ``kick`` with ``player`` and ``reason``
+        …)."""
+        await self.request(
+            {"type": "tournament_host", "tournament": tournament, "act": act, **fields}
+        )
+
+    async def tournament_close(self) -> None:
+        """Stop following the open tournament."""
+        await self.request({"type": "tournament_close"})
+
+    async def take_seat(self, seat: TournamentSeat) -> Joined:
+        """Take a round's seat (``tournament_seat``): leave the last round's room first."""
+        if self.room is not None:
+            with contextlib.suppress(RequestError):
+                await self.leave()
+        self.token = seat.token
+        return await self.resume(seat.room, seat.token)
 
     async def ping(self) -> int:
         """The server clock in ms."""

@@ -69,6 +69,7 @@ from .backend import (
 )
 from .redis_pending import RedisPendingWrites
 from .redis_pubsub import RoomChannels
+from .redis_tournaments import RedisTournaments
 from .resp import NotSent, RespPipe
 from .room import ProgressState, RoomState
 from .updates import Update
@@ -153,7 +154,7 @@ return out
 )
 
 
-class RedisBackend(RedisPendingWrites, Backend):
+class RedisBackend(RedisTournaments, RedisPendingWrites, Backend):
     """Rooms in Redis, events over Redis pub/sub."""
 
     shared = True
