@@ -75,6 +75,7 @@ from .tournaments._checks import HOSTS, entered
 from .tournaments.live import (
     LiveTournament,
     RoundRoom,
+    UnknownTournament,
     plan_rooms,
     seat_of,
     seat_token,
@@ -345,6 +346,10 @@ class RoundRunner:
                 raise
             except StoreUnavailable:
                 pass
+            except UnknownTournament:
+                logger.info("tournament gone from the live store tournament=%s", tid)
+                await backend.retire_tournament(tid)
+                return
             except (TournamentError, Refusal) as exc:
                 logger.info("tournament step refused tournament=%s: %s", tid, exc)
             except Exception:

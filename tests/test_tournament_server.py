@@ -44,10 +44,21 @@ async def tserver(start_server: Start, backend_kind: str, tmp_path: Path) -> Ser
     )
 
 
+SECRETS: dict[str, str] = {}
+
+
 async def identified(server: ServerHandle, name: str) -> RaceClient:
+    """A client with a new identity (its secret kept in :data:`SECRETS`)."""
     client = await server.client()
-    await client.new_player(name)
+    made = await client.new_player(name)
+    assert made.secret is not None
+    SECRETS[made.player] = made.secret
     return client
+
+
+async def secret_of(client: RaceClient) -> str:
+    assert client.player is not None
+    return SECRETS[client.player]
 
 
 async def next_of(client: RaceClient, model: type[Any], timeout: float = 10.0, **match: Any) -> Any:
@@ -238,3 +249,243 @@ async def test_refusals_change_nothing(tserver: ServerHandle) -> None:
     assert unknown.value.code == "unknown_tournament"
     page = await ann.tournament_open(tid)
     assert page.page.phase == "created" and page.page.version == made.page.version + 1
+
+
+# --------------------------------------------------------------------- helpers for rounds
+
+
+async def until_start(client: RaceClient, seat: TournamentSeat) -> None:
+    """Wait for the round's start, by the server's clock."""
+    wait = seat.start_at - await client.ping()
+    if wait > 0:
+        await asyncio.sleep(wait / 1000 + 0.02)
+
+
+async def resign_round(client: RaceClient, number: int) -> TournamentSeat:
+    """Take the seat of round ``number`` and resign at its start."""
+    seat: TournamentSeat = await next_of(client, TournamentSeat, round=number)
+    await client.take_seat(seat)
+    await until_start(client, seat)
+    await client.resign()
+    return seat
+
+
+async def page_of(server: ServerHandle, tid: str, key: str | None = None) -> dict[str, Any]:
+    path = f"/api/tournaments/{tid}" + (f"?key={key}" if key else "")
+    _, _, body = await asyncio.to_thread(http_get, server.port, path)
+    data: dict[str, Any] = json.loads(body)
+    return data
+
+
+async def test_late_join_absences_withdraw_and_rejoin(tserver: ServerHandle) -> None:
+    host = await identified(tserver, "Host")
+    ann = await identified(tserver, "Ann")
+    bob = await identified(tserver, "Bob")
+    tid = (
+        await host.tournament_create(
+            **settings(rounds=3, deal_codes=[KL_CODE] * 3, late_join_until=2)
+        )
+    ).page.id
+    await ann.tournament_join(tid, name="Ann")
+    await bob.tournament_join(tid, name="Bob")
+    bob_id = ann_id(bob)
+    await host.tournament_host(tid, "start")
+    await event(host, "round_starting")
+
+    # round 1: Ann and Bob; Dan joins late during it (he plays from round 2)
+    dan = await identified(tserver, "Dan")
+    late = await dan.tournament_join(tid, name="Dan")
+    assert late.you.status == "entered" and late.you.seat is None
+    await asyncio.gather(resign_round(ann, 1), resign_round(bob, 1))
+    await event(host, "round_ended")
+
+    # Bob goes away: absent from round 2 (one absence), Dan plays it
+    await bob.close()
+    await asyncio.sleep(0.1)
+    await host.tournament_host(tid, "start_round")
+    starting = await event(host, "round_starting")
+    assert starting.data["absent"] == [bob_id]
+    assert set(starting.data["participants"]) == {ann_id(ann), ann_id(dan)}
+    eve = await identified(tserver, "Eve")
+    with pytest.raises(RequestError) as closed:
+        await eve.tournament_join(tid)
+    assert closed.value.code == "late_join_closed"
+    await asyncio.gather(resign_round(ann, 2), resign_round(dan, 2))
+    await event(host, "round_ended")
+
+    # round 3: a second absence in a row withdraws him
+    await host.tournament_host(tid, "start_round")
+    withdrawn = await event(host, "player_withdrawn")
+    assert withdrawn.data == {"player": bob_id, "by": "absences"}
+
+    # he comes back and rejoins (for the rounds to come: none here); Ann withdraws mid-round
+    bob2 = await tserver.client()
+    await bob2.identify(bob_id, await secret_of(bob))
+    reopened = await bob2.tournament_open(tid)
+    assert reopened.you.status == "withdrawn"
+    await bob2.tournament_rejoin(tid)
+    seat = await next_of(ann, TournamentSeat, round=3)
+    await ann.take_seat(seat)
+    await ann.tournament_withdraw(tid)
+    with pytest.raises(RequestError) as again:
+        await ann.tournament_withdraw(tid)
+    assert again.value.code == "not_entered"
+    await resign_round(dan, 3)
+    await event(host, "tournament_finished")
+
+    page = await page_of(tserver, tid)
+    lines = {row["name"]: row for row in page["standings"]}
+    assert [r["status"] for r in lines["Bob"]["rounds"]] == ["resigned", "absent", "absent"]
+    assert [r["status"] for r in lines["Dan"]["rounds"]] == ["missed", "resigned", "resigned"]
+    assert lines["Ann"]["rounds"][2]["status"] == "resigned"  # her race ended as she left
+    assert lines["Ann"]["status"] == "withdrawn" and lines["Bob"]["status"] == "entered"
+
+
+async def test_host_acts_are_kept_in_the_audit_log(tserver: ServerHandle) -> None:
+    host = await identified(tserver, "Host")
+    ann, bob, cat = [await identified(tserver, n) for n in ("Ann", "Bob", "Cat")]
+    made = await host.tournament_create(**settings(rounds=2))
+    tid = made.page.id
+    await host.tournament_host(tid, "edit_settings", settings={"name": "Saturday cup"})
+    for client, name in ((ann, "Ann"), (bob, "Bob"), (cat, "Cat")):
+        await client.tournament_join(tid, name=name)
+    await host.tournament_host(tid, "announce", text="Good luck!")
+    told = await event(cat, "announcement")
+    assert told.data["text"] == "Good luck!"
+    await host.tournament_host(tid, "start")
+    seat_a = await next_of(ann, TournamentSeat, round=1)
+    await ann.take_seat(seat_a)
+    await until_start(ann, seat_a)
+    await win(ann)
+    await asyncio.gather(resign_round(bob, 1), resign_round(cat, 1))
+    await event(host, "round_ended")
+
+    # kicked: out for good with the reason they see; their result stays
+    await host.tournament_host(tid, "kick", player=ann_id(cat), reason="rude in chat")
+    kicked = await event(cat, "player_kicked")
+    assert kicked.data["reason"] == "rude in chat" and kicked.data["player"] == ann_id(cat)
+    reopened = await cat.tournament_open(tid)
+    assert reopened.you.status == "kicked" and reopened.you.reason == "rude in chat"
+    with pytest.raises(RequestError) as refused:
+        await cat.tournament_rejoin(tid)
+    assert refused.value.code == "not_withdrawn"
+
+    # a disqualified result scores nothing, restored it counts again
+    await host.tournament_host(
+        tid, "disqualify", player=ann_id(ann), round=1, reason="shared the deal"
+    )
+    page = await page_of(tserver, tid)
+    assert [r["name"] for r in page["standings"]][:1] == ["Bob"]
+    with pytest.raises(RequestError) as twice:
+        await host.tournament_host(tid, "disqualify", player=ann_id(ann), round=1, reason="x")
+    assert twice.value.code == "already_disqualified"
+    await host.tournament_host(tid, "restore", player=ann_id(ann), round=1)
+    page = await page_of(tserver, tid)
+    assert page["standings"][0]["name"] == "Ann" and page["standings"][0]["points"] == 4
+
+    # banned: every result struck, left out of the standings
+    await host.tournament_host(tid, "ban", player=ann_id(bob), reason="second account")
+    await host.tournament_host(tid, "pause")
+    await host.tournament_host(tid, "resume")
+    page = await page_of(tserver, tid)
+    assert {r["name"] for r in page["standings"]} == {"Ann", "Cat"}
+    assert page["standings"][0]["points"] == 3  # one player beaten now, plus the win
+    acts = [(a["act"], a["player"], a["reason"]) for a in page["audit"]]
+    assert acts == [
+        ("edit_settings", None, None),
+        ("announce", None, None),
+        ("start", None, None),
+        ("kick", ann_id(cat), "rude in chat"),
+        ("disqualify", ann_id(ann), "shared the deal"),
+        ("restore", ann_id(ann), None),
+        ("ban", ann_id(bob), "second account"),
+        ("pause", None, None),
+        ("resume", None, None),
+    ]
+    assert all(a["actor"] == ann_id(host) for a in page["audit"])
+    assert page["settings"]["name"] == "Saturday cup"
+    await host.tournament_host(tid, "end_early", reason="rain")
+    finished = await event(ann, "tournament_finished")
+    assert finished.data["early"] is True
+
+
+async def test_private_tournaments_need_their_key(tserver: ServerHandle) -> None:
+    host = await identified(tserver, "Host")
+    ann = await identified(tserver, "Ann")
+    made = await host.tournament_create(**settings(private=True))
+    public = await host.tournament_create(**settings(name="Open cup"))
+    tid = made.page.id
+    assert "?key=" in made.page.link  # the host's link carries the key
+    key = made.page.link.split("?key=")[1]
+    for wrong in (None, "nope"):
+        with pytest.raises(RequestError) as hidden:
+            await ann.tournament_open(tid, key=wrong)
+        assert hidden.value.code == "unknown_tournament"
+        with pytest.raises(urllib.error.HTTPError) as not_found:
+            await page_of(tserver, tid, wrong)
+        assert not_found.value.code == 404
+        not_found.value.close()
+    joined = await ann.tournament_join(tid, key=key)
+    assert "?key=" not in joined.page.link
+    assert (await page_of(tserver, tid, key))["id"] == tid
+    _, _, body = await asyncio.to_thread(http_get, tserver.port, "/api/tournaments")
+    listed = [t["id"] for t in json.loads(body)["tournaments"]]
+    assert public.page.id in listed and tid not in listed
+
+
+async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
+    tserver: ServerHandle,
+) -> None:
+    from server.config import set_clock_offset
+
+    host = await identified(tserver, "Host")
+    ann, bob = await identified(tserver, "Ann"), await identified(tserver, "Bob")
+    tid = (
+        await host.tournament_create(
+            **settings(rounds=1, deal_codes=[KL_CODE], round_time_limit=60)
+        )
+    ).page.id
+    await ann.tournament_join(tid, name="Ann")
+    await bob.tournament_join(tid, name="Bob")
+    await host.tournament_host(tid, "start")
+    seat = await next_of(ann, TournamentSeat, round=1)
+    await ann.take_seat(seat)
+    await until_start(ann, seat)
+    for text in KL_MOVES[:10]:
+        assert isinstance(await ann.move(text), Ack)
+    # Bob never takes his seat; nobody finishes: the deadline ends the round
+    try:
+        set_clock_offset(61)
+        ended = await event(host, "round_ended", timeout=10)
+    finally:
+        set_clock_offset(0)
+    ranking = {r["player"]: r for r in ended.data["ranking"]}
+    assert ranking[ann_id(ann)]["place"] == 1 and ranking[ann_id(bob)]["place"] == 2
+    await event(host, "tournament_finished")
+    page = await page_of(tserver, tid)
+    mine = next(r for r in page["rounds"][0]["results"] if r["player"] == ann_id(ann))
+    assert mine["status"] == "timeout" and mine["moves"] == 10
+
+    # the live store lets it go: the records store has it all, move lists included
+    while tid.replace("-", "") in await tserver.app.backend.active_tournaments():
+        await asyncio.sleep(0.05)  # written to the records, then retired
+    await forget(tserver, tid.replace("-", ""))
+    await asyncio.sleep(0.1)
+    page = await page_of(tserver, tid)
+    assert page["phase"] == "finished" and page["rounds"][0]["results"][0]["game_id"]
+    _, _, export_text = await asyncio.to_thread(
+        http_get, tserver.port, f"/api/tournaments/{tid}/export"
+    )
+    export = orjson.loads(export_text)
+    assert verify(export) == []
+    assert export["rounds"][0]["results"][ann_id(ann)]["move_list"] == KL_MOVES[:10]
+
+
+async def forget(server: ServerHandle, tid: str) -> None:
+    """Drop a tournament from the live store, as its expiry would."""
+    backend: Any = server.app.backend
+    if server.kind == "memory":
+        backend._tournaments.pop(tid)
+    else:
+        keys = await backend.redis.keys(f"sd:{{T:{tid}}}:*")
+        await backend.redis.delete(*keys)
