@@ -205,7 +205,9 @@ def load_tournament(conn: Connection, tid: str) -> tuple[LiveTournament, Moves] 
                 ended_at=r["ended_at"],
             )
         )
-        rooms[str(r["number"])] = [RoundRoom(**x) for x in orjson.loads(r["rooms"])]
+        played_in = [RoundRoom(**x) for x in orjson.loads(r["rooms"])]
+        if played_in:
+            rooms[str(r["number"])] = played_in
     audit = [
         AuditEntry(
             at=a["at"],
