@@ -3,7 +3,8 @@
 The server serves the directory given as ``Config.static_dir`` (``samedeal serve`` gives
 the ``clients/web`` directory) with a :class:`StaticFiles` from its ``process_request``
 hook, after its own routes (``/healthz``, ``/metrics``): the app's pages — ``/``,
-``/r/<ROOMCODE>`` (a room), ``/d/<DEALCODE>`` (a shared deal), ``/rules`` and
+``/r/<ROOMCODE>`` (a room), ``/t/<CODE>`` (a tournament; ``/t/new`` its form),
+``/d/<DEALCODE>`` (a shared deal), ``/rules`` and
 ``/rules/<game>`` — answer ``index.html`` (the app reads ``location``), the other files
 answer themselves, and any other address answers ``404 Not Found`` with ``index.html``,
 which shows a "no such page" screen leading back to the lobby. :meth:`StaticFiles.response`
@@ -45,6 +46,7 @@ _TYPES = {
 _PAGE_PATH = re.compile(
     r"^/(?:index\.html"
     r"|r/[A-Za-z0-9-]{1,16}/?"
+    r"|t/[A-Za-z0-9-]{1,16}/?"
     r"|d/[A-Za-z0-9-]{1,32}/?"
     r"|rules(?:/(?:easy-harp|klondike))?/?)?$"
 )

@@ -19,6 +19,7 @@ import {
 import { clearSelection, dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { Connection } from "./net.js";
 import { renderRules, ruleSection, rulesGame } from "./rules.js";
+import { TournamentPage, listTournaments } from "./tournament.js";
 
 const DEAL_PREFIXES = { "EH1-N": "easy-harp", "KL1-1": "klondike", "KL1-3": "klondike-3" };
 const $ = (id) => document.getElementById(id);
@@ -79,6 +80,8 @@ const settings = {
 };
 
 const conn = new Connection(onFrameEvent, onClose);
+// the tournament page (/t/CODE) shares the connection and the room view
+const tournament = new TournamentPage({ conn, state, takeJoined, follow, showScreen, toast, serverNow, render });
 
 function serverNow() {
   return Date.now() + state.clockOffset;
@@ -87,6 +90,11 @@ function serverNow() {
 // ---------------------------------------------------------------------- connection
 
 function onClose(code) {
+  if (tournament.active && code !== 4000) {
+    // the tournament is opened again on a new connection; it hands the seat back
+    setTimeout(() => tournament.follow().catch(() => toast(t("net.lost_reload"))), 800);
+    return;
+  }
   if (code === 4000) {
     toast(t("net.taken_elsewhere"));
   } else if (state.room && state.token && state.reconnects < 5) {
@@ -122,6 +130,7 @@ async function resumeSeat() {
 }
 
 function onFrameEvent(msg) {
+  if (String(msg.type).startsWith("tournament") && tournament.onMessage(msg)) return;
   if (typeof msg.seq === "number") {
     if (msg.seq <= state.lastSeq) return;
     state.lastSeq = msg.seq;
@@ -350,6 +359,15 @@ async function enter(payload, errorBox) {
     $(errorBox).textContent = errorText(reply.code, reply.message);
     return false;
   }
+  takeJoined(reply);
+  return true;
+}
+
+/** Take the room a ``joined`` reply gives (``keepPath``: stay at the page's address). */
+function takeJoined(reply, { keepPath = false } = {}) {
+  if (state.room && reply.room !== state.room) {
+    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map() });
+  }
   state.role = reply.role;
   state.seat = reply.seat ?? null;
   state.token = reply.token ?? null;
@@ -360,10 +378,9 @@ async function enter(payload, errorBox) {
     // Kept for this tab only, so a reload takes the seat back.
     sessionStorage.setItem(seatKey(state.room), JSON.stringify({ token: state.token, key: state.key }));
   }
-  history.replaceState(null, "", roomPath());
+  if (!keepPath) history.replaceState(null, "", roomPath());
   showScreen("room");
   render();
-  return true;
 }
 
 function seatKey(room) {
@@ -943,7 +960,7 @@ function render() {
 }
 
 function showScreen(name) {
-  for (const id of ["lobby", "room", "rules", "notfound"]) $(id).hidden = id !== name;
+  for (const id of ["lobby", "room", "rules", "notfound", "tournament"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;
@@ -1011,6 +1028,8 @@ function route() {
   if (h && path === "/") return { screen: "room", code: h[1], key: new URLSearchParams(h[2] || "").get("key") };
   m = path.match(/^\/rules(?:\/(easy-harp|klondike))?\/?$/);
   if (m) return { screen: "rules", game: m[1] || "easy-harp" };
+  m = path.match(/^\/t\/([A-Za-z0-9-]{1,16})\/?$/);
+  if (m) return { screen: m[1] === "new" ? "tournament-new" : "tournament", code: m[1], key: new URLSearchParams(location.search).get("key") };
   m = path.match(/^\/d\/([A-Za-z0-9-]{1,32})\/?$/);
   if (m) return { screen: "deal", deal: m[1].toUpperCase() };
   if (path === "/" || path === "/index.html") {
@@ -1179,7 +1198,16 @@ async function init() {
     showScreen("notfound");
     return;
   }
+  if (r.screen === "tournament") {
+    await tournament.open(r.code, r.key);
+    return;
+  }
+  if (r.screen === "tournament-new") {
+    await tournament.showCreate();
+    return;
+  }
   showScreen("lobby");
+  listTournaments($("lobby"));
   if (r.screen === "deal") showDealPanel(r.deal);
   if (r.screen === "room") {
     const code = r.code.toUpperCase();
