@@ -309,13 +309,18 @@ class Tournaments:
         if state.settings.private and role is None and not private_ok:
             # a private tournament is not found without its key: codes cannot be probed
             raise Refusal("unknown_tournament", f"no tournament {display_code(tid)}")
-        self.closed(conn)
-        local = await self._ensure(tid)
-        viewer = Viewer(conn, tid, player)
-        local.viewers.add(viewer)
-        self.viewers[conn.id] = viewer
-        if player is not None:
-            await self._present(local, player, +1)
+        viewer = self.viewers.get(conn.id)
+        if viewer is not None and viewer.tid == tid and viewer.player == player:
+            local = self.local[tid]  # opened again (a page refreshing): the same viewer
+            viewer.ready = False
+        else:
+            self.closed(conn)
+            local = await self._ensure(tid)
+            viewer = Viewer(conn, tid, player)
+            local.viewers.add(viewer)
+            self.viewers[conn.id] = viewer
+            if player is not None:
+                self._present(local, player, +1)
         # the page as of now; events after it follow (those before it are in it)
         snap = await self.ctx.backend.load_tournament(tid) or snap
         viewer.last_seq = snap.seq
@@ -395,7 +400,7 @@ class Tournaments:
             return
         local.viewers.discard(viewer)
         if viewer.player is not None:
-            self.ctx.tasks.spawn(self._present(local, viewer.player, -1), "tournament absent")
+            self._present(local, viewer.player, -1)
         if not local.viewers:
             self._drop(local)
 
@@ -413,16 +418,23 @@ class Tournaments:
 
     # ------------------------------------------------------------------ presence
 
-    async def _present(self, local: LocalTournament, player: str, change: int) -> None:
+    def _present(self, local: LocalTournament, player: str, change: int) -> None:
+        """Count a connection of ``player`` more or fewer here; tell the store when the
+        player comes or goes (what it is told is the count when the call runs, so calls
+        that overtake each other still leave it right)."""
         count = local.players.get(player, 0) + change
         if count > 0:
             local.players[player] = count
         else:
             local.players.pop(player, None)
+        if count in (0, 1):
+            self.ctx.tasks.spawn(self._tell_presence(local, player), "tournament presence")
+
+    async def _tell_presence(self, local: LocalTournament, player: str) -> None:
         with contextlib.suppress(StoreUnavailable):
-            if change > 0 and count == 1:
+            if player in local.players:
                 await self.ctx.backend.mark_present(local.tid, [player], now_ms())
-            elif count <= 0:
+            else:
                 await self.ctx.backend.drop_present(local.tid, [player])
 
     async def _presence_loop(self) -> None:

@@ -162,6 +162,9 @@ class TournamentApi:
 
     def __init__(self, ctx: Context, runner: Any = None) -> None:
         self.ctx = ctx
+        #: the last pages built, by (tournament, revision, link, replays known): a page is
+        #: asked for by every viewer after each change, and is the same for all of them
+        self._pages: dict[tuple[str, int, str, int], dict[str, Any]] = {}
         ctx.http.get("/api/tournaments", self._list)
         ctx.http.get("/api/tournaments/{tid}", self._page)
         ctx.http.get("/api/tournaments/{tid}/results", self._results)
@@ -198,7 +201,14 @@ class TournamentApi:
         """The page of ``live`` (``with_key``: its link carries the private key)."""
         key = live.state.key if with_key and live.state.settings.private else None
         link = tournament_link(self.ctx, live.state.id, key)
-        return page_of(live, link, await self.games(live))
+        games = await self.games(live)
+        cache = (live.state.id, live.rev, link, len(games))
+        found = self._pages.get(cache)
+        if found is None:
+            if len(self._pages) >= 64:
+                self._pages.clear()  # bounded: a page is rebuilt from the state at will
+            found = self._pages[cache] = page_of(live, link, games)
+        return found
 
     async def find(
         self, text: str, key: str | None

@@ -134,13 +134,15 @@ export class TournamentPage {
     this.render();
   }
 
+  /** The page again, after a change: at most once a second per viewer, spread out (a
+   * change reaches every viewer at once). */
   async refetch() {
     if (this.refetching) return;
     this.refetching = setTimeout(async () => {
       this.refetching = null;
       const reply = await this.app.conn.request({ type: "tournament_open", tournament: this.code, key: this.key || null });
       if (reply.type === "tournament") this.take(reply);
-    }, 300);
+    }, 300 + Math.random() * 700);
   }
 
   /** Messages of the tournament (the rest is the room's): true when handled. */
@@ -165,6 +167,12 @@ export class TournamentPage {
     }
     if (msg.kind === "round_ended") this.app.toast(t("tournament.round_ended", { n: d.round, deal: d.deal }));
     if (msg.kind === "tournament_finished") this.app.toast(t("tournament.finished"));
+    if (msg.kind === "player_joined" && this.page) {
+      // a join changes the list of players only: no need to read the page again
+      // (the standings pushed next show them; a form being filled in is left alone)
+      this.page.players.push({ id: d.player, name: d.name, status: "entered", withdrawn_by: null, reason: null, joined_at: 0, joined_round: this.page.round, absences: 0 });
+      return true;
+    }
     this.refetch();
     return true;
   }
