@@ -489,3 +489,39 @@ async def forget(server: ServerHandle, tid: str) -> None:
     else:
         keys = await backend.redis.keys(f"sd:{{T:{tid}}}:*")
         await backend.redis.delete(*keys)
+
+
+async def test_a_scheduled_start_on_winnable_deals(start_server: Start, tmp_path: Path) -> None:
+    """Nobody starts it: the timer does at the scheduled time; the round's deal is the
+    first candidate the solver proves (in a process), checked by the export's verify."""
+    server = await start_server(
+        "memory",
+        records_url=f"sqlite:///{tmp_path / 'records.db'}",
+        tournament_countdown=0.2,
+        tournament_lease=1.0,
+        tournament_nodes=5000,
+        tournament_candidates=3,
+    )
+    host = await identified(server, "Host")
+    ann = await identified(server, "Ann")
+    starts_at = await host.ping() + 1500
+    made = await host.tournament_create(
+        name="Dawn cup", game="klondike", rounds=1, deals="winnable", starts_at=starts_at
+    )
+    assert made.page.fair.node_budget == 5000 and made.page.fair.max_candidates == 3
+    await ann.tournament_join(made.page.id, name="Ann")
+    seat = await next_of(ann, TournamentSeat, timeout=30)
+    assert seat.start_at >= starts_at
+    await ann.take_seat(seat)
+    await until_start(ann, seat)
+    await ann.resign()
+    await event(ann, "tournament_finished")
+    _, _, text = await asyncio.to_thread(
+        http_get, server.port, f"/api/tournaments/{made.page.id}/export"
+    )
+    export = orjson.loads(text)
+    assert verify(export) == []
+    (played,) = export["rounds"]
+    assert played["solution"] is not None or played["skipped"] == [0, 1, 2]
+    page = await page_of(server, made.page.id)
+    assert page["audit"] == []  # the timer's start is no host act
