@@ -24,6 +24,7 @@ already written (its own, byte for byte) and the write is taken as done.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any, Final, TypeVar
 
@@ -171,10 +172,32 @@ class RedisTournaments:
             return None
         return LiveSnapshot(LiveTournament.model_validate_json(raw), int(seq or 0))
 
+    def _writing(self, tid: str) -> asyncio.Lock:
+        """One write of a tournament at a time on this worker: a thousand players joining
+        at once queue here instead of retrying against each other (and holding every
+        pooled connection meanwhile); only writes of other workers can conflict."""
+        locks: dict[str, asyncio.Lock] | None = getattr(self, "_tournament_locks", None)
+        if locks is None:
+            locks = self._tournament_locks = {}
+        lock = locks.get(tid)
+        if lock is None:
+            if len(locks) > 1000:
+                for key in [k for k, v in locks.items() if not v.locked()]:
+                    del locks[key]
+            lock = locks[tid] = asyncio.Lock()
+        return lock
+
     async def update_tournament(
         self, tid: str, update: TournamentUpdate[T]
     ) -> tuple[LiveSnapshot, T]:
-        """Read, apply, compare-and-set on ``rev``; again on a conflict."""
+        """Read, apply, compare-and-set on ``rev``; again on a conflict (one at a time per
+        tournament on this worker)."""
+        async with self._writing(tid):
+            return await self._update_tournament(tid, update)
+
+    async def _update_tournament(
+        self, tid: str, update: TournamentUpdate[T]
+    ) -> tuple[LiveSnapshot, T]:
         with self._reaching():
             for _ in range(_TRIES):
                 raw = await self.redis.get(self._tkey(tid, "state"))
