@@ -97,6 +97,7 @@ class RedisTournaments:
     prefix: str
     worker_id: str
     event_cap: int
+    _tournament_locks: dict[str, asyncio.Lock]
 
     def _key(self, code: str, what: str) -> str:  # pragma: no cover - the backend's
         raise NotImplementedError
@@ -178,7 +179,8 @@ class RedisTournaments:
         pooled connection meanwhile); only writes of other workers can conflict."""
         locks: dict[str, asyncio.Lock] | None = getattr(self, "_tournament_locks", None)
         if locks is None:
-            locks = self._tournament_locks = {}
+            locks = {}
+            self._tournament_locks = locks
         lock = locks.get(tid)
         if lock is None:
             if len(locks) > 1000:

@@ -212,12 +212,15 @@ class _RecordResults:
 
 @dataclass(frozen=True, slots=True)
 class _Recorded:
-    """The records store has the state of ``version``."""
+    """The records store has the state of ``version``, and the races of the rounds up to
+    ``round``."""
 
     version: int
+    round: int
 
     def __call__(self, live: LiveTournament) -> tuple[list[TEvent], None]:
         live.recorded = max(live.recorded, self.version)
+        live.recorded_round = max(live.recorded_round, self.round)
         return [], None
 
 
@@ -325,7 +328,9 @@ class RoundRunner:
                     return
                 summary = found[0]
                 due = summary_due(summary, now_ms())
-                if summary.phase == "finished":
+                if summary.phase != "round" and summary.recorded_round < summary.round:
+                    await self.catch_up(tid)  # a round ended: its races, the tournament
+                elif summary.phase == "finished":
                     if summary.recorded:
                         await backend.retire_tournament(tid)
                         logger.info("tournament retired tournament=%s", tid)
@@ -623,7 +628,7 @@ class RoundRunner:
         await self.record_results(tid, current.number, found)
         await self._act(tid, lambda s: end_round(s, actor=SYSTEM, now=now_ms()))
         logger.info("tournament round ended tournament=%s round=%s", tid, current.number)
-        await self._round_over(tid, snap.live, current.number)
+        await self.catch_up(tid)
 
     async def end_early(self, tid: str, actor: str, reason: str | None) -> None:
         """The host ends the tournament now: a round being played ends as at its deadline
@@ -655,21 +660,28 @@ class RoundRunner:
             await self._act(tid, lambda s: end_early(s, actor=actor, now=now_ms(), reason=reason))
         except TournamentError as exc:
             raise Refusal(exc.code, exc.message) from None
-        if current is not None:
-            await self._round_over(tid, snap.live, current.number)
-        else:
-            self.record_soon(tid)
+        await self.catch_up(tid)
 
-    async def _round_over(self, tid: str, live: LiveTournament, number: int) -> None:
-        """Write the round's races (their replays open now) and the tournament."""
-        for room in live.round_rooms(number):
-            try:
-                snap: Snapshot | None = await self.ctx.backend.snapshot(room.code)
-                if snap is not None and snap.room.phase == "ended":
-                    await self.history.record(room.code, snap)
-            except StoreUnavailable:
-                logger.warning("a round's race was not recorded room=%s", room.code)
-        await self.record(tid)
+    async def catch_up(self, tid: str) -> None:
+        """Write the races of the rounds ended since the last write (their replays open
+        now: they tell the deal) and the tournament — again after a worker died between
+        the two, as the driver finds the rounds not written (a race is written once)."""
+        snap = await self.ctx.backend.load_tournament(tid)
+        if snap is None:
+            return
+        live = snap.live
+        ended = [r.number for r in live.state.rounds if r.ended_at is not None]
+        for number in ended:
+            if number <= live.recorded_round:
+                continue
+            for room in live.round_rooms(number):
+                try:
+                    rsnap: Snapshot | None = await self.ctx.backend.snapshot(room.code)
+                    if rsnap is not None and rsnap.room.phase == "ended":
+                        await self.history.record(room.code, rsnap)
+                except StoreUnavailable:
+                    logger.warning("a round's race was not recorded room=%s", room.code)
+        await self.record(tid, max(ended, default=0))
 
     # ------------------------------------------------------------------ records
 
@@ -677,9 +689,9 @@ class RoundRunner:
         """Write the tournament to the records store in the background."""
         self.ctx.tasks.spawn(self.record(tid), f"record tournament {tid}")
 
-    async def record(self, tid: str) -> None:
+    async def record(self, tid: str, rounds: int = 0) -> None:
         """Write the tournament (players, rounds, results with move lists, audit log) to
-        the records store, then mark the state written."""
+        the records store, then mark the state written (and ``rounds``' races)."""
         backend = self.ctx.backend
         snap = await backend.load_tournament(tid)
         if snap is None:
@@ -694,7 +706,7 @@ class RoundRunner:
                     "tournament not written to the records tournament=%s", tid, exc_info=True
                 )
                 return
-        await backend.update_tournament(tid, _Recorded(snap.live.state.version))
+        await backend.update_tournament(tid, _Recorded(snap.live.state.version, rounds))
 
 
 def _consume(future: asyncio.Future[RoundDeal]) -> None:

@@ -240,7 +240,13 @@ def load_tournament(conn: Connection, tid: str) -> tuple[LiveTournament, Moves] 
         audit=audit,
         version=row["version"],
     )
-    live = LiveTournament(state=state, secret=_NO_SEED, rooms=rooms, recorded=row["version"])
+    live = LiveTournament(
+        state=state,
+        secret=_NO_SEED,
+        rooms=rooms,
+        recorded=row["version"],
+        recorded_round=row["rounds_played"],
+    )
     return live, moves
 
 

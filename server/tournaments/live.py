@@ -84,8 +84,10 @@ class LiveTournament(BaseModel):
     secret: str
     #: round number (as text, JSON's keys) → its rooms
     rooms: dict[str, list[RoundRoom]] = {}
-    #: the state's version last written to the records store (-1: never)
+    #: the state's version last written to the records store (-1: never), and the last
+    #: round whose races and results were written with it
     recorded: int = -1
+    recorded_round: int = 0
 
     def round_rooms(self, number: int) -> list[RoundRoom]:
         """The rooms of round ``number`` (none when it had no participant)."""
@@ -175,6 +177,7 @@ class Summary(BaseModel):
     results: int = 0
     version: int = 0
     recorded: bool = False
+    recorded_round: int = 0
 
 
 def summary_of(live: LiveTournament) -> Summary:
@@ -201,6 +204,7 @@ def summary_of(live: LiveTournament) -> Summary:
         results=len(current.results) if current is not None else 0,
         version=state.version,
         recorded=live.recorded >= state.version,
+        recorded_round=live.recorded_round,
     )
 
 
