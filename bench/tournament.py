@@ -234,9 +234,10 @@ def run_tournament(
     """Create the tournament, enter the players (in ``procs`` processes), start its round
     and measure it."""
 
-    async def host_create() -> tuple[Bot, str]:
+    async def host_create() -> tuple[str, str, str]:
+        """The host (who does not play) creates the tournament: its id, their identity."""
         host = await connect(url)
-        await host.request({"type": "new_player", "name": "Host"})
+        me = await host.request({"type": "new_player", "name": "Host"})
         made = await host.request(
             {
                 "type": "tournament_create",
@@ -251,12 +252,28 @@ def run_tournament(
                 },
             }
         )
+        await host.ws.close()
         if made.get("type") != "tournament":
             raise RuntimeError(f"not created: {made}")
-        return host, made["page"]["id"]
+        return made["page"]["id"], me["player"], me["secret"]
 
-    loop = asyncio.new_event_loop()
-    host, tid = loop.run_until_complete(host_create())
+    async def host_start(tid: str, player: str, secret: str) -> float:
+        """The host starts it; the wall time the round starts (its ``round_starting``)."""
+        host = await connect(url)
+        try:
+            await host.request({"type": "identify", "player": player, "secret": secret})
+            await host.request({"type": "tournament_open", "tournament": tid})
+            started = await host.request(
+                {"type": "tournament_host", "tournament": tid, "act": "start"}
+            )
+            if started.get("type") != "ok":
+                raise RuntimeError(f"not started: {started}")
+            event = await asyncio.wait_for(host.round_starting, 120)
+            return float(time.time() + (event["start_at"] - event["now"]) / 1000)
+        finally:
+            await host.ws.close()
+
+    tid, host_id, host_secret = asyncio.run(host_create())
     changes = max(1, int((seconds - warmup - 2) // 2))
     # player i resigns at 2 s, 4 s … after the start: one change every two seconds
     resigners = {i * (players // changes): 2.0 + 2 * i for i in range(changes)}
@@ -276,15 +293,8 @@ def run_tournament(
                 raise RuntimeError("a client process did not get ready")
         for _, pipe in children:
             pipe.send((seconds, warmup, resigners))
-        started = loop.run_until_complete(
-            host.request({"type": "tournament_host", "tournament": tid, "act": "start"})
-        )
-        if started.get("type") != "ok":
-            raise RuntimeError(f"not started: {started}")
         # the round starts after the tournament countdown: its start, by the host's event
-        event = loop.run_until_complete(asyncio.wait_for(host.round_starting, 120))
-        start = time.time() + (event["start_at"] - event["now"]) / 1000
-        loop.run_until_complete(host.ws.close())  # the host need not stay
+        start = asyncio.run(host_start(tid, host_id, host_secret))
         time.sleep(max(0.0, start + warmup - time.time()))
         c0 = race_bench.cpu_seconds(server)
         time.sleep(max(0.0, start + seconds - time.time()))
@@ -299,9 +309,6 @@ def run_tournament(
             child.join(10)
             if child.is_alive():
                 child.kill()
-        with contextlib.suppress(Exception):
-            loop.run_until_complete(host.ws.close())
-        loop.close()
     made = {i: t for p in parts for i, t in p.changes.items()}
     order = sorted(made.values())  # the k-th change is the k-th result counted
     delays = []

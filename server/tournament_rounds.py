@@ -22,7 +22,7 @@ reconnecting player.
 
 **Results.** The worker holding a finished player's seat reports the result at once
 (:meth:`RoundRunner.report`, batched every 0.1 s into one update); the driver also reads
-every room every two seconds and at the end (:meth:`RoundRunner.collect`), so a result no
+every room every five seconds and at the end (:meth:`RoundRunner.collect`), so a result no
 worker reported — its worker died — is found from the stored progress and move log. Results
 are idempotent: reported twice, recorded once.
 """
@@ -91,8 +91,9 @@ logger = logging.getLogger("samedeal.server")
 
 #: seconds between the driver's looks at its tournament
 _TICK: Final = 0.25
-#: seconds between the driver's readings of every room of the round being played
-_COLLECT_EVERY: Final = 2.0
+#: seconds between the driver's readings of every room of the round being played (results
+#: are reported as races end; this finds those whose worker died first)
+_COLLECT_EVERY: Final = 5.0
 #: seconds a worker waits to batch the results it reports
 _REPORT_AFTER: Final = 0.1
 _FINAL = {"won": "won", "resigned": "resigned", "timeout": "timeout", "left": "resigned"}
@@ -253,8 +254,9 @@ class RoundRunner:
         self.race = race
         self.history = history
         self.lease_ms = int(ctx.config.tournament_lease * 1000)
-        #: seconds between renewals of this worker's presence marks
-        self.presence_every = max(0.2, ctx.config.tournament_lease / 2)
+        #: seconds between renewals of this worker's presence marks (a mark counts three
+        #: times as long: a dead worker's players are absent after that)
+        self.presence_every = max(0.2, min(ctx.config.tournament_lease, 5.0))
         self._drivers: dict[str, asyncio.Task[Any]] = {}
         self._deals: dict[tuple[str, int], asyncio.Future[RoundDeal]] = {}
         self._pool: ProcessPoolExecutor | None = None
