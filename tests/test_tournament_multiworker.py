@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import signal
+import subprocess
 from pathlib import Path
 
 import orjson
 import pytest
+import redis.asyncio as aioredis
 from server_fixtures import WINS, free_port, http_get, worker_process
 
 from clients.client import RaceClient
@@ -63,13 +64,16 @@ async def at_start(client: RaceClient, seat: TournamentSeat) -> None:
         await asyncio.sleep(wait / 1000 + 0.02)
 
 
-def driver_of(ports: list[int]) -> int:
-    """The port of the worker that runs the tournament's timers (it holds the lease)."""
-    for port in ports:
-        _, _, text = http_get(port, "/metrics")
-        if re.search(r"^samedeal_tournaments_driven\{[^}]*\} 1$", text, re.M):
-            return port
-    raise AssertionError("no worker drives the tournament")
+async def driver_of(redis_url: str, tid: str, workers: dict[int, subprocess.Popen[bytes]]) -> int:
+    """The port of the worker that runs the tournament's timers: it holds the lease."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        holder = await client.get(f"sd:{{T:{tid.replace('-', '')}}}:lease")
+    finally:
+        await client.aclose()
+    assert holder is not None, "nobody holds the lease"
+    pid = int(holder.decode().rsplit(":", 1)[1])
+    return next(port for port, proc in workers.items() if proc.pid == pid)
 
 
 @pytest.mark.slow
@@ -129,7 +133,7 @@ async def test_a_worker_killed_mid_round_loses_nothing(redis_url: str, tmp_path:
         await asyncio.gather(*(play(i, c, 5 + i) for i, c in enumerate(clients)))
 
         # the worker running the timers dies
-        doomed = await asyncio.to_thread(driver_of, ports)
+        doomed = await driver_of(redis_url, tid, workers)
         survivor = next(p for p in ports if p != doomed)
         os.kill(workers[doomed].pid, signal.SIGKILL)
         workers[doomed].wait()
