@@ -21,21 +21,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from typing import Any
 
 import orjson
 
-if TYPE_CHECKING:
-    from .client import RaceClient
+from .identities import identified
+from .tournament_link import TournamentLink, parse_tournament_link
 
-__all__ = ["TournamentLink", "normalize_argv", "parse_tournament_link", "register"]
+__all__ = ["normalize_argv", "register"]
 
 ACTIONS = ("create", "host", "export", "verify", "play")
 HOST_ACTS = (
@@ -50,40 +47,6 @@ HOST_ACTS = (
     "restore",
     "announce",
 )
-_SCHEMES = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
-_PATH = re.compile(r"^/t/([A-Za-z0-9-]{1,16})/?$")
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentLink:
-    """A server's websocket URL, its HTTP base, a tournament code in it, a private key."""
-
-    url: str
-    http: str
-    tournament: str | None
-    key: str | None = None
-
-
-def parse_tournament_link(text: str, *, key: str | None = None) -> TournamentLink:
-    """Read a tournament link (``/t/CODE``) or a server address; raises ``ValueError``.
-
-    >>> parse_tournament_link("http://127.0.0.1:8765/t/K7QF-2M?key=abc").tournament
-    'K7QF-2M'
-    >>> parse_tournament_link("https://example.org/t/K7QF-2M").url
-    'wss://example.org'
-    """
-    parts = urlsplit(text.strip())
-    scheme = _SCHEMES.get(parts.scheme.lower())
-    if scheme is None or not parts.netloc:
-        raise ValueError(f"not a server address or tournament link: {text!r}")
-    found = _PATH.match(parts.path)
-    http = ("https" if scheme == "wss" else "http") + f"://{parts.netloc}"
-    return TournamentLink(
-        f"{scheme}://{parts.netloc}",
-        http,
-        found.group(1) if found else None,
-        key or parse_qs(parts.query).get("key", [None])[0],
-    )
 
 
 def normalize_argv(argv: Sequence[str]) -> list[str]:
@@ -191,28 +154,6 @@ def register(sub: Any) -> None:
 def _fail(message: str, status: int = 1) -> int:
     print(f"samedeal: {message}", file=sys.stderr)
     return status
-
-
-async def identified(url: str, name: str = "") -> RaceClient:
-    """A connection speaking for this terminal's identity on the server (made and kept on
-    first use)."""
-    from . import identities
-    from .client import RaceClient, RequestError
-
-    client = await RaceClient.connect(url)
-    kept = identities.load(url)
-    if kept is not None:
-        try:
-            await client.identify(*kept)
-            return client
-        except RequestError as exc:
-            if exc.code != "bad_identity":
-                await client.close()
-                raise
-    made = await client.new_player(name)
-    assert made.secret is not None
-    identities.save(url, made.player, made.secret)
-    return client
 
 
 def _link(text: str, key: str | None = None) -> TournamentLink:

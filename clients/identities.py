@@ -14,8 +14,12 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["config_dir", "forget", "load", "save"]
+if TYPE_CHECKING:
+    from .client import RaceClient
+
+__all__ = ["config_dir", "forget", "identified", "load", "save"]
 
 
 def config_dir() -> Path:
@@ -66,3 +70,24 @@ def forget(server: str) -> None:
     if data.pop(server, None) is not None:
         save_all = _path()
         save_all.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+async def identified(url: str, name: str = "") -> RaceClient:
+    """A connection speaking for this terminal's identity on the server (made and kept on
+    first use)."""
+    from .client import RaceClient, RequestError
+
+    client = await RaceClient.connect(url)
+    kept = load(url)
+    if kept is not None:
+        try:
+            await client.identify(*kept)
+            return client
+        except RequestError as exc:
+            if exc.code != "bad_identity":
+                await client.close()
+                raise
+    made = await client.new_player(name)
+    assert made.secret is not None
+    save(url, made.player, made.secret)
+    return client

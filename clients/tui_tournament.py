@@ -27,7 +27,7 @@ from .links import RoomLink
 from .tui import RaceApp
 
 if TYPE_CHECKING:
-    from .cmd_tournament import TournamentLink
+    from .tournament_link import TournamentLink
 
 __all__ = ["TournamentApp"]
 
@@ -52,7 +52,7 @@ class TournamentApp(RaceApp):
 
     async def _run(self) -> None:
         from .client import RequestError
-        from .cmd_tournament import identified
+        from .identities import identified
 
         assert self.tlink.tournament is not None
         try:

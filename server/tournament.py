@@ -47,26 +47,17 @@ from .context import Context
 from .room import Refusal, display_code, new_room_code, normalize_code
 from .rooms import Event, LocalRoom
 from .tournament_api import TournamentApi
-from .tournament_rounds import RoundRunner, result_of_event
+from .tournament_rounds import RoundRunner
+from .tournament_updates import PLAYER_ROWS, host_act, live_round, result_of_event
 from .tournaments import (
     TournamentError,
     TournamentState,
-    announce,
-    ban,
     create,
-    disqualify,
-    edit_settings,
     join,
-    kick,
     parse_settings,
-    pause,
     rejoin,
-    restore,
-    resume,
     role_of,
-    round_ranking,
     standings,
-    start,
     withdraw,
 )
 from .tournaments.live import (
@@ -84,8 +75,7 @@ logger = logging.getLogger("samedeal.server")
 
 #: the standings go out at most this often (seconds) per tournament and worker
 STANDINGS_INTERVAL: Final = 0.5
-#: rows of the standings a player is sent; hosts and spectators get more
-PLAYER_ROWS: Final = 10
+#: rows of the standings hosts and spectators are sent (players: PLAYER_ROWS)
 WATCHER_ROWS: Final = 200
 #: events not forwarded to connections: the standings show them, coalesced
 _QUIET: Final = frozenset({"round_result"})
@@ -244,53 +234,12 @@ class Tournaments:
         elif act == "end_early":
             await self.runner.end_early(tid, actor, msg.reason)
         else:
-            await self.act(tid, self._host_act(msg, actor, now))
+            await self.act(tid, host_act(msg, actor, now))
             if act in ("kick", "ban") and msg.player:
                 await self.runner.out_of_round(tid, msg.player)
         logger.info("tournament host act tournament=%s act=%s by=%s", tid, act, actor)
         if act in ("ban", "disqualify", "restore"):
             self.runner.record_soon(tid)
-
-    @staticmethod
-    def _host_act(
-        msg: TournamentHost, actor: str, now: int
-    ) -> Callable[[TournamentState], list[TEvent]]:
-        def need(value: Any, what: str) -> Any:
-            if value is None:
-                raise TournamentError("invalid_message", f"{msg.act} needs {what}")
-            return value
-
-        def run(s: TournamentState) -> list[TEvent]:
-            act = msg.act
-            if act == "start":
-                return start(s, actor=actor, now=now)
-            if act == "pause":
-                return pause(s, actor=actor, now=now)
-            if act == "resume":
-                return resume(s, actor=actor, now=now)
-            if act == "edit_settings":
-                return edit_settings(
-                    s, actor=actor, changes=need(msg.settings, "settings"), now=now
-                )
-            if act == "announce":
-                return announce(s, actor=actor, text=need(msg.text, "text"), now=now)
-            player = need(msg.player, "player")
-            if act == "kick":
-                return kick(
-                    s, actor=actor, player=player, reason=need(msg.reason, "a reason"), now=now
-                )
-            if act == "ban":
-                reason = need(msg.reason, "a reason")
-                return ban(s, actor=actor, player=player, reason=reason, now=now, name=msg.name)
-            number = need(msg.round, "round")
-            if act == "disqualify":
-                reason = need(msg.reason, "a reason")
-                return disqualify(
-                    s, actor=actor, player=player, round=number, reason=reason, now=now
-                )
-            return restore(s, actor=actor, player=player, round=number, now=now)
-
-        return run
 
     async def on_close(self, conn: Conn, msg: TournamentClose) -> None:
         """``tournament_close``: stop following the open tournament."""
@@ -538,7 +487,7 @@ class Tournaments:
         by_player = {row["player"]: row for row in rows}
         top_players = orjson.dumps(rows[:PLAYER_ROWS])
         top_watchers = orjson.dumps(rows[:WATCHER_ROWS])
-        live = _live_round(state)
+        live = live_round(state)
         tournament = display_code(local.tid)
         for viewer in list(local.viewers):
             if not viewer.ready:
@@ -577,34 +526,3 @@ class Tournaments:
                 if result is not None:
                     self.runner.report(tid, number, *result)
                 return
-
-
-def _live_round(state: TournamentState) -> tuple[dict[str, Any], dict[str, dict[str, Any]]] | None:
-    """The round being played as the standings show it: (shared part, each player's row)."""
-    current = current_round(state)
-    if current is None:
-        return None
-    struck = {p.id for p in state.players.values() if p.status == "banned"}
-    rows: list[dict[str, Any]] = []
-    for placed in round_ranking(current, struck, list(state.players)):
-        r = placed.result
-        player = state.players.get(r.player)
-        rows.append(
-            {
-                "player": r.player,
-                "name": player.name if player is not None else r.player,
-                "place": placed.place,
-                "status": r.status,
-                "on_foundations": r.on_foundations,
-                "score": r.score,
-                "moves": r.moves,
-                "elapsed_ms": r.elapsed_ms,
-            }
-        )
-    shared = {
-        "round": current.number,
-        "participants": len(current.participants),
-        "finished": len(current.results),
-        "top": rows[:PLAYER_ROWS],
-    }
-    return shared, {row["player"]: row for row in rows}

@@ -35,10 +35,9 @@ import logging
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Final
 
-from engine import GameError, new_game, replay
+from engine import new_game
 from engine.fair import RoundDeal
 
 from .backend import Snapshot, StoreUnavailable
@@ -47,17 +46,23 @@ from .context import Context
 from .history import History
 from .race import Race
 from .room import (
-    Events,
-    ProgressState,
     Refusal,
     RoomOptions,
     RoomState,
     SeatState,
-    begin_race,
     hash_token,
     new_room_code,
 )
 from .tasks import stop_pool
+from .tournament_updates import (
+    Act,
+    BeginRoundRace,
+    Recorded,
+    RecordResults,
+    Replan,
+    StartRound,
+    result_of_progress,
+)
 from .tournaments import (
     SYSTEM,
     RoundResult,
@@ -67,9 +72,7 @@ from .tournaments import (
     end_round,
     next_round_deal,
     role_of,
-    round_result,
     start,
-    start_round,
 )
 from .tournaments._checks import HOSTS, entered
 from .tournaments.live import (
@@ -79,13 +82,12 @@ from .tournaments.live import (
     plan_rooms,
     seat_of,
     seat_token,
-    strip_moves,
     summary_due,
 )
 from .tournaments.state import Event as TEvent
 from .tournaments.state import current_round
 
-__all__ = ["Replan", "RoundRunner", "result_of_event"]
+__all__ = ["RoundRunner"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -96,151 +98,6 @@ _TICK: Final = 0.25
 _COLLECT_EVERY: Final = 5.0
 #: seconds a worker waits to batch the results it reports
 _REPORT_AFTER: Final = 0.1
-_FINAL = {"won": "won", "resigned": "resigned", "timeout": "timeout", "left": "resigned"}
-
-
-class Replan(Exception):
-    """The tournament changed between planning a round and starting it: plan again."""
-
-
-def result_of_event(
-    player: str, deal: str, event: dict[str, Any]
-) -> tuple[RoundResult, str] | None:
-    """A participant's round result from their ``player_finished`` event (the move list
-    replayed on the deal), and the move list as text; None if it cannot be one."""
-    status = _FINAL.get(str(event.get("status")))
-    text = str(event.get("move_list") or "")
-    if status is None or not deal:
-        return None
-    try:
-        game = replay(deal, text.split())
-    except GameError:
-        return None
-    return (
-        RoundResult(
-            player=player,
-            status=status,  # type: ignore[arg-type]
-            on_foundations=game.on_foundations,
-            total=game.total,
-            score=game.score,
-            moves=game.moves,
-            elapsed_ms=event.get("elapsed_ms"),
-        ),
-        text,
-    )
-
-
-def _result_of_progress(player: str, p: ProgressState) -> RoundResult | None:
-    status = _FINAL.get(p.status)
-    if status is None:
-        return None
-    return RoundResult(
-        player=player,
-        status=status,  # type: ignore[arg-type]
-        on_foundations=p.on_foundations,
-        total=p.total,
-        score=p.score,
-        moves=p.moves,
-        elapsed_ms=p.elapsed_ms,
-    )
-
-
-# --------------------------------------------------------------------- updates
-
-
-@dataclass(frozen=True, slots=True)
-class _Act:
-    """A pure act as an update of the live tournament."""
-
-    act: Callable[[TournamentState], list[TEvent]]
-
-    def __call__(self, live: LiveTournament) -> tuple[list[TEvent], None]:
-        return self.act(live.state), None
-
-
-@dataclass(frozen=True, slots=True)
-class _StartRound:
-    """Start the next round with the rooms made for it (planned for ``planned``)."""
-
-    actor: str
-    deal: RoundDeal
-    now: int
-    connected: frozenset[str]
-    countdown_ms: int
-    planned: tuple[str, ...]
-    rooms: tuple[RoundRoom, ...]
-
-    def __call__(self, live: LiveTournament) -> tuple[list[TEvent], None]:
-        events = start_round(
-            live.state,
-            actor=self.actor,
-            deal=self.deal,
-            now=self.now,
-            connected=self.connected,
-            countdown_ms=self.countdown_ms,
-        )
-        current = live.state.rounds[-1]
-        if tuple(current.participants) != self.planned:
-            raise Replan
-        live.rooms[str(current.number)] = list(self.rooms)
-        return events, None
-
-
-@dataclass(frozen=True, slots=True)
-class _RecordResults:
-    """Record results of round ``number`` not recorded yet (others are skipped)."""
-
-    number: int
-    results: tuple[RoundResult, ...]
-    now: int
-
-    def __call__(self, live: LiveTournament) -> tuple[list[TEvent], int]:
-        current = current_round(live.state)
-        if current is None or current.number != self.number:
-            return [], 0
-        events: list[TEvent] = []
-        for result in self.results:
-            if result.player in current.results or result.player not in current.participants:
-                continue
-            try:
-                events += round_result(
-                    live.state, actor=SYSTEM, result=strip_moves(result), now=self.now
-                )
-            except TournamentError as exc:
-                logger.warning("result refused player=%s: %s", result.player, exc.message)
-        return events, len(events)
-
-
-@dataclass(frozen=True, slots=True)
-class _Recorded:
-    """The records store has the state of ``version``, and the races of the rounds up to
-    ``round``."""
-
-    version: int
-    round: int
-
-    def __call__(self, live: LiveTournament) -> tuple[list[TEvent], None]:
-        live.recorded = max(live.recorded, self.version)
-        live.recorded_round = max(live.recorded_round, self.round)
-        return [], None
-
-
-@dataclass(frozen=True, slots=True)
-class _BeginRoundRace:
-    """Begin a round room's race, its seats all racing (once: a retry finds it begun)."""
-
-    now: int
-    countdown_ms: int
-    total: int
-    view: dict[str, Any]
-
-    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
-        if room.race:
-            return [], False
-        racers = [s.seat for s in room.seats]
-        return begin_race(
-            room, progress, racers, self.now, self.countdown_ms, self.total, self.view
-        ), True
 
 
 # --------------------------------------------------------------------- the runner
@@ -364,7 +221,7 @@ class RoundRunner:
             await asyncio.sleep(_TICK)
 
     async def _act(self, tid: str, act: Callable[[TournamentState], list[TEvent]]) -> None:
-        await self.ctx.backend.update_tournament(tid, _Act(act))
+        await self.ctx.backend.update_tournament(tid, Act(act))
 
     # ------------------------------------------------------------------ deals
 
@@ -422,7 +279,7 @@ class RoundRunner:
             present = await backend.present(tid, now - self.present_for)
             planned = tuple(p.id for p in entered(state) if p.id in present)
             rooms = await self._make_rooms(snap.live, deal, planned, now, countdown)
-            update = _StartRound(
+            update = StartRound(
                 actor, deal, now, frozenset(present), countdown, planned, tuple(rooms)
             )
             try:
@@ -495,7 +352,7 @@ class RoundRunner:
             else:
                 raise Refusal("busy", "could not find free room codes")
             await self.ctx.backend.update_room(
-                code, _BeginRoundRace(now, countdown, first.total, first.player_view())
+                code, BeginRoundRace(now, countdown, first.total, first.player_view())
             )
             return RoundRoom(code=code, created_at=now, seats=seats)
 
@@ -546,7 +403,7 @@ class RoundRunner:
         backend = self.ctx.backend
         await backend.keep_round_moves(tid, number, {r.player: moves for r, moves in items})
         _, new = await backend.update_tournament(
-            tid, _RecordResults(number, tuple(r for r, _ in items), now_ms())
+            tid, RecordResults(number, tuple(r for r, _ in items), now_ms())
         )
         return new
 
@@ -575,7 +432,7 @@ class RoundRunner:
                 p = snap.progress.get(seat)
                 if p is None or p.race != snap.room.race:
                     continue
-                result = _result_of_progress(player, p)
+                result = result_of_progress(player, p)
                 if result is not None:
                     moves = await backend.moves(room.code, snap.room.race, seat)
                     out.append((result, " ".join(moves)))
@@ -708,7 +565,7 @@ class RoundRunner:
                     "tournament not written to the records tournament=%s", tid, exc_info=True
                 )
                 return
-        await backend.update_tournament(tid, _Recorded(snap.live.state.version, rounds))
+        await backend.update_tournament(tid, Recorded(snap.live.state.version, rounds))
 
 
 def _consume(future: asyncio.Future[RoundDeal]) -> None:

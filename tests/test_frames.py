@@ -216,7 +216,7 @@ def _tournament_frames() -> list[tuple[bytes, type[BaseModel]]]:
     from tournament_fixtures import begin_round, new, play_round, with_players
 
     from protocol import TournamentEvent, TournamentReply, TournamentSeat, TournamentStandings
-    from server.tournament import _live_round
+    from server.tournament_updates import live_round
     from server.tournament_api import page_of
     from server.tournaments import standings
     from server.tournaments.live import RoundRoom, new_live
@@ -238,7 +238,7 @@ def _tournament_frames() -> list[tuple[bytes, type[BaseModel]]]:
     )
     you = {"player": "ann", "role": "player", "status": "entered", "reason": None, "seat": seat}
     rows = [row.as_json() for row in standings(state)]
-    shared, mine = _live_round(state) or ({}, {})
+    shared, mine = live_round(state) or ({}, {})
     return [
         (
             frames.tournament_reply(id=3, page=page_of(live, "http://h/t/K7QF-2M"), you=you, seq=7),

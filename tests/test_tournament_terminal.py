@@ -18,7 +18,8 @@ from textual.pilot import Pilot
 
 from clients.cli import main
 from clients.client import RaceClient
-from clients.cmd_tournament import normalize_argv, parse_tournament_link
+from clients.cmd_tournament import normalize_argv
+from clients.tournament_link import parse_tournament_link
 from clients.tui_tournament import TournamentApp
 from protocol import TournamentSeat
 
