@@ -235,7 +235,9 @@ class RoundRunner:
             if state.settings.deals == "winnable":
                 if self._pool is None:
                     self._pool = ProcessPoolExecutor(
-                        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                        max_workers=1,
+                        mp_context=multiprocessing.get_context("spawn"),
+                        initializer=_die_with_parent,
                     )
                 found = asyncio.ensure_future(
                     loop.run_in_executor(self._pool, next_round_deal, state)
@@ -566,6 +568,16 @@ class RoundRunner:
                 )
                 return
         await backend.update_tournament(tid, Recorded(snap.live.state.version, rounds))
+
+
+def _die_with_parent() -> None:
+    """In the solver process: end when the worker that started it dies (a SIGKILLed worker
+    cannot stop its pool; Linux only, elsewhere nothing)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _consume(future: asyncio.Future[RoundDeal]) -> None:
