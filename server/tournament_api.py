@@ -15,6 +15,7 @@ longer in the live store (finished a day ago) is read from the records store.
 from __future__ import annotations
 
 import logging
+import secrets
 from http import HTTPStatus
 from typing import Any
 
@@ -233,7 +234,9 @@ class TournamentApi:
                 live, moves = found
         if live is None:
             return missing
-        if live.state.settings.private and key != live.state.key:
+        if live.state.settings.private and not (
+            key is not None and secrets.compare_digest(key.encode(), live.state.key.encode())
+        ):
             return missing
         return live, moves
 

@@ -385,7 +385,7 @@ export class TournamentPage {
     const you = this.you || {};
     const error = el("p", "error");
     error.setAttribute("role", "alert");
-    if (you.role === "player") {
+    if (you.status) {
       const key = `tournament.you_${you.status}`;
       box.append(el("p", null, t(key, { reason: you.reason || "" })));
       if (you.status === "entered") box.append(button("t-withdraw", "tournament.withdraw", () => this.send({ type: "tournament_withdraw" })));
@@ -394,7 +394,7 @@ export class TournamentPage {
       const name = input("t-join-name", { maxlength: "24", autocomplete: "nickname" });
       name.value = localStorage.getItem("samedeal.name") || "";
       box.append(field("lobby.name", name), button("t-join", "tournament.join", () => this.join(name.value.trim(), error), "primary"));
-      if (you.role === "host" || you.role === "co_host") box.append(el("p", "hint", t("tournament.host_need_not_play")));
+      if (this.isHost()) box.append(el("p", "hint", t("tournament.host_need_not_play")));
     }
     box.append(error);
     return box;
