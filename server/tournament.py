@@ -40,7 +40,7 @@ from protocol import (
     frames,
 )
 
-from .backend import StoreUnavailable
+from .backend import TOURNAMENT_CHANNEL, StoreUnavailable
 from .config import now_ms
 from .connection import Conn
 from .context import Context
@@ -270,20 +270,18 @@ class Tournaments:
             self.viewers[conn.id] = viewer
             if player is not None:
                 self._present(local, player, +1)
-        # the page as of now; events after it follow (those before it are in it)
-        snap = await self.ctx.backend.load_tournament(tid) or snap
-        viewer.last_seq = snap.seq
-        you = self.you(snap.live, player)
-        if you["seat"] is not None:
-            self.runner.learn_room(you["seat"]["room"], tid, int(you["seat"]["round"]))
-        await conn.send(
-            frames.tournament_reply(
-                id=rid,
-                page=await self.api.page(snap.live, with_key=role in ("host", "co_host")),
-                you=you,
-                seq=snap.seq,
-            )
-        )
+        try:
+            # the page as of now; events after it follow (those before it are in it)
+            snap = await self.ctx.backend.load_tournament(tid) or snap
+            viewer.last_seq = snap.seq
+            you = self.you(snap.live, player)
+            if you["seat"] is not None:
+                self.runner.learn_room(you["seat"]["room"], tid, int(you["seat"]["round"]))
+            page = await self.api.page(snap.live, with_key=role in ("host", "co_host"))
+            await conn.send(frames.tournament_reply(id=rid, page=page, you=you, seq=snap.seq))
+        except BaseException:
+            self.closed(conn)  # not followed: nothing left registered
+            raise
         viewer.ready = True
         for data in viewer.pending:
             self._send_event(viewer, data)
@@ -330,7 +328,7 @@ class Tournaments:
             local = LocalTournament(tid)
             self.local[tid] = local
             try:
-                await self.ctx.rooms.backend.subscribe("T:" + tid)
+                await self.ctx.backend.subscribe(TOURNAMENT_CHANNEL + tid)
             except BaseException:
                 self.local.pop(tid, None)
                 raise
@@ -363,7 +361,7 @@ class Tournaments:
     async def _unsubscribe(self, tid: str) -> None:
         if tid not in self.local:
             with contextlib.suppress(StoreUnavailable):
-                await self.ctx.backend.unsubscribe("T:" + tid)
+                await self.ctx.backend.unsubscribe(TOURNAMENT_CHANNEL + tid)
 
     # ------------------------------------------------------------------ presence
 
