@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
+from websockets.asyncio.server import broadcast
 
 from engine.fair import new_seed
 from protocol import (
@@ -403,43 +404,53 @@ class Tournaments:
     # ------------------------------------------------------------------ delivery
 
     def deliver(self, tid: str, data: bytes) -> None:
-        """An event of tournament ``tid`` from the backend (every worker, in seq order)."""
+        """An event of tournament ``tid`` from the backend (every worker, in seq order):
+        its frame encoded once, written to every connection following it here."""
         local = self.local.get(tid)
         try:
             if local is None:
                 return
             event = orjson.loads(data)
+            seq = int(event["seq"])
             kind = event.get("type")
             self._flush_soon(tid)
             if kind == "round_starting":
                 self.ctx.tasks.spawn(self._hand_seats(tid, event), "tournament seats")
-            if kind in _QUIET:
-                for viewer in local.viewers:
-                    viewer.last_seq = max(viewer.last_seq, int(event["seq"]))
-                return
+            frame = None if kind in _QUIET else _event_frame(tid, event)
+            targets = []
             for viewer in list(local.viewers):
                 if not viewer.ready:
                     viewer.pending.append(data)
-                else:
-                    self._send_event(viewer, data)
+                elif seq > viewer.last_seq:
+                    viewer.last_seq = seq
+                    if frame is not None and self._keeps_up(viewer):
+                        targets.append(viewer.conn.ws)
+            if targets and frame is not None:
+                broadcast(targets, frame, text=True)
         except Exception:
             logger.exception("could not deliver a tournament event tournament=%s", tid)
 
+    def _keeps_up(self, viewer: Viewer) -> bool:
+        """A connection that stopped reading is closed (1013), as rooms do: its buffer
+        would grow with every push."""
+        conn = viewer.conn
+        if conn.closing:
+            return False
+        if conn.backlog() > self.ctx.config.max_backlog:
+            logger.warning("closing slow connection tournament=%s conn=%s", viewer.tid, conn.id)
+            self.ctx.rooms.close(conn, 1013, "too slow: reconnect")
+            return False
+        return True
+
     def _send_event(self, viewer: Viewer, data: bytes) -> None:
+        """An event held back while ``viewer`` was opening the tournament."""
         event = orjson.loads(data)
-        seq = int(event.pop("seq"))
+        seq = int(event["seq"])
         if seq <= viewer.last_seq:
             return
         viewer.last_seq = seq
-        kind = str(event.pop("type"))
-        if kind in _QUIET:
-            return
-        event.pop("tournament", None)
-        viewer.conn.push(
-            frames.tournament_event(
-                tournament=display_code(viewer.tid), seq=seq, kind=kind, data=event
-            )
-        )
+        if event.get("type") not in _QUIET:
+            viewer.conn.push(_event_frame(viewer.tid, event))
 
     async def _hand_seats(self, tid: str, event: Event) -> None:
         """A round starts: give each participant connected here their seat."""
@@ -488,7 +499,7 @@ class Tournaments:
         live = live_round(state)
         tournament = display_code(local.tid)
         for viewer in list(local.viewers):
-            if not viewer.ready:
+            if not viewer.ready or not self._keeps_up(viewer):
                 continue
             role = role_of(state, viewer.player) if viewer.player else None
             player_row = by_player.get(viewer.player) if viewer.player else None
@@ -524,3 +535,11 @@ class Tournaments:
                 if result is not None:
                     self.runner.report(tid, number, *result)
                 return
+
+
+def _event_frame(tid: str, event: dict[str, Any]) -> bytes:
+    """The ``tournament_event`` frame of a stored event."""
+    data = {k: v for k, v in event.items() if k not in ("seq", "type", "tournament")}
+    return frames.tournament_event(
+        tournament=display_code(tid), seq=int(event["seq"]), kind=str(event["type"]), data=data
+    )
