@@ -155,6 +155,8 @@ class History:
 
     def _submit(self, key: str, record: RaceRecord) -> None:
         assert self.writer is not None
+        if self.ctx.tasks.closed:
+            return  # the worker is stopping (its writer too): the kept copy is written later
         future = self.writer.submit(record)
 
         def done(f: asyncio.Future[str]) -> None:
