@@ -14,7 +14,7 @@ round, the plain race again (the tournament's CPU is compared with the mean of b
 Printed: move round trip (send → ``ack``) p50 / p99 for each load, the server CPU per move
 (all workers, µs of one core) and the tournament's ratio to the plain race's, and how long
 after a change each player's standings showed it (p50 / p99 / max over every player and
-change: from the resigning player's ``ok`` to the first push counting the result).
+change: from the resign being sent to the first push counting its result).
 
 Everything listens on 127.0.0.1; every phase is bounded in time. A redis-server on a free
 port is started unless ``--redis URL`` is given; the records go to a temporary directory.
@@ -170,9 +170,12 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
             at = start + offset + i
             if resign_at is not None and at >= start + resign_at:
                 await asyncio.sleep(max(0.0, start + resign_at - time.time()))
+                # the change counts from the resign's sending: its result cannot exist
+                # before, so the delay measured includes the request's own way
+                sent_at = time.time()
                 reply = await bot.request({"type": "resign"})
                 if reply.get("type") == "ok":
-                    share.changes[first + index] = time.time()
+                    share.changes[first + index] = sent_at
                 return
             if at >= stop:
                 return
@@ -317,7 +320,7 @@ def run_tournament(
     for p in parts:
         for pushes in p.pushes:
             for k, at in enumerate(order, 1):
-                seen = next((t for t, finished in pushes if finished >= k and t >= at - 1), None)
+                seen = next((t for t, finished in pushes if finished >= k and t >= at), None)
                 if seen is not None:
                     delays.append(max(0.0, seen - at))
     span = seconds - warmup
