@@ -216,8 +216,8 @@ def _tournament_frames() -> list[tuple[bytes, type[BaseModel]]]:
     from tournament_fixtures import begin_round, new, play_round, with_players
 
     from protocol import TournamentEvent, TournamentReply, TournamentSeat, TournamentStandings
-    from server.tournament_updates import live_round
     from server.tournament_api import page_of
+    from server.tournament_updates import live_round
     from server.tournaments import standings
     from server.tournaments.live import RoundRoom, new_live
 
