@@ -573,7 +573,8 @@ class Error(_Message):
 
 class Ok(_Message):
     """Reply to ``start``, ``resign``, ``rematch``, ``rematch_reply``, ``leave``, ``follow``,
-    ``add_bot`` and ``add_ghost`` when done."""
+    ``add_bot``, ``add_ghost``, ``tournament_withdraw``, ``tournament_rejoin``,
+    ``tournament_host`` and ``tournament_close`` when done."""
 
     type: Literal["ok"] = "ok"
     id: int | None = None
