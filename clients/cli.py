@@ -51,7 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``samedeal`` console command; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    from .cmd_tournament import normalize_argv
+
+    # ``samedeal tournament URL`` is ``samedeal tournament play URL``
+    args = parser.parse_args(normalize_argv(sys.argv[1:] if argv is None else argv))
     try:
         status: int = args.run(args)
     except KeyboardInterrupt:

@@ -40,6 +40,8 @@ from protocol import (
     RaceStarting,
     Rejected,
     ServerMessage,
+    TournamentReply,
+    TournamentSeat,
     Welcome,
     decode_server,
     merge_view,
@@ -353,11 +355,77 @@ class RaceClient:
     async def forget_me(self) -> None:
         """Delete the identified player's identity."""
         await self.request({"type": "forget_me"})
+        self.player = None
+
+    def _identity(self, reply: ServerMessage) -> IdentityReply:
+        assert isinstance(reply, IdentityReply)
+        self.player = reply
+        return reply
+
+    @property
+    def player_id(self) -> str | None:
+        """The id of the player this connection speaks for (None: a guest)."""
+        return None if self.player is None else self.player.player
+
+    # ------------------------------------------------------------------ tournaments
 
     @staticmethod
-    def _identity(reply: ServerMessage) -> IdentityReply:
-        assert isinstance(reply, IdentityReply)
+    def _tournament(reply: ServerMessage) -> TournamentReply:
+        assert isinstance(reply, TournamentReply)
         return reply
+
+    async def tournament_create(self, **settings: Any) -> TournamentReply:
+        """Create a tournament hosted by this (identified) player, and open it."""
+        return self._tournament(
+            await self.request({"type": "tournament_create", "settings": settings})
+        )
+
+    async def tournament_open(self, tournament: str, key: str | None = None) -> TournamentReply:
+        """Follow a tournament: its page now, then its events and standings."""
+        payload: dict[str, Any] = {"type": "tournament_open", "tournament": tournament}
+        if key is not None:
+            payload["key"] = key
+        return self._tournament(await self.request(payload))
+
+    async def tournament_join(
+        self, tournament: str, *, name: str = "", key: str | None = None
+    ) -> TournamentReply:
+        """Enter a tournament as a player (and open it)."""
+        payload: dict[str, Any] = {
+            "type": "tournament_join",
+            "tournament": tournament,
+            "name": name,
+        }
+        if key is not None:
+            payload["key"] = key
+        return self._tournament(await self.request(payload))
+
+    async def tournament_withdraw(self, tournament: str) -> None:
+        """Leave the tournament (past results stay)."""
+        await self.request({"type": "tournament_withdraw", "tournament": tournament})
+
+    async def tournament_rejoin(self, tournament: str) -> None:
+        """Enter again after withdrawing."""
+        await self.request({"type": "tournament_rejoin", "tournament": tournament})
+
+    async def tournament_host(self, tournament: str, act: str, **fields: Any) -> None:
+        """A host's act (``start``, ``start_round``, ``kick`` with ``player`` and ``reason``
+        …)."""
+        await self.request(
+            {"type": "tournament_host", "tournament": tournament, "act": act, **fields}
+        )
+
+    async def tournament_close(self) -> None:
+        """Stop following the open tournament."""
+        await self.request({"type": "tournament_close"})
+
+    async def take_seat(self, seat: TournamentSeat) -> Joined:
+        """Take a round's seat (``tournament_seat``): leave the last round's room first."""
+        if self.room is not None:
+            with contextlib.suppress(RequestError):
+                await self.leave()
+        self.token = seat.token
+        return await self.resume(seat.room, seat.token)
 
     async def ping(self) -> int:
         """The server clock in ms."""
@@ -406,3 +474,15 @@ async def ensure_identity(
     if made.secret is not None:
         store.save(SavedIdentity(made.player, made.secret))
     return made
+
+
+async def identified(url: str, name: str = "") -> RaceClient:
+    """A connection speaking for this device's identity on the server at ``url`` (made,
+    named ``name``, and kept on first use: :class:`~clients.identity.IdentityFile`).
+    Raises :class:`RequestError` when the server cannot give it one (tournaments and the
+    records need an identity; racing does not)."""
+    client = await RaceClient.connect(url, identity=IdentityFile(url), name=name)
+    if client.player is None:
+        await client.close()
+        raise RequestError(Error(code="no_identity", message="this server gives no identity now"))
+    return client

@@ -147,6 +147,19 @@ def register(sub: Any) -> None:
         help="the daily challenge's secret key: a file holding 64 hex digits (default: one "
         "kept in the records database, the same for every worker and host using it)",
     )
+    p.add_argument(
+        "--tournament-lease",
+        type=_number(float, 0.3, 60),
+        default=2.0,
+        help="seconds a worker holds a tournament's timers without renewing them; when it "
+        "dies, another takes over within this time (2)",
+    )
+    p.add_argument(
+        "--tournament-countdown",
+        type=_number(float, 0, 60),
+        default=5.0,
+        help="seconds from a tournament round's start to its first move (5)",
+    )
     # tests: move the server clock (seconds), e.g. to just before a day's end
     p.add_argument("--clock-offset", type=float, default=0.0, help=argparse.SUPPRESS)
     p.add_argument("--compression", action="store_true", help="offer permessage-deflate to clients")
@@ -257,6 +270,8 @@ def _serve_one(args: argparse.Namespace) -> int:
         identity_limit=args.identity_limit,
         daily_key=args.daily_key,
         daily_warm=True,
+        tournament_lease=args.tournament_lease,
+        tournament_countdown=args.tournament_countdown,
     )
     if args.clock_offset:
         from server.config import set_clock_offset
@@ -322,6 +337,8 @@ def _supervise(args: argparse.Namespace) -> int:
         "liveness",
         "active_ttl",
         "finished_ttl",
+        "tournament_lease",
+        "tournament_countdown",
     )
     for flag in flags:
         argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]

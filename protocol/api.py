@@ -14,6 +14,12 @@
   daily challenge's streaks and best scores (:class:`DailyStats`).
 * ``GET /api/live`` → :class:`LiveDirectory`: the public races being played now and those
   about to start, and the featured race of each game (the wire's ``live_rooms`` models).
+* ``GET /api/tournaments`` → :class:`TournamentList`: public tournaments, upcoming and running.
+* ``GET /api/tournaments/{id}[?key=KEY]`` → :class:`TournamentPage`: what the tournament page
+  shows (the websocket's ``tournament`` reply carries the same).
+* ``GET /api/tournaments/{id}/results?format=json|ndjson|csv`` → :class:`TournamentResults`
+  (NDJSON: one :class:`StandingRow` a line; CSV: one row a player).
+* ``GET /api/tournaments/{id}/export`` → the full export (``samedeal tournament verify``).
 * Any error → :class:`ApiError` with the HTTP status (400 malformed, 404 unknown).
 
 ``protocol/openapi.json`` (written by ``python -m protocol.openapi``) documents them.
@@ -48,6 +54,21 @@ __all__ = [
     "RoomSummary",
     "SeatBoards",
     "SeatReplay",
+    "StandingRound",
+    "StandingRow",
+    "TiebreakRule",
+    "TournamentAudit",
+    "TournamentFair",
+    "TournamentList",
+    "TournamentPage",
+    "TournamentPlayer",
+    "TournamentResult",
+    "TournamentResults",
+    "TournamentRoom",
+    "TournamentRound",
+    "TournamentScoring",
+    "TournamentSettingsView",
+    "TournamentSummary",
     "moves_text",
 ]
 
@@ -293,6 +314,218 @@ class LiveDirectory(_Model):
     featured: list[FeaturedRace]
 
 
+# --------------------------------------------------------------------- tournaments
+
+TournamentPhase = Literal["created", "round", "between", "paused", "finished"]
+
+
+class TournamentSettingsView(_Model):
+    """A tournament's settings as chosen by its host (``deal_codes``: a host's list of
+    deals, shown once the tournament has finished; ``late_join_round``: the last round a
+    late joiner can still play)."""
+
+    name: str
+    game: GameName
+    rounds: int
+    round_time_limit: int = Field(description="seconds")
+    round_start: Literal["auto", "manual"]
+    pause: int = Field(description="seconds between rounds (round_start auto)")
+    starts_at: int | None = Field(description="scheduled start, ms since the epoch")
+    max_players: int
+    private: bool
+    late_join_until: int | None
+    late_join_round: int
+    scoring: Literal["points", "time"]
+    deals: Literal["winnable", "any", "list"]
+    deal_codes: list[str] | None
+    spectator_delay: int = Field(description="seconds")
+    absences_to_withdraw: int
+    co_hosts: list[str]
+
+
+class TournamentFair(_Model):
+    """The fair-deal record: SHA-256 of the seed from creation, the seed once finished
+    (``samedeal tournament verify`` recomputes every round's deal from it)."""
+
+    commitment: str
+    seed: str | None
+    deals: Literal["winnable", "any", "list"]
+    node_budget: int
+    max_candidates: int
+
+
+class TournamentPlayer(_Model):
+    """An entrant: ``status`` entered, withdrawn (``withdrawn_by`` self or absences),
+    kicked or banned (``reason``: the host's, shown to them)."""
+
+    id: str
+    name: str
+    status: Literal["entered", "withdrawn", "kicked", "banned"]
+    withdrawn_by: Literal["self", "absences"] | None
+    reason: str | None
+    joined_at: int
+    joined_round: int
+    absences: int
+
+
+class TournamentResult(_Model):
+    """A player's race in a round; ``place`` and ``points`` once the round has ended
+    (null for a struck result); ``game_id`` its replay, once the round has ended and the
+    race is written."""
+
+    player: str
+    status: Literal["won", "resigned", "timeout"]
+    on_foundations: int
+    total: int
+    score: int
+    moves: int
+    elapsed_ms: int | None
+    disqualified: bool
+    disqualify_reason: str | None
+    place: int | None = None
+    points: int | None = None
+    room: str | None = None
+    seat: int | None = None
+    game_id: str | None = None
+
+
+class TournamentRoom(_Model):
+    """A room a round is played in: its code and each player's seat (to watch a player,
+    join it as a spectator and follow the seat)."""
+
+    room: str
+    seats: dict[str, int]
+
+
+class TournamentRound(_Model):
+    """A round: ``deal`` null while it is played; ``candidate`` the fair-deal candidate
+    played (null: the host's listed deal); ``proven`` the solver proved it winnable."""
+
+    number: int
+    deal: str | None
+    candidate: int | None
+    proven: bool
+    skipped: list[int]
+    start_at: int
+    deadline: int
+    ended_at: int | None
+    participants: list[str]
+    absent: list[str]
+    results: list[TournamentResult]
+    rooms: list[TournamentRoom]
+
+
+class StandingRound(_Model):
+    """A player's line for one round: ``status`` the race's, or absent, missed (not
+    entered then) or disqualified."""
+
+    round: int
+    status: str
+    place: int | None
+    points: int
+    time_ms: int
+    score: int
+    moves: int
+    on_foundations: int
+    elapsed_ms: int | None
+
+
+class StandingRow(_Model):
+    """A row of the standings: ``rank`` shared by ties; both modes' totals; the tie-break
+    values in the order of ``scoring.tiebreaks``."""
+
+    rank: int
+    player: str
+    name: str
+    status: str
+    points: int
+    time_ms: int
+    rounds: list[StandingRound]
+    tiebreaks: dict[str, int]
+
+
+class TiebreakRule(_Model):
+    """One tie-break: the key of its value on each row, and whether more or less wins."""
+
+    key: str
+    better: Literal["more", "less"]
+
+
+class TournamentScoring(_Model):
+    """The scoring rule the page explains (docs/tournaments.md)."""
+
+    mode: Literal["points", "time"]
+    win_bonus: int
+    card_penalty_ms: int
+    tiebreaks: list[TiebreakRule]
+
+
+class TournamentAudit(_Model):
+    """A host act, as the audit log shows it."""
+
+    at: int
+    actor: str
+    act: str
+    player: str | None
+    round: int | None
+    reason: str | None
+    detail: dict[str, Any]
+
+
+class TournamentPage(_Model):
+    """``GET /api/tournaments/{id}``: everything the tournament page shows. Never the link
+    key, the seed before the end, nor anything of a round's deal while it is played."""
+
+    id: str = Field(description="the tournament code as people read it", examples=["K7QF-2M"])
+    link: str
+    host: str
+    phase: TournamentPhase
+    round: int = Field(description="rounds started")
+    version: int
+    created_at: int
+    started_at: int | None
+    finished_at: int | None
+    next_round_at: int | None
+    settings: TournamentSettingsView
+    fair: TournamentFair
+    players: list[TournamentPlayer]
+    rounds: list[TournamentRound]
+    scoring: TournamentScoring
+    standings: list[StandingRow]
+    audit: list[TournamentAudit]
+
+
+class TournamentResults(_Model):
+    """``GET /api/tournaments/{id}/results``: the standings with the scoring rule."""
+
+    tournament: str
+    name: str
+    scoring: TournamentScoring
+    standings: list[StandingRow]
+
+
+class TournamentSummary(_Model):
+    """A tournament in the lobby's list."""
+
+    id: str
+    link: str
+    name: str
+    game: GameName
+    phase: TournamentPhase
+    players: int
+    max_players: int
+    rounds: int
+    round: int
+    starts_at: int | None
+    created_at: int
+
+
+class TournamentList(_Model):
+    """``GET /api/tournaments``: public tournaments not finished, oldest first."""
+
+    tournaments: list[TournamentSummary]
+
+
 API_MODELS: tuple[type[BaseModel], ...] = (
     ApiError,
     GameReplay,
@@ -303,6 +536,9 @@ API_MODELS: tuple[type[BaseModel], ...] = (
     DailyBoard,
     SeatBoards,
     LiveDirectory,
+    TournamentList,
+    TournamentPage,
+    TournamentResults,
 )
 """The response models the OpenAPI document lists."""
 

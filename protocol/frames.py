@@ -59,6 +59,10 @@ __all__ = [
     "seat",
     "spectators",
     "stamp_event",
+    "tournament_event",
+    "tournament_reply",
+    "tournament_seat",
+    "tournament_standings",
     "welcome",
 ]
 
@@ -599,3 +603,75 @@ def live_rooms(
 def reactions(*, room: str, counts: list[ReactionCountBody]) -> bytes:
     """Reactions sent in a room lately, tallied."""
     return orjson.dumps({"type": "reactions", "room": room, "reactions": counts})
+
+
+# --------------------------------------------------------------------- tournaments
+
+
+def tournament_reply(
+    *, id: int | None, page: dict[str, Any], you: dict[str, Any], seq: int
+) -> bytes:
+    """Reply to ``tournament_create``, ``tournament_open`` and ``tournament_join``."""
+    return orjson.dumps({"type": "tournament", "id": id, "page": page, "you": you, "seq": seq})
+
+
+def tournament_event(*, tournament: str, seq: int, kind: str, data: dict[str, Any]) -> bytes:
+    """Something happened in a tournament."""
+    return orjson.dumps(
+        {
+            "type": "tournament_event",
+            "tournament": tournament,
+            "seq": seq,
+            "kind": kind,
+            "data": data,
+        }
+    )
+
+
+def tournament_standings(
+    *,
+    tournament: str,
+    version: int,
+    players: int,
+    top: bytes,
+    you: dict[str, Any] | None,
+    live: dict[str, Any] | None,
+) -> bytes:
+    """The standings pushed to one connection: ``top`` is encoded once for many (JSON
+    bytes of the rows), ``you`` and ``live`` are the connection's own."""
+    head = orjson.dumps(
+        {
+            "type": "tournament_standings",
+            "tournament": tournament,
+            "version": version,
+            "players": players,
+            "you": you,
+            "live": live,
+        }
+    )
+    return head[:-1] + b',"top":' + top + b"}"
+
+
+def tournament_seat(
+    *,
+    tournament: str,
+    round: int,
+    room: str,
+    seat: int,
+    token: str,
+    start_at: int,
+    deadline: int,
+    now: int,
+) -> dict[str, Any]:
+    """A participant's seat in a round (a dict: it is sent alone, or inside ``you``)."""
+    return {
+        "type": "tournament_seat",
+        "tournament": tournament,
+        "round": round,
+        "room": room,
+        "seat": seat,
+        "token": token,
+        "start_at": start_at,
+        "deadline": deadline,
+        "now": now,
+    }

@@ -82,6 +82,20 @@ __all__ = [
     "SetHandle",
     "Spectators",
     "Start",
+    "TournamentClose",
+    "TournamentCreate",
+    "TournamentEvent",
+    "TournamentHost",
+    "TournamentJoin",
+    "TournamentLiveRound",
+    "TournamentLiveRow",
+    "TournamentOpen",
+    "TournamentRejoin",
+    "TournamentReply",
+    "TournamentSeat",
+    "TournamentStandings",
+    "TournamentWithdraw",
+    "TournamentYou",
     "Welcome",
 ]
 
@@ -346,6 +360,94 @@ class ForgetMe(_Message):
     id: RequestId = None
 
 
+TournamentCode = Annotated[str, Field(min_length=1, max_length=16)]
+HostAct = Literal[
+    "start",
+    "start_round",
+    "pause",
+    "resume",
+    "end_early",
+    "edit_settings",
+    "kick",
+    "ban",
+    "disqualify",
+    "restore",
+    "announce",
+]
+
+
+class TournamentCreate(_Message):
+    """Create a tournament; the identified player is its host (who need not play). The
+    ``settings`` are checked whole (``bad_settings`` names the first wrong field, never
+    clamped): see docs/tournaments.md."""
+
+    type: Literal["tournament_create"] = "tournament_create"
+    id: RequestId = None
+    settings: dict[str, Any]
+
+
+class TournamentOpen(_Message):
+    """Receive a tournament's events and standings on this connection (one tournament at a
+    time); a private one needs its link's ``key``."""
+
+    type: Literal["tournament_open"] = "tournament_open"
+    id: RequestId = None
+    tournament: TournamentCode
+    key: Annotated[str | None, Field(default=None, max_length=64)] = None
+
+
+class TournamentJoin(_Message):
+    """Enter the tournament as a player (identified), and open it."""
+
+    type: Literal["tournament_join"] = "tournament_join"
+    id: RequestId = None
+    tournament: TournamentCode
+    name: Name = ""
+    key: Annotated[str | None, Field(default=None, max_length=64)] = None
+
+
+class TournamentWithdraw(_Message):
+    """Leave the tournament (past results stay; a race being played is resigned)."""
+
+    type: Literal["tournament_withdraw"] = "tournament_withdraw"
+    id: RequestId = None
+    tournament: TournamentCode
+
+
+class TournamentRejoin(_Message):
+    """Enter again after withdrawing (not after a kick or a ban)."""
+
+    type: Literal["tournament_rejoin"] = "tournament_rejoin"
+    id: RequestId = None
+    tournament: TournamentCode
+
+
+class TournamentHost(_Message):
+    """A host's (or co-host's) act. ``act`` and what it takes: ``start``, ``start_round``,
+    ``pause``, ``resume``, ``end_early`` (``reason``), ``edit_settings`` (``settings``: the
+    fields to change), ``kick`` (``player``, ``reason``), ``ban`` (``player``, ``reason``,
+    ``name`` for an identity not joined), ``disqualify`` (``player``, ``round``,
+    ``reason``), ``restore`` (``player``, ``round``), ``announce`` (``text``)."""
+
+    type: Literal["tournament_host"] = "tournament_host"
+    id: RequestId = None
+    tournament: TournamentCode
+    act: HostAct
+    player: Annotated[str | None, Field(default=None, max_length=64)] = None
+    round: Annotated[int | None, Field(default=None, ge=1, le=20)] = None
+    reason: Annotated[str | None, Field(default=None, max_length=1000)] = None
+    text: Annotated[str | None, Field(default=None, max_length=2000)] = None
+    name: Name | None = None
+    settings: dict[str, Any] | None = None
+
+
+class TournamentClose(_Message):
+    """Stop receiving the open tournament's events."""
+
+    type: Literal["tournament_close"] = "tournament_close"
+    id: RequestId = None
+
+
 class Ping(_Message):
     """Ask for a ``pong`` (with the server clock)."""
 
@@ -375,7 +477,14 @@ ClientMessage = Annotated[
     | Recover
     | Rename
     | SetHandle
-    | ForgetMe,
+    | ForgetMe
+    | TournamentCreate
+    | TournamentOpen
+    | TournamentJoin
+    | TournamentWithdraw
+    | TournamentRejoin
+    | TournamentHost
+    | TournamentClose,
     Field(discriminator="type"),
 ]
 """Any client → server message."""
@@ -531,7 +640,8 @@ class Error(_Message):
 
 class Ok(_Message):
     """Reply to ``start``, ``resign``, ``rematch``, ``rematch_reply``, ``leave``, ``follow``,
-    ``live``, ``react``, ``add_bot`` and ``add_ghost`` when done."""
+    ``live``, ``react``, ``add_bot``, ``add_ghost``, ``tournament_withdraw``,
+    ``tournament_rejoin``, ``tournament_host`` and ``tournament_close`` when done."""
 
     type: Literal["ok"] = "ok"
     id: int | None = None
@@ -755,6 +865,101 @@ class Reactions(_Message):
     reactions: list[ReactionCount]
 
 
+# The HTTP API's models shared by the wire (a tournament's page and standings rows). Imported
+# here, after the live directory's models, because protocol.api uses those: messages is
+# always imported first (protocol/__init__.py), so each finds what it needs of the other.
+from .api import StandingRow, TournamentPage  # noqa: E402
+
+
+class TournamentSeat(_Message):
+    """A participant's seat in round ``round``: take it with ``resume`` (``room``,
+    ``token``), leaving the room of the last round first. Sent as the round starts (and
+    in ``tournament`` while it is played)."""
+
+    type: Literal["tournament_seat"] = "tournament_seat"
+    tournament: str
+    round: int
+    room: str
+    seat: int
+    token: str
+    start_at: int
+    deadline: int
+    now: int
+
+
+class TournamentYou(_Message):
+    """Who this connection is in the tournament: ``role`` host, co_host, player or
+    spectator (anyone else: the page); a player's ``status`` and the host's ``reason`` for a
+    kick or a ban; ``seat`` their seat in the round being played, if they play it."""
+
+    player: str | None
+    role: Literal["host", "co_host", "player", "spectator"]
+    status: Literal["entered", "withdrawn", "kicked", "banned"] | None = None
+    reason: str | None = None
+    seat: TournamentSeat | None = None
+
+
+class TournamentReply(_Message):
+    """Reply to ``tournament_create``, ``tournament_open`` and ``tournament_join``: the
+    tournament's page as of event ``seq`` (later events follow as ``tournament_event``) and
+    who you are in it."""
+
+    type: Literal["tournament"] = "tournament"
+    id: int | None = None
+    page: TournamentPage
+    you: TournamentYou
+    seq: int
+
+
+class TournamentEvent(_Message):
+    """Something happened in the tournament (``kind`` and its ``data``: see
+    docs/protocol.md); ``seq`` rises with each."""
+
+    type: Literal["tournament_event"] = "tournament_event"
+    tournament: str
+    seq: int
+    kind: str
+    data: dict[str, Any]
+
+
+class TournamentLiveRow(_Message):
+    """A finished race of the round being played, in the round's ranking so far."""
+
+    player: str
+    name: str
+    place: int
+    status: Literal["won", "resigned", "timeout"]
+    on_foundations: int
+    score: int
+    moves: int
+    elapsed_ms: int | None
+
+
+class TournamentLiveRound(_Message):
+    """The round being played: how many play it and have finished, the top of its
+    ranking so far, and your own line once you have finished."""
+
+    round: int
+    participants: int
+    finished: int
+    top: list[TournamentLiveRow]
+    you: TournamentLiveRow | None
+
+
+class TournamentStandings(_Message):
+    """The standings, pushed when they change (coalesced: at most two a second): the top
+    rows (the first 200 for hosts and spectators, the first 10 for players), your own row,
+    and the round being played."""
+
+    type: Literal["tournament_standings"] = "tournament_standings"
+    tournament: str
+    version: int
+    players: int
+    top: list[StandingRow]
+    you: StandingRow | None
+    live: TournamentLiveRound | None
+
+
 ServerMessage = Annotated[
     Welcome
     | Joined
@@ -775,7 +980,11 @@ ServerMessage = Annotated[
     | Spectators
     | IdentityReply
     | LiveRooms
-    | Reactions,
+    | Reactions
+    | TournamentReply
+    | TournamentEvent
+    | TournamentStandings
+    | TournamentSeat,
     Field(discriminator="type"),
 ]
 """Any server → client message."""

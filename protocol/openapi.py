@@ -263,18 +263,119 @@ def build_openapi() -> dict[str, Any]:
             }
         },
     }
+    paths.update(_tournament_paths())
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "samedeal HTTP API",
             "version": str(PROTOCOL_VERSION),
             "description": (
-                "Rooms (as invitations show them), finished races and players; the live "
-                f"directory. Player ids match `{PLAYER_ID_PATTERN}`."
+                "Rooms (as invitations show them), finished races, players, the daily "
+                "challenge, the live directory and tournaments. "
+                f"Player ids match `{PLAYER_ID_PATTERN}`."
             ),
         },
         "paths": paths,
         "components": {"schemas": dict(sorted(schemas["$defs"].items()))},
+    }
+
+
+_TOURNAMENT = {
+    "name": "id",
+    "in": "path",
+    "required": True,
+    "description": "the tournament code; case, spaces and the dash are ignored",
+    "schema": {"type": "string", "maxLength": 16},
+}
+_KEY = {
+    "name": "key",
+    "in": "query",
+    "required": False,
+    "description": "a private tournament's key (the `key` of its link)",
+    "schema": {"type": "string", "maxLength": 64},
+}
+_UNKNOWN = _error(
+    "no tournament has this code, or it is private and the key is missing or wrong (the "
+    "same answer)"
+)
+
+
+def _tournament_paths() -> dict[str, Any]:
+    return {
+        "/api/tournaments": {
+            "get": {
+                "summary": "Public tournaments, upcoming and running, oldest first",
+                "operationId": "listTournaments",
+                "responses": {
+                    "200": {"description": "the list", "content": _json("TournamentList")},
+                    "503": _error("the store cannot be reached now"),
+                },
+            }
+        },
+        "/api/tournaments/{id}": {
+            "get": {
+                "summary": "A tournament's page: settings, fair deals, players, rounds, "
+                "standings with tie-breaks, scoring, audit log",
+                "operationId": "getTournament",
+                "parameters": [_TOURNAMENT, _KEY],
+                "responses": {
+                    "200": {"description": "the tournament", "content": _json("TournamentPage")},
+                    "404": _UNKNOWN,
+                    "503": _error("the store cannot be reached now"),
+                },
+            }
+        },
+        "/api/tournaments/{id}/results": {
+            "get": {
+                "summary": "The standings as JSON, NDJSON (one row a line) or CSV",
+                "operationId": "getTournamentResults",
+                "parameters": [
+                    _TOURNAMENT,
+                    _KEY,
+                    {
+                        "name": "format",
+                        "in": "query",
+                        "required": False,
+                        "schema": {
+                            "type": "string",
+                            "enum": ["json", "ndjson", "csv"],
+                            "default": "json",
+                        },
+                    },
+                ],
+                "responses": {
+                    "200": {
+                        "description": "the standings: rank, player, points, per round place, "
+                        "time, score, moves and cards home, tie-break values",
+                        "content": {
+                            **_json("TournamentResults"),
+                            "application/x-ndjson": {
+                                "schema": {"$ref": _REF.format(model="StandingRow")}
+                            },
+                            "text/csv": {"schema": {"type": "string"}},
+                        },
+                    },
+                    "400": _error("format is not json, ndjson or csv"),
+                    "404": _UNKNOWN,
+                },
+            }
+        },
+        "/api/tournaments/{id}/export": {
+            "get": {
+                "summary": "The full export: settings, fair-deal record (the seed once "
+                "finished), every round and result with its move list, standings, audit log",
+                "operationId": "getTournamentExport",
+                "parameters": [_TOURNAMENT, _KEY],
+                "responses": {
+                    "200": {
+                        "description": "format `samedeal-tournament/1`: `samedeal tournament "
+                        "verify FILE` checks it",
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    },
+                    "404": _UNKNOWN,
+                },
+            }
+        },
     }
 
 

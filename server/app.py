@@ -46,9 +46,16 @@ from protocol import (
     Resume,
     SetHandle,
     Start,
+    TournamentClose,
+    TournamentCreate,
+    TournamentHost,
+    TournamentJoin,
+    TournamentOpen,
+    TournamentRejoin,
+    TournamentWithdraw,
 )
 
-from .backend import Backend
+from .backend import TOURNAMENT_CHANNEL, Backend
 from .bots import Robots
 from .config import Config, now_ms
 from .connection import Conn, Gate
@@ -69,6 +76,8 @@ from .rematch import Rematches
 from .rooms import Rooms
 from .spectate import Spectate
 from .tasks import Tasks
+from .tournament import Tournaments
+from .tournament_rounds import RoundRunner
 from .watching import Watching
 
 __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
@@ -100,6 +109,7 @@ class RaceServer:
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
         race.end_hooks.append(history.race_ended)
+        self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
         self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
@@ -122,6 +132,13 @@ class RaceServer:
             Rename: Route(identities.on_rename),
             SetHandle: Route(identities.on_set_handle),
             ForgetMe: Route(identities.on_forget_me, answers_ok=True),
+            TournamentCreate: Route(tournaments.on_create),
+            TournamentOpen: Route(tournaments.on_open),
+            TournamentJoin: Route(tournaments.on_join),
+            TournamentWithdraw: Route(tournaments.on_withdraw, answers_ok=True),
+            TournamentRejoin: Route(tournaments.on_rejoin, answers_ok=True),
+            TournamentHost: Route(tournaments.on_host, answers_ok=True),
+            TournamentClose: Route(tournaments.on_close, answers_ok=True),
         }
         self.gateway = Gateway(ctx, routes, self._closed)
 
@@ -142,7 +159,15 @@ class RaceServer:
 
     async def _closed(self, conn: Conn) -> None:
         self.watching.forget(conn)
+        self.tournaments.closed(conn)
         await self.lobby.leave(conn)
+
+    def _deliver(self, code: str, data: bytes) -> None:
+        """A message from the backend: a tournament's event, or a room's."""
+        if code.startswith(TOURNAMENT_CHANNEL):
+            self.tournaments.deliver(code[len(TOURNAMENT_CHANNEL) :], data)
+        else:
+            self.ctx.rooms.deliver(code, data)
 
     async def start(self) -> None:
         """Open the records store (applying its migrations) and its writer, start the
@@ -159,11 +184,12 @@ class RaceServer:
             self.ctx.records = records
             self._writer = RaceWriter(config.records_url)
             await self._writer.start()
-        await self.ctx.backend.start(self.ctx.rooms.deliver)
+        await self.ctx.backend.start(self._deliver)
         await self.watching.start()
         await self.liveness.start()
         await self.history.start(self._writer)
         await self.daily.start()
+        await self.tournaments.start()
         if self.ctx.records is not None:
             self.ctx.tasks.spawn(purge_periodically(self.ctx.records), "records purge")
 
@@ -180,6 +206,7 @@ class RaceServer:
             self.ctx.rooms.drop(lr)
         self.robots.close()
         await self.daily.close()
+        await self.tournaments.close()
         if self._writer is not None:
             try:
                 await asyncio.wait_for(self._writer.close(), _WRITER_CLOSE)

@@ -85,3 +85,12 @@ class Config:
     daily_key: bytes | None = None
     #: prove each day's deals when the day begins (``samedeal serve``), not when first asked
     daily_warm: bool = False
+    #: a tournament's timers are run by the worker holding its lease, taken for this long
+    #: and renewed three times as often: a worker that dies is replaced within this time
+    tournament_lease: float = 2.0
+    #: seconds from a round's start to its first move (every participant's countdown)
+    tournament_countdown: float = 5.0
+    #: the solver's node budget per candidate deal of a winnable-only round, and how many
+    #: candidates it tries (None: the defaults of ``engine.fair``); fixed at creation
+    tournament_nodes: int | None = None
+    tournament_candidates: int | None = None

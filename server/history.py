@@ -148,7 +148,15 @@ class History:
     # ------------------------------------------------------------------ recording
 
     async def race_ended(self, room_code: str, snap: Snapshot) -> None:
-        """Record the race that just ended in ``snap`` (called once per race)."""
+        """Record the race that just ended in ``snap`` (called once per race). A tournament
+        round's races are recorded once the round is over (their replays tell the deal):
+        the tournament layer calls :meth:`record` then."""
+        if snap.room.tournament is None:
+            await self.record(room_code, snap)
+
+    async def record(self, room_code: str, snap: Snapshot) -> None:
+        """Keep the record of the race ended in ``snap`` and hand it to the writer (a race
+        written twice is written once)."""
         if self.writer is None:
             return
         record = await self.build(room_code, snap)
@@ -201,12 +209,15 @@ class History:
             started_at=room.start_at or room.created_at,
             ended_at=now_ms(),
             seats=tuple(seats),
-            casual=room.daily_day is None,
+            # races on a day's deal and tournament rounds are kept for good
+            casual=room.daily_day is None and room.tournament is None,
             daily_day=room.daily_day,
         )
 
     def _submit(self, key: str, record: RaceRecord) -> None:
         assert self.writer is not None
+        if self.ctx.tasks.closed:
+            return  # the worker is stopping (its writer too): the kept copy is written later
         future = self.writer.submit(record)
 
         def done(f: asyncio.Future[str]) -> None:

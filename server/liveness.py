@@ -52,6 +52,7 @@ class Liveness:
             return
         await self.ctx.backend.beat()
         self.connected_since = time.monotonic()
+        self.ctx.tasks.spawn(self._beats(), "beats")
         self.ctx.tasks.spawn(self._loop(), "liveness")
 
     def _lost(self) -> None:
@@ -64,7 +65,10 @@ class Liveness:
         elif self.ctx.backend.shared:
             self.ctx.tasks.spawn(self.reassert(), "reassert seats")
 
-    async def _loop(self) -> None:
+    async def _beats(self) -> None:
+        """Beat on time, whatever else this worker does: the beat has its own loop, so a
+        long look through many rooms (a tournament's rounds put sixty on a worker) never
+        delays it past the liveness period — the others would take this worker for dead."""
         liveness = self.ctx.config.liveness
         while True:
             await asyncio.sleep(liveness / 3)
@@ -72,6 +76,18 @@ class Liveness:
                 await self.ctx.backend.beat()
                 if self.connected_since is None:
                     self.connected_since = time.monotonic()
+            except asyncio.CancelledError:
+                raise
+            except StoreUnavailable:
+                self._lost()  # told once by the health watch
+            except Exception:
+                logger.exception("beat failed")
+
+    async def _loop(self) -> None:
+        liveness = self.ctx.config.liveness
+        while True:
+            await asyncio.sleep(liveness / 3)
+            try:
                 for room_code in list(self.ctx.rooms.rooms):
                     await self.reap(room_code)
             except asyncio.CancelledError:

@@ -28,6 +28,7 @@ from .backend import (
     log_entry,
     stamp_event,
 )
+from .memory_tournaments import MemoryTournaments
 from .room import (
     ProgressState,
     RoomState,
@@ -53,7 +54,7 @@ class _Entry:
     expires_at: float = 0.0
 
 
-class MemoryBackend(Backend):
+class MemoryBackend(MemoryTournaments, Backend):
     """Rooms in a dict; publishing calls the listener directly."""
 
     def __init__(

@@ -33,6 +33,8 @@ class Metrics:
     store_up: int = 1
     #: finished races kept for the records store and not yet confirmed written
     records_pending: int = 0
+    #: tournaments whose timers this worker runs (it holds their lease)
+    tournaments_driven: int = 0
 
     def render(self, worker: str) -> str:
         """The exposition text; every sample labelled with the worker id."""
@@ -43,6 +45,7 @@ class Metrics:
             "store_rtt_seconds": "gauge",
             "store_up": "gauge",
             "records_pending": "gauge",
+            "tournaments_driven": "gauge",
         }
         lines = []
         label = worker.replace("\\", "\\\\").replace('"', '\\"')

@@ -70,6 +70,7 @@ from .backend import (
 from .redis_live import RedisLive, RedisWatching
 from .redis_pending import RedisPendingWrites
 from .redis_pubsub import RoomChannels
+from .redis_tournaments import RedisTournaments
 from .resp import NotSent, RespPipe
 from .room import ProgressState, RoomState
 from .updates import Update
@@ -154,7 +155,7 @@ return out
 )
 
 
-class RedisBackend(RedisPendingWrites, RedisWatching, Backend):
+class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, Backend):
     """Rooms in Redis, events over Redis pub/sub."""
 
     shared = True

@@ -266,6 +266,9 @@ class RoomState(_State):
     daily: bool = False
     # a rematch the host offered, while the players answer
     offer: RematchOffer | None = None
+    # a tournament round's room: the tournament's id (its races are recorded when the
+    # round ends, and its deal is told to nobody before: ``secret_until``)
+    tournament: str | None = None
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""

@@ -5,12 +5,13 @@ the ``clients/web`` directory) with a :class:`StaticFiles` from its ``process_re
 hook, after its own routes (``/healthz``, ``/metrics``): the app's pages — ``/``,
 ``/r/<ROOMCODE>`` (a room), ``/d/<DEALCODE>`` (a shared deal), ``/g/<GAMEID>`` (a
 finished race's replay), ``/p/<HANDLE>`` (a player's page), ``/daily`` and
-``/daily/<YYYY-MM-DD>`` (the daily challenge), ``/rules`` and ``/rules/<game>``,
-``/watch`` (the live directory), ``/tv`` and ``/tv/<game>`` (the featured race) — answer
-``index.html`` (the app reads ``location``), the other files answer themselves, and any
-other address answers ``404 Not Found`` with ``index.html``, which shows a "no such page"
-screen leading back to the lobby. :meth:`StaticFiles.response` alone answers ``None`` for
-an unknown address, for a caller with routes of its own.
+``/daily/<YYYY-MM-DD>`` (the daily challenge), ``/t/<CODE>`` (a tournament; ``/t/new`` its
+form), ``/rules`` and ``/rules/<game>``, ``/watch`` (the live directory), ``/tv`` and
+``/tv/<game>`` (the featured race) — answer ``index.html`` (the app reads ``location``), the
+other files answer themselves, and any other address answers ``404 Not Found`` with
+``index.html``, which shows a "no such page" screen leading back to the lobby.
+:meth:`StaticFiles.response` alone answers ``None`` for an unknown address, for a caller with
+routes of its own.
 
 Only files found under the directory when the table is built can be served: request paths
 are looked up in that table, never joined to a directory, so ``..`` and encoded tricks have
@@ -48,6 +49,7 @@ _TYPES = {
 _PAGE_PATH = re.compile(
     r"^/(?:index\.html"
     r"|r/[A-Za-z0-9-]{1,16}/?"
+    r"|t/[A-Za-z0-9-]{1,16}/?"
     r"|d/[A-Za-z0-9-]{1,32}/?"
     r"|g/[A-Za-z0-9]{1,16}/?"
     # a handle is letters of any script: percent-encoded in the path

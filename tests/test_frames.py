@@ -243,3 +243,67 @@ def test_a_live_entry_is_a_live_room() -> None:
     assert ENTRY is not None and set(ENTRY) == set(type(room).model_fields)
     assert set(ENTRY["players"][0]) == set(type(room.players[0]).model_fields)
     assert room.phase == "running" and room.players[0].moves == 3
+
+
+# --------------------------------------------------------------------- tournaments
+
+
+def _tournament_frames() -> list[tuple[bytes, type[BaseModel]]]:
+    """A tournament with a round ended and one being played, as the server sends it."""
+    from tournament_fixtures import begin_round, new, play_round, with_players
+
+    from protocol import TournamentEvent, TournamentReply, TournamentSeat, TournamentStandings
+    from server.tournament_api import page_of
+    from server.tournament_updates import live_round
+    from server.tournaments import standings
+    from server.tournaments.live import RoundRoom, new_live
+
+    state = with_players(new(rounds=2), "ann", "bob")
+    play_round(state, ["ann", "bob"], {"ann": ["s"], "bob": ["s", "s"]})
+    begin_round(state, ["ann", "bob"])
+    live = new_live(state)
+    live.rooms["2"] = [RoundRoom(code="M4PX9Q", created_at=1, seats={"ann": 1, "bob": 2})]
+    seat = frames.tournament_seat(
+        tournament="K7QF-2M",
+        round=2,
+        room="M4PX-9Q",
+        seat=1,
+        token="t",
+        start_at=1,
+        deadline=2,
+        now=0,
+    )
+    you = {"player": "ann", "role": "player", "status": "entered", "reason": None, "seat": seat}
+    rows = [row.as_json() for row in standings(state)]
+    shared, mine = live_round(state) or ({}, {})
+    return [
+        (
+            frames.tournament_reply(id=3, page=page_of(live, "http://h/t/K7QF-2M"), you=you, seq=7),
+            TournamentReply,
+        ),
+        (
+            frames.tournament_event(
+                tournament="K7QF-2M", seq=8, kind="announcement", data={"text": "hi"}
+            ),
+            TournamentEvent,
+        ),
+        (
+            frames.tournament_standings(
+                tournament="K7QF-2M",
+                version=state.version,
+                players=len(rows),
+                top=orjson.dumps(rows),
+                you=rows[0],
+                live={**shared, "you": mine.get("ann")},
+            ),
+            TournamentStandings,
+        ),
+        (orjson.dumps(seat), TournamentSeat),
+    ]
+
+
+def test_each_tournament_message_is_its_model() -> None:
+    for data, model in _tournament_frames():
+        message = decode_server(data)
+        assert isinstance(message, model)
+        assert set(orjson.loads(data)) == set(model.model_fields)

@@ -41,6 +41,7 @@ import { renderRules, ruleSection, rulesGame } from "./rules.js";
 import { mergeView } from "./views.js";
 import { startTv } from "./tv.js";
 import { startWatch } from "./watch.js";
+import { TournamentPage, listTournaments } from "./tournament.js";
 
 const DEAL_PREFIXES = { "EH1-N": "easy-harp", "KL1-1": "klondike", "KL1-3": "klondike-3" };
 const MAX_FOLLOWED = 4; // boards a spectator sees side by side
@@ -106,6 +107,8 @@ const settings = {
 
 const conn = new Connection(onFrameEvent, onClose);
 const pops = new ReactionPops(() => state.room && renderPlayers());
+// the tournament page (/t/CODE) shares the connection and the room view
+const tournament = new TournamentPage({ conn, state, takeJoined, follow, showScreen, toast, serverNow, render });
 
 function serverNow() {
   return Date.now() + state.clockOffset;
@@ -114,6 +117,11 @@ function serverNow() {
 // ---------------------------------------------------------------------- connection
 
 function onClose(code) {
+  if (tournament.active && code !== 4000) {
+    // the tournament is opened again on a new connection; it hands the seat back
+    setTimeout(() => tournament.follow().catch(() => toast(t("net.lost_reload"))), 800);
+    return;
+  }
   if (code === 4000) {
     toast(t("net.taken_elsewhere"));
   } else if (state.room && state.token && state.reconnects < 5) {
@@ -153,6 +161,7 @@ function onFrameEvent(msg) {
     renderLobbyLive(msg);
     return;
   }
+  if (String(msg.type).startsWith("tournament") && tournament.onMessage(msg)) return;
   if (typeof msg.seq === "number") {
     // a finish withheld while I raced comes once I have finished, with its older seq
     if (msg.seq <= state.lastSeq && msg.type !== "player_finished") return;
@@ -389,6 +398,15 @@ async function enter(payload, errorBox) {
     $(errorBox).textContent = errorText(reply.code, reply.message);
     return false;
   }
+  takeJoined(reply);
+  return true;
+}
+
+/** Take the room a ``joined`` reply gives (``keepPath``: stay at the page's address). */
+function takeJoined(reply, { keepPath = false } = {}) {
+  if (state.room && reply.room !== state.room) {
+    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map() });
+  }
   state.role = reply.role;
   state.seat = reply.seat ?? null;
   state.token = reply.token ?? null;
@@ -399,11 +417,10 @@ async function enter(payload, errorBox) {
     // Kept for this tab only, so a reload takes the seat back.
     sessionStorage.setItem(seatKey(state.room), JSON.stringify({ token: state.token, key: state.key }));
   }
-  history.replaceState(null, "", roomPath());
+  if (!keepPath) history.replaceState(null, "", roomPath());
   conn.request({ type: "live", limit: 0 }); // the lobby's list of live races is not needed now
   showScreen("room");
   render();
-  return true;
 }
 
 function seatKey(room) {
@@ -1066,7 +1083,7 @@ function render() {
 }
 
 function showScreen(name) {
-  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily", "watch", "tv"]) $(id).hidden = id !== name;
+  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily", "watch", "tv", "tournament"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;
@@ -1134,6 +1151,8 @@ function route() {
   if (h && path === "/") return { screen: "room", code: h[1], key: new URLSearchParams(h[2] || "").get("key") };
   m = path.match(/^\/rules(?:\/(easy-harp|klondike))?\/?$/);
   if (m) return { screen: "rules", game: m[1] || "easy-harp" };
+  m = path.match(/^\/t\/([A-Za-z0-9-]{1,16})\/?$/);
+  if (m) return { screen: m[1] === "new" ? "tournament-new" : "tournament", code: m[1], key: new URLSearchParams(location.search).get("key") };
   m = path.match(/^\/d\/([A-Za-z0-9-]{1,32})\/?$/);
   if (m) return { screen: "deal", deal: m[1].toUpperCase() };
   m = path.match(/^\/g\/([A-Za-z0-9]{1,16})\/?$/);
@@ -1354,8 +1373,17 @@ async function init() {
     startTv(r.game);
     return;
   }
+  if (r.screen === "tournament") {
+    await tournament.open(r.code, r.key);
+    return;
+  }
+  if (r.screen === "tournament-new") {
+    await tournament.showCreate();
+    return;
+  }
   showScreen("lobby");
   if (r.screen === "lobby") showDailyLobby(); // today's two games first
+  listTournaments($("lobby"));
   if (r.screen === "deal") showDealPanel(r.deal);
   if (r.screen === "room") {
     const code = r.code.toUpperCase();

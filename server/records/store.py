@@ -43,6 +43,7 @@ from .models import (
     UnknownPlayer,
 )
 from .tables import rate_buckets
+from .tournaments import TournamentCalls
 
 __all__ = ["DAY_MS", "RecordsStore", "SqlRecordsStore", "now_ms", "purge_periodically"]
 
@@ -144,7 +145,7 @@ class RecordsStore(ABC):
         """Release the connections."""
 
 
-class SqlRecordsStore(DailyCalls, RecordsStore):
+class SqlRecordsStore(TournamentCalls, DailyCalls, RecordsStore):
     """:class:`RecordsStore` on SQLite or PostgreSQL. Build it with :meth:`open`.
 
     ``retention_days``: casual races older than that are purged (``None``: kept for good).

@@ -16,8 +16,11 @@ milliseconds since the Unix epoch (server clock), as everywhere in the server.
 * ``player_stats`` — per (player, game) counters kept up to date in the transaction that
   writes a race, so they survive the retention purge of casual races.
 
-Room for later revisions: daily attempts and tournaments get their own tables keyed by
-(player, board, period) — nothing here needs to change for them.
+* ``daily_attempts`` — one row per (player, daily game, UTC day).
+* ``tournaments``, ``tournament_players``, ``tournament_rounds``, ``tournament_results``,
+  ``tournament_audit`` — a tournament as it stands, rewritten whole at each round's end and
+  at the end (the seed only once it has finished); results keep their move lists, and the
+  room and seat of the race (its replay is the race of that room in ``races``).
 """
 
 from __future__ import annotations
@@ -48,6 +51,11 @@ __all__ = [
     "races",
     "rate_buckets",
     "seats",
+    "tournament_audit",
+    "tournament_players",
+    "tournament_results",
+    "tournament_rounds",
+    "tournaments",
 ]
 
 # deterministic constraint names, so that migrations can name what they alter
@@ -197,4 +205,122 @@ player_stats = Table(
     Column("best_score", Integer, nullable=False),
     Column("current_streak", Integer, nullable=False),
     Column("longest_streak", Integer, nullable=False),
+)
+
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", String(8), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("game", String(16), nullable=False),
+    # the host's public player id
+    Column("host", String(64), nullable=False),
+    Column("phase", String(8), nullable=False),
+    Column("private", Boolean, nullable=False),
+    # the private link's key (checked before a private tournament is shown)
+    Column("link_key", String(16), nullable=False),
+    # TournamentSettings JSON (the host's deal list included)
+    Column("settings", Text, nullable=False),
+    Column("commitment", String(64), nullable=False),
+    # the seed, hex: written only once the tournament has finished
+    Column("seed", String(64), nullable=True),
+    Column("node_budget", Integer, nullable=False),
+    Column("max_candidates", Integer, nullable=False),
+    Column("rounds_played", Integer, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("started_at", BigInteger, nullable=True),
+    Column("finished_at", BigInteger, nullable=True),
+    Column("next_round_at", BigInteger, nullable=True),
+    Index(None, "finished_at"),
+)
+
+tournament_players = Table(
+    "tournament_players",
+    metadata,
+    Column(
+        "tournament_id",
+        String(8),
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    # the order they joined in (ties in the standings are listed in it)
+    Column("position", Integer, primary_key=True),
+    Column("player", String(64), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("withdrawn_by", String(10), nullable=True),
+    Column("reason", String(256), nullable=True),
+    Column("joined_at", BigInteger, nullable=False),
+    Column("joined_round", Integer, nullable=False),
+    Column("absences", Integer, nullable=False),
+    # a player's tournaments
+    Index(None, "player"),
+)
+
+tournament_rounds = Table(
+    "tournament_rounds",
+    metadata,
+    Column(
+        "tournament_id",
+        String(8),
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("number", Integer, primary_key=True),
+    Column("deal", String(32), nullable=False),
+    Column("candidate", Integer, nullable=True),
+    # JSON lists: the winning line (null: not proven), skipped candidates, participants,
+    # absent players; and the rooms it was played in ([{code, created_at, seats}])
+    Column("solution", Text, nullable=True),
+    Column("skipped", Text, nullable=False),
+    Column("participants", Text, nullable=False),
+    Column("absent", Text, nullable=False),
+    Column("rooms", Text, nullable=False),
+    Column("start_at", BigInteger, nullable=False),
+    Column("deadline", BigInteger, nullable=False),
+    Column("ended_at", BigInteger, nullable=True),
+)
+
+tournament_results = Table(
+    "tournament_results",
+    metadata,
+    Column(
+        "tournament_id",
+        String(8),
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("round", Integer, primary_key=True),
+    Column("player", String(64), primary_key=True),
+    Column("status", String(8), nullable=False),
+    Column("on_foundations", Integer, nullable=False),
+    Column("total", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("elapsed_ms", Integer, nullable=True),
+    # every action, one space between them (as seats.actions)
+    Column("move_list", Text, nullable=False),
+    Column("disqualified", Boolean, nullable=False),
+    Column("disqualify_reason", String(256), nullable=True),
+)
+
+tournament_audit = Table(
+    "tournament_audit",
+    metadata,
+    Column(
+        "tournament_id",
+        String(8),
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("position", Integer, primary_key=True),
+    Column("at", BigInteger, nullable=False),
+    Column("actor", String(64), nullable=False),
+    Column("act", String(16), nullable=False),
+    Column("player", String(64), nullable=True),
+    Column("round", Integer, nullable=True),
+    Column("reason", String(256), nullable=True),
+    # JSON: what the act changed (edited settings, an announcement's text)
+    Column("detail", Text, nullable=False),
 )

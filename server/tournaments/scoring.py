@@ -252,10 +252,12 @@ def standings_of(
         breaks = [-values[t.key] if t.better == "more" else values[t.key] for t in TIEBREAKS[mode]]
         return (main, *breaks)
 
-    rows.sort(key=key)  # stable: equal keys stay in join order
+    # each key computed once (a field of 1,000 is ranked after every change); the sort is
+    # stable: equal keys stay in join order
+    keyed = sorted(((key(row), row) for row in rows), key=lambda pair: pair[0])
     out: list[Standing] = []
-    for i, row in enumerate(rows):
-        rank = out[-1].rank if i and key(row) == key(rows[i - 1]) else i + 1
+    for i, (row_key, row) in enumerate(keyed):
+        rank = out[-1].rank if i and row_key == keyed[i - 1][0] else i + 1
         player, line, values = row
         p = players[player]
         out.append(

@@ -1,0 +1,309 @@
+"""The Redis backend's tournaments: state, summary, events, move lists, presence, the lease.
+
+A tournament's keys share the hash tag ``{T:<id>}`` (one Redis Cluster shard), and its
+events use the rooms' channel machinery under the code ``T:<id>`` (numbered, kept, published,
+gaps filled from the kept list)::
+
+    sd:{T:K7QF2M}:state     LiveTournament JSON ({"rev":N,… first: the compare-and-set)
+    sd:{T:K7QF2M}:summary   Summary JSON (timers and the list read it, not the state)
+    sd:{T:K7QF2M}:seq       the tournament's event counter
+    sd:{T:K7QF2M}:events    list: the last ``event_cap`` stamped events
+    sd:{T:K7QF2M}:ch        pub/sub channel
+    sd:{T:K7QF2M}:moves     hash: "<round>|<player>" → the race's move list
+    sd:{T:K7QF2M}:present   hash: "<player> <worker>" → when that worker last saw them (ms)
+    sd:{T:K7QF2M}:lease     the worker running the timers (SET NX PX, renewed)
+    sd:tournaments          sorted set: the active tournaments (by creation time)
+    sd:tournaments:public   sorted set: those listed in the lobby
+
+A write is optimistic: read the state, apply the act, then one Lua call stores the new state
+only if ``rev`` is still the one read (else read again), with the summary and the events —
+so a write is whole or not at all, and two workers never overwrite each other. A call whose
+connection failed is sent again by the client library; the second run finds the state
+already written (its own, byte for byte) and the write is taken as done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Final, TypeVar
+
+import orjson
+import redis.asyncio as aioredis
+
+from .backend import TOURNAMENT_CHANNEL, StoreUnavailable
+from .tournaments.live import (
+    LiveSnapshot,
+    LiveTournament,
+    Summary,
+    TournamentUpdate,
+    UnknownTournament,
+    summary_of,
+)
+
+__all__ = ["RedisTournaments"]
+
+T = TypeVar("T")
+
+#: seconds a tournament's keys live after its last change (finished: after the end)
+_TTL: Final = 7 * 86_400
+_FINISHED_TTL: Final = 86_400
+_TRIES: Final = 100
+
+# KEYS: state, summary, seq, events   ARGV: rev (-1: create), state, summary, ttl, cap,
+# channel, body...   Returns the last seq, or -1 (taken), -2 (unknown), -3 (conflict).
+_WRITE_LUA = """
+local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '-1' then
+  if cur then return -1 end
+else
+  if not cur then return -2 end
+  local head = '{"rev":' .. ARGV[1] .. ','
+  if string.sub(cur, 1, #head) ~= head then return -3 end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[4])
+redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+local seq = 0
+for i = 7, #ARGV do
+  seq = redis.call('INCR', KEYS[3])
+  local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
+  redis.call('RPUSH', KEYS[4], data)
+  redis.call('PUBLISH', ARGV[6], data)
+end
+if #ARGV >= 7 then redis.call('LTRIM', KEYS[4], -tonumber(ARGV[5]), -1) end
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+redis.call('EXPIRE', KEYS[4], ARGV[4])
+if seq == 0 then seq = tonumber(redis.call('GET', KEYS[3]) or '0') end
+return seq
+"""
+
+# KEYS: lease   ARGV: worker, ms   Take the lease, or renew it if held; 1 if held now.
+_LEASE_LUA = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+class RedisTournaments:
+    """``Backend``'s tournament methods for :class:`~server.redis_backend.RedisBackend`
+    (which gives ``redis``, ``prefix``, ``worker_id``, ``event_cap``, ``_key``,
+    ``_channel`` and ``_reaching``)."""
+
+    redis: aioredis.Redis
+    prefix: str
+    worker_id: str
+    event_cap: int
+    _tournament_locks: dict[str, asyncio.Lock]
+
+    def _key(self, code: str, what: str) -> str:  # pragma: no cover - the backend's
+        raise NotImplementedError
+
+    def _channel(self, code: str) -> str:  # pragma: no cover - the backend's
+        raise NotImplementedError
+
+    def _reaching(self) -> contextlib.AbstractContextManager[None]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _tkey(self, tid: str, what: str) -> str:
+        return self._key(TOURNAMENT_CHANNEL + tid, what)
+
+    def _scripts(self) -> tuple[Any, Any]:
+        found: tuple[Any, Any] | None = getattr(self, "_tournament_scripts", None)
+        if found is None:
+            found = (
+                self.redis.register_script(_WRITE_LUA),
+                self.redis.register_script(_LEASE_LUA),
+            )
+            self._tournament_scripts = found
+        return found
+
+    async def _write(
+        self, live: LiveTournament, rev: int, data: str, events: list[dict[str, object]]
+    ) -> int:
+        tid = live.state.id
+        finished = live.state.phase == "finished"
+        write, _ = self._scripts()
+        result: int = await write(
+            keys=[
+                self._tkey(tid, "state"),
+                self._tkey(tid, "summary"),
+                self._tkey(tid, "seq"),
+                self._tkey(tid, "events"),
+            ],
+            args=[
+                rev,
+                data,
+                summary_of(live).model_dump_json(),
+                _FINISHED_TTL if finished else _TTL,
+                self.event_cap,
+                self._channel(TOURNAMENT_CHANNEL + tid),
+                *(orjson.dumps(e) for e in events),
+            ],
+        )
+        return int(result)
+
+    async def create_tournament(
+        self, live: LiveTournament, events: list[dict[str, object]]
+    ) -> bool:
+        """Store it unless the id is taken; list it as active (and public)."""
+        tid = live.state.id
+        with self._reaching():
+            result = await self._write(live, -1, live.model_dump_json(), events)
+            if result == -1:
+                return False
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(f"{self.prefix}:tournaments", {tid: live.state.created_at})
+                if not live.state.settings.private:
+                    pipe.zadd(f"{self.prefix}:tournaments:public", {tid: live.state.created_at})
+                await pipe.execute()
+        return True
+
+    async def load_tournament(self, tid: str) -> LiveSnapshot | None:
+        """GET the state and the seq."""
+        with self._reaching():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.get(self._tkey(tid, "state"))
+                pipe.get(self._tkey(tid, "seq"))
+                raw, seq = await pipe.execute()
+        if raw is None:
+            return None
+        return LiveSnapshot(LiveTournament.model_validate_json(raw), int(seq or 0))
+
+    def _writing(self, tid: str) -> asyncio.Lock:
+        """One write of a tournament at a time on this worker: a thousand players joining
+        at once queue here instead of retrying against each other (and holding every
+        pooled connection meanwhile); only writes of other workers can conflict."""
+        locks: dict[str, asyncio.Lock] | None = getattr(self, "_tournament_locks", None)
+        if locks is None:
+            locks = {}
+            self._tournament_locks = locks
+        lock = locks.get(tid)
+        if lock is None:
+            if len(locks) > 1000:
+                for key in [k for k, v in locks.items() if not v.locked()]:
+                    del locks[key]
+            lock = locks[tid] = asyncio.Lock()
+        return lock
+
+    async def update_tournament(
+        self, tid: str, update: TournamentUpdate[T]
+    ) -> tuple[LiveSnapshot, T]:
+        """Read, apply, compare-and-set on ``rev``; again on a conflict (one at a time per
+        tournament on this worker)."""
+        async with self._writing(tid):
+            return await self._update_tournament(tid, update)
+
+    async def _update_tournament(
+        self, tid: str, update: TournamentUpdate[T]
+    ) -> tuple[LiveSnapshot, T]:
+        with self._reaching():
+            for _ in range(_TRIES):
+                raw = await self.redis.get(self._tkey(tid, "state"))
+                if raw is None:
+                    raise UnknownTournament(tid)
+                live = LiveTournament.model_validate_json(raw)
+                rev = live.rev
+                events, value = update(live)
+                live.rev = rev + 1
+                data = live.model_dump_json()
+                result = await self._write(live, rev, data, events)
+                if result >= 0:
+                    return LiveSnapshot(live, result), value
+                if result == -2:
+                    raise UnknownTournament(tid)
+                # a conflict, or this very call run twice (its connection failed after
+                # Redis ran it, and it was sent again): then the state is ours
+                if await self.redis.get(self._tkey(tid, "state")) == data.encode():
+                    seq = await self.redis.get(self._tkey(tid, "seq"))
+                    return LiveSnapshot(live, int(seq or 0)), value
+        raise StoreUnavailable(f"tournament {tid}: too many concurrent writes, try again")
+
+    async def tournament_summaries(self, ids: list[str]) -> list[Summary]:
+        """MGET-like: one GET per id in one pipeline (the keys are on different shards)."""
+        if not ids:
+            return []
+        with self._reaching():
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for tid in ids:
+                    pipe.get(self._tkey(tid, "summary"))
+                found = await pipe.execute()
+        return [Summary.model_validate_json(raw) for raw in found if raw is not None]
+
+    async def active_tournaments(self, *, public: bool = False) -> list[str]:
+        """ZRANGE of the active (or public) tournaments."""
+        key = f"{self.prefix}:tournaments" + (":public" if public else "")
+        with self._reaching():
+            ids = await self.redis.zrange(key, 0, -1)
+        return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
+
+    async def retire_tournament(self, tid: str) -> None:
+        """ZREM from both lists."""
+        with self._reaching():
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(f"{self.prefix}:tournaments", tid)
+                pipe.zrem(f"{self.prefix}:tournaments:public", tid)
+                await pipe.execute()
+
+    async def keep_round_moves(self, tid: str, number: int, moves: dict[str, str]) -> None:
+        """HSET the move lists."""
+        if not moves:
+            return
+        key = self._tkey(tid, "moves")
+        with self._reaching():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(key, mapping={f"{number}|{p}": text for p, text in moves.items()})
+                pipe.expire(key, _TTL)
+                await pipe.execute()
+
+    async def round_moves(self, tid: str) -> dict[tuple[int, str], str]:
+        """HGETALL of the move lists."""
+        with self._reaching():
+            raw = await self.redis.hgetall(self._tkey(tid, "moves"))
+        out = {}
+        for field, text in raw.items():
+            name = field.decode() if isinstance(field, bytes) else str(field)
+            number, _, player = name.partition("|")
+            out[(int(number), player)] = text.decode() if isinstance(text, bytes) else str(text)
+        return out
+
+    async def mark_present(self, tid: str, players: list[str], now: int) -> None:
+        """HSET "<player> <worker>" → now."""
+        if not players:
+            return
+        key = self._tkey(tid, "present")
+        with self._reaching():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(key, mapping={f"{p} {self.worker_id}": now for p in players})
+                pipe.expire(key, _TTL)
+                await pipe.execute()
+
+    async def drop_present(self, tid: str, players: list[str]) -> None:
+        """HDEL this worker's fields of ``players``."""
+        if not players:
+            return
+        with self._reaching():
+            await self.redis.hdel(
+                self._tkey(tid, "present"), *(f"{p} {self.worker_id}" for p in players)
+            )
+
+    async def present(self, tid: str, since: int) -> set[str]:
+        """The players some worker saw at ``since`` or later (a dead worker's marks age)."""
+        with self._reaching():
+            raw = await self.redis.hgetall(self._tkey(tid, "present"))
+        out = set()
+        for field, at in raw.items():
+            if int(at) >= since:
+                name = field.decode() if isinstance(field, bytes) else str(field)
+                out.add(name.rsplit(" ", 1)[0])
+        return out
+
+    async def hold_lease(self, tid: str, ms: int) -> bool:
+        """SET NX PX, or PEXPIRE when this worker holds it."""
+        _, lease = self._scripts()
+        with self._reaching():
+            held = await lease(keys=[self._tkey(tid, "lease")], args=[self.worker_id, ms])
+        return bool(held)

@@ -1,0 +1,105 @@
+"""A tournament in real headless Chromium: a host who does not play creates it from the
+form, two players join from its link and race a round with the standings beside the board,
+a spectator watches a player's board, and everyone sees the standings and the revealed seed
+at the end."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from browser_fixtures import Page, browser, contexts, expect, needs_chromium, new_page
+from server_fixtures import LiveServer, live_server
+
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
+__all__ = ["browser", "contexts"]  # the shared fixtures, used by name
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def tserver(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LiveServer]:
+    """A server keeping records (tournaments need identities)."""
+    path: Path = tmp_path_factory.mktemp("records") / "records.db"
+    async with live_server(
+        countdown=0.3,
+        records_url=f"sqlite:///{path}",
+        identity_limit=100,
+        tournament_countdown=1.5,
+        tournament_lease=1.0,
+    ) as live:
+        yield live
+
+
+async def join(p: Page, link: str, name: str) -> None:
+    await p.page.goto(link)
+    await p.page.fill("#t-join-name", name)
+    await p.page.click("#t-join")
+    await expect(p.page.locator("#t-you")).to_contain_text("You are in the tournament")
+
+
+async def resign(p: Page) -> None:
+    await expect(p.page.locator("#countdown")).to_be_hidden(timeout=10_000)
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")  # it asks first
+
+
+async def test_a_host_two_players_and_a_spectator(
+    tserver: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    host = await new_page(contexts, browser, "host")
+    await host.page.goto(tserver.http + "/")
+    await expect(host.page.locator("#tournaments-panel")).to_be_visible()
+    await host.page.click("#t-create-link")
+    await host.page.fill("#t-create-name", "Browser cup")
+    await host.page.select_option("#t-create-game", "klondike")
+    await host.page.fill("#t-create-rounds", "1")
+    await host.page.select_option("#t-create-deals", "any")
+    await host.page.click("#t-create-submit")
+    await expect(host.page.locator("#t-head h1")).to_have_text("Browser cup")
+    await expect(host.page.locator("#t-host")).to_be_visible()  # the host's panel
+    await expect(host.page.locator("#t-fair")).to_contain_text("SHA-256")
+    link = await host.page.locator("#t-link").input_value()
+    assert re.search(r"/t/\w{4}-\w{2}$", link)
+
+    # the lobby lists it
+    ann = await new_page(contexts, browser, "ann")
+    await ann.page.goto(tserver.http + "/")
+    await expect(ann.page.locator("#tournament-list")).to_contain_text("Browser cup")
+    await join(ann, link, "Ann")
+    bob = await new_page(contexts, browser, "bob")
+    await join(bob, link, "Bob")
+    watcher = await new_page(contexts, browser, "watcher")
+    await watcher.page.goto(link)
+    await expect(watcher.page.locator("#t-join")).to_be_visible()  # a guest may join, or watch
+
+    # the host (not playing) starts: the players get the race view, standings beside it
+    await host.page.click("#t-start")
+    for p in (ann, bob):
+        await expect(p.page.locator("#board .pile").first).to_be_visible(timeout=10_000)
+        await expect(p.page.locator("#t-side")).to_be_visible()
+        await expect(p.page.locator("#t-side")).to_contain_text("Browser cup")
+    await expect(host.page.locator("#t-live")).to_contain_text("Round 1")
+
+    # the spectator follows Ann's board
+    await expect(watcher.page.locator("#t-live")).to_be_visible()
+    await watcher.page.locator("#t-live li", has_text="Ann").get_by_role("button").click()
+    await expect(watcher.page.locator("#board .pile").first).to_be_visible(timeout=10_000)
+    await expect(watcher.page.locator("#t-side")).to_be_visible()
+
+    await resign(ann)
+    await resign(bob)
+    # the round (the only one) ends: the seed is revealed, the standings have both
+    await host.page.reload()
+    await expect(host.page.locator("#t-fair")).to_contain_text("seed is revealed", timeout=15_000)
+    table = host.page.locator("#t-standings table")
+    await expect(table).to_contain_text("Ann")
+    await expect(table).to_contain_text("Bob")
+    await expect(host.page.locator("#t-audit")).to_contain_text("started the tournament")
+    await expect(host.page.locator("#t-rounds")).to_contain_text("Round 1 · KL1-1-")
+    await ann.page.click("#t-back")
+    await expect(ann.page.locator("#t-standings")).to_be_visible()
+    for p in (host, ann, bob, watcher):
+        assert p.errors == [], (p.name, p.errors)
