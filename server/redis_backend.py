@@ -27,8 +27,7 @@ pub/sub channel (:mod:`server.redis_pubsub`): one path in seq order. Every key g
 on each write (shorter once a race has ended), so abandoned rooms expire.
 
 While Redis cannot be reached, every call raises :class:`~server.backend.StoreUnavailable`
-(nothing was stored); a health watch pings Redis, logs one line when it is lost and one when
-it is back, and tells the server's layers (``health_hooks``).
+(nothing stored); a health watch pings Redis, logs its loss and return, tells ``health_hooks``.
 """
 
 from __future__ import annotations
@@ -178,11 +177,10 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, Backend)
         self.active_ttl = active_ttl
         self.finished_ttl = finished_ttl
         check_redis_url(url)
-        # a burst of requests (a thousand players making their first move, or leaving at
-        # once) waits for a connection instead of failing with "too many connections"
-        # A command on a connection that Redis closed (a restart, a kill, an idle timeout)
-        # is sent again on a new one, instead of failing once per pooled connection. Moves
-        # do not go this way (see append), nor do room updates (see update_room).
+        # a burst of requests (a thousand first moves at once) waits for a connection
+        # rather than fail with "too many connections". A command on a connection Redis
+        # closed (restart, kill, idle timeout) is sent again on a new one, not failed once
+        # per pooled connection; moves (see append) and room updates do not go this way.
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=64,
