@@ -8,11 +8,14 @@ Two loads, as in issue #3:
   connections by default (25 rooms × 4).
 
 Each load runs against ``samedeal serve`` with the memory backend (one worker), with Redis
-(one worker) and with Redis and two workers; the flat-out load also runs against a bare
-websockets echo server (same event loop as the server: uvloop when installed), before and
-after the race servers, as the same-run baseline. Printed per run: answered moves per
-second, move round trip (send → ``ack``) p50 / p99, and the CPU used by the server
-processes, Redis and the load generator (in cores: 1.00 = one core busy).
+(one worker) and with Redis and two workers, and against a bare websockets echo server
+(same event loop as the server: uvloop when installed) with as many connections, each
+sending one message at the same pace, before and after each race server: the same-run
+baseline. Printed per run: answered moves per second, move round trip (send → ``ack``)
+p50 / p99, and the CPU used by the server processes, Redis and the load generator (in
+cores: 1.00 = one core busy). The headline figure: the server's CPU per move divided by the
+echo server's CPU per message (the mean of the echo runs before and after), per load —
+fairer than moves per second, since the load generator shares the cores.
 
 The clients are raw websockets connections (no message models), many per process, spread
 over ``--client-procs`` processes running uvloop. Every phase is bounded in moves and time;
@@ -22,6 +25,7 @@ everything listens on 127.0.0.1 only. A redis-server on a free port is started u
     python bench/race.py            # full run, about 3 minutes
     python bench/race.py --quick    # short run, about 1 minute
     python bench/race.py --loads flat --repeat 3    # flat out three rounds: the medians
+    python bench/race.py --configs memory --repeat 5    # the memory backend, both loads
 """
 
 from __future__ import annotations
@@ -391,7 +395,9 @@ def _serve_argv(port: int, redis_url: str | None, workers: int) -> list[str]:
     if redis_url:
         argv += ["--redis", redis_url, "--workers", str(workers)]
     # no rate limit: the clients are not abusive, they are many
+    # no records, no daily proofs ahead: a solver process is a child, its CPU would count
     argv += ["--rate", "1000000", "--burst", "1000000", "--countdown", "0.5", "--no-records"]
+    argv.append("--no-daily-warm")
     return [*argv, "--log-level", "WARNING"]
 
 
@@ -447,93 +453,87 @@ def main(argv: list[str] | None = None) -> int:
             f"players, {args.flat_seconds:g} s; first {warmup:g} s not counted"
         )
         flat_connections = args.flat_rooms * args.players
+        paced_connections = args.paced_rooms * args.players
+        shapes = {
+            # load: (rooms, seconds, echo connections)
+            "paced": (args.paced_rooms, args.paced_seconds, paced_connections),
+            "flat": (args.flat_rooms, args.flat_seconds, flat_connections),
+        }
+        loads = [load for load in ("paced", "flat") if load in args.loads]
 
-        def echo() -> Result:
+        def echo(load: str) -> Result:
+            _, seconds, connections = shapes[load]
             port = free_port()
             argv = [sys.executable, __file__, "--echo-server", str(port)]
             with process(argv, port) as proc:
-                return drive(
+                result = drive(
                     "echo",
                     f"ws://127.0.0.1:{port}",
-                    flat_connections,
+                    connections,
                     1,
                     args.client_procs,
-                    paced=False,
-                    seconds=args.flat_seconds,
+                    paced=load == "paced",
+                    seconds=seconds,
                     warmup=warmup,
                     server=[proc.pid],
                     redis=[],
                 )
+            print(result.line(f"echo, {load} ×{connections}"), flush=True)
+            return result
 
-        # the echo runs are interleaved: each race server's flat-out figure is compared with
-        # the echo runs just before and just after it
-        echoes: list[Result] = []
-
-        def run_echo() -> None:
-            echoes.append(echo())
-            print(echoes[-1].line(f"echo, flat out ×{flat_connections}"))
-
-        ratios: list[tuple[str, float, float, float]] = []
-        if "flat" in args.loads:
-            run_echo()
-        for round_no in range(max(1, args.repeat)):
+        # the echo runs are interleaved: each race server's figure is compared with the echo
+        # runs of the same load just before and just after it
+        last_echo = {load: echo(load) for load in loads}
+        # (config label, load) -> per round: server µs/move ÷ echo µs/message, rate ratio
+        ratios: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _round in range(max(1, args.repeat)):
             for config in args.configs.split(","):
-                flat = None
                 workers = 2 if config == "redis2" else 1
-                port = free_port()
                 url_for_redis = redis_url if config.startswith("redis") else None
                 label = {"memory": "memory, 1 worker", "redis": "redis, 1 worker"}.get(
                     config, f"redis, {workers} workers"
                 )
-                with process(_serve_argv(port, url_for_redis, workers), port) as proc:
-                    time.sleep(0.5)  # the workers of --workers N start after the port opens
-                    pids = server_pids(proc)
-                    common = {"server": pids, "redis": redis_pids, "warmup": warmup}
-                    url = f"ws://127.0.0.1:{port}"
-                    if "paced" in args.loads and round_no == 0:
-                        paced = drive(
+                for load in loads:
+                    rooms, seconds, _ = shapes[load]
+                    port = free_port()
+                    with process(_serve_argv(port, url_for_redis, workers), port) as proc:
+                        time.sleep(0.5)  # the workers of --workers N start after the port
+                        result = drive(
                             "race",
-                            url,
-                            args.paced_rooms,
+                            f"ws://127.0.0.1:{port}",
+                            rooms,
                             args.players,
                             args.client_procs,
-                            paced=True,
-                            seconds=args.paced_seconds,
-                            **common,  # type: ignore[arg-type]
+                            paced=load == "paced",
+                            seconds=seconds,
+                            warmup=warmup,
+                            server=server_pids(proc),
+                            redis=redis_pids,
                         )
-                        n = args.paced_rooms * args.players
-                        print(paced.line(f"{label}, paced ×{n}"))
-                    if "flat" in args.loads:
-                        flat = drive(
-                            "race",
-                            url,
-                            args.flat_rooms,
-                            args.players,
-                            args.client_procs,
-                            paced=False,
-                            seconds=args.flat_seconds,
-                            **common,  # type: ignore[arg-type]
-                        )
-                        print(flat.line(f"{label}, flat out ×{flat_connections}"))
-                if flat is not None:
-                    run_echo()
-                    before, after = echoes[-2].rate, echoes[-1].rate
-                    ratios.append((label, flat.rate, before, after))
-        by_label: dict[str, list[float]] = {}
-        for label, rate, before, after in ratios:
-            ratio = 2 * rate / (before + after)
-            by_label.setdefault(label, []).append(ratio)
+                    n = rooms * args.players
+                    print(result.line(f"{label}, {load} ×{n}"), flush=True)
+                    before, after = last_echo[load], echo(load)
+                    last_echo[load] = after
+                    echo_us = (before.server_us + after.server_us) / 2
+                    echo_rate = (before.rate + after.rate) / 2
+                    cost = result.server_us / echo_us if echo_us else 0.0
+                    speed = result.rate / echo_rate if echo_rate else 0.0
+                    ratios.setdefault((label, load), []).append((cost, speed))
+                    print(
+                        f"  {label}, {load}: server µs/move ÷ echo µs/message {cost:.2f} "
+                        f"({result.server_us:.0f} ÷ {echo_us:.0f}); moves/s ÷ echo {speed:.2f}; "
+                        f"p99 {result.percentile(0.99):.1f} ms",
+                        flush=True,
+                    )
+        print("medians over the rounds (server µs per move ÷ echo's; higher is costlier):")
+        for (label, load), values in ratios.items():
+            costs = [c for c, _ in values]
+            speeds = [v for _, v in values]
+            shown = ", ".join(f"{c:.2f}" for c in costs)
             print(
-                f"flat out / echo, {label}: {ratio:.2f} "
-                f"(echo before {before:.0f}/s, after {after:.0f}/s)"
+                f"  {label}, {load}: {statistics.median(costs):.2f} ({shown}); "
+                f"moves/s ÷ echo {statistics.median(speeds):.2f}"
             )
-        if args.repeat > 1:
-            for label, values in by_label.items():
-                shown = ", ".join(f"{v:.2f}" for v in values)
-                print(
-                    f"flat out / echo, {label}: median {statistics.median(values):.2f} "
-                    f"of {len(values)} rounds ({shown})"
-                )
     return 0
 
 

@@ -160,6 +160,12 @@ def register(sub: Any) -> None:
         default=5.0,
         help="seconds from a tournament round's start to its first move (5)",
     )
+    p.add_argument(
+        "--no-daily-warm",
+        action="store_true",
+        help="prove a day's deals of the day when first asked, not ahead (a solver process "
+        "works a few seconds at start and at each day's end otherwise)",
+    )
     # tests: move the server clock (seconds), e.g. to just before a day's end
     p.add_argument("--clock-offset", type=float, default=0.0, help=argparse.SUPPRESS)
     p.add_argument("--compression", action="store_true", help="offer permessage-deflate to clients")
@@ -269,7 +275,7 @@ def _serve_one(args: argparse.Namespace) -> int:
         retention_days=args.retention_days,
         identity_limit=args.identity_limit,
         daily_key=args.daily_key,
-        daily_warm=True,
+        daily_warm=not args.no_daily_warm,
         tournament_lease=args.tournament_lease,
         tournament_countdown=args.tournament_countdown,
     )
@@ -347,6 +353,8 @@ def _supervise(args: argparse.Namespace) -> int:
         argv += ["--daily-key-file", args.daily_key_file]
     if args.clock_offset:
         argv += ["--clock-offset", str(args.clock_offset)]
+    if args.no_daily_warm:
+        argv.append("--no-daily-warm")
     argv += ["--identity-limit", str(args.identity_limit)]
     if args.records_url is None:
         argv.append("--no-records")
