@@ -8,19 +8,75 @@ layer takes either through the same door.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from websockets.asyncio.server import ServerConnection, broadcast
-from websockets.exceptions import ConnectionClosed
+from websockets.asyncio.server import ServerConnection
+from websockets.protocol import OPEN
 
 from engine.game import Game
 
-__all__ = ["Conn", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
+__all__ = ["Conn", "FrameWriter", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
+
+
+class FrameWriter:
+    """Frames for the network, one write per connection per turn of the event loop.
+
+    A move sends its ack and, on every connection of the room, a ``progress``; several
+    moves of one loop turn send several frames to one connection. Each
+    ``transport.write`` of a frame is a system call (uvloop writes at once when the socket
+    can take it): here the frames of a turn are encoded into the connection's websocket
+    protocol (sans-I/O, as ``websockets.broadcast`` does) and written together at the end
+    of the turn, in order, with one call per connection. Nothing is awaited: a connection
+    whose unsent bytes grow is closed by the room's slow-reader check.
+    """
+
+    __slots__ = ("_armed", "_dirty")
+
+    def __init__(self) -> None:
+        self._dirty: list[Conn] = []
+        self._armed = False
+
+    def write(self, conn: Conn, data: bytes) -> None:
+        """Queue one text frame for ``conn`` (skipped unless the connection is open)."""
+        protocol = conn.ws.protocol
+        if protocol.state is not OPEN:
+            return
+        protocol.send_text(data)
+        if not conn.corked:
+            conn.corked = True
+            self._dirty.append(conn)
+            if not self._armed:
+                self._armed = True
+                asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write what each connection has queued, one write each."""
+        dirty, self._dirty = self._dirty, []
+        self._armed = False
+        for conn in dirty:
+            conn.corked = False
+            ws = conn.ws
+            chunks = ws.protocol.data_to_send()
+            if not chunks:
+                continue
+            transport = ws.transport
+            if transport is None or transport.is_closing():
+                continue
+            if b"" in chunks:
+                # the end of the stream is among them (a close): each as websockets does
+                for data in chunks:
+                    if data:
+                        transport.write(data)
+                    elif transport.can_write_eof():
+                        transport.write_eof()
+                    else:
+                        transport.close()
+                continue
+            transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
 
 class Gate:
@@ -141,8 +197,10 @@ class Conn(Player):
 
     __slots__ = (
         "bad",
+        "corked",
         "credits",
         "following",
+        "frames",
         "last_seq",
         "last_strike",
         "later",
@@ -158,9 +216,15 @@ class Conn(Player):
         "ws",
     )
 
-    def __init__(self, ws: ServerConnection, burst: int, worker: str) -> None:
+    def __init__(
+        self, ws: ServerConnection, burst: int, worker: str, frames: FrameWriter | None = None
+    ) -> None:
         super().__init__(new_conn_id(worker))
         self.ws = ws
+        #: where this connection's frames go out (one write per loop turn)
+        self.frames = frames if frames is not None else FrameWriter()
+        #: frames queued in the writer this turn
+        self.corked = False
         #: the last room event delivered (or skipped as not for this connection)
         self.last_seq = 0
         #: False while joining: room events wait in ``pending`` until the reply is sent
@@ -190,17 +254,11 @@ class Conn(Player):
         return transport.get_write_buffer_size() if transport is not None else 0
 
     async def send(self, data: bytes) -> None:
-        """Send one encoded frame (a closed connection is skipped)."""
-        transport = self.ws.transport
-        if transport is not None and not transport.get_write_buffer_size():
-            # nothing is waiting to be written, so nothing to wait for: write the frame at
-            # once as broadcast() does, without send()'s lock and drain (a third of a reply's
-            # cost); a closed connection is skipped, as send() would raise ConnectionClosed
-            broadcast([self.ws], data, text=True)
-            return
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.send(data, text=True)
+        """Send one encoded frame, a reply (a closed connection is skipped). It goes out
+        with the connection's other frames of this loop turn, in order."""
+        self.frames.write(self, data)
 
     def push(self, data: bytes) -> None:
-        """Write one encoded frame now, without waiting (room events, boards)."""
-        broadcast([self.ws], data, text=True)
+        """Send one encoded frame, a room event or a board: as :meth:`send`, from code
+        that does not await."""
+        self.frames.write(self, data)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from .backend import Backend, Health, StoreUnavailable
 from .config import Config
+from .connection import FrameWriter
 from .http import Router
 from .metrics import Metrics
 from .records.store import SqlRecordsStore
@@ -34,6 +35,8 @@ class Context:
     store_up: asyncio.Event = field(default_factory=asyncio.Event)
     #: the HTTP GET routes served on the websocket port
     http: Router = field(default_factory=Router)
+    #: every connection's frames, written once per loop turn
+    frames: FrameWriter = field(default_factory=FrameWriter)
     #: the records store (players, finished races), once open; None: none is kept
     records: SqlRecordsStore | None = None
 

@@ -117,7 +117,7 @@ class Gateway:
         ``finally:``."""
         ctx = self.ctx
         config, metrics = ctx.config, ctx.metrics
-        conn = Conn(ws, config.burst, ctx.worker_id)
+        conn = Conn(ws, config.burst, ctx.worker_id, ctx.frames)
         ctx.rooms.conns[conn.id] = conn
         metrics.connections += 1
         metrics.connections_total += 1
@@ -128,6 +128,8 @@ class Gateway:
                 if conn.closing:
                     continue  # reading on lets the closing handshake through
                 metrics.messages_total += 1
+                if not ctx.rooms.writable(conn):
+                    continue  # it does not read its replies: closed (1013) by writable
                 if not self._take_credit(conn):
                     if conn.strikes > config.max_strikes:
                         metrics.abuse_closes_total += 1

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from websockets.asyncio.server import broadcast
 
 from protocol.frames import event_seq
 
@@ -338,9 +337,11 @@ class Rooms:
         return True
 
     def send(self, conns: Iterable[Conn], data: bytes) -> None:
-        """Write one encoded frame to every connection of ``conns`` that is
-        :meth:`writable` (encoded once, written without waiting)."""
-        broadcast([c.ws for c in conns if self.writable(c)], data, text=True)
+        """Send one encoded frame to every connection of ``conns`` that is :meth:`writable`
+        (encoded once, written with each connection's other frames of this loop turn)."""
+        for conn in conns:
+            if self.writable(conn):
+                conn.push(data)
 
     # ------------------------------------------------------------------ delivery
 
@@ -367,7 +368,6 @@ class Rooms:
                 finished = event["seat"]
                 lr.finishes[finished] = (seq, event, data)
             delayed = lr.delay > 0
-            targets = []
             for conn in lr.conns:
                 if not conn.ready:
                     conn.pending.append(data)
@@ -384,8 +384,7 @@ class Rooms:
                         if conn.seat == finished and conn.role == "player":
                             self._send_withheld(lr, conn, seq)
                         continue
-                    targets.append(conn.ws)
-            broadcast(targets, data, text=True)
+                    conn.push(data)
             if lr.feed is not None:
                 lr.feed.take(seq, event, data)
         except Exception:

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
-from websockets.asyncio.server import broadcast
 
 from engine.fair import new_seed
 from protocol import (
@@ -417,30 +416,20 @@ class Tournaments:
             if kind == "round_starting":
                 self.ctx.tasks.spawn(self._hand_seats(tid, event), "tournament seats")
             frame = None if kind in _QUIET else _event_frame(tid, event)
-            targets = []
             for viewer in list(local.viewers):
                 if not viewer.ready:
                     viewer.pending.append(data)
                 elif seq > viewer.last_seq:
                     viewer.last_seq = seq
                     if frame is not None and self._keeps_up(viewer):
-                        targets.append(viewer.conn.ws)
-            if targets and frame is not None:
-                broadcast(targets, frame, text=True)
+                        viewer.conn.push(frame)
         except Exception:
             logger.exception("could not deliver a tournament event tournament=%s", tid)
 
     def _keeps_up(self, viewer: Viewer) -> bool:
-        """A connection that stopped reading is closed (1013), as rooms do: its buffer
+        """A connection that stopped reading is closed (1013), as in rooms: its buffer
         would grow with every push."""
-        conn = viewer.conn
-        if conn.closing:
-            return False
-        if conn.backlog() > self.ctx.config.max_backlog:
-            logger.warning("closing slow connection tournament=%s conn=%s", viewer.tid, conn.id)
-            self.ctx.rooms.close(conn, 1013, "too slow: reconnect")
-            return False
-        return True
+        return self.ctx.rooms.writable(viewer.conn)
 
     def _send_event(self, viewer: Viewer, data: bytes) -> None:
         """An event held back while ``viewer`` was opening the tournament."""
