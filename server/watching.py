@@ -188,13 +188,16 @@ def ordered(entries: Iterable[Entry], sort: str, game: str | None = None) -> lis
 
 def pick_featured(entries: Iterable[Entry], game: str) -> str | None:
     """The featured race of ``game``: of its running races with two racers or more, the
-    :data:`FEATURED_POOL` most watched, and of those the closest (ties: most watched, then
+    :data:`FEATURED_POOL` most watched (and any as watched as the last of them: a tie
+    does not leave a closer race out), and of those the closest (ties: most watched, then
     the room code); when no race has two racers, the most watched running race (ties: the
     newest, then the code). None when no race of the game is running."""
     running = [e for e in entries if e.game == game and e.phase == "running"]
     contested = [e for e in running if e.gap is not None]
     if contested:
-        pool = sorted(contested, key=lambda e: (-e.spectators, e.code))[:FEATURED_POOL]
+        counts = sorted((e.spectators for e in contested), reverse=True)
+        least = counts[min(FEATURED_POOL, len(counts)) - 1]
+        pool = [e for e in contested if e.spectators >= least]
         return min(pool, key=lambda e: (e.gap or 0.0, -e.spectators, e.code)).code
     if running:
         return min(running, key=lambda e: (-e.spectators, -e.started, e.code)).code
