@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import os
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -38,7 +37,7 @@ from .room import (
     new_token,
 )
 from .rooms import LocalRoom
-from .tasks import stop_pool
+from .tasks import solver_pool, stop_pool
 from .updates import (
     SeatRobot,
 )
@@ -176,12 +175,9 @@ class Robots:
         self.solver_pool: ProcessPoolExecutor | None = None
 
     def _pool(self) -> ProcessPoolExecutor:
-        """The process that plans solver bots' races, started on first use (spawned: a
-        fork would copy the running event loop and its threads)."""
+        """The process that plans solver bots' races, started on first use."""
         if self.solver_pool is None:
-            self.solver_pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
-            )
+            self.solver_pool = solver_pool()
         return self.solver_pool
 
     def close(self) -> None:

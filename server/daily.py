@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-import multiprocessing
 import secrets
 from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
@@ -40,7 +39,7 @@ from .context import Context
 from .http import HttpRequest, error_response, json_response
 from .records.models import DailyEntry, RecordsError
 from .room import Refusal, RoomState
-from .tasks import stop_pool
+from .tasks import solver_pool, stop_pool
 
 __all__ = ["DAY_ONE", "Daily", "day_number"]
 
@@ -134,9 +133,7 @@ class Daily:
         found = self._deals.get((game, day))
         if found is None or (found.done() and found.exception() is not None):
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
-                )
+                self._pool = solver_pool()
             assert self.key is not None
             loop = asyncio.get_running_loop()
             found = asyncio.ensure_future(

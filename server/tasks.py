@@ -1,15 +1,19 @@
 """The worker's background tasks: started with a name, failures logged, all cancelled at
-shutdown."""
+shutdown; and its solver processes, which end with it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-__all__ = ["Tasks", "stop_pool"]
+__all__ = ["Tasks", "solver_pool", "stop_pool"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -49,6 +53,30 @@ class Tasks:
             for task in pending:
                 logger.warning("background task did not stop: %s", task.get_name())
                 task.cancel()
+
+
+def solver_pool() -> ProcessPoolExecutor:
+    """A pool of one process for the solver's searches, started on first use: spawned (a
+    fork would copy the running event loop and its threads), and ending with the worker —
+    a SIGKILLed worker cannot stop it, so the child watches for its parent to go."""
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a pool's process: exit as soon as ``parent`` is no longer its parent (it died,
+    and the process was handed to init or a subreaper)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent watch", daemon=True).start()
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:
