@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .messages import FeaturedRace, LiveRoom, LiveSort
+from .live import FeaturedRace, GameName, LiveRoom, LiveSort
 
 __all__ = [
     "API_MODELS",
@@ -72,7 +72,6 @@ __all__ = [
     "moves_text",
 ]
 
-GameName = Literal["easy-harp", "klondike", "klondike-3"]
 Phase = Literal["lobby", "running", "ended"]
 FinalStatus = Literal["won", "resigned", "timeout", "left"]
 RACE_ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{12}$"

@@ -20,6 +20,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .api import StandingRow, TournamentPage
+from .live import FeaturedRace, GameName, LivePlayer, LiveRoom, LiveSort, SeatStatus
+
 __all__ = [
     "EVENT_TYPES",
     "LIVE_LIMIT",
@@ -102,13 +105,9 @@ __all__ = [
 PROTOCOL_VERSION = 2
 """The protocol version this code speaks; sent in ``hello`` and ``welcome``."""
 
-GameName = Literal["easy-harp", "klondike", "klondike-3"]
 DealKind = Literal["code", "random", "daily", "same"]
 Role = Literal["player", "spectator"]
-SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "left", "disconnected"]
 Phase = Literal["lobby", "running", "ended"]
-LiveSort = Literal["closest", "watched", "newest"]
-"""Orders of the live directory (docs/protocol.md, "The live directory")."""
 Reaction = Literal["clap", "wow", "fire", "gg"]
 """The reactions a player or spectator may send: a fixed set, no free text."""
 
@@ -791,47 +790,6 @@ class RaceRecorded(_Event):
     game_id: str
 
 
-class LivePlayer(_Message):
-    """A player of a live race, as its spectators see it (``elapsed_ms``: the finishing
-    time, null while playing)."""
-
-    seat: int
-    name: str
-    connected: bool
-    status: SeatStatus
-    on_foundations: int = 0
-    total: int = 0
-    score: int = 0
-    moves: int = 0
-    elapsed_ms: int | None = None
-
-
-class LiveRoom(_Message):
-    """A public race in the live directory, as its spectators see it (after the room's
-    spectator delay). ``phase``: ``lobby`` (about to start: waiting for the host) or
-    ``running`` (from the countdown on). ``gap``: the share of the cards between the
-    leader and the runner-up (0: level; null: fewer than two racers)."""
-
-    room: str
-    game: GameName
-    phase: Literal["lobby", "running"]
-    race: int
-    start_at: int | None
-    deadline: int | None
-    created_at: int
-    spectators: int
-    spectator_delay: int
-    players: list[LivePlayer]
-    gap: float | None = None
-
-
-class FeaturedRace(_Message):
-    """The featured race of a game (``GET /tv``), or null when none is running."""
-
-    game: GameName
-    room: str | None
-
-
 class LiveRooms(_Message):
     """The live directory, for a ``live`` subscription: the first ``rooms`` in ``sort``
     order out of ``total`` listed, and the featured race of each game. ``now``: server
@@ -863,12 +821,6 @@ class Reactions(_Message):
     type: Literal["reactions"] = "reactions"
     room: str
     reactions: list[ReactionCount]
-
-
-# The HTTP API's models shared by the wire (a tournament's page and standings rows). Imported
-# here, after the live directory's models, because protocol.api uses those: messages is
-# always imported first (protocol/__init__.py), so each finds what it needs of the other.
-from .api import StandingRow, TournamentPage  # noqa: E402
 
 
 class TournamentSeat(_Message):

@@ -1,0 +1,62 @@
+"""The models the wire and the HTTP API share (no I/O): the games' names, a seat's status,
+and the live directory's entries (``live_rooms`` on the websocket, ``GET /api/live``).
+Both :mod:`protocol.messages` and :mod:`protocol.api` import them from here, so neither
+imports the other for them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["FeaturedRace", "GameName", "LivePlayer", "LiveRoom", "LiveSort", "SeatStatus"]
+
+GameName = Literal["easy-harp", "klondike", "klondike-3"]
+SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "left", "disconnected"]
+LiveSort = Literal["closest", "watched", "newest"]
+"""Orders of the live directory (docs/protocol.md, "The live directory")."""
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class LivePlayer(_Message):
+    """A player of a live race, as its spectators see it (``elapsed_ms``: the finishing
+    time, null while playing)."""
+
+    seat: int
+    name: str
+    connected: bool
+    status: SeatStatus
+    on_foundations: int = 0
+    total: int = 0
+    score: int = 0
+    moves: int = 0
+    elapsed_ms: int | None = None
+
+
+class LiveRoom(_Message):
+    """A public race in the live directory, as its spectators see it (after the room's
+    spectator delay). ``phase``: ``lobby`` (about to start: waiting for the host) or
+    ``running`` (from the countdown on). ``gap``: the share of the cards between the
+    leader and the runner-up (0: level; null: fewer than two racers)."""
+
+    room: str
+    game: GameName
+    phase: Literal["lobby", "running"]
+    race: int
+    start_at: int | None
+    deadline: int | None
+    created_at: int
+    spectators: int
+    spectator_delay: int
+    players: list[LivePlayer]
+    gap: float | None = None
+
+
+class FeaturedRace(_Message):
+    """The featured race of a game (``GET /tv``), or null when none is running."""
+
+    game: GameName
+    room: str | None
