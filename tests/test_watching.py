@@ -147,9 +147,9 @@ async def featured(server: ServerHandle, game: str = "klondike") -> str | None:
 async def test_the_featured_race_moves_on_when_it_ends(two_workers: list[ServerHandle]) -> None:
     w0, w1 = two_workers
     first, (ann, bob), _ = await race_room([w0], watchers=[w0, w1, w1])
+    for w in (w0, w1):  # the only race: featured (before the second exists, so that its
+        await until(lambda w=w: _is(featured(w), first))  # entry cannot come first)
     second, (cat, dan), _ = await race_room([w1], watchers=[w0])
-    for w in (w0, w1):  # equally close: the more watched
-        await until(lambda w=w: _is(featured(w), first))
     # the featured race stays while it runs, even when another becomes closer
     assert isinstance(await ann.move("t3-f"), Ack)
     await asyncio.sleep(1.0)
