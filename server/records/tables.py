@@ -235,15 +235,21 @@ tournaments = Table(
     Index(None, "finished_at"),
 )
 
-tournament_players = Table(
-    "tournament_players",
-    metadata,
-    Column(
+
+def _of_tournament() -> Column[str]:
+    """The first key column of a tournament's rows: its tournament (deleted with it)."""
+    return Column(
         "tournament_id",
         String(8),
         ForeignKey("tournaments.id", ondelete="CASCADE"),
         primary_key=True,
-    ),
+    )
+
+
+tournament_players = Table(
+    "tournament_players",
+    metadata,
+    _of_tournament(),
     # the order they joined in (ties in the standings are listed in it)
     Column("position", Integer, primary_key=True),
     Column("player", String(64), nullable=False),
@@ -261,12 +267,7 @@ tournament_players = Table(
 tournament_rounds = Table(
     "tournament_rounds",
     metadata,
-    Column(
-        "tournament_id",
-        String(8),
-        ForeignKey("tournaments.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _of_tournament(),
     Column("number", Integer, primary_key=True),
     Column("deal", String(32), nullable=False),
     Column("candidate", Integer, nullable=True),
@@ -285,12 +286,7 @@ tournament_rounds = Table(
 tournament_results = Table(
     "tournament_results",
     metadata,
-    Column(
-        "tournament_id",
-        String(8),
-        ForeignKey("tournaments.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _of_tournament(),
     Column("round", Integer, primary_key=True),
     Column("player", String(64), primary_key=True),
     Column("status", String(8), nullable=False),
@@ -308,12 +304,7 @@ tournament_results = Table(
 tournament_audit = Table(
     "tournament_audit",
     metadata,
-    Column(
-        "tournament_id",
-        String(8),
-        ForeignKey("tournaments.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _of_tournament(),
     Column("position", Integer, primary_key=True),
     Column("at", BigInteger, nullable=False),
     Column("actor", String(64), nullable=False),
