@@ -40,15 +40,12 @@ import multiprocessing as mp
 import os
 import random
 import shutil
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -56,6 +53,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from race import cpu_seconds, free_port, process  # noqa: E402  (bench/race.py)
 
 from protocol.messages import PROTOCOL_VERSION  # noqa: E402
 
@@ -63,54 +63,6 @@ __all__ = ["main"]
 
 
 # --------------------------------------------------------------------- processes
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def wait_port(port: int, timeout: float = 15.0) -> None:
-    """Wait until something accepts connections on ``port``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-@contextlib.contextmanager
-def process(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``argv`` until the block ends (SIGTERM, then kill)."""
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL)
-    try:
-        wait_port(port)
-        yield proc
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds used so far by ``pids`` (Linux ``/proc``)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
 
 
 def metric(port: int, name: str) -> float:
