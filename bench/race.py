@@ -390,13 +390,15 @@ def _echo_main(port: int) -> None:
 # --------------------------------------------------------------------- main
 
 
-def _serve_argv(port: int, redis_url: str | None, workers: int) -> list[str]:
+def _serve_argv(port: int, redis_url: str | None, workers: int, data: str | None) -> list[str]:
     argv = [sys.executable, "-m", "clients.cli", "serve", "--port", str(port)]
     if redis_url:
         argv += ["--redis", redis_url, "--workers", str(workers)]
     # no rate limit: the clients are not abusive, they are many
-    # no records, no daily proofs ahead: a solver process is a child, its CPU would count
-    argv += ["--rate", "1000000", "--burst", "1000000", "--countdown", "0.5", "--no-records"]
+    argv += ["--rate", "1000000", "--burst", "1000000", "--countdown", "0.5"]
+    # records (SQLite in ``data``) only when asked; no daily proofs ahead: a solver process
+    # is a child, its CPU would count
+    argv += ["--data", data] if data else ["--no-records"]
     argv.append("--no-daily-warm")
     return [*argv, "--log-level", "WARNING"]
 
@@ -415,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--configs",
         default="memory,redis,redis2",
-        help="servers to run: memory (1 worker), redis (1 worker), redis2 (2 workers)",
+        help="servers to run: memory (1 worker), redis (1 worker), redis2 (2 workers), "
+        "records (memory, 1 worker, finished races recorded into SQLite)",
     )
     ap.add_argument("--loads", default="paced,flat", help="loads to run (paced,flat)")
     ap.add_argument(
@@ -490,13 +493,18 @@ def main(argv: list[str] | None = None) -> int:
             for config in args.configs.split(","):
                 workers = 2 if config == "redis2" else 1
                 url_for_redis = redis_url if config.startswith("redis") else None
-                label = {"memory": "memory, 1 worker", "redis": "redis, 1 worker"}.get(
-                    config, f"redis, {workers} workers"
-                )
+                label = {
+                    "memory": "memory, 1 worker",
+                    "redis": "redis, 1 worker",
+                    "records": "memory + records, 1 worker",
+                }.get(config, f"redis, {workers} workers")
                 for load in loads:
                     rooms, seconds, _ = shapes[load]
                     port = free_port()
-                    with process(_serve_argv(port, url_for_redis, workers), port) as proc:
+                    data = stack.enter_context(tempfile.TemporaryDirectory())
+                    data_dir = data if config == "records" else None
+                    argv = _serve_argv(port, url_for_redis, workers, data_dir)
+                    with process(argv, port) as proc:
                         time.sleep(0.5)  # the workers of --workers N start after the port
                         result = drive(
                             "race",
