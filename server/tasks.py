@@ -87,3 +87,9 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         if process.is_alive():
             process.terminate()
+    # The pool's manager thread closes its wake-up pipe as it ends; were the interpreter to
+    # exit meanwhile, its exit hook would write to the closing pipe (EBADF, a traceback in
+    # the log: CPython 3.11). Ended by the terminations above, it is waited for (briefly).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(2.0)
