@@ -226,16 +226,19 @@ async def test_spectator_delay(start_server) -> None:  # type: ignore[no-untyped
 
 
 async def test_moves_rejected_before_start_after_finish_and_for_spectators(
-    server: ServerHandle,
+    backend_kind: str, start_server: StartServer
 ) -> None:
+    # a countdown no loaded machine outlasts between the start and the next move
+    server = await start_server(backend_kind, countdown=1.0)
     (ann, bob), watcher = await room_with(server)
     reply = await ann.move("s")
     assert isinstance(reply, Rejected) and reply.rule == "no-race"
     await ann.start()
-    await ann.next_event("race_starting")
-    reply = await bob.move("s")  # the countdown is still running (50 ms)
+    starting = await ann.next_event("race_starting")
+    reply = await bob.move("s")  # the countdown is still running
     assert isinstance(reply, Rejected) and reply.rule == "not-started"
-    await asyncio.sleep(0.1)
+    assert isinstance(starting, RaceStarting)
+    await asyncio.sleep((starting.start_at - starting.now) / 1000 + 0.05)
     reply = await bob.move("t9-t1")
     assert isinstance(reply, Rejected) and reply.rule == "notation"
     reply = await bob.move("zz")
