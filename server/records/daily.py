@@ -299,11 +299,15 @@ def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEnt
             daily_attempts.c.rank_key < row.rank_key,
         )
     ).scalar_one()
+    # (not _board's "rank_key < OPEN_KEY": with it SQLite searched the index by that range,
+    # most of the day, instead of by the key; the key is a ranking one already)
     tied = conn.execute(
         select(func.count())
         .select_from(daily_attempts)
         .where(
-            _board(game, day),
+            daily_attempts.c.game == game,
+            daily_attempts.c.day == day,
+            daily_attempts.c.ranked.is_(True),
             daily_attempts.c.rank_key == row.rank_key,
             daily_attempts.c.started_at < row.started_at,
         )

@@ -1,0 +1,78 @@
+"""A player's own place on a day's leaderboard (the store's ``own_entry``, counted from the
+day's score counts and the board's index) is their line's place in the full leaderboard,
+ties and unranked attempts included — on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import random
+
+from records_helpers import store
+from sqlalchemy import Connection, insert, select
+
+from server.records.daily import OPEN_KEY, rank_key
+from server.records.store import SqlRecordsStore
+from server.records.tables import daily_attempts, daily_scores, players
+
+__all__ = ["store"]
+
+DAY, GAME = "2026-04-16", "klondike"
+
+
+def _fill(conn: Connection, count: int) -> list[str]:
+    """``count`` attempts of the day from few scores and move counts (many ties), some
+    unranked or still being played; the day's score counts kept as ending them keeps them."""
+    rng = random.Random(11)
+    ids = [f"r{i:015d}" for i in range(count)]
+    conn.execute(
+        insert(players),
+        [{"public_id": pid, "name": pid, "created_at": 0} for pid in ids],
+    )
+    pks = {pid: pk for pid, pk in conn.execute(select(players.c.public_id, players.c.id))}
+    rows: list[dict[str, object]] = []
+    scores: dict[int, int] = {}
+    for i, pid in enumerate(ids):
+        won = rng.random() < 0.4
+        score, moves = rng.choice((0, 50, 900)), rng.choice((90, 120))
+        elapsed = rng.choice((60_000, 61_000)) if won else None
+        ranked, playing = rng.random() < 0.9, rng.random() < 0.1
+        if ranked and not playing:
+            scores[score] = scores.get(score, 0) + 1
+        rows.append(
+            {
+                "player_id": pks[pid],
+                "game": GAME,
+                "day": DAY,
+                "ranked": ranked,
+                "status": "playing" if playing else "won" if won else "resigned",
+                "room": "RANKS1",
+                "room_created_at": 0,
+                "race_no": 1,
+                "score": score,
+                "moves": moves,
+                "on_foundations": 52 if won else 10,
+                "deck_turns": 1,
+                "elapsed_ms": elapsed,
+                "rank_key": OPEN_KEY if playing else rank_key(score, moves, elapsed),
+                "started_at": 1000 + i * 7 % count,  # all different, not in id order
+                "ended_at": None if playing else 1,
+            }
+        )
+    conn.execute(insert(daily_attempts), rows)
+    conn.execute(
+        insert(daily_scores),
+        [{"game": GAME, "day": DAY, "score": s, "attempts": n} for s, n in scores.items()],
+    )
+    return ids
+
+
+async def test_own_place_is_the_place_on_the_full_leaderboard(store: SqlRecordsStore) -> None:
+    ids = await store.db.write(_fill, 300)
+    board = []
+    for offset in range(0, 300, 100):  # pages of 100, the most the store gives at once
+        board += await store.leaderboard(GAME, DAY, limit=100, offset=offset)
+    place = {entry.player_id: entry.rank for entry in board}
+    assert sorted(place.values()) == list(range(1, len(board) + 1))  # no shared places
+    for pid in ids:
+        mine = await store.own_entry(GAME, DAY, pid)
+        assert mine is not None
+        assert mine.rank == place.get(pid, 0), pid  # 0: not on the board
