@@ -11,12 +11,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.redis_backend import _resp_args
+from server.redis_scripts import command
 from server.resp import RespPipe
-
-
-def command(*args: Any) -> bytes:
-    return b"*%d\r\n" % len(args) + _resp_args(list(args))
 
 
 def pipe_for(url: str, **kwargs: Any) -> RespPipe:
