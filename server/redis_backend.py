@@ -228,14 +228,17 @@ class RedisBackend(Backend):
         with self._reaching():
             if not router.cluster:
                 return await op(router.shard(where).redis)
-            for attempt in range(8):
+            for attempt in range(10):
                 try:
                     shard = router.shard_of_key(where) if key else router.shard(where)
                     return await op(shard.redis)
                 except ResponseError as exc:
-                    if not not_run(exc) or attempt == 7:
+                    if not not_run(exc) or attempt == 9:
                         raise
-                    if redirection(exc) is None:
+                    moved = redirection(exc)
+                    if moved is None or moved[0] == "ASK":
+                        # the cluster is changing (a slot migrating: its keys move one by
+                        # one, a failover): wait for it rather than follow each key
                         await asyncio.sleep(min(0.05 * 2**attempt, 0.5))
                     await router.refresh()
         raise AssertionError("unreachable")

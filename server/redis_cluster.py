@@ -35,8 +35,16 @@ from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.crc import key_slot
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MasterDownError,
+    MovedError,
+    ReadOnlyError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .resp import NotSent, RespPipe
@@ -72,10 +80,25 @@ _NOT_RUN = (
 )
 
 
+# the same, as redis-py's parser raises them (it strips the kind from the message)
+_NOT_RUN_TYPES = (
+    MovedError,
+    AskError,
+    TryAgainError,
+    ClusterDownError,
+    ReadOnlyError,
+    MasterDownError,
+)
+
+
 def not_run(exc: BaseException) -> bool:
     """Whether ``exc`` is an error reply saying the command was not run because of the
     cluster's state (sending it again later, maybe elsewhere, is safe)."""
-    return isinstance(exc, ResponseError) and str(exc).startswith(_NOT_RUN)
+    if isinstance(exc, _NOT_RUN_TYPES):
+        return True
+    return isinstance(exc, ResponseError) and (
+        str(exc).startswith(_NOT_RUN) or "NOREPLICAS" in str(exc)[:80]
+    )
 
 
 def redirection(exc: BaseException) -> tuple[str, int, str] | None:
