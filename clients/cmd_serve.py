@@ -1,7 +1,9 @@
 """``samedeal serve``: run the race server.
 
 One worker with an in-memory store by default; ``--redis URL --workers N`` runs N worker
-processes on the same port (SO_REUSEPORT) sharing rooms through Redis.
+processes on the same port (SO_REUSEPORT) sharing rooms through Redis — one Redis
+(``redis://``) or a Redis Cluster (``redis+cluster://HOST:PORT[,HOST:PORT…]``).
+``--durability`` says what Redis must confirm before a move is acknowledged.
 """
 
 from __future__ import annotations
@@ -60,7 +62,17 @@ def register(sub: Any) -> None:
         "--port", type=_number(int, 0, 65535), default=8765, help="port (8765; 0: a free one)"
     )
     p.add_argument(
-        "--redis", metavar="URL", type=_redis_url, help="share rooms through Redis at URL"
+        "--redis",
+        metavar="URL",
+        type=_redis_url,
+        help="share rooms through Redis at URL (redis://HOST:PORT/DB, or a Redis Cluster: "
+        "redis+cluster://HOST:PORT[,HOST:PORT...])",
+    )
+    p.add_argument(
+        "--durability",
+        choices=("memory", "aof", "replica"),
+        help="acknowledge a move once Redis has it in memory, on disk (appendfsync always), "
+        "or on a replica (memory on one Redis, replica on a cluster)",
     )
     p.add_argument(
         "--workers", type=_number(int, 1, 256), default=1, help="worker processes (needs --redis)"
@@ -163,6 +175,9 @@ def run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.durability and not args.redis:
+        print("samedeal serve: --durability needs --redis URL", file=sys.stderr)
+        return 2
     if args.workers > 1 and args.port == 0:
         print("samedeal serve: --workers needs a fixed --port", file=sys.stderr)
         return 2
@@ -202,6 +217,7 @@ def _serve_one(args: argparse.Namespace) -> int:
                 worker_id=worker_id,
                 active_ttl=args.active_ttl,
                 finished_ttl=args.finished_ttl,
+                durability=args.durability,
             )
         from server.memory import MemoryBackend
 
@@ -247,6 +263,8 @@ def _supervise(args: argparse.Namespace) -> int:
     argv += ["--log-level", args.log_level, "--log-format", args.log_format]
     if args.public_url:
         argv += ["--public-url", args.public_url]
+    if args.durability:
+        argv += ["--durability", args.durability]
     if args.compression:
         argv.append("--compression")
     children = [subprocess.Popen(argv) for _ in range(args.workers)]

@@ -208,6 +208,8 @@ class RedisBackend(Backend):
         run a command now, into :class:`StoreUnavailable`."""
         try:
             yield
+        except StoreUnavailable:
+            raise  # told already (an OSError too: not to be wrapped again)
         except _UNREACHABLE as exc:
             self.check_health()
             raise StoreUnavailable(f"Redis cannot be reached: {exc}") from exc

@@ -167,6 +167,8 @@ class LocalCluster:
         argv += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
         argv += ["--cluster-node-timeout", str(self.node_timeout_ms)]
         argv += ["--save", "", "--appendonly", "no", "--logfile", "redis.log"]
+        # a replica's first sync at once, not after the default 5 s wait for others
+        argv += ["--repl-diskless-sync-delay", "0"]
         for name, value in self.config.items():
             argv += [f"--{name.replace('_', '-')}", value]
         self.procs[port] = subprocess.Popen(
