@@ -47,7 +47,6 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import orjson
 import redis.asyncio as aioredis
@@ -65,7 +64,6 @@ from .backend import (
     HealthWatch,
     Listener,
     LogConflict,
-    NotDurable,
     Snapshot,
     StoreUnavailable,
     UnknownRoom,
@@ -75,21 +73,18 @@ from .backend import (
     log_entry,
 )
 from .redis_cluster import (
-    CLUSTER_SCHEMES,
     ClusterRouter,
     Router,
-    SingleRouter,
-    check_cluster_url,
-    cluster_node_urls,
+    check_redis_url,
+    make_router,
     not_run,
-    redirection,
+    open_router,
 )
 from .redis_cluster_pubsub import ShardChannels
-from .redis_durability import DURABILITY, barrier, check_durability
+from .redis_durability import DURABILITY, apply_durability, settle
 from .redis_moves import MoveWriter
 from .redis_pubsub import RoomChannels
-from .redis_scripts import command, scripts
-from .resp import NotSettled
+from .redis_scripts import scripts
 from .room import ProgressState, RoomState
 from .updates import Update
 
@@ -100,19 +95,6 @@ T = TypeVar("T")
 logger = logging.getLogger("samedeal.redis")
 
 _UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
-
-
-def check_redis_url(url: str) -> None:
-    """Raise ``ValueError`` with a clear message when ``url`` is neither a Redis URL that
-    redis-py can use (``redis://``, ``rediss://``, ``unix://``) nor a Redis Cluster's
-    (``redis+cluster://HOST:PORT[,HOST:PORT…]``)."""
-    if urlsplit(url).scheme in CLUSTER_SCHEMES:
-        check_cluster_url(url)
-        return
-    try:
-        aioredis.ConnectionPool.from_url(url)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"not a Redis URL: {url!r} ({exc})") from None
 
 
 class RedisBackend(Backend):
@@ -147,12 +129,7 @@ class RedisBackend(Backend):
         self._asked_durability = durability
         self.durability = durability or "memory"
         self.durability_timeout = durability_timeout
-        pipe_options: dict[str, Any] = {"reply_timeout": 10.0}
-        self._router: Router = (
-            ClusterRouter(cluster_node_urls(url), pipe_options)
-            if urlsplit(url).scheme in CLUSTER_SCHEMES
-            else SingleRouter(url, pipe_options)
-        )
+        self._router: Router = make_router(url, {"reply_timeout": 10.0})
         self.channels: RoomChannels | ShardChannels | None = None
         self._watch = HealthWatch("redis", self.health_hooks)
         self._health_interval = health_interval
@@ -222,28 +199,10 @@ class RedisBackend(Backend):
     async def _at(
         self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
     ) -> T:
-        """Run ``op`` on the shard of room ``where`` (of the key ``where`` with ``key``). On
-        a cluster that answers that the slot moved, or that it cannot run it now (nothing
-        was run), the slot map is read again and ``op`` run again where the slot is then
-        (a few times). A connection failure is not retried here: ``op`` may have run."""
-        router = self._router
+        """Run ``op`` on the shard of room ``where`` (of the key ``where`` with ``key``),
+        following the cluster (:meth:`Router.run`); failures as :class:`StoreUnavailable`."""
         with self._reaching():
-            if not router.cluster:
-                return await op(router.shard(where).redis)
-            for attempt in range(10):
-                try:
-                    shard = router.shard_of_key(where) if key else router.shard(where)
-                    return await op(shard.redis)
-                except ResponseError as exc:
-                    if not not_run(exc) or attempt == 9:
-                        raise
-                    moved = redirection(exc)
-                    if moved is None or moved[0] == "ASK":
-                        # the cluster is changing (a slot migrating: its keys move one by
-                        # one, a failover): wait for it rather than follow each key
-                        await asyncio.sleep(min(0.05 * 2**attempt, 0.5))
-                    await router.refresh()
-        raise AssertionError("unreachable")
+            return await self._router.run(where, op, key=key)
 
     async def _health_loop(self) -> None:
         while True:
@@ -266,15 +225,11 @@ class RedisBackend(Backend):
         """Find the shards, check they can give the durability asked for, start the
         listener and the health watch."""
         with self._reaching():
-            await self._start_router()
+            self._router = await open_router(self._router, self._url)
             primaries = self._router.primaries()
-            self.durability = self._asked_durability or ("replica" if self.cluster else "memory")
-            version = await check_durability(
-                self.durability, [(s.name, s.redis) for s in primaries]
+            self.durability = await apply_durability(
+                self._router, self._asked_durability, self.durability_timeout
             )
-            wait = barrier(self.durability, version, self.durability_timeout)
-            self._router.set_pipe_option("barrier", wait.command)
-            self._router.set_pipe_option("settled", wait.settled)
             self._scripts = scripts("SPUBLISH" if self.cluster else "PUBLISH")
             self._events_script = AsyncScript(primaries[0].redis, self._scripts.events)
             self._writer = MoveWriter(
@@ -305,20 +260,6 @@ class RedisBackend(Backend):
             self.durability,
         )
         self._health_task = asyncio.create_task(self._health_loop())
-
-    async def _start_router(self) -> None:
-        router = self._router
-        if isinstance(router, SingleRouter):
-            info: dict[str, Any] = {}
-            with contextlib.suppress(ResponseError):  # INFO may be refused (a proxy)
-                info = await router.one.redis.info("cluster")
-            if not int(info.get("cluster_enabled", 0)):
-                await router.one.redis.ping()
-                return
-            # a node of a cluster given as redis://: the cluster it belongs to
-            await router.close()
-            self._router = router = ClusterRouter([self._url], router.pipe_options)
-        await router.start()
 
     async def close(self) -> None:
         """Stop the listener, the health watch and the writers; close the connections."""
@@ -360,20 +301,9 @@ class RedisBackend(Backend):
         return bool(ok)
 
     async def _settle(self, code: str, key: str, ttl: int) -> None:
-        """With a barrier (durability above memory): return once the writes made so far on
-        the room's shard are as durable as asked, else raise :class:`NotDurable`. The
-        barrier follows a write of ours that comes after them (renewing ``key``'s TTL)."""
-        if self._router.pipe_options.get("barrier") is None:
-            return
-        try:
-            shard = self._router.shard(code)
-            if await shard.store.send(command("EXPIRE", key, ttl)) == 1:
-                return
-        except NotSettled:
-            pass
-        except Exception as exc:
-            raise NotDurable(f"the write was made; its durability is unknown: {exc}") from exc
-        raise NotDurable(f"Redis did not confirm the write as {self.durability} in time")
+        """Return once the room's writes so far are as durable as asked (a no-op for
+        ``memory``), else :class:`NotDurable` (see :func:`settle`)."""
+        await settle(self._router, code, key, ttl, self.durability)
 
     async def snapshot(self, code: str) -> Snapshot | None:
         """Room, progress and seq in one MULTI, so they agree."""

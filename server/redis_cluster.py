@@ -26,7 +26,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -56,10 +56,15 @@ __all__ = [
     "Shard",
     "SingleRouter",
     "check_cluster_url",
+    "check_redis_url",
     "cluster_node_urls",
+    "make_router",
     "not_run",
+    "open_router",
     "redirection",
 ]
+
+T = TypeVar("T")
 
 logger = logging.getLogger("samedeal.redis")
 
@@ -151,6 +156,19 @@ def check_cluster_url(url: str) -> None:
         raise ValueError(f"not a Redis Cluster URL: {url!r} ({exc})") from None
 
 
+def check_redis_url(url: str) -> None:
+    """Raise ``ValueError`` with a clear message when ``url`` is neither a Redis URL that
+    redis-py can use (``redis://``, ``rediss://``, ``unix://``) nor a Redis Cluster's
+    (``redis+cluster://HOST:PORT[,HOST:PORT…]``)."""
+    if urlsplit(url).scheme in CLUSTER_SCHEMES:
+        check_cluster_url(url)
+        return
+    try:
+        aioredis.ConnectionPool.from_url(url)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not a Redis URL: {url!r} ({exc})") from None
+
+
 def _pool(url: str) -> aioredis.BlockingConnectionPool:
     # a burst of requests (a thousand players making their first move, or leaving at once)
     # waits for a connection instead of failing with "too many connections". A command on a
@@ -239,6 +257,13 @@ class Router:
 
     def changed(self) -> None:
         """Something failed that may be a failover: read the slot map again soon."""
+
+    async def run(
+        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+    ) -> T:
+        """``op`` run on the shard of room ``where`` (of the key ``where`` with ``key``)."""
+        shard = self.shard_of_key(where) if key else self.shard(where)
+        return await op(shard.redis)
 
     def set_pipe_option(self, name: str, value: Any) -> None:
         """Change a setting of every shard's pipe (and of those made later)."""
@@ -391,6 +416,28 @@ class ClusterRouter(Router):
                 except Exception:
                     logger.exception("a slot map hook failed")
 
+    async def run(
+        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+    ) -> T:
+        """``op`` run on the shard of room ``where`` (of the key ``where`` with ``key``).
+        When the cluster answers that the slot moved, or that it cannot run it now
+        (nothing was run), the slot map is read again and ``op`` run again where the slot
+        is then (a few times). A connection failure is not retried: ``op`` may have run."""
+        for attempt in range(10):
+            try:
+                shard = self.shard_of_key(where) if key else self.shard(where)
+                return await op(shard.redis)
+            except ResponseError as exc:
+                if not not_run(exc) or attempt == 9:
+                    raise
+                moved = redirection(exc)
+                if moved is None or moved[0] == "ASK":
+                    # the cluster is changing (a slot migrating: its keys move one by one,
+                    # a failover): wait for it rather than follow each key
+                    await asyncio.sleep(min(0.05 * 2**attempt, 0.5))
+                await self.refresh()
+        raise AssertionError("unreachable")
+
     def changed(self) -> None:
         """Read the slot map again in the background (errors: the next call sees them)."""
         if self._refreshing is None:
@@ -404,6 +451,29 @@ class ClusterRouter(Router):
         await super().close()
         with contextlib.suppress(Exception):
             await self.client.aclose()
+
+
+def make_router(url: str, pipe_options: dict[str, Any]) -> Router:
+    """The router of ``url``: a cluster's for ``redis+cluster://``, else one Redis's."""
+    if urlsplit(url).scheme in CLUSTER_SCHEMES:
+        return ClusterRouter(cluster_node_urls(url), pipe_options)
+    return SingleRouter(url, pipe_options)
+
+
+async def open_router(router: Router, url: str) -> Router:
+    """Start ``router``; one Redis that turns out to be a node of a cluster (given as
+    ``redis://``) is replaced by the cluster's router, which is returned."""
+    if isinstance(router, SingleRouter):
+        info: dict[str, Any] = {}
+        with contextlib.suppress(ResponseError):  # INFO may be refused (a proxy)
+            info = await router.one.redis.info("cluster")
+        if not int(info.get("cluster_enabled", 0)):
+            await router.one.redis.ping()
+            return router
+        await router.close()
+        router = ClusterRouter([url], router.pipe_options)
+    await router.start()
+    return router
 
 
 def _quiet(task: asyncio.Future[None]) -> None:

@@ -27,10 +27,20 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from .backend import StoreUnsuitable
+from .backend import NotDurable, StoreUnsuitable
+from .redis_cluster import Router
 from .redis_scripts import command
+from .resp import NotSettled
 
-__all__ = ["DURABILITY", "Barrier", "barrier", "check_durability", "redis_version"]
+__all__ = [
+    "DURABILITY",
+    "Barrier",
+    "apply_durability",
+    "barrier",
+    "check_durability",
+    "redis_version",
+    "settle",
+]
 
 logger = logging.getLogger("samedeal.redis")
 
@@ -117,3 +127,32 @@ async def check_durability(
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+async def apply_durability(router: Router, asked: str | None, timeout: float) -> str:
+    """Check the primaries can give ``asked`` (None: the default, ``memory`` on one Redis,
+    ``replica`` on a cluster) and set every move pipe's barrier; the level."""
+    level = asked or ("replica" if router.cluster else "memory")
+    primaries = router.primaries()
+    version = await check_durability(level, [(s.name, s.redis) for s in primaries])
+    wait = barrier(level, version, timeout)
+    router.set_pipe_option("barrier", wait.command)
+    router.set_pipe_option("settled", wait.settled)
+    return level
+
+
+async def settle(router: Router, code: str, key: str, ttl: int, level: str) -> None:
+    """With a barrier: return once the writes made so far on room ``code``'s shard are as
+    durable as ``level`` asks, else raise :class:`NotDurable`. The barrier needs a write of
+    ours that comes after them: ``key``'s TTL is renewed (``ttl``, as it was just set)."""
+    if router.pipe_options.get("barrier") is None:
+        return
+    try:
+        shard = router.shard(code)
+        if await shard.store.send(command("EXPIRE", key, ttl)) == 1:
+            return
+    except NotSettled:
+        pass
+    except Exception as exc:
+        raise NotDurable(f"the write was made; its durability is unknown: {exc}") from exc
+    raise NotDurable(f"Redis did not confirm the write as {level} in time")

@@ -30,6 +30,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+import redis
+from redis.crc import key_slot
 
 from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
@@ -237,14 +239,33 @@ class LocalCluster:
             time.sleep(0.1)
 
     def _replicated(self) -> bool:
+        """Every primary's writes reach a replica: a write of ours, then ``WAIT 1`` (a
+        replica is taken as ready once it answers, not when it says it is online: for a
+        moment after its first sync it does not acknowledge yet)."""
         primaries = self.primary_ports()
         if len(primaries) * 2 != len(self.ports):
             return False
-        return all(
-            "connected_slaves:1" in self.cli(p, "info", "replication")
-            and "state=online" in self.cli(p, "info", "replication")
-            for p in primaries
-        )
+        for port in primaries:
+            key = self._key_on(port)
+            r = redis.Redis(port=port, socket_timeout=5)
+            try:
+                r.set(key, "1")
+                if int(r.execute_command("WAIT", 1, 200)) < 1:
+                    return False
+            except redis.RedisError:
+                return False
+            finally:
+                r.close()
+        return True
+
+    def _key_on(self, port: int) -> str:
+        """A key of a slot the primary on ``port`` serves."""
+        for n in range(100_000):
+            key = f"ready:{{{n}}}"
+            with contextlib.suppress(LookupError):
+                if self.port_of_slot(key_slot(key.encode())) == port:
+                    return key
+        raise LookupError(f"no slot on {port}")
 
     def kill(self, port: int) -> None:
         """SIGKILL the node of ``port``."""

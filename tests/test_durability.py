@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import signal
 import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,10 +61,10 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
     procs = [primary, replica]
     try:
         r = redis.Redis(port=port)
-        for _ in range(100):  # until the replica is in sync
-            if r.info("replication").get("slave0", {}).get("state") == "online":
+        for _ in range(100):  # until the replica acknowledges writes (not just "online")
+            r.set("ready", "1")
+            if int(r.execute_command("WAIT", 1, 100)) >= 1:
                 break
-            time.sleep(0.05)
         r.close()
         yield Pair(primary, replica, port)
     finally:
