@@ -59,6 +59,8 @@ class _Node:
     #: channels subscribed, not confirmed yet
     pending: set[str] = field(default_factory=set)
     task: asyncio.Task[None] | None = None
+    #: held while the connection opens (redis-py opens one per caller otherwise)
+    opening: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class ShardChannels:
@@ -127,6 +129,10 @@ class ShardChannels:
         self._confirm[channel] = future
         node.pending.add(channel)
         try:
+            if node.pubsub.connection is None:
+                async with node.opening:
+                    if node.pubsub.connection is None:
+                        await node.pubsub.connect()
             await node.pubsub.ssubscribe(channel)
             if node.task is None:
                 node.task = asyncio.create_task(self._listen(node))

@@ -324,13 +324,15 @@ async def test_a_dropped_shard_subscription_is_filled_by_seq(
 async def test_rooms_spread_over_the_shards_and_keys_share_the_slot(
     start_server: Any, redis_cluster: LocalCluster
 ) -> None:
-    """Rooms land on every primary, each with all its keys (and its channel) in its slot;
-    a worker subscribes only to the rooms it serves."""
+    """Rooms made at once by a fresh worker land on every primary, each with all its keys
+    (and its channel) in its slot; a worker subscribes only to the rooms it serves."""
     server: ServerHandle = await start_server("cluster")
-    codes = []
-    for _ in range(12):
+
+    async def create() -> str:
         client = await server.client()
-        codes.append(normalize_code((await client.create("klondike")).room) or "")
+        return normalize_code((await client.create("klondike")).room) or ""
+
+    codes = await asyncio.gather(*(create() for _ in range(12)))
     ports = {redis_cluster.port_of_slot(key_slot(c.encode())) for c in codes}
     assert len(ports) >= 2  # 12 random codes on one shard of three: about 1 in 59,000
     for code in codes[:3]:
