@@ -617,6 +617,12 @@ def main(argv: list[str] | None = None) -> int:
         "--cluster-replicas", type=int, default=0, help="replicas per primary of a cluster (0)"
     )
     ap.add_argument("--durability", help="the workers' --durability (their default if unset)")
+    ap.add_argument(
+        "--scale-load",
+        action="store_true",
+        help="paced rooms per worker and per shard: a config of N workers or S shards gets "
+        "max(N, S) times --paced-rooms (each process keeps the same load)",
+    )
     ap.add_argument("--loads", default="paced,flat", help="loads to run (paced,flat)")
     ap.add_argument(
         "--repeat",
@@ -708,17 +714,20 @@ def main(argv: list[str] | None = None) -> int:
                     }
                     url = f"ws://127.0.0.1:{port}"
                     if "paced" in args.loads and round_no == 0:
+                        rooms = args.paced_rooms
+                        if args.scale_load:
+                            rooms *= max(workers, shards)
                         paced = drive(
                             "race",
                             url,
-                            args.paced_rooms,
+                            rooms,
                             args.players,
                             args.client_procs,
                             paced=True,
                             seconds=args.paced_seconds,
                             **common,  # type: ignore[arg-type]
                         )
-                        n = args.paced_rooms * args.players
+                        n = rooms * args.players
                         print(paced.line(f"{label}, paced ×{n}"))
                         if paced.per_move():
                             print(paced.per_move())
