@@ -26,6 +26,9 @@ everything listens on 127.0.0.1 only. A redis-server on a free port is started u
 More servers (``--configs``): ``redisN`` is N workers on one Redis, ``clusterS`` and
 ``clusterSxN`` a Redis Cluster of S primaries (``--cluster-replicas`` replicas each, 0 by
 default) with 1 or N workers, started on free ports for the run (the slots split evenly).
+A Redis config ending in ``-aof`` or ``-replica`` gets Redis of its own set up for that
+durability (append-only file synced on every write; a replica per primary), and its
+workers run with ``--durability aof`` or ``replica``.
 For them a second line gives the cost per move: the workers' CPU, the Redis primaries' CPU
 (and each shard's, per script call it ran), the replicas' CPU, and the bytes Redis moved
 per move (to and from the workers, to its replicas, over the cluster bus). ``--durability``
@@ -475,19 +478,43 @@ def _redis_argv(port: int, workdir: str, *extra: str) -> list[str]:
     return [*argv, "--appendonly", "no", "--dir", str(home), *extra]
 
 
-def start_redis(stack: contextlib.ExitStack, workdir: str) -> RedisNodes:
-    """One redis-server without persistence on a free port."""
+_AOF = ("--appendonly", "yes", "--appendfsync", "always")
+
+
+def start_redis(stack: contextlib.ExitStack, workdir: str, level: str = "") -> RedisNodes:
+    """One redis-server on a free port: without persistence; with ``level`` ``aof`` its
+    append-only file synced on every write, with ``replica`` a replica beside it."""
+    import redis
+
     port = free_port()
-    pid = stack.enter_context(process(_redis_argv(port, workdir), port)).pid
-    return RedisNodes(f"redis://127.0.0.1:{port}/0", [port], [pid], 1)
+    extra = _AOF if level == "aof" else ("--repl-diskless-sync-delay", "0")
+    pids = [stack.enter_context(process(_redis_argv(port, workdir, *extra), port)).pid]
+    ports = [port]
+    if level == "replica":
+        rport = free_port()
+        argv = _redis_argv(rport, workdir, "--replicaof", "127.0.0.1", str(port))
+        pids.append(stack.enter_context(process(argv, rport)).pid)
+        ports.append(rport)
+        r = redis.Redis(port=port)
+        try:
+            deadline = time.monotonic() + 30
+            while True:  # until the replica acknowledges writes (not just says it is online)
+                r.set("bench:ready", "1")
+                if int(_cmd(r, "WAIT", 1, 100)) >= 1:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the replica does not sync")
+        finally:
+            r.close()
+    return RedisNodes(f"redis://127.0.0.1:{port}/0", ports, pids, 1)
 
 
 def start_cluster(
-    stack: contextlib.ExitStack, workdir: str, shards: int, replicas: int
+    stack: contextlib.ExitStack, workdir: str, shards: int, replicas: int, aof: bool = False
 ) -> RedisNodes:
     """A Redis Cluster of ``shards`` primaries (the slots split evenly) with ``replicas``
-    replicas each, made by hand: ``redis-cli --cluster create`` wants 3 primaries at
-    least."""
+    replicas each (``aof``: append-only files synced on every write), made by hand:
+    ``redis-cli --cluster create`` wants 3 primaries at least."""
     import redis
 
     ports: list[int] = []
@@ -499,6 +526,7 @@ def start_cluster(
     for port in ports:
         argv = _redis_argv(port, workdir, "--cluster-enabled", "yes")
         argv += ["--cluster-config-file", "nodes.conf", "--repl-diskless-sync-delay", "0"]
+        argv += _AOF if aof else []
         pids.append(stack.enter_context(process(argv, port)).pid)
     clients = [redis.Redis(port=p) for p in ports]
     try:
@@ -574,26 +602,29 @@ def _serve_argv(
     return [*argv, "--log-level", "WARNING"]
 
 
-def parse_config(name: str) -> tuple[str, int, int]:
-    """``(store, workers, shards)`` of a ``--configs`` name: ``memory``, ``redis[N]``,
-    ``cluster<S>[x<N>]``."""
-    if name == "memory":
-        return "memory", 1, 0
-    if name.startswith("redis") and (name[5:] or "1").isdigit():
-        return "redis", int(name[5:] or 1), 1
-    shards, _, workers = name.removeprefix("cluster").partition("x")
-    if name.startswith("cluster") and shards.isdigit() and (workers or "1").isdigit():
-        return "cluster", int(workers or 1), int(shards)
+def parse_config(name: str) -> tuple[str, int, int, str]:
+    """``(store, workers, shards, durability)`` of a ``--configs`` name: ``memory``,
+    ``redis[N]``, ``cluster<S>[x<N>]``; a Redis config may end in ``-aof`` or
+    ``-replica`` (its own Redis set up for that durability, and the workers asking it)."""
+    base, _, level = name.partition("-")
+    if level not in ("", "aof", "replica") or (level and base == "memory"):
+        raise ValueError(f"not a server config: {name!r}")
+    if base == "memory":
+        return "memory", 1, 0, ""
+    if base.startswith("redis") and (base[5:] or "1").isdigit():
+        return "redis", int(base[5:] or 1), 1, level
+    shards, _, workers = base.removeprefix("cluster").partition("x")
+    if base.startswith("cluster") and shards.isdigit() and (workers or "1").isdigit():
+        return "cluster", int(workers or 1), int(shards), level
     raise ValueError(f"not a server config: {name!r}")
 
 
 def config_label(name: str) -> str:
     """How a config is shown."""
-    store, workers, shards = parse_config(name)
+    store, workers, shards, level = parse_config(name)
     plural = "s" if workers > 1 else ""
-    if store == "cluster":
-        return f"cluster {shards}, {workers} worker{plural}"
-    return f"{store}, {workers} worker{plural}"
+    shown = f"cluster {shards}" if store == "cluster" else store
+    return f"{shown}{f' {level}' if level else ''}, {workers} worker{plural}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -691,16 +722,23 @@ def main(argv: list[str] | None = None) -> int:
         for round_no in range(max(1, args.repeat)):
             for config in configs:
                 flat = None
-                store, workers, shards = parse_config(config)
+                store, workers, shards, level = parse_config(config)
                 port = free_port()
                 label = config_label(config)
                 run = contextlib.ExitStack()
-                nodes = single
+                nodes, replicas = single, 0
                 if store == "cluster":
-                    nodes = start_cluster(run, tmp, shards, args.cluster_replicas)
-                url_for_redis = {"redis": redis_url, "cluster": nodes and nodes.url}.get(store)
-                durability = args.durability
-                if store == "cluster" and not args.cluster_replicas and not durability:
+                    replicas = max(args.cluster_replicas, 1 if level == "replica" else 0)
+                    nodes = start_cluster(run, tmp, shards, replicas, aof=level == "aof")
+                elif store == "redis" and level:
+                    nodes = start_redis(run, tmp, level)
+                url_for_redis: str | None = None
+                if store == "redis" and not level:
+                    url_for_redis = redis_url
+                elif store != "memory" and nodes is not None:
+                    url_for_redis = nodes.url
+                durability = level or args.durability
+                if store == "cluster" and not replicas and not durability:
                     durability = "memory"  # no replica to wait for
                 serve = _serve_argv(port, url_for_redis, workers, durability)
                 with run, process(serve, port) as proc:
@@ -708,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
                     pids = server_pids(proc)
                     common = {
                         "server": pids,
-                        "redis": nodes.pids if store == "cluster" and nodes else redis_pids,
+                        "redis": nodes.pids if nodes is not single and nodes else redis_pids,
                         "warmup": warmup,
                         "nodes": nodes if store != "memory" else None,
                     }
