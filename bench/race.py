@@ -296,6 +296,10 @@ class Result:
     #: per primary: (CPU in cores, script calls per second)
     shards: list[tuple[float, float]] = field(default_factory=list)
     replica_cpu: float = 0.0
+    #: CPU (cores) of the workers and of each primary with every client connected and no
+    #: move made: the part of their CPU that is not the moves' (beats, health checks, pings)
+    idle_server: float = 0.0
+    idle_shards: list[float] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -329,12 +333,19 @@ class Result:
             f"{cpu / calls * 1e6:.1f}" if calls else "-" for cpu, calls in self.shards
         )
         r = {k: v / self.rate for k, v in self.redis_rates.items()}
+        # above idle: the CPU the moves cost, without what the processes spend anyway
+        worker_moves = (self.server_cpu - self.idle_server) / self.rate * 1e6
+        shard_moves = ", ".join(
+            f"{(cpu - idle) / calls * 1e6:.1f}" if calls else "-"
+            for (cpu, calls), idle in zip(self.shards, self.idle_shards, strict=False)
+        )
         return (
-            f"{'':<32} per move: workers {self.server_us:.0f} µs, redis primaries "
-            f"{primaries / self.rate * 1e6:.1f} µs (per shard and script call: {shards}), "
-            f"replicas {self.replica_cpu / self.rate * 1e6:.1f} µs; bytes: from workers "
-            f"{r['in']:.0f}, to workers {r['out']:.0f}, to replicas {r['repl']:.0f}, "
-            f"cluster bus {r['bus']:.0f}"
+            f"{'':<32} per move: workers {self.server_us:.0f} µs ({worker_moves:.0f} above "
+            f"idle), redis primaries {primaries / self.rate * 1e6:.1f} µs (per shard and "
+            f"script call: {shards}; above idle: {shard_moves}), replicas "
+            f"{self.replica_cpu / self.rate * 1e6:.1f} µs; bytes: from workers {r['in']:.0f}, "
+            f"to workers {r['out']:.0f}, to replicas {r['repl']:.0f}, other writes (cluster "
+            f"bus, AOF) {r['bus']:.0f}"
         )
 
 
@@ -367,6 +378,16 @@ def drive(
         for _, pipe in children:
             if not pipe.poll(120) or pipe.recv() != "ready":
                 raise RuntimeError("a client process did not get ready")
+        idle: tuple[float, list[float]] | None = None
+        if nodes is not None:  # every client connected, no move yet: the idle CPU
+            time.sleep(1.0)
+            i0, n0 = cpu_seconds(server), nodes.counters()
+            time.sleep(3.0)
+            i1, n1 = cpu_seconds(server), nodes.counters()
+            idle = (
+                (i1 - i0) / 3.0,
+                [(n1[f"cpu{i}"] - n0[f"cpu{i}"]) / 3.0 for i in range(nodes.primaries)],
+            )
         go_at = time.time() + 0.3
         for _, pipe in children:
             pipe.send((paced, go_at, seconds, warmup))
@@ -403,6 +424,8 @@ def drive(
             for i in range(nodes.primaries)
         ]
         result.replica_cpu = (c1["replica_cpu"] - c0["replica_cpu"]) / span
+    if idle is not None:
+        result.idle_server, result.idle_shards = idle
     return result
 
 
