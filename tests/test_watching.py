@@ -1,8 +1,9 @@
 """Watching (issue 17) end to end, on real servers: the live directory the same on two
-workers sharing a Redis, private rooms never listed, the featured race moving on when its
-race ends, a spectator delay that holds for everything a spectator gets, finishes sent to a
-racer once they finish, several boards at once, reactions, spectator counts told at most
-once a second, and a spectator who stops reading dropped while the room goes on."""
+workers sharing a Redis (one, or a Redis Cluster), private rooms never listed, the featured
+race moving on when its race ends, a spectator delay that holds for everything a spectator
+gets, finishes sent to a racer once they finish, several boards at once, reactions,
+spectator counts told at most once a second, and a spectator who stops reading dropped
+while the room goes on."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import orjson
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
-from server_fixtures import WINS, ServerHandle, StartServer, get_json
+from redis.asyncio.cluster import RedisCluster
+from server_fixtures import WINS, LocalCluster, ServerHandle, StartServer, get_json
 from watch_helpers import Timeline, race_room, until
 from websockets.asyncio.client import connect
 
@@ -47,13 +49,22 @@ async def listed(
     return [r["room"] for r in body["rooms"] if among is None or r["room"] in among]
 
 
-@pytest_asyncio.fixture
-async def two_workers(start_server: StartServer, redis_url: str) -> list[ServerHandle]:
-    """Two workers on one Redis whose directory holds nothing of earlier tests."""
-    redis = aioredis.from_url(redis_url)
+@pytest_asyncio.fixture(params=["redis", "cluster"])
+async def two_workers(
+    start_server: StartServer, request: pytest.FixtureRequest
+) -> list[ServerHandle]:
+    """Two workers on one Redis (or on the local Redis Cluster: the directory's keys on
+    one shard, its channel reaching every node) whose directory holds nothing of earlier
+    tests."""
+    kind: str = request.param
+    if kind == "redis":
+        redis: Any = aioredis.from_url(request.getfixturevalue("redis_url"))
+    else:
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        redis = RedisCluster(host="127.0.0.1", port=cluster.ports[0])
     await redis.delete("sd:{live}:rooms", "sd:{live}:seqs", "sd:{live}:tv")
     await redis.aclose()
-    return [await start_server("redis"), await start_server("redis")]
+    return [await start_server(kind), await start_server(kind)]
 
 
 async def test_the_directory_is_the_same_on_two_workers(two_workers: list[ServerHandle]) -> None:
