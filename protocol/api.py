@@ -12,7 +12,8 @@
   has no engine: it merges them as it merges a live ``ack``).
 * ``GET /api/players/{handle}`` → :class:`PlayerPage`: recent races, per-game stats and the
   daily challenge's streaks and best scores (:class:`DailyStats`).
-* ``GET /api/live`` → :class:`LiveDirectory`: the public races being played now and those
+* ``GET /api/live`` → :class:`~protocol.messages.LiveDirectory` (with the wire's
+  ``live_rooms`` models it is made of): the public races being played now and those
   about to start, and the featured race of each game (the wire's ``live_rooms`` models).
 * ``GET /api/tournaments`` → :class:`TournamentList`: public tournaments, upcoming and running.
 * ``GET /api/tournaments/{id}[?key=KEY]`` → :class:`TournamentPage`: what the tournament page
@@ -32,8 +33,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .messages import FeaturedRace, LiveRoom, LiveSort
-
 __all__ = [
     "API_MODELS",
     "PLAYER_ID_PATTERN",
@@ -47,7 +46,6 @@ __all__ = [
     "DailyToday",
     "GameReplay",
     "GameStats",
-    "LiveDirectory",
     "PlayerPage",
     "PlayerRef",
     "RaceLine",
@@ -296,24 +294,6 @@ class RoomSummary(_Model):
     daily: bool = Field(description="the room plays the deal of the day")
 
 
-class LiveDirectory(_Model):
-    """``GET /api/live``: the first ``rooms`` in ``sort`` order (of ``game`` only, when
-    asked) out of ``total`` public races listed, as their spectators see them (after each
-    room's spectator delay), and the featured race of each game. Private rooms and rooms
-    closed to spectators are never listed. ``now``: the server clock, ms since the epoch.
-
-    Orders: ``closest`` — races of two or more racers first, smallest ``gap`` first;
-    ``watched`` — most spectators first; ``newest`` — latest start (or creation, for a
-    room waiting to start) first. Ties: the room code."""
-
-    sort: LiveSort
-    game: GameName | None = None
-    total: int
-    now: int
-    rooms: list[LiveRoom]
-    featured: list[FeaturedRace]
-
-
 # --------------------------------------------------------------------- tournaments
 
 TournamentPhase = Literal["created", "round", "between", "paused", "finished"]
@@ -535,12 +515,11 @@ API_MODELS: tuple[type[BaseModel], ...] = (
     DailyDay,
     DailyBoard,
     SeatBoards,
-    LiveDirectory,
     TournamentList,
     TournamentPage,
     TournamentResults,
 )
-"""The response models the OpenAPI document lists."""
+"""The response models the OpenAPI document lists (with ``messages.LiveDirectory``)."""
 
 
 def moves_text(moves: Sequence[str], width: int = 78) -> str:

@@ -44,6 +44,7 @@ __all__ = [
     "Joined",
     "Leave",
     "Live",
+    "LiveDirectory",
     "LivePlayer",
     "LiveRoom",
     "LiveRooms",
@@ -846,6 +847,24 @@ class LiveRooms(_Message):
     featured: list[FeaturedRace]
 
 
+class LiveDirectory(_Message):
+    """``GET /api/live``: the first ``rooms`` in ``sort`` order (of ``game`` only, when
+    asked) out of ``total`` public races listed, as their spectators see them (after each
+    room's spectator delay), and the featured race of each game. Private rooms and rooms
+    closed to spectators are never listed. ``now``: the server clock, ms since the epoch.
+
+    Orders: ``closest`` — races of two or more racers first, smallest ``gap`` first;
+    ``watched`` — most spectators first; ``newest`` — latest start (or creation, for a
+    room waiting to start) first. Ties: the room code."""
+
+    sort: LiveSort
+    game: GameName | None = None
+    total: int
+    now: int
+    rooms: list[LiveRoom]
+    featured: list[FeaturedRace]
+
+
 class ReactionCount(_Message):
     """``n`` reactions ``reaction`` beside the player at ``seat`` (null: the crowd's), sent
     by players or by spectators (``by``)."""
@@ -865,9 +884,7 @@ class Reactions(_Message):
     reactions: list[ReactionCount]
 
 
-# The HTTP API's models shared by the wire (a tournament's page and standings rows). Imported
-# here, after the live directory's models, because protocol.api uses those: messages is
-# always imported first (protocol/__init__.py), so each finds what it needs of the other.
+# The HTTP API's models shared by the wire (a tournament's page and standings rows).
 from .api import StandingRow, TournamentPage  # noqa: E402
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .api import API_MODELS, PLAYER_ID_PATTERN, RACE_ID_PATTERN
-from .messages import LIVE_LIMIT, PROTOCOL_VERSION
+from .messages import LIVE_LIMIT, PROTOCOL_VERSION, LiveDirectory
 
 __all__ = ["OPENAPI_PATH", "build_openapi", "openapi_text"]
 
@@ -41,8 +42,9 @@ _DAY = {
 
 def build_openapi() -> dict[str, Any]:
     """The OpenAPI document as a dict."""
+    models: list[type[BaseModel]] = [*API_MODELS, LiveDirectory]
     _, schemas = models_json_schema(
-        [(model, "serialization") for model in API_MODELS], ref_template=_REF
+        [(model, "serialization") for model in models], ref_template=_REF
     )
     race_id = {
         "name": "id",
