@@ -7,6 +7,7 @@ import asyncio
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -67,13 +68,21 @@ def test_workers_on_a_cluster_share_rooms(redis_cluster: LocalCluster, tmp_path:
     port = free_port()
     argv = ["serve", "--redis", redis_cluster.url, "--workers", "2", "--port", str(port)]
     argv += ["--data", str(tmp_path)]  # records (and their kept writes) on the cluster too
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", *argv, "--countdown", "0.05"],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-    )
+    said = "redis: cluster of 3 primaries, durability replica"
+    err_path = tmp_path / "stderr.txt"
+    with err_path.open("wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "clients.cli", *argv, "--countdown", "0.05"],
+            cwd=ROOT,
+            stderr=err,
+        )
     try:
         wait_port(port)
+        # both workers up (each proves the day's deals and opens the records at start: the
+        # second may come after the first serves)
+        deadline = time.monotonic() + 60
+        while err_path.read_text().count(said) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
 
         async def scenario() -> set[str]:
             url = f"ws://127.0.0.1:{port}"
@@ -104,7 +113,6 @@ def test_workers_on_a_cluster_share_rooms(redis_cluster: LocalCluster, tmp_path:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.stderr is not None
-    log = proc.stderr.read().decode()
+    log = err_path.read_text()
     assert " ERROR " not in log and "Traceback" not in log, log
-    assert log.count("redis: cluster of 3 primaries, durability replica") == 2, log
+    assert log.count(said) == 2, log
