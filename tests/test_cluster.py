@@ -25,7 +25,8 @@ import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
 from redis.crc import key_slot
-from server_fixtures import LocalCluster, ServerHandle
+from server_fixtures import LocalCluster, ServerHandle, get_json
+from watch_helpers import until
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
@@ -287,6 +288,41 @@ async def test_a_killed_primary_loses_no_acknowledged_move(
     await asyncio.gather(ann.play(5), bob.play(5))
     await _check(workers, [ann, bob], spectator)
     await asyncio.to_thread(own_cluster.wait_healthy)
+
+
+async def test_the_live_directory_follows_a_failover(
+    workers: Workers, own_cluster: LocalCluster
+) -> None:
+    """SIGKILL of the primary holding the live directory's keys (tag ``{live}``): once a
+    replica took over, a room opened on one worker is listed on the other again (its entry
+    written on the new primary, told over the channel the listener subscribed to again)."""
+    slot = key_slot(b"live")
+    hosts: list[RaceClient] = []
+
+    async def open_room() -> str:
+        host = await RaceClient.connect(workers.url(0))
+        hosts.append(host)
+        return (await host.create("klondike")).room
+
+    async def listed(room: str) -> bool:
+        _, body = await get_json(workers.apps[1].port, "/api/live?sort=newest&limit=50")
+        return any(r["room"] == room for r in body["rooms"])
+
+    before = await open_room()
+    await until(lambda: listed(before), 10)
+    victim = own_cluster.port_of_slot(slot)
+    own_cluster.kill(victim)
+    deadline = time.monotonic() + 30
+    while _serving(own_cluster, slot) in (victim, None):
+        assert time.monotonic() < deadline, "no replica took over"
+        await asyncio.sleep(0.2)
+    own_cluster.start_node(victim)  # back as the new primary's replica: writes allowed again
+    await asyncio.to_thread(own_cluster.wait_healthy)
+    after = await open_room()
+    await until(lambda: listed(after), 20)
+    assert await listed(before)
+    for host in hosts:
+        await host.close()
 
 
 async def test_a_dropped_shard_subscription_is_filled_by_seq(
