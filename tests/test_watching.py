@@ -158,6 +158,9 @@ async def featured(server: ServerHandle, game: str = "klondike") -> str | None:
 async def test_the_featured_race_moves_on_when_it_ends(two_workers: list[ServerHandle]) -> None:
     w0, w1 = two_workers
     first, (ann, bob), _ = await race_room([w0], watchers=[w0, w1, w1])
+    for w in (w0, w1):  # its watchers counted before the other starts (counts are told at
+        # most once a second: a pick made meanwhile could take the other, which then stays)
+        await until(lambda w=w: _watched(w, first, 3))
     second, (cat, dan), _ = await race_room([w1], watchers=[w0])
     for w in (w0, w1):  # equally close: the more watched
         await until(lambda w=w: _is(featured(w), first))
@@ -186,6 +189,11 @@ async def test_the_featured_race_moves_on_when_it_ends(two_workers: list[ServerH
     await dan.resign()
     for w in (w0, w1):
         await until(lambda w=w: _none(featured(w)))
+
+
+async def _watched(server: ServerHandle, room: str, spectators: int) -> bool:
+    _, body = await get_json(server.port, "/api/live?sort=newest")
+    return any(r["room"] == room and r["spectators"] == spectators for r in body["rooms"])
 
 
 async def _none(found: Any) -> bool:
