@@ -25,7 +25,23 @@ everything listens on 127.0.0.1 only. A redis-server on a free port is started u
     python bench/race.py            # full run, about 3 minutes
     python bench/race.py --quick    # short run, about 1 minute
     python bench/race.py --loads flat --repeat 3    # flat out three rounds: the medians
-    python bench/race.py --configs memory --repeat 5    # the memory backend, both loads
+    python bench/race.py --configs memory,records --repeat 5    # the records' cost
+
+``records`` is the memory server with the records store on (SQLite in a temporary
+directory).
+
+More servers (``--configs``): ``redisN`` is N workers on one Redis, ``clusterS`` and
+``clusterSxN`` a Redis Cluster of S primaries (``--cluster-replicas`` replicas each, 0 by
+default) with 1 or N workers, started on free ports for the run (the slots split evenly).
+A Redis config ending in ``-aof`` or ``-replica`` gets Redis of its own set up for that
+durability (append-only file synced on every write; a replica per primary), and its
+workers run with ``--durability aof`` or ``replica``.
+For them a second line gives the cost per move: the workers' CPU, the Redis primaries' CPU
+(and each shard's, per script call it ran), the replicas' CPU, and the bytes Redis moved
+per move (to and from the workers, to its replicas, over the cluster bus). ``--durability``
+is passed to the workers.
+
+    python bench/race.py --loads paced --configs redis,redis2,redis4,cluster1,cluster2,cluster3
 """
 
 from __future__ import annotations
@@ -282,6 +298,15 @@ class Result:
     client_cpu: float
     server_cpu: float
     redis_cpu: float
+    #: per second of the counted span: Redis's counters (see RedisNodes.counters)
+    redis_rates: dict[str, float] = field(default_factory=dict)
+    #: per primary: (CPU in cores, script calls per second)
+    shards: list[tuple[float, float]] = field(default_factory=list)
+    replica_cpu: float = 0.0
+    #: CPU (cores) of the workers and of each primary with every client connected and no
+    #: move made: the part of their CPU that is not the moves' (beats, health checks, pings)
+    idle_server: float = 0.0
+    idle_shards: list[float] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -305,6 +330,31 @@ class Result:
         """Server CPU per answered move (all workers), in µs of one core."""
         return self.server_cpu / self.rate * 1e6 if self.rate else 0.0
 
+    def per_move(self) -> str:
+        """The cost of a move in Redis: primaries' CPU (and each shard's, per script call
+        it ran), the replicas', and bytes through Redis."""
+        if not self.rate or not self.redis_rates:
+            return ""
+        primaries = sum(cpu for cpu, _ in self.shards)
+        shards = ", ".join(
+            f"{cpu / calls * 1e6:.1f}" if calls else "-" for cpu, calls in self.shards
+        )
+        r = {k: v / self.rate for k, v in self.redis_rates.items()}
+        # above idle: the CPU the moves cost, without what the processes spend anyway
+        worker_moves = (self.server_cpu - self.idle_server) / self.rate * 1e6
+        shard_moves = ", ".join(
+            f"{(cpu - idle) / calls * 1e6:.1f}" if calls else "-"
+            for (cpu, calls), idle in zip(self.shards, self.idle_shards, strict=False)
+        )
+        return (
+            f"{'':<32} per move: workers {self.server_us:.0f} µs ({worker_moves:.0f} above "
+            f"idle), redis primaries {primaries / self.rate * 1e6:.1f} µs (per shard and "
+            f"script call: {shards}; above idle: {shard_moves}), replicas "
+            f"{self.replica_cpu / self.rate * 1e6:.1f} µs; bytes: from workers {r['in']:.0f}, "
+            f"to workers {r['out']:.0f}, to replicas {r['repl']:.0f}, other writes (cluster "
+            f"bus, AOF) {r['bus']:.0f}"
+        )
+
 
 def drive(
     kind: str,
@@ -318,9 +368,11 @@ def drive(
     warmup: float,
     server: list[int],
     redis: list[int],
+    nodes: RedisNodes | None = None,
 ) -> Result:
     """Run one load split over ``procs`` client processes (``count`` rooms, or echo
-    connections); the results merged. The load starts once every process is ready."""
+    connections); the results merged. The load starts once every process is ready. With
+    ``nodes``, Redis's own counters are read over the counted span too."""
     ctx = mp.get_context("spawn")
     shares = [count // procs + (i < count % procs) for i in range(procs)]
     children = []
@@ -333,13 +385,25 @@ def drive(
         for _, pipe in children:
             if not pipe.poll(120) or pipe.recv() != "ready":
                 raise RuntimeError("a client process did not get ready")
+        idle: tuple[float, list[float]] | None = None
+        if nodes is not None:  # every client connected, no move yet: the idle CPU
+            time.sleep(1.0)
+            i0, n0 = cpu_seconds(server), nodes.counters()
+            time.sleep(3.0)
+            i1, n1 = cpu_seconds(server), nodes.counters()
+            idle = (
+                (i1 - i0) / 3.0,
+                [(n1[f"cpu{i}"] - n0[f"cpu{i}"]) / 3.0 for i in range(nodes.primaries)],
+            )
         go_at = time.time() + 0.3
         for _, pipe in children:
             pipe.send((paced, go_at, seconds, warmup))
         time.sleep(max(0.0, go_at - time.time()) + warmup)
         s0, r0 = cpu_seconds(server), cpu_seconds(redis)
+        c0 = nodes.counters() if nodes else None
         time.sleep(seconds - warmup)
         s1, r1 = cpu_seconds(server), cpu_seconds(redis)
+        c1 = nodes.counters() if nodes else None
         parts: list[Share] = []
         for _, pipe in children:
             if not pipe.poll(seconds + 60):
@@ -351,7 +415,7 @@ def drive(
             if child.is_alive():
                 child.kill()
     span = seconds - warmup
-    return Result(
+    result = Result(
         sum(p.answered for p in parts),
         sum(p.refused for p in parts),
         max(p.seconds for p in parts),
@@ -360,6 +424,171 @@ def drive(
         (s1 - s0) / span,
         (r1 - r0) / span,
     )
+    if nodes is not None and c0 is not None and c1 is not None:
+        result.redis_rates = {k: (c1[k] - c0[k]) / span for k in ("in", "out", "repl", "bus")}
+        result.shards = [
+            ((c1[f"cpu{i}"] - c0[f"cpu{i}"]) / span, (c1[f"calls{i}"] - c0[f"calls{i}"]) / span)
+            for i in range(nodes.primaries)
+        ]
+        result.replica_cpu = (c1["replica_cpu"] - c0["replica_cpu"]) / span
+    if idle is not None:
+        result.idle_server, result.idle_shards = idle
+    return result
+
+
+# --------------------------------------------------------------------- redis
+
+
+def free_node_port() -> int:
+    """A port for a Redis Cluster node whose bus port (+10000) is free too, both below the
+    range the system picks connections' ports from."""
+    for _ in range(200):
+        port = random.randrange(20000, 22700)
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a Redis Cluster node")
+
+
+@dataclass
+class RedisNodes:
+    """The redis-servers of a run: the primaries first, then the replicas."""
+
+    url: str
+    ports: list[int]
+    pids: list[int]
+    primaries: int
+
+    def counters(self) -> dict[str, float]:
+        """Redis's own counters now: bytes from and to clients (the workers), to replicas,
+        and the rest each process wrote (the cluster bus); each primary's CPU and script
+        calls; the replicas' CPU."""
+        import redis
+
+        found: dict[str, float] = {"in": 0, "out": 0, "repl": 0, "bus": 0, "replica_cpu": 0}
+        for i, (port, pid) in enumerate(zip(self.ports, self.pids, strict=True)):
+            r = redis.Redis(port=port)
+            try:
+                stats = r.info("stats")
+                calls = r.info("commandstats").get("cmdstat_evalsha", {}).get("calls", 0)
+            finally:
+                r.close()
+            written = 0
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+                    if line.startswith("wchar:"):
+                        written = int(line.split()[1])
+            out, repl = stats["total_net_output_bytes"], stats.get("total_net_repl_output_bytes", 0)
+            found["in"] += stats["total_net_input_bytes"]
+            found["out"] += out
+            found["repl"] += repl
+            found["bus"] += max(0, written - out - repl)
+            if i < self.primaries:
+                found[f"cpu{i}"] = cpu_seconds([pid])
+                found[f"calls{i}"] = calls
+            else:
+                found["replica_cpu"] += cpu_seconds([pid])
+        return found
+
+
+def _cmd(client: Any, *args: Any) -> Any:
+    """A Redis command on a redis-py client (its ``execute_command`` is untyped)."""
+    return client.execute_command(*args)
+
+
+def _redis_argv(port: int, workdir: str, *extra: str) -> list[str]:
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    home = Path(workdir) / str(port)
+    home.mkdir(parents=True, exist_ok=True)
+    argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    return [*argv, "--appendonly", "no", "--dir", str(home), *extra]
+
+
+_AOF = ("--appendonly", "yes", "--appendfsync", "always")
+
+
+def start_redis(stack: contextlib.ExitStack, workdir: str, level: str = "") -> RedisNodes:
+    """One redis-server on a free port: without persistence; with ``level`` ``aof`` its
+    append-only file synced on every write, with ``replica`` a replica beside it."""
+    import redis
+
+    port = free_port()
+    extra = _AOF if level == "aof" else ("--repl-diskless-sync-delay", "0")
+    pids = [stack.enter_context(process(_redis_argv(port, workdir, *extra), port)).pid]
+    ports = [port]
+    if level == "replica":
+        rport = free_port()
+        argv = _redis_argv(rport, workdir, "--replicaof", "127.0.0.1", str(port))
+        pids.append(stack.enter_context(process(argv, rport)).pid)
+        ports.append(rport)
+        r = redis.Redis(port=port)
+        try:
+            deadline = time.monotonic() + 30
+            while True:  # until the replica acknowledges writes (not just says it is online)
+                r.set("bench:ready", "1")
+                if int(_cmd(r, "WAIT", 1, 100)) >= 1:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the replica does not sync")
+        finally:
+            r.close()
+    return RedisNodes(f"redis://127.0.0.1:{port}/0", ports, pids, 1)
+
+
+def start_cluster(
+    stack: contextlib.ExitStack, workdir: str, shards: int, replicas: int, aof: bool = False
+) -> RedisNodes:
+    """A Redis Cluster of ``shards`` primaries (the slots split evenly) with ``replicas``
+    replicas each (``aof``: append-only files synced on every write), made by hand:
+    ``redis-cli --cluster create`` wants 3 primaries at least."""
+    import redis
+
+    ports: list[int] = []
+    while len(ports) < shards * (1 + replicas):
+        port = free_node_port()
+        if port not in ports:
+            ports.append(port)
+    pids = []
+    for port in ports:
+        argv = _redis_argv(port, workdir, "--cluster-enabled", "yes")
+        argv += ["--cluster-config-file", "nodes.conf", "--repl-diskless-sync-delay", "0"]
+        argv += _AOF if aof else []
+        pids.append(stack.enter_context(process(argv, port)).pid)
+    clients = [redis.Redis(port=p) for p in ports]
+    try:
+        ids = [_cmd(c, "CLUSTER", "MYID").decode() for c in clients]
+        for i in range(shards):
+            low, high = 16384 * i // shards, 16384 * (i + 1) // shards - 1
+            _cmd(clients[i], "CLUSTER", "ADDSLOTSRANGE", low, high)
+        for c in clients[1:]:
+            _cmd(c, "CLUSTER", "MEET", "127.0.0.1", ports[0])
+        deadline = time.monotonic() + 30
+        while any(len(_cmd(c, "CLUSTER", "NODES").splitlines()) < len(ports) for c in clients):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the cluster's nodes do not meet")
+            time.sleep(0.1)
+        for j, c in enumerate(clients[shards:]):
+            _cmd(c, "CLUSTER", "REPLICATE", ids[j % shards])
+        while not all(b"cluster_state:ok" in _cmd(c, "CLUSTER", "INFO") for c in clients):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the cluster does not come up")
+            time.sleep(0.1)
+        while replicas and not all(
+            c.info("replication").get("connected_slaves", 0) == replicas for c in clients[:shards]
+        ):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the replicas do not sync")
+            time.sleep(0.1)
+        time.sleep(2.0 if replicas else 0)  # a replica acknowledges a moment after its sync
+    finally:
+        for c in clients:
+            c.close()
+    seeds = ",".join(f"127.0.0.1:{p}" for p in ports[:shards])
+    return RedisNodes(f"redis+cluster://{seeds}", ports, pids, shards)
 
 
 # --------------------------------------------------------------------- echo server
@@ -390,17 +619,52 @@ def _echo_main(port: int) -> None:
 # --------------------------------------------------------------------- main
 
 
-def _serve_argv(port: int, redis_url: str | None, workers: int, data: str | None) -> list[str]:
+def _serve_argv(
+    port: int,
+    redis_url: str | None,
+    workers: int,
+    durability: str | None = None,
+    data: str | None = None,
+) -> list[str]:
     argv = [sys.executable, "-m", "clients.cli", "serve", "--port", str(port)]
     if redis_url:
         argv += ["--redis", redis_url, "--workers", str(workers)]
+        if durability:
+            argv += ["--durability", durability]
     # no rate limit: the clients are not abusive, they are many
     argv += ["--rate", "1000000", "--burst", "1000000", "--countdown", "0.5"]
     # records (SQLite in ``data``) only when asked; no daily proofs ahead: a solver process
     # is a child, its CPU would count
     argv += ["--data", data] if data else ["--no-records"]
-    argv.append("--no-daily-warm")
-    return [*argv, "--log-level", "WARNING"]
+    return [*argv, "--no-daily-warm", "--log-level", "WARNING"]
+
+
+def parse_config(name: str) -> tuple[str, int, int, str]:
+    """``(store, workers, shards, durability)`` of a ``--configs`` name: ``memory``,
+    ``records`` (memory, the records store on), ``redis[N]``, ``cluster<S>[x<N>]``; a
+    Redis config may end in ``-aof`` or ``-replica`` (its own Redis set up for that
+    durability, and the workers asking it)."""
+    if name == "records":
+        return "records", 1, 0, ""
+    base, _, level = name.partition("-")
+    if level not in ("", "aof", "replica") or (level and base == "memory"):
+        raise ValueError(f"not a server config: {name!r}")
+    if base == "memory":
+        return "memory", 1, 0, ""
+    if base.startswith("redis") and (base[5:] or "1").isdigit():
+        return "redis", int(base[5:] or 1), 1, level
+    shards, _, workers = base.removeprefix("cluster").partition("x")
+    if base.startswith("cluster") and shards.isdigit() and (workers or "1").isdigit():
+        return "cluster", int(workers or 1), int(shards), level
+    raise ValueError(f"not a server config: {name!r}")
+
+
+def config_label(name: str) -> str:
+    """How a config is shown."""
+    store, workers, shards, level = parse_config(name)
+    plural = "s" if workers > 1 else ""
+    shown = {"cluster": f"cluster {shards}", "records": "memory + records"}.get(store, store)
+    return f"{shown}{f' {level}' if level else ''}, {workers} worker{plural}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -417,32 +681,43 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--configs",
         default="memory,redis,redis2",
-        help="servers to run: memory (1 worker), redis (1 worker), redis2 (2 workers), "
-        "records (memory, 1 worker, finished races recorded into SQLite)",
+        help="servers to run: memory (1 worker), records (memory, the records store on), "
+        "redisN (N workers on one Redis), clusterS or clusterSxN (a Redis Cluster of S "
+        "primaries, 1 or N workers)",
+    )
+    ap.add_argument(
+        "--cluster-replicas", type=int, default=0, help="replicas per primary of a cluster (0)"
+    )
+    ap.add_argument("--durability", help="the workers' --durability (their default if unset)")
+    ap.add_argument(
+        "--scale-load",
+        action="store_true",
+        help="paced rooms per worker and per shard: a config of N workers or S shards gets "
+        "max(N, S) times --paced-rooms (each process keeps the same load)",
     )
     ap.add_argument("--loads", default="paced,flat", help="loads to run (paced,flat)")
     ap.add_argument(
         "--repeat",
         type=int,
         default=1,
-        help="flat-out rounds (each server once per round, echo runs between): the median "
-        "ratio is printed, as runs on a shared machine differ",
+        help="rounds (each server once per round, echo runs between): the median ratios "
+        "are printed, as runs on a shared machine differ",
     )
     args = ap.parse_args(argv)
     if args.quick:
         args.paced_seconds, args.flat_seconds = 6.0, 4.0
     warmup = 1.0
 
+    configs = args.configs.split(",")
+    for name in configs:
+        parse_config(name)  # a bad name stops the run before anything starts
     with contextlib.ExitStack() as stack:
         redis_url, redis_pids = args.redis, []
+        tmp = stack.enter_context(tempfile.TemporaryDirectory())
+        single: RedisNodes | None = None
         if redis_url is None:
-            binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-            rport = free_port()
-            tmp = stack.enter_context(tempfile.TemporaryDirectory())
-            redis_argv = [binary, "--port", str(rport), "--bind", "127.0.0.1"]
-            redis_argv += ["--save", "", "--appendonly", "no", "--dir", tmp]
-            redis_pids = [stack.enter_context(process(redis_argv, rport)).pid]
-            redis_url = f"redis://127.0.0.1:{rport}/0"
+            single = start_redis(stack, tmp)
+            redis_pids, redis_url = single.pids, single.url
         try:
             import uvloop  # noqa: F401
 
@@ -455,17 +730,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.paced_seconds:g} s; flat out: {args.flat_rooms} rooms × {args.players} "
             f"players, {args.flat_seconds:g} s; first {warmup:g} s not counted"
         )
-        flat_connections = args.flat_rooms * args.players
-        paced_connections = args.paced_rooms * args.players
         shapes = {
-            # load: (rooms, seconds, echo connections)
-            "paced": (args.paced_rooms, args.paced_seconds, paced_connections),
-            "flat": (args.flat_rooms, args.flat_seconds, flat_connections),
+            # load: (rooms, seconds)
+            "paced": (args.paced_rooms, args.paced_seconds),
+            "flat": (args.flat_rooms, args.flat_seconds),
         }
         loads = [load for load in ("paced", "flat") if load in args.loads]
 
         def echo(load: str) -> Result:
-            _, seconds, connections = shapes[load]
+            rooms, seconds = shapes[load]
+            connections = rooms * args.players
             port = free_port()
             argv = [sys.executable, __file__, "--echo-server", str(port)]
             with process(argv, port) as proc:
@@ -490,22 +764,45 @@ def main(argv: list[str] | None = None) -> int:
         # (config label, load) -> per round: server µs/move ÷ echo µs/message, rate ratio
         ratios: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for _round in range(max(1, args.repeat)):
-            for config in args.configs.split(","):
-                workers = 2 if config == "redis2" else 1
-                url_for_redis = redis_url if config.startswith("redis") else None
-                label = {
-                    "memory": "memory, 1 worker",
-                    "redis": "redis, 1 worker",
-                    "records": "memory + records, 1 worker",
-                }.get(config, f"redis, {workers} workers")
-                for load in loads:
-                    rooms, seconds, _ = shapes[load]
-                    port = free_port()
-                    data = stack.enter_context(tempfile.TemporaryDirectory())
-                    data_dir = data if config == "records" else None
-                    argv = _serve_argv(port, url_for_redis, workers, data_dir)
-                    with process(argv, port) as proc:
-                        time.sleep(0.5)  # the workers of --workers N start after the port
+            for config in configs:
+                store, workers, shards, level = parse_config(config)
+                port = free_port()
+                label = config_label(config)
+                run = contextlib.ExitStack()
+                nodes, replicas = single, 0
+                if store == "cluster":
+                    replicas = max(args.cluster_replicas, 1 if level == "replica" else 0)
+                    nodes = start_cluster(run, tmp, shards, replicas, aof=level == "aof")
+                elif store == "redis" and level:
+                    nodes = start_redis(run, tmp, level)
+                url_for_redis: str | None = None
+                if store == "redis" and not level:
+                    url_for_redis = redis_url
+                elif store == "cluster" or (store == "redis" and nodes is not None):
+                    url_for_redis = nodes.url if nodes is not None else None
+                durability = level or args.durability
+                if store == "cluster" and not replicas and not durability:
+                    durability = "memory"  # no replica to wait for
+                data = run.enter_context(tempfile.TemporaryDirectory())
+                serve = _serve_argv(
+                    port, url_for_redis, workers, durability, data if store == "records" else None
+                )
+                results: dict[str, Result] = {}
+                with run, process(serve, port) as proc:
+                    time.sleep(0.5 + 0.3 * workers)  # the workers start after the port opens
+                    backed = store in ("redis", "cluster")
+                    common = {
+                        "server": server_pids(proc),
+                        "redis": (nodes.pids if nodes is not single and nodes else redis_pids)
+                        if backed
+                        else [],
+                        "warmup": warmup,
+                        "nodes": nodes if backed else None,
+                    }
+                    for load in loads:
+                        rooms, seconds = shapes[load]
+                        if load == "paced" and args.scale_load:
+                            rooms *= max(workers, shards)
                         result = drive(
                             "race",
                             f"ws://127.0.0.1:{port}",
@@ -514,12 +811,13 @@ def main(argv: list[str] | None = None) -> int:
                             args.client_procs,
                             paced=load == "paced",
                             seconds=seconds,
-                            warmup=warmup,
-                            server=server_pids(proc),
-                            redis=redis_pids,
+                            **common,  # type: ignore[arg-type]
                         )
-                    n = rooms * args.players
-                    print(result.line(f"{label}, {load} ×{n}"), flush=True)
+                        print(result.line(f"{label}, {load} ×{rooms * args.players}"), flush=True)
+                        if result.per_move():
+                            print(result.per_move())
+                        results[load] = result
+                for load, result in results.items():
                     before, after = last_echo[load], echo(load)
                     last_echo[load] = after
                     echo_us = (before.server_us + after.server_us) / 2

@@ -8,6 +8,11 @@ Keys share the hash tag ``{live}`` (one Redis Cluster slot, so each script names
     sd:{live}:tv        hash: game -> the featured room
     sd:live             pub/sub channel: every change ({"put": […], "drop": […]}; {"tv": …})
 
+On a Redis Cluster the keys are on the shard of the slot of ``live``; the channel is classic
+pub/sub (``PUBLISH``), which a cluster passes to every node: every worker needs every change,
+so this one channel is not sharded. A worker listens on the shard of the keys, as the router
+knows it when the listener (re)connects.
+
 Every write is one script: a worker writes the entries of its rooms that changed, all at
 once, a few times a second; the entry of a later event wins (two workers with the room write
 it as they see it; the later one stays); what was done is published as one message in the
@@ -22,7 +27,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 import orjson
 import redis.asyncio as aioredis
@@ -30,8 +36,23 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .backend import LiveListener
+from .redis_scripts import lua
 
-__all__ = ["RedisLive", "RedisWatching"]
+__all__ = ["RedisLive", "RedisWatching", "Run"]
+
+T = TypeVar("T")
+
+
+class Run(Protocol):
+    """The backend's ``_at``: ``op`` run on the shard of room (or, with ``key``, key)
+    ``where``, Redis's failures as ``StoreUnavailable``."""
+
+    def __call__(
+        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+    ) -> Awaitable[T]:
+        """Run ``op`` where ``where`` lives."""
+        ...
+
 
 logger = logging.getLogger("samedeal.redis")
 
@@ -85,18 +106,25 @@ _UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
 class RedisLive:
-    """The live directory's keys, scripts and listener (callers turn connection failures
-    into ``StoreUnavailable``)."""
+    """The live directory's keys, scripts and listener. ``run`` reaches the keys' shard;
+    ``subscriber`` gives the client to listen on (the shard of a key)."""
 
-    def __init__(self, redis: aioredis.Redis, prefix: str, worker_id: str) -> None:
-        self.redis = redis
+    def __init__(
+        self,
+        run: Run,
+        subscriber: Callable[[str], aioredis.Redis],
+        prefix: str,
+        worker_id: str,
+    ) -> None:
+        self._run = run
+        self._subscriber = subscriber
         self.worker_id = worker_id
         self.rooms_key = f"{prefix}:{{live}}:rooms"
         self.seqs_key = f"{prefix}:{{live}}:seqs"
         self.tv_key = f"{prefix}:{{live}}:tv"
         self.channel = f"{prefix}:live"
-        self._write = redis.register_script(_WRITE_LUA)
-        self._feature = redis.register_script(_FEATURE_LUA)
+        self._write = lua(_WRITE_LUA)
+        self._feature = lua(_FEATURE_LUA)
         self._listener: LiveListener | None = None
         self._pubsub: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -109,23 +137,29 @@ class RedisLive:
             args += [code, seq, entry]
         for code, seq in drops:
             args += [code, seq]
-        await self._write(keys=[self.rooms_key, self.seqs_key], args=args)
+        keys = [self.rooms_key, self.seqs_key]
+        await self._run(
+            self.rooms_key, lambda r: self._write(keys=keys, args=args, client=r), key=True
+        )
 
     async def entries(self) -> list[bytes]:
         """Every stored entry."""
-        found = await self.redis.hvals(self.rooms_key)
+        found = await self._run(self.rooms_key, lambda r: r.hvals(self.rooms_key), key=True)
         return [v if isinstance(v, bytes) else str(v).encode() for v in found]
 
     async def featured(self) -> dict[str, str]:
         """Game → featured room."""
-        found = await self.redis.hgetall(self.tv_key)
+        found = await self._run(self.tv_key, lambda r: r.hgetall(self.tv_key), key=True)
         return {_text(k): _text(v) for k, v in found.items()}
 
     async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
         """Compare and set a game's featured race; the featured race now."""
         message = orjson.dumps({"tv": game, "room": new})
-        now = await self._feature(
-            keys=[self.tv_key], args=[game, old or "", new or "", self.channel, message]
+        args: list[str | bytes] = [game, old or "", new or "", self.channel, message]
+        now = await self._run(
+            self.tv_key,
+            lambda r: self._feature(keys=[self.tv_key], args=args, client=r),
+            key=True,
         )
         text = _text(now)
         return text or None
@@ -135,7 +169,7 @@ class RedisLive:
     async def listen(self, listener: LiveListener) -> None:
         """Subscribe (returns once Redis confirmed) and pass every change on."""
         self._listener = listener
-        pubsub = self.redis.pubsub()
+        pubsub = self._subscriber(self.rooms_key).pubsub()
         await pubsub.subscribe(self.channel)
         self._pubsub = pubsub
         self._task = asyncio.create_task(self._listen())
@@ -145,7 +179,7 @@ class RedisLive:
         while not self._closed:
             try:
                 if self._pubsub is None:
-                    pubsub = self.redis.pubsub()
+                    pubsub = self._subscriber(self.rooms_key).pubsub()
                     await pubsub.subscribe(self.channel)
                     self._pubsub = pubsub
                     await self._tell_stored()  # what changed while we were away
@@ -202,22 +236,26 @@ def _text(value: Any) -> str:
 class RedisWatching:
     """What watching needs of :class:`~server.redis_backend.RedisBackend` — the live
     directory's methods, a move log with its times — kept here with the directory's Redis
-    side (the backend's module stays one job). They use the backend's ``live``, ``redis``,
+    side (the backend's module stays one job). They use the backend's ``live``, ``_at``,
     ``_reaching`` and ``_moves_key``."""
 
     live: RedisLive
-    redis: aioredis.Redis
 
     def _reaching(self) -> contextlib.AbstractContextManager[None]:
         raise NotImplementedError  # the backend's: Redis's failures as StoreUnavailable
+
+    async def _at(
+        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+    ) -> T:
+        raise NotImplementedError  # the backend's: op run on the shard of where
 
     def _moves_key(self, code: str, race: int, seat: int) -> str:
         raise NotImplementedError  # the backend's
 
     async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log, entries with their times."""
-        with self._reaching():
-            items = await self.redis.lrange(self._moves_key(code, race, seat), start, -1)
+        key = self._moves_key(code, race, seat)
+        items = await self._at(code, lambda r: r.lrange(key, start, -1))
         return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
 
     async def live_listen(self, listener: LiveListener) -> None:

@@ -2,54 +2,76 @@
 
 A worker keeps a race's record here before handing it to the records writer, and drops it
 once the database has it; any worker writes again what stayed too long (its worker died).
-One hash of the data and one sorted set of the times, for the whole deployment::
+One hash of the data and one sorted set of the times, for the whole deployment, under one
+hash tag (a transaction writes both: on a Redis Cluster they are on one shard)::
 
-    sd:pending        hash: key -> the kept write
-    sd:pending:due    sorted set: key -> when it was kept (or last claimed), Unix seconds
+    sd:{pending}        hash: key -> the kept write
+    sd:{pending}:due    sorted set: key -> when it was kept (or last claimed), Unix seconds
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
 __all__ = ["RedisPendingWrites"]
 
+T = TypeVar("T")
+
 
 class RedisPendingWrites:
     """``Backend.keep_pending`` and the rest, for :class:`~server.redis_backend.RedisBackend`
-    (which gives ``redis``, ``prefix`` and ``_reaching``)."""
+    (which gives ``prefix`` and ``_at``)."""
 
-    redis: aioredis.Redis
     prefix: str
 
-    def _reaching(self) -> contextlib.AbstractContextManager[None]:  # pragma: no cover
+    async def _at(
+        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+    ) -> T:  # pragma: no cover - the backend's: op run on the shard of where
         raise NotImplementedError
 
+    @property
+    def _pending_keys(self) -> tuple[str, str]:
+        """The hash of the writes and the sorted set of their times."""
+        return f"{self.prefix}:{{pending}}", f"{self.prefix}:{{pending}}:due"
+
+    async def _pending(self, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        return await self._at(self._pending_keys[0], op, key=True)
+
     async def keep_pending(self, key: str, data: bytes) -> None:
-        """HSET the write and ZADD its time (``sd:pending``, ``sd:pending:due``)."""
-        with self._reaching():
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(f"{self.prefix}:pending", key, data)
-                pipe.zadd(f"{self.prefix}:pending:due", {key: time.time()})
+        """HSET the write and ZADD its time (``sd:{pending}``, ``sd:{pending}:due``)."""
+        writes, due = self._pending_keys
+
+        async def keep(redis: aioredis.Redis) -> None:
+            async with redis.pipeline(transaction=True) as pipe:
+                pipe.hset(writes, key, data)
+                pipe.zadd(due, {key: time.time()})
                 await pipe.execute()
+
+        await self._pending(keep)
 
     async def pending_due(self, older_than: float, limit: int = 100) -> list[tuple[str, bytes]]:
         """The kept writes older than ``older_than`` seconds, claimed (their time is
         renewed)."""
+        writes, due = self._pending_keys
         now = time.time()
-        with self._reaching():
-            keys: list[bytes] = await self.redis.zrangebyscore(  # type: ignore[assignment]
-                f"{self.prefix}:pending:due", "-inf", now - older_than, start=0, num=limit
+
+        async def claim(redis: aioredis.Redis) -> tuple[list[bytes], list[Any]]:
+            keys: list[bytes] = await redis.zrangebyscore(  # type: ignore[assignment]
+                due, "-inf", now - older_than, start=0, num=limit
             )
             if not keys:
-                return []
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.zadd(f"{self.prefix}:pending:due", dict.fromkeys(keys, now), xx=True)
-                pipe.hmget(f"{self.prefix}:pending", keys)
+                return [], []
+            async with redis.pipeline(transaction=True) as pipe:
+                pipe.zadd(due, dict.fromkeys(keys, now), xx=True)
+                pipe.hmget(writes, keys)
                 _, found = await pipe.execute()
+            return keys, found
+
+        keys, found = await self._pending(claim)
         return [
             (k.decode() if isinstance(k, bytes) else str(k), d)
             for k, d in zip(keys, found, strict=True)
@@ -58,13 +80,17 @@ class RedisPendingWrites:
 
     async def drop_pending(self, key: str) -> None:
         """HDEL and ZREM the write."""
-        with self._reaching():
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hdel(f"{self.prefix}:pending", key)
-                pipe.zrem(f"{self.prefix}:pending:due", key)
+        writes, due = self._pending_keys
+
+        async def drop(redis: aioredis.Redis) -> None:
+            async with redis.pipeline(transaction=True) as pipe:
+                pipe.hdel(writes, key)
+                pipe.zrem(due, key)
                 await pipe.execute()
+
+        await self._pending(drop)
 
     async def pending_count(self) -> int:
         """HLEN of the kept writes."""
-        with self._reaching():
-            return int(await self.redis.hlen(f"{self.prefix}:pending"))
+        writes = self._pending_keys[0]
+        return int(await self._pending(lambda r: r.hlen(writes)))

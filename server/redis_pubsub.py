@@ -1,11 +1,16 @@
 """Room events over Redis pub/sub, delivered in ``seq`` order with no gap.
 
-One pub/sub connection per worker carries the channels of the rooms it has connections in
-(and the worker's own channel, which keeps it open while it has none). Every event a worker
-receives is passed on in ``seq`` order: a jump in ``seq`` (messages lost while the
-connection was down, or dropped by Redis) holds the newer events back while the missing
-ones are read from the room's stored event list. When the connection fails, the listener
-backs off (capped), reconnects, resubscribes and fills every room's gap the same way.
+:class:`InOrder` passes each room's events on in ``seq`` order, whatever carries them: a
+jump in ``seq`` (messages lost while a connection was down, dropped by Redis, or sent while
+a subscription was moving to another shard) holds the newer events back while the missing
+ones are read from the room's stored event list. It serves both transports:
+
+* :class:`RoomChannels` (one Redis): one pub/sub connection per worker carries the channels
+  of the rooms it has connections in (and the worker's own channel, which keeps it open
+  while it has none). When the connection fails, the listener backs off (capped),
+  reconnects, resubscribes and fills every room's gap;
+* :class:`server.redis_cluster_pubsub.ShardChannels` (Redis Cluster): sharded pub/sub, one
+  connection per primary that holds rooms of this worker.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from protocol.frames import event_seq
 
 from .backend import Listener
 
-__all__ = ["RoomChannels"]
+__all__ = ["Fetch", "InOrder", "RoomChannels", "room_of_channel"]
 
 logger = logging.getLogger("samedeal.redis")
 
@@ -32,8 +37,101 @@ Fetch = Callable[[str, int], Awaitable[list[bytes] | None]]
 """Reads a room's stored events after a seq (``Backend.events_since``)."""
 
 
+def room_of_channel(channel: str | bytes) -> str:
+    """The room code in a channel's hash tag (``sd:{K7QF2M}:ch`` → ``K7QF2M``)."""
+    if isinstance(channel, bytes):
+        channel = channel.decode()
+    return channel[channel.index("{") + 1 : channel.index("}")]
+
+
+class InOrder:
+    """Per subscribed room: the last event seq delivered, and the events held back while a
+    gap is filled from the stored events (``fetch``)."""
+
+    def __init__(self, fetch: Fetch) -> None:
+        self._fetch = fetch
+        self.listener: Listener | None = None
+        self._delivered: dict[str, int] = {}
+        self._held: dict[str, list[bytes]] = {}
+        self._repairs: set[asyncio.Task[None]] = set()
+
+    def track(self, code: str) -> None:
+        """A new subscription of ``code``: its first event sets where it starts."""
+        self._delivered.pop(code, None)
+
+    def forget(self, code: str) -> None:
+        """``code`` is no longer subscribed."""
+        self._delivered.pop(code, None)
+        self._held.pop(code, None)
+
+    def rooms(self) -> list[str]:
+        """The rooms that received events since they were subscribed."""
+        return list(self._delivered)
+
+    def close(self) -> None:
+        """Stop filling gaps."""
+        for task in list(self._repairs):
+            task.cancel()
+
+    def deliver(self, code: str, data: bytes) -> None:
+        """Pass events on in seq order; a gap is filled from the stored events first."""
+        assert self.listener is not None
+        seq = event_seq(data)
+        if seq is None:
+            self.listener(code, data)
+            return
+        held = self._held.get(code)
+        if held is not None:
+            held.append(data)
+            return
+        last = self._delivered.get(code)
+        if last is not None and seq > last + 1:
+            self.repair(code, data)
+            return
+        if last is None or seq > last:
+            self._delivered[code] = seq
+            self.listener(code, data)
+
+    def repair(self, code: str, data: bytes | None = None) -> None:
+        """Read the room's events after the last one delivered (some may have been missed)
+        and pass them on, then ``data`` and whatever came meanwhile. A room that has not
+        had an event since it was subscribed has nothing to fill."""
+        if data is None and code not in self._delivered:
+            return
+        if code in self._held:
+            if data is not None:
+                self._held[code].append(data)
+            return
+        self._held[code] = [data] if data is not None else []
+        task = asyncio.create_task(self._fill(code))
+        self._repairs.add(task)
+        task.add_done_callback(self._repairs.discard)
+
+    async def _fill(self, code: str) -> None:
+        last = self._delivered.get(code, 0)
+        missing: list[bytes] | None = None
+        for attempt in range(20):
+            try:
+                missing = await self._fetch(code, last)
+                break
+            except Exception as exc:
+                # the pub/sub connection is back but the store may lag a moment behind
+                logger.debug("could not fetch missed events room=%s: %r", code, exc)
+                await asyncio.sleep(min(0.1 * 2**attempt, 1.0))
+        if missing is None:
+            logger.warning("events lost for connected clients room=%s after=%s", code, last)
+        held = self._held.pop(code, [])
+        if code not in self._delivered or self.listener is None:
+            return  # unsubscribed meanwhile
+        for item in sorted({*(missing or []), *held}, key=lambda d: event_seq(d) or 0):
+            seq = event_seq(item) or 0
+            if seq > self._delivered[code]:
+                self._delivered[code] = seq
+                self.listener(code, item)
+
+
 class RoomChannels:
-    """The pub/sub side of :class:`server.redis_backend.RedisBackend`."""
+    """The pub/sub side of :class:`server.redis_backend.RedisBackend` on one Redis."""
 
     def __init__(
         self,
@@ -45,31 +143,24 @@ class RoomChannels:
     ) -> None:
         self.redis = redis
         self._channel_of = channel_of
-        self._fetch = fetch
         #: called when the connection fails (the backend checks its health at once)
         self._trouble = trouble
-        self._listener: Listener | None = None
+        self._order = InOrder(fetch)
         self._pubsub: Any = None
         self._channels: set[str] = {own_channel}
         self._confirm: dict[str, asyncio.Future[None]] = {}
         self._task: asyncio.Task[None] | None = None
-        # per subscribed room: the last event seq delivered, and events held back while a
-        # gap (pub/sub messages lost during a reconnect) is filled from the event list
-        self._delivered: dict[str, int] = {}
-        self._held: dict[str, list[bytes]] = {}
-        self._repairs: set[asyncio.Task[None]] = set()
 
     async def start(self, listener: Listener) -> None:
         """Subscribe the worker's own channel and start listening."""
-        self._listener = listener
+        self._order.listener = listener
         self._pubsub = self.redis.pubsub()
         await self._pubsub.subscribe(*self._channels)
         self._task = asyncio.create_task(self._listen())
 
     async def close(self) -> None:
         """Stop listening and close the connection."""
-        for task in list(self._repairs):
-            task.cancel()
+        self._order.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -88,8 +179,8 @@ class RoomChannels:
                     await pubsub.subscribe(*self._channels)
                     self._pubsub = pubsub
                     logger.info("pub/sub connection back: filling gaps")
-                    for code in list(self._delivered):
-                        self._repair(code, None)  # events published while we were away
+                    for code in self._order.rooms():
+                        self._order.repair(code)  # events published while we were away
                 while True:
                     # blocking: no timer per message (a timeout would only wake it idle)
                     message = await self._pubsub.get_message(timeout=None)
@@ -120,65 +211,14 @@ class RoomChannels:
             future = self._confirm.pop(channel, None)
             if future is not None and not future.done():
                 future.set_result(None)
-        elif kind == "message" and self._listener is not None:
-            self._deliver(channel[channel.index("{") + 1 : channel.index("}")], message["data"])
-
-    def _deliver(self, code: str, data: bytes) -> None:
-        """Pass events on in seq order; a gap is filled from the stored events first."""
-        assert self._listener is not None
-        seq = event_seq(data)
-        if seq is None:
-            self._listener(code, data)
-            return
-        held = self._held.get(code)
-        if held is not None:
-            held.append(data)
-            return
-        last = self._delivered.get(code)
-        if last is not None and seq > last + 1:
-            self._repair(code, data)
-            return
-        if last is None or seq > last:
-            self._delivered[code] = seq
-            self._listener(code, data)
-
-    def _repair(self, code: str, data: bytes | None) -> None:
-        if code in self._held:
-            if data is not None:
-                self._held[code].append(data)
-            return
-        self._held[code] = [data] if data is not None else []
-        task = asyncio.create_task(self._fill(code))
-        self._repairs.add(task)
-        task.add_done_callback(self._repairs.discard)
-
-    async def _fill(self, code: str) -> None:
-        last = self._delivered.get(code, 0)
-        missing: list[bytes] | None = None
-        for attempt in range(20):
-            try:
-                missing = await self._fetch(code, last)
-                break
-            except Exception as exc:
-                # the pub/sub connection is back but the store may lag a moment behind
-                logger.debug("could not fetch missed events room=%s: %r", code, exc)
-                await asyncio.sleep(min(0.1 * 2**attempt, 1.0))
-        if missing is None:
-            logger.warning("events lost for connected clients room=%s after=%s", code, last)
-        held = self._held.pop(code, [])
-        if code not in self._delivered or self._listener is None:
-            return  # unsubscribed meanwhile
-        for item in sorted({*(missing or []), *held}, key=lambda d: event_seq(d) or 0):
-            seq = event_seq(item) or 0
-            if seq > self._delivered[code]:
-                self._delivered[code] = seq
-                self._listener(code, item)
+        elif kind == "message" and self._order.listener is not None:
+            self._order.deliver(room_of_channel(channel), message["data"])
 
     async def subscribe(self, code: str) -> None:
         """Subscribe and wait for Redis to confirm, so no later event is missed."""
         channel = self._channel_of(code)
         self._channels.add(channel)
-        self._delivered.pop(code, None)
+        self._order.track(code)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._confirm[channel] = future
         try:
@@ -196,7 +236,6 @@ class RoomChannels:
         """Leave the room's channel."""
         channel = self._channel_of(code)
         self._channels.discard(channel)
-        self._delivered.pop(code, None)
-        self._held.pop(code, None)
+        self._order.forget(code)
         if self._pubsub is not None:
             await self._pubsub.unsubscribe(channel)

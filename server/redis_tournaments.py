@@ -15,6 +15,12 @@ gaps filled from the kept list)::
     sd:tournaments          sorted set: the active tournaments (by creation time)
     sd:tournaments:public   sorted set: those listed in the lobby
 
+On a Redis Cluster a tournament's keys are on the shard of its tag's slot, and its events go
+over sharded pub/sub there, as a room's (the scripts publish with the backend's command,
+``PUBLISH`` or ``SPUBLISH``). The two lists are one key each, on their own slots: no call
+writes both at once (a tournament listed in one and not yet in the other is harmless: the
+lobby reads the public list, the timers the active one).
+
 A write is optimistic: read the state, apply the act, then one Lua call stores the new state
 only if ``rev`` is still the one read (else read again), with the summary and the events —
 so a write is whole or not at all, and two workers never overwrite each other. A call whose
@@ -26,12 +32,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 import orjson
 import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
 
 from .backend import TOURNAMENT_CHANNEL, StoreUnavailable
+from .redis_scripts import Scripts, lua
 from .tournaments.live import (
     LiveSnapshot,
     LiveTournament,
@@ -68,7 +77,7 @@ for i = 7, #ARGV do
   seq = redis.call('INCR', KEYS[3])
   local data = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i], 2)
   redis.call('RPUSH', KEYS[4], data)
-  redis.call('PUBLISH', ARGV[6], data)
+  redis.call('%PUBLISH%', ARGV[6], data)
 end
 if #ARGV >= 7 then redis.call('LTRIM', KEYS[4], -tonumber(ARGV[5]), -1) end
 redis.call('EXPIRE', KEYS[3], ARGV[4])
@@ -90,14 +99,24 @@ return 0
 
 class RedisTournaments:
     """``Backend``'s tournament methods for :class:`~server.redis_backend.RedisBackend`
-    (which gives ``redis``, ``prefix``, ``worker_id``, ``event_cap``, ``_key``,
-    ``_channel`` and ``_reaching``)."""
+    (which gives ``prefix``, ``worker_id``, ``event_cap``, ``cluster``, ``_scripts``,
+    ``_key``, ``_channel``, ``_at`` and ``_reaching``)."""
 
-    redis: aioredis.Redis
     prefix: str
     worker_id: str
     event_cap: int
+    _scripts: Scripts
     _tournament_locks: dict[str, asyncio.Lock]
+    _tournament_lua: dict[str, AsyncScript]
+
+    @property
+    def cluster(self) -> bool:  # pragma: no cover - the backend's
+        raise NotImplementedError
+
+    async def _at(
+        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+    ) -> T:  # pragma: no cover - the backend's: op run on the shard of where
+        raise NotImplementedError
 
     def _key(self, code: str, what: str) -> str:  # pragma: no cover - the backend's
         raise NotImplementedError
@@ -111,39 +130,55 @@ class RedisTournaments:
     def _tkey(self, tid: str, what: str) -> str:
         return self._key(TOURNAMENT_CHANNEL + tid, what)
 
-    def _scripts(self) -> tuple[Any, Any]:
-        found: tuple[Any, Any] | None = getattr(self, "_tournament_scripts", None)
+    async def _tat(self, tid: str, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        """``op`` run on the shard of the tournament's keys."""
+        return await self._at(TOURNAMENT_CHANNEL + tid, op)
+
+    async def _tget(self, tid: str, what: str) -> Any:
+        """GET one of the tournament's keys."""
+        key = self._tkey(tid, what)
+        return await self._tat(tid, lambda r: r.get(key))
+
+    @property
+    def _tournament_lists(self) -> tuple[str, str]:
+        """The sorted sets of the active tournaments and of the public ones."""
+        return f"{self.prefix}:tournaments", f"{self.prefix}:tournaments:public"
+
+    def _tournament_script(self, name: str) -> AsyncScript:
+        """The write script (publishing as the rooms' scripts do) or the lease script."""
+        found: dict[str, AsyncScript] | None = getattr(self, "_tournament_lua", None)
         if found is None:
-            found = (
-                self.redis.register_script(_WRITE_LUA),
-                self.redis.register_script(_LEASE_LUA),
-            )
-            self._tournament_scripts = found
-        return found
+            found = self._tournament_lua = {}
+        publish = self._scripts.publish
+        key = f"{name}:{publish}"
+        script = found.get(key)
+        if script is None:
+            text = _WRITE_LUA.replace("%PUBLISH%", publish) if name == "write" else _LEASE_LUA
+            script = found[key] = lua(text)
+        return script
 
     async def _write(
         self, live: LiveTournament, rev: int, data: str, events: list[dict[str, object]]
     ) -> int:
         tid = live.state.id
         finished = live.state.phase == "finished"
-        write, _ = self._scripts()
-        result: int = await write(
-            keys=[
-                self._tkey(tid, "state"),
-                self._tkey(tid, "summary"),
-                self._tkey(tid, "seq"),
-                self._tkey(tid, "events"),
-            ],
-            args=[
-                rev,
-                data,
-                summary_of(live).model_dump_json(),
-                _FINISHED_TTL if finished else _TTL,
-                self.event_cap,
-                self._channel(TOURNAMENT_CHANNEL + tid),
-                *(orjson.dumps(e) for e in events),
-            ],
-        )
+        write = self._tournament_script("write")
+        keys = [
+            self._tkey(tid, "state"),
+            self._tkey(tid, "summary"),
+            self._tkey(tid, "seq"),
+            self._tkey(tid, "events"),
+        ]
+        args = [
+            rev,
+            data,
+            summary_of(live).model_dump_json(),
+            _FINISHED_TTL if finished else _TTL,
+            self.event_cap,
+            self._channel(TOURNAMENT_CHANNEL + tid),
+            *(orjson.dumps(e) for e in events),
+        ]
+        result = await self._tat(tid, lambda r: write(keys=keys, args=args, client=r))
         return int(result)
 
     async def create_tournament(
@@ -155,20 +190,23 @@ class RedisTournaments:
             result = await self._write(live, -1, live.model_dump_json(), events)
             if result == -1:
                 return False
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zadd(f"{self.prefix}:tournaments", {tid: live.state.created_at})
-                if not live.state.settings.private:
-                    pipe.zadd(f"{self.prefix}:tournaments:public", {tid: live.state.created_at})
-                await pipe.execute()
+            active, public = self._tournament_lists
+            entry = {tid: live.state.created_at}
+            await self._at(active, lambda r: r.zadd(active, entry), key=True)
+            if not live.state.settings.private:
+                await self._at(public, lambda r: r.zadd(public, entry), key=True)
         return True
 
     async def load_tournament(self, tid: str) -> LiveSnapshot | None:
         """GET the state and the seq."""
-        with self._reaching():
-            async with self.redis.pipeline(transaction=True) as pipe:
+
+        async def read(redis: aioredis.Redis) -> list[Any]:
+            async with redis.pipeline(transaction=True) as pipe:
                 pipe.get(self._tkey(tid, "state"))
                 pipe.get(self._tkey(tid, "seq"))
-                raw, seq = await pipe.execute()
+                return await pipe.execute()
+
+        raw, seq = await self._tat(tid, read)
         if raw is None:
             return None
         return LiveSnapshot(LiveTournament.model_validate_json(raw), int(seq or 0))
@@ -202,7 +240,7 @@ class RedisTournaments:
     ) -> tuple[LiveSnapshot, T]:
         with self._reaching():
             for _ in range(_TRIES):
-                raw = await self.redis.get(self._tkey(tid, "state"))
+                raw = await self._tget(tid, "state")
                 if raw is None:
                     raise UnknownTournament(tid)
                 live = LiveTournament.model_validate_json(raw)
@@ -217,52 +255,61 @@ class RedisTournaments:
                     raise UnknownTournament(tid)
                 # a conflict, or this very call run twice (its connection failed after
                 # Redis ran it, and it was sent again): then the state is ours
-                if await self.redis.get(self._tkey(tid, "state")) == data.encode():
-                    seq = await self.redis.get(self._tkey(tid, "seq"))
+                if await self._tget(tid, "state") == data.encode():
+                    seq = await self._tget(tid, "seq")
                     return LiveSnapshot(live, int(seq or 0)), value
         raise StoreUnavailable(f"tournament {tid}: too many concurrent writes, try again")
 
     async def tournament_summaries(self, ids: list[str]) -> list[Summary]:
-        """MGET-like: one GET per id in one pipeline (the keys are on different shards)."""
+        """MGET-like: one GET per id in one pipeline on one Redis; on a cluster, where the
+        keys are on different shards, the GETs at once, each on its shard."""
         if not ids:
             return []
-        with self._reaching():
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for tid in ids:
-                    pipe.get(self._tkey(tid, "summary"))
-                found = await pipe.execute()
+        keys = [self._tkey(tid, "summary") for tid in ids]
+        found: list[Any]
+        if self.cluster:
+            found = await asyncio.gather(*(self._tget(tid, "summary") for tid in ids))
+        else:
+
+            async def read(redis: aioredis.Redis) -> list[Any]:
+                async with redis.pipeline(transaction=False) as pipe:
+                    for key in keys:
+                        pipe.get(key)
+                    return await pipe.execute()
+
+            found = await self._at(keys[0], read, key=True)
         return [Summary.model_validate_json(raw) for raw in found if raw is not None]
 
     async def active_tournaments(self, *, public: bool = False) -> list[str]:
         """ZRANGE of the active (or public) tournaments."""
-        key = f"{self.prefix}:tournaments" + (":public" if public else "")
-        with self._reaching():
-            ids = await self.redis.zrange(key, 0, -1)
+        key = self._tournament_lists[1 if public else 0]
+        ids = await self._at(key, lambda r: r.zrange(key, 0, -1), key=True)
         return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
 
     async def retire_tournament(self, tid: str) -> None:
         """ZREM from both lists."""
-        with self._reaching():
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zrem(f"{self.prefix}:tournaments", tid)
-                pipe.zrem(f"{self.prefix}:tournaments:public", tid)
-                await pipe.execute()
+        active, public = self._tournament_lists
+        await self._at(active, lambda r: r.zrem(active, tid), key=True)
+        await self._at(public, lambda r: r.zrem(public, tid), key=True)
 
     async def keep_round_moves(self, tid: str, number: int, moves: dict[str, str]) -> None:
         """HSET the move lists."""
         if not moves:
             return
         key = self._tkey(tid, "moves")
-        with self._reaching():
-            async with self.redis.pipeline(transaction=True) as pipe:
+
+        async def keep(redis: aioredis.Redis) -> None:
+            async with redis.pipeline(transaction=True) as pipe:
                 pipe.hset(key, mapping={f"{number}|{p}": text for p, text in moves.items()})
                 pipe.expire(key, _TTL)
                 await pipe.execute()
 
+        await self._tat(tid, keep)
+
     async def round_moves(self, tid: str) -> dict[tuple[int, str], str]:
         """HGETALL of the move lists."""
-        with self._reaching():
-            raw = await self.redis.hgetall(self._tkey(tid, "moves"))
+        key = self._tkey(tid, "moves")
+        raw = await self._tat(tid, lambda r: r.hgetall(key))
         out = {}
         for field, text in raw.items():
             name = field.decode() if isinstance(field, bytes) else str(field)
@@ -275,25 +322,26 @@ class RedisTournaments:
         if not players:
             return
         key = self._tkey(tid, "present")
-        with self._reaching():
-            async with self.redis.pipeline(transaction=True) as pipe:
+
+        async def mark(redis: aioredis.Redis) -> None:
+            async with redis.pipeline(transaction=True) as pipe:
                 pipe.hset(key, mapping={f"{p} {self.worker_id}": now for p in players})
                 pipe.expire(key, _TTL)
                 await pipe.execute()
+
+        await self._tat(tid, mark)
 
     async def drop_present(self, tid: str, players: list[str]) -> None:
         """HDEL this worker's fields of ``players``."""
         if not players:
             return
-        with self._reaching():
-            await self.redis.hdel(
-                self._tkey(tid, "present"), *(f"{p} {self.worker_id}" for p in players)
-            )
+        key, fields = self._tkey(tid, "present"), [f"{p} {self.worker_id}" for p in players]
+        await self._tat(tid, lambda r: r.hdel(key, *fields))
 
     async def present(self, tid: str, since: int) -> set[str]:
         """The players some worker saw at ``since`` or later (a dead worker's marks age)."""
-        with self._reaching():
-            raw = await self.redis.hgetall(self._tkey(tid, "present"))
+        key = self._tkey(tid, "present")
+        raw = await self._tat(tid, lambda r: r.hgetall(key))
         out = set()
         for field, at in raw.items():
             if int(at) >= since:
@@ -303,7 +351,8 @@ class RedisTournaments:
 
     async def hold_lease(self, tid: str, ms: int) -> bool:
         """SET NX PX, or PEXPIRE when this worker holds it."""
-        _, lease = self._scripts()
-        with self._reaching():
-            held = await lease(keys=[self._tkey(tid, "lease")], args=[self.worker_id, ms])
+        lease, key = self._tournament_script("lease"), self._tkey(tid, "lease")
+        held = await self._tat(
+            tid, lambda r: lease(keys=[key], args=[self.worker_id, ms], client=r)
+        )
         return bool(held)

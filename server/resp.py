@@ -19,6 +19,13 @@ failed is unknown: the caller decides whether to send it again (:class:`RedisBac
 as each move names its place in the log). A command that was never written — no connection
 could be opened, or the pipe is closed — fails with :class:`NotSent`: Redis certainly did
 not run it.
+
+A pipe may end each write with a barrier command (``WAIT 1 <ms>``: a replica has the
+writes; ``WAITAOF 1 0 <ms>``: the primary's append-only file has them): the replies of that
+write's commands are then passed on only once the barrier answered, and when it did not
+confirm them in time each fails with :class:`NotSettled` (Redis ran it; it may not survive
+the loss of the primary). One barrier covers all the commands of a write, as Redis answers
+WAIT for every write the connection made before it.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import hiredis
@@ -34,7 +42,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["NotSent", "RespPipe"]
+__all__ = ["NotSent", "NotSettled", "RespPipe"]
 
 logger = logging.getLogger("samedeal.redis")
 
@@ -43,15 +51,37 @@ class NotSent(RedisConnectionError):
     """The command was never written to Redis: it certainly did not run."""
 
 
+class NotSettled(Exception):
+    """Redis ran the command, but the barrier after it did not confirm it in time (no
+    replica acknowledged it, the file was not synced): ``reply`` is Redis's reply to the
+    command, ``barrier`` its reply to the barrier."""
+
+    def __init__(self, reply: Any, barrier: Any) -> None:
+        super().__init__(f"not confirmed by the barrier (it answered {barrier!r})")
+        self.reply = reply
+        self.barrier = barrier
+
+
 class RespPipe:
     """Pipelined commands on one connection at a time; ``connect`` makes a redis-py
     connection of the right settings (used only for the handshake)."""
 
-    def __init__(self, connect: Any, *, reply_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        connect: Any,
+        *,
+        reply_timeout: float = 10.0,
+        barrier: bytes | None = None,
+        settled: Callable[[Any], bool] | None = None,
+    ) -> None:
         #: an async callable returning a connected redis-py connection
         self._connect = connect
         #: seconds the oldest unanswered command may wait before the connection is dropped
         self.reply_timeout = reply_timeout
+        #: a command (wire format) written after each batch, and the test its reply must
+        #: pass for the batch's replies to count as settled
+        self.barrier = barrier
+        self.settled = settled or bool
         self._link: _Link | None = None
         self._opening: asyncio.Task[None] | None = None
         # queued this turn of the loop, not yet written
@@ -85,7 +115,11 @@ class RespPipe:
             if self._opening is None:
                 self._opening = asyncio.get_running_loop().create_task(self._open())
             return  # written once the connection is open
-        link.write(b"".join(self._queue), self._queued)
+        if self.barrier is None:
+            link.write(b"".join(self._queue), self._queued)
+        else:
+            self._queue.append(self.barrier)
+            link.write_settled(b"".join(self._queue), _Batch(self._queued, self.settled))
         self._queue.clear()
         self._queued = []
 
@@ -145,14 +179,25 @@ class _Link(asyncio.Protocol):
         self.pipe = pipe
         self.transport = transport
         self.reader = hiredis.Reader(replyError=ResponseError)
-        # written, waiting for their replies: (future, loop time when written)
-        self.sent: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
+        # written, waiting for their replies: (future, loop time when written); the
+        # commands of a batch followed by a barrier each have the batch instead
+        self.sent: collections.deque[tuple[asyncio.Future[Any] | _Batch, float]] = (
+            collections.deque()
+        )
         self.watchdog: asyncio.TimerHandle | None = None
         self.streams: tuple[Any, ...] = ()
 
     def write(self, data: bytes, futures: list[asyncio.Future[Any]]) -> None:
         now = asyncio.get_running_loop().time()
         self.sent.extend((future, now) for future in futures)
+        self.transport.write(data)
+        if self.watchdog is None:
+            self._arm()
+
+    def write_settled(self, data: bytes, batch: _Batch) -> None:
+        """Write commands and their barrier (the last command of ``data``)."""
+        now = asyncio.get_running_loop().time()
+        self.sent.extend((batch, now) for _ in range(len(batch.futures) + 1))
         self.transport.write(data)
         if self.watchdog is None:
             self._arm()
@@ -173,15 +218,15 @@ class _Link(asyncio.Protocol):
                 self.drop(RedisConnectionError("a reply from Redis to no command"))
                 return
             future = sent.popleft()[0]
-            if future.done():
+            if future.__class__ is _Batch:
+                future.take(reply)
+                continue
+            if future.done():  # type: ignore[union-attr]
                 continue  # its caller went away; the command ran all the same
             if isinstance(reply, ResponseError):
-                message = str(reply)
-                future.set_exception(
-                    NoScriptError(message) if message.startswith("NOSCRIPT") else reply
-                )
+                future.set_exception(_error(reply))  # type: ignore[union-attr]
             else:
-                future.set_result(reply)
+                future.set_result(reply)  # type: ignore[union-attr]
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.drop(RedisConnectionError(f"connection to Redis lost: {exc!r}" if exc else "closed"))
@@ -199,7 +244,9 @@ class _Link(asyncio.Protocol):
                 "store connection to Redis failed, %d commands unanswered: %s", len(sent), error
             )
         for future, _ in sent:
-            if not future.done():
+            if isinstance(future, _Batch):
+                future.fail(error)
+            elif not future.done():
                 future.set_exception(error)
         self.transport.abort()
 
@@ -216,3 +263,42 @@ class _Link(asyncio.Protocol):
             self.drop(RedisTimeoutError(f"no reply from Redis for {waited:.1f}s"))
         else:
             self._arm()
+
+
+def _error(reply: ResponseError) -> Exception:
+    message = str(reply)
+    return NoScriptError(message) if message.startswith("NOSCRIPT") else reply
+
+
+class _Batch:
+    """The commands of one write followed by a barrier: their replies are kept until the
+    barrier's reply tells whether they are settled."""
+
+    __slots__ = ("futures", "replies", "settled")
+
+    def __init__(self, futures: list[asyncio.Future[Any]], settled: Callable[[Any], bool]) -> None:
+        self.futures = futures
+        self.settled = settled
+        self.replies: list[Any] = []
+
+    def take(self, reply: Any) -> None:
+        """The next reply of the batch: a command's, or (the last) the barrier's."""
+        if len(self.replies) < len(self.futures):
+            self.replies.append(reply)
+            return
+        ok = not isinstance(reply, Exception) and self.settled(reply)
+        for future, answer in zip(self.futures, self.replies, strict=True):
+            if future.done():
+                continue
+            if isinstance(answer, ResponseError):
+                future.set_exception(_error(answer))  # refused: nothing to settle
+            elif ok:
+                future.set_result(answer)
+            else:
+                future.set_exception(NotSettled(answer, reply))
+
+    def fail(self, error: Exception) -> None:
+        """The connection failed before the barrier answered."""
+        for future in self.futures:
+            if not future.done():
+                future.set_exception(error)

@@ -19,7 +19,15 @@ import pytest
 pytest_plugins = ["server_fixtures", "pg_fixtures"]
 
 _SERVER_FIXTURES = frozenset(
-    {"server", "start_server", "redis_url", "backend_kind", "pg_server", "records_url"}
+    {
+        "server",
+        "start_server",
+        "redis_url",
+        "redis_cluster",
+        "backend_kind",
+        "pg_server",
+        "records_url",
+    }
 )
 
 

@@ -1,11 +1,13 @@
-"""The fixtures of every test that needs a server: a real Redis, a real server on port 0,
-clients.
+"""The fixtures of every test that needs a server: a real Redis, a real Redis Cluster, a
+real server on port 0, clients.
 
-``server`` is parametrized over the two backends (memory, redis); ``backend_kind`` gives a
-test the backend's name to start its own with ``start_server`` (other settings). Every test
-using them fails on any ERROR log line. ``live_server`` runs a memory-backed server that
-serves the browser client's files too, as ``samedeal serve`` does (browser, terminal and
-bot tests).
+``server`` is parametrized over the three backends (memory, redis: one Redis, cluster: a
+local Redis Cluster of 3 primaries and 3 replicas, shared by the session); ``backend_kind``
+gives a test the backend's name to start its own with ``start_server`` (other settings).
+Every test using them fails on any ERROR log line. ``live_server`` runs a memory-backed
+server that serves the browser client's files too, as ``samedeal serve`` does (browser,
+terminal and bot tests). :class:`LocalCluster` starts a cluster of one's own (a test that
+kills its nodes).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import contextlib
 import json
 import logging
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -29,6 +32,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+import redis
+from redis.crc import key_slot
 
 from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
@@ -42,12 +47,14 @@ __all__ = [
     "DAILY_TEST_KEY",
     "WINS",
     "LiveServer",
+    "LocalCluster",
     "ServerHandle",
     "backend_kind",
     "free_port",
     "http_get",
     "live_server",
     "on_day",
+    "redis_cluster",
     "redis_url",
     "server",
     "start_server",
@@ -56,6 +63,7 @@ __all__ = [
 ]
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -65,6 +73,21 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def free_cluster_port() -> int:
+    """A port free on 127.0.0.1 for a Redis Cluster node, whose cluster bus port (the port +
+    10000) is free too: both below the range the system picks connections' ports from."""
+    for _ in range(200):
+        port = random.randrange(20000, 22700)
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a Redis Cluster node")
 
 
 def wait_port(port: int, timeout: float = 10.0) -> None:
@@ -130,6 +153,163 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         proc.kill()
         proc.wait()
+
+
+class LocalCluster:
+    """A Redis Cluster on 127.0.0.1: ``primaries`` primaries with one replica each, on free
+    ports, in ``workdir`` (each node's config and files in its own directory). A node can
+    be killed (SIGKILL) and started again on the same port and directory, where it rejoins
+    the cluster (a replica, once another node took its slots over)."""
+
+    def __init__(
+        self, workdir: Path, *, primaries: int = 3, node_timeout_ms: int = 2000, **config: str
+    ) -> None:
+        self.workdir = workdir
+        self.ports: list[int] = []
+        while len(self.ports) < primaries * 2:
+            port = free_cluster_port()
+            if port not in self.ports:
+                self.ports.append(port)
+        self.node_timeout_ms = node_timeout_ms
+        self.config = config
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+
+    @property
+    def url(self) -> str:
+        """The cluster's URL for ``samedeal serve --redis`` (two seed nodes)."""
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in self.ports[:2])
+
+    def start_node(self, port: int) -> None:
+        """Start (or start again) the node of ``port``."""
+        home = self.workdir / str(port)
+        home.mkdir(exist_ok=True)
+        argv = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(home)]
+        argv += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+        argv += ["--cluster-node-timeout", str(self.node_timeout_ms)]
+        argv += ["--save", "", "--appendonly", "no", "--logfile", "redis.log"]
+        # a replica's first sync at once, not after the default 5 s wait for others
+        argv += ["--repl-diskless-sync-delay", "0"]
+        for name, value in self.config.items():
+            argv += [f"--{name.replace('_', '-')}", value]
+        self.procs[port] = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        wait_port(port)
+
+    def start(self) -> None:
+        """Start every node, join them (``redis-cli --cluster create``), wait until every
+        node sees every slot served."""
+        for port in self.ports:
+            self.start_node(port)
+        subprocess.run(
+            [REDIS_CLI, "--cluster", "create"]
+            + [f"127.0.0.1:{p}" for p in self.ports]
+            + ["--cluster-replicas", "1", "--cluster-yes"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
+        )
+        self.wait_healthy()
+
+    def cli(self, port: int, *args: str) -> str:
+        """A ``redis-cli`` command on one node; its output."""
+        done = subprocess.run(
+            [REDIS_CLI, "-p", str(port), *args], capture_output=True, timeout=10, check=False
+        )
+        return done.stdout.decode()
+
+    def nodes(self, port: int | None = None) -> list[list[str]]:
+        """``CLUSTER NODES`` as seen by a live node: one row of fields per node."""
+        ask = port or next(p for p, proc in self.procs.items() if proc.poll() is None)
+        return [line.split() for line in self.cli(ask, "cluster", "nodes").splitlines() if line]
+
+    def primary_ports(self) -> list[int]:
+        """The ports of the nodes serving slots (failed ones left out)."""
+        return sorted(
+            int(row[1].split("@")[0].rsplit(":", 1)[1])
+            for row in self.nodes()
+            if "master" in row[2] and "fail" not in row[2] and len(row) > 8
+        )
+
+    def port_of_slot(self, slot: int) -> int:
+        """The port of the primary serving ``slot``."""
+        for row in self.nodes():
+            if "master" not in row[2] or "fail" in row[2]:
+                continue
+            for part in row[8:]:
+                low, _, high = part.partition("-")
+                if low.isdigit() and int(low) <= slot <= int(high or low):
+                    return int(row[1].split("@")[0].rsplit(":", 1)[1])
+        raise LookupError(f"no primary serves slot {slot}")
+
+    def wait_healthy(self, timeout: float = 30.0) -> None:
+        """Wait until every live node says the cluster is ok and sees 3 live primaries
+        that serve every slot, each with a live replica in sync."""
+        deadline = time.monotonic() + timeout
+        while True:
+            live = [p for p, proc in self.procs.items() if proc.poll() is None]
+            states = [self.cli(p, "cluster", "info") for p in live]
+            if all("cluster_state:ok" in s for s in states) and self._replicated():
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the cluster is not healthy: {states}")
+            time.sleep(0.1)
+
+    def _replicated(self) -> bool:
+        """Every primary's writes reach a replica: a write of ours, then ``WAIT 1`` (a
+        replica is taken as ready once it answers, not when it says it is online: for a
+        moment after its first sync it does not acknowledge yet)."""
+        primaries = self.primary_ports()
+        if len(primaries) * 2 != len(self.ports):
+            return False
+        for port in primaries:
+            key = self._key_on(port)
+            r = redis.Redis(port=port, socket_timeout=5)
+            try:
+                r.set(key, "1")
+                if int(r.execute_command("WAIT", 1, 200)) < 1:
+                    return False
+            except redis.RedisError:
+                return False
+            finally:
+                r.close()
+        return True
+
+    def _key_on(self, port: int) -> str:
+        """A key of a slot the primary on ``port`` serves."""
+        for n in range(100_000):
+            key = f"ready:{{{n}}}"
+            with contextlib.suppress(LookupError):
+                if self.port_of_slot(key_slot(key.encode())) == port:
+                    return key
+        raise LookupError(f"no slot on {port}")
+
+    def kill(self, port: int) -> None:
+        """SIGKILL the node of ``port``."""
+        proc = self.procs[port]
+        proc.kill()
+        proc.wait()
+
+    def stop(self) -> None:
+        """Kill every node."""
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A throw-away Redis Cluster (3 primaries, 3 replicas) for the session."""
+    if not (os.path.exists(REDIS_SERVER) and os.path.exists(REDIS_CLI)):
+        pytest.skip("redis-server or redis-cli is not installed")
+    cluster = LocalCluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 class _ErrorRecords(logging.Handler):
@@ -219,7 +399,8 @@ async def start_server(
     request: pytest.FixtureRequest, no_error_logs: _ErrorRecords
 ) -> AsyncIterator[StartServer]:
     """Start servers: ``await start_server("redis", rate=5.0, event_cap=10)`` — Config fields
-    and backend options (``event_cap``, ``active_ttl``, ``finished_ttl``) as keywords."""
+    and backend options (``event_cap``, ``active_ttl``, ``finished_ttl``) as keywords; kinds
+    ``memory``, ``redis`` (one Redis) and ``cluster`` (the session's Redis Cluster)."""
     stack = contextlib.AsyncExitStack()
     handles: list[ServerHandle] = []
 
@@ -231,6 +412,9 @@ async def start_server(
         if kind == "redis":
             url = request.getfixturevalue("redis_url")
             backend = RedisBackend(url, worker_id=f"test-{len(handles)}", **backend_opts)
+        elif kind == "cluster":
+            cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+            backend = RedisBackend(cluster.url, worker_id=f"test-{len(handles)}", **backend_opts)
         else:
             backend = MemoryBackend(worker_id=f"test-{len(handles)}", **backend_opts)
         config = Config(**{**TEST_CONFIG, **options})
@@ -268,7 +452,7 @@ def on_day() -> Iterator[Callable[..., None]]:
         set_clock_offset(0)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 def backend_kind(request: pytest.FixtureRequest) -> str:
     """Each backend's name in turn, for ``start_server``."""
     kind: str = request.param

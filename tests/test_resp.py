@@ -11,12 +11,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.redis_backend import _resp_args
+from server.redis_scripts import command
 from server.resp import RespPipe
-
-
-def command(*args: Any) -> bytes:
-    return b"*%d\r\n" % len(args) + _resp_args(list(args))
 
 
 def pipe_for(url: str, **kwargs: Any) -> RespPipe:
@@ -108,3 +104,26 @@ async def test_closed_pipe_refuses_and_fails_what_waits(redis_url: str) -> None:
         await queued
     with pytest.raises(RedisConnectionError):
         await pipe.send(command("PING"))
+
+
+async def test_a_barrier_holds_the_replies_until_it_answers(redis_url: str) -> None:
+    """Each write ends with the barrier; its reply decides for the whole batch: passed on,
+    or ``NotSettled`` carrying the command's own reply. Error replies stay errors."""
+    wait = command("WAIT", 1, 20)  # the test Redis has no replica: WAIT answers 0
+    strict = pipe_for(redis_url, barrier=wait, settled=lambda n: n >= 1)
+    lenient = pipe_for(redis_url, barrier=wait, settled=lambda n: n >= 0)
+    try:
+        batch = [
+            strict.send(command("SET", "resp:b", "1")),
+            strict.send(command("INCR", "resp:b")),
+            strict.send(command("HGET", "resp:b", "x")),  # wrong type: an error reply
+        ]
+        results = await asyncio.gather(*batch, return_exceptions=True)
+        assert [type(r).__name__ for r in results] == ["NotSettled", "NotSettled", "ResponseError"]
+        assert [r.reply for r in results[:2]] == [b"OK", 2]  # type: ignore[union-attr]
+        assert await lenient.send(command("INCR", "resp:b")) == 3
+        many = [lenient.send(command("INCR", "resp:n2")) for _ in range(500)]
+        assert await asyncio.gather(*many) == list(range(1, 501))
+    finally:
+        strict.close()
+        lenient.close()

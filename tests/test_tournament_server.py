@@ -487,8 +487,11 @@ async def forget(server: ServerHandle, tid: str) -> None:
     if server.kind == "memory":
         backend._tournaments.pop(tid)
     else:
-        keys = await backend.redis.keys(f"sd:{{T:{tid}}}:*")
-        await backend.redis.delete(*keys)
+
+        async def drop(redis: Any) -> None:  # on the shard of the tournament's tag
+            await redis.delete(*await redis.keys(f"sd:{{T:{tid}}}:*"))
+
+        await backend._at(f"T:{tid}", drop)
 
 
 async def test_a_scheduled_start_on_winnable_deals(start_server: Start, tmp_path: Path) -> None:
