@@ -180,7 +180,7 @@ daily_attempts = Table(
     Column("race_public_id", String(16), nullable=True),
     Column("started_at", BigInteger, nullable=False),
     Column("ended_at", BigInteger, nullable=True),
-    Index("ix_daily_attempts_board", "game", "day", "ranked", "rank_key"),
+    Index("ix_daily_attempts_board", "game", "day", "ranked", "rank_key", "started_at"),
 )
 
 daily_scores = Table(
