@@ -290,24 +290,28 @@ def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEnt
             daily_scores.c.score > score,
         )
     ).scalar_one()
+    # Both counts bound the rank key by the row's own key, not by _board's "rank_key <
+    # OPEN_KEY" (which the row's key, a ranking one, implies): given both upper bounds,
+    # SQLite searched the index up to OPEN_KEY, most of the day, and filtered.
+    same_day = (
+        daily_attempts.c.game == game,
+        daily_attempts.c.day == day,
+        daily_attempts.c.ranked.is_(True),
+    )
     better += conn.execute(
         select(func.count())
         .select_from(daily_attempts)
         .where(
-            _board(game, day),
+            *same_day,
             daily_attempts.c.rank_key >= (_SCORE_CAP - score) * 10**12,
             daily_attempts.c.rank_key < row.rank_key,
         )
     ).scalar_one()
-    # (not _board's "rank_key < OPEN_KEY": with it SQLite searched the index by that range,
-    # most of the day, instead of by the key; the key is a ranking one already)
     tied = conn.execute(
         select(func.count())
         .select_from(daily_attempts)
         .where(
-            daily_attempts.c.game == game,
-            daily_attempts.c.day == day,
-            daily_attempts.c.ranked.is_(True),
+            *same_day,
             daily_attempts.c.rank_key == row.rank_key,
             daily_attempts.c.started_at < row.started_at,
         )
