@@ -4,9 +4,10 @@ ties and unranked attempts included — on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 
-from records_helpers import store
+from records_helpers import query, store
 from sqlalchemy import Connection, insert, select
 
 from server.records.daily import OPEN_KEY, rank_key
@@ -76,3 +77,42 @@ async def test_own_place_is_the_place_on_the_full_leaderboard(store: SqlRecordsS
         mine = await store.own_entry(GAME, DAY, pid)
         assert mine is not None
         assert mine.rank == place.get(pid, 0), pid  # 0: not on the board
+
+
+def _players(conn: Connection, count: int) -> list[str]:
+    ids = [f"q{i:015d}" for i in range(count)]
+    conn.execute(insert(players), [{"public_id": pid, "name": pid, "created_at": 0} for pid in ids])
+    return ids
+
+
+async def test_asks_made_at_once_are_taken_in_order(store: SqlRecordsStore) -> None:
+    """Forty races starting at once, players shared between them (one only watching): each
+    player's day gets one attempt, made by the first ask (written together, as one by one)."""
+    ids = await store.db.write(_players, 20)
+    asks = [
+        ((ids[i % 20], False), (ids[(i + 7) % 20], i % 3 == 0), ("q" + "9" * 15, False))
+        for i in range(40)
+    ]
+    results = await asyncio.gather(
+        *(
+            store.begin_attempts(
+                game=GAME, day=DAY, day_start=10, race=(f"R{i}", 1, 1), players=ask, now=100 + i
+            )
+            for i, ask in enumerate(asks)
+        )
+    )
+    seen: dict[str, int] = {}
+    for i, (ask, kinds) in enumerate(zip(asks, results, strict=True)):
+        expected = {}
+        for pid, watching in ask[:2]:  # the third is nobody: no attempt, no kind
+            first = pid not in seen
+            seen.setdefault(pid, i)
+            expected[pid] = ("unranked" if watching else "ranked") if first else "practice"
+        assert kinds == expected, i
+    rows = await query(
+        store,
+        select(players.c.public_id, daily_attempts.c.room).join_from(
+            daily_attempts, players, players.c.id == daily_attempts.c.player_id
+        ),
+    )
+    assert sorted(rows) == sorted((pid, f"R{i}") for pid, i in seen.items())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, and_, func, select, update
@@ -25,6 +26,7 @@ from .tables import daily_attempts, daily_scores, players, seats
 __all__ = [
     "OPEN_KEY",
     "OPEN_STATUSES",
+    "AttemptsAsked",
     "begin_attempts",
     "close_unfinished",
     "daily_stats",
@@ -60,64 +62,93 @@ def _insert(conn: Connection) -> Any:
     return dialect_insert(conn, daily_attempts)
 
 
-def begin_attempts(
-    conn: Connection,
-    *,
-    game: str,
-    day: str,
-    day_start: int,
-    race: tuple[str, int, int],
-    players_in: Sequence[tuple[str, bool]],
-    now: int,
-) -> dict[str, str]:
-    """Make the attempt of each ``(player public id, watching)`` that has none for the
-    day; for each player: ``ranked``, ``unranked`` (an identity made after the day began,
-    or one that only watches) or ``practice`` (the day's attempt was made before)."""
-    wanted = sorted({pid for pid, _ in players_in})
+@dataclass(frozen=True, slots=True)
+class AttemptsAsked:
+    """The day's attempts of the racers (or a spectator) of one race about to start: each
+    ``(player public id, watching)`` of ``players_in``."""
+
+    game: str
+    day: str
+    day_start: int
+    race: tuple[str, int, int]  # room code, its creation time, race number
+    players_in: tuple[tuple[str, bool], ...]
+    now: int
+
+
+def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dict[str, str]]:
+    """Make the attempt of each player of each of ``asked`` that has none for the day — in
+    order: of two asks for one player's day, the first makes it — and say, per ask and
+    player: ``ranked``, ``unranked`` (an identity made after the day began, or one that only
+    watches) or ``practice`` (the day's attempt was made before). Two statements whatever
+    the number of asks (a thousand players starting at once are written together)."""
+    wanted = sorted({pid for a in asked for pid, _ in a.players_in})
     if not wanted:
-        return {}
-    found = conn.execute(
-        select(players.c.public_id, players.c.id, players.c.created_at).where(
-            players.c.public_id.in_(wanted), players.c.deleted_at.is_(None)
-        )
-    )
-    known = {pid: (pk, created) for pid, pk, created in found}
-    watching = dict(players_in)
-    room, created_at, race_no = race
-    out: dict[str, str] = {}
-    for pid in wanted:
-        if pid not in known:
-            continue
-        pk, created = known[pid]
-        watched = watching[pid]
-        ranked = created < day_start and not watched
-        inserted = conn.execute(
-            _insert(conn)
-            .values(
-                player_id=pk,
-                game=game,
-                day=day,
-                ranked=ranked,
-                status="watched" if watched else "playing",
-                room=room,
-                room_created_at=created_at,
-                race_no=race_no,
-                score=0,
-                moves=0,
-                on_foundations=0,
-                deck_turns=0,
-                elapsed_ms=None,
-                rank_key=OPEN_KEY,
-                race_public_id=None,
-                started_at=now,
-                ended_at=None,
+        return [{} for _ in asked]
+    known: dict[str, tuple[int, int]] = {}
+    for first in range(0, len(wanted), 500):
+        found = conn.execute(
+            select(players.c.public_id, players.c.id, players.c.created_at).where(
+                players.c.public_id.in_(wanted[first : first + 500]),
+                players.c.deleted_at.is_(None),
             )
-            .on_conflict_do_nothing(index_elements=["player_id", "game", "day"])
         )
-        if inserted.rowcount:
-            out[pid] = "ranked" if ranked else "unranked"
-        else:
-            out[pid] = "practice"
+        known.update({pid: (pk, created) for pid, pk, created in found})
+    rows: list[dict[str, Any]] = []
+    made: dict[tuple[int, str, str], str] = {}  # the attempt each row would make: its kind
+    for a in asked:
+        room, created_at, race_no = a.race
+        for pid, watched in dict(a.players_in).items():
+            if pid not in known:
+                continue
+            pk, created = known[pid]
+            key = (pk, a.game, a.day)
+            if key in made:
+                continue  # asked twice at once: the first ask makes it
+            ranked = created < a.day_start and not watched
+            made[key] = "ranked" if ranked else "unranked"
+            rows.append(
+                {
+                    "player_id": pk,
+                    "game": a.game,
+                    "day": a.day,
+                    "ranked": ranked,
+                    "status": "watched" if watched else "playing",
+                    "room": room,
+                    "room_created_at": created_at,
+                    "race_no": race_no,
+                    "score": 0,
+                    "moves": 0,
+                    "on_foundations": 0,
+                    "deck_turns": 0,
+                    "elapsed_ms": None,
+                    "rank_key": OPEN_KEY,
+                    "race_public_id": None,
+                    "started_at": a.now,
+                    "ended_at": None,
+                }
+            )
+    inserted: set[tuple[int, str, str]] = set()
+    c = daily_attempts.c
+    for first in range(0, len(rows), 200):
+        result = conn.execute(
+            _insert(conn)
+            .values(rows[first : first + 200])
+            .on_conflict_do_nothing(index_elements=["player_id", "game", "day"])
+            .returning(c.player_id, c.game, c.day)
+        )
+        inserted.update((pk, game, day) for pk, game, day in result)
+    out: list[dict[str, str]] = []
+    claimed: set[tuple[int, str, str]] = set()
+    for a in asked:
+        kinds: dict[str, str] = {}
+        for pid in dict(a.players_in):
+            if pid not in known:
+                continue
+            key = (known[pid][0], a.game, a.day)
+            first_ask = key in inserted and key not in claimed
+            kinds[pid] = made[key] if first_ask else "practice"
+            claimed.add(key)
+        out.append(kinds)
     return out
 
 

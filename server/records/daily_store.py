@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
-from functools import partial
 
 from sqlalchemy import Connection
 
@@ -27,6 +27,13 @@ class DailyCalls:
     """The daily challenge in the records store: its key, attempts, leaderboards, stats."""
 
     db: Database
+    #: attempts asked for while the last batch was being written, and the writing task
+    _attempts_asked: list[tuple[daily_io.AttemptsAsked, asyncio.Future[dict[str, str]]]]
+    _attempts_writing: asyncio.Task[None] | None
+
+    def _init_daily(self) -> None:
+        self._attempts_asked = []
+        self._attempts_writing = None
 
     async def daily_key(self) -> bytes:
         """The server's secret daily key (32 bytes), made on first use and the same for
@@ -43,22 +50,37 @@ class DailyCalls:
         players: Sequence[tuple[str, bool]],
         now: int,
     ) -> dict[str, str]:
-        """Make the day's attempt of each (player id, watching) that has none, in one
-        transaction: see :func:`server.records.daily.begin_attempts`."""
-        valid = [(pid, w) for pid, w in players if ids.is_player_id(pid)]
+        """Make the day's attempt of each (player id, watching) that has none: see
+        :func:`server.records.daily.begin_attempts`. The asks that arrive while a write of
+        them is under way are written together next, in one transaction (a thousand
+        players starting the day's deal within a second do not queue one by one)."""
+        valid = tuple((pid, w) for pid, w in players if ids.is_player_id(pid))
         if not valid:
             return {}
-        return await self.db.write(
-            partial(
-                daily_io.begin_attempts,
-                game=game,
-                day=day,
-                day_start=day_start,
-                race=race,
-                players_in=valid,
-                now=now,
-            )
-        )
+        done: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+        asked = daily_io.AttemptsAsked(game, day, day_start, race, valid, now)
+        self._attempts_asked.append((asked, done))
+        if self._attempts_writing is None:
+            self._attempts_writing = asyncio.create_task(self._write_attempts())
+        return await done
+
+    async def _write_attempts(self) -> None:
+        """Write the asked attempts, a batch at a time, until none is waiting."""
+        try:
+            while asks := self._attempts_asked:
+                self._attempts_asked = []
+                try:
+                    made = await self.db.write(daily_io.begin_attempts, [a for a, _ in asks])
+                except Exception as exc:  # each waiting ask is told (nothing was made)
+                    for _, done in asks:
+                        if not done.done():
+                            done.set_exception(exc)
+                    continue
+                for (_, done), kinds in zip(asks, made, strict=True):
+                    if not done.done():
+                        done.set_result(kinds)
+        finally:
+            self._attempts_writing = None
 
     async def close_unfinished(self, before_day: str, now: int) -> int:
         """Close the attempts of past days still open; how many."""

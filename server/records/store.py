@@ -162,6 +162,7 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RecordsStore):
         create_window: float = 3600.0,
     ) -> None:
         self.db = db
+        self._init_daily()
         self.retention_days = retention_days
         self.create_limit = create_limit
         self.create_window = create_window
