@@ -8,8 +8,9 @@ no asyncio, no storage.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from engine import new_game
 
@@ -261,19 +262,29 @@ def _start(
     if room.secret_until is not None and now >= room.secret_until:
         room.daily = False  # the day is over: an ordinary deal from now on
         room.daily_day = room.secret_until = None
-    first = new_game(deal or room.deal)
+    total, view = _first_board(deal or room.deal)
     return start_race(
         room,
         progress,
         by,
         now,
         countdown_ms,
-        first.total,
+        total,
         deal=deal,
         typed=typed,
-        view=first.player_view(),
+        view=view,
         attempts=attempts,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _first_board(deal: str) -> tuple[int, dict[str, Any]]:
+    """The card total and the first board of ``deal``, made once for the many rooms that
+    start one deal (the day's, a shared one: a thousand players starting the day's deal
+    would lay it out a thousand times). The board is encoded into ``race_starting``, never
+    changed."""
+    first = new_game(deal)
+    return first.total, first.player_view()
 
 
 @dataclass(frozen=True, slots=True)
