@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, select, update
+from sqlalchemy import BigInteger, Connection, and_, cast, func, literal, select, update
 
 from .models import DailyEntry, DailyStats, RaceRecord
 from .tables import daily_attempts, daily_scores, players, seats
@@ -297,9 +297,10 @@ def leaderboard(conn: Connection, game: str, day: str, limit: int, offset: int) 
 
 def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEntry | None:
     """A player's attempt of the day with their place (0 when it does not rank: not over,
-    unranked or watched)."""
+    unranked or watched) — read with the counts of the attempts ahead in one statement (one
+    round trip to PostgreSQL)."""
     row = conn.execute(
-        select(*_ENTRY_COLUMNS)
+        select(*_ENTRY_COLUMNS, *_ahead_of_row())
         .select_from(daily_attempts.join(players, players.c.id == daily_attempts.c.player_id))
         .where(
             players.c.public_id == player_id,
@@ -311,43 +312,68 @@ def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEnt
         return None
     if not row.ranked or row.status in OPEN_STATUSES:
         return _entry(0, row)
-    # the attempts with a better score, summed from the day's score counts; then, among the
-    # equal scores (a short range of the index), the better keys and the same key earlier
+    if 0 <= row.score <= _SCORE_CAP:
+        return _entry(int(row.better_scores) + int(row.better_keys) + int(row.earlier) + 1, row)
+    return _entry(_ahead(conn, game, day, row) + 1, row)  # counted under its capped score
+
+
+# The attempts ahead of one: those of a better score, summed from the day's score counts
+# (kept by capped score); of the same score, the better keys; of the same key, those
+# started earlier. The counts bound the rank key by the attempt's own key, not by _board's
+# "rank_key < OPEN_KEY" (which a ranking key implies): given both upper bounds, SQLite
+# searched the index up to OPEN_KEY, most of the day, and filtered.
+
+
+def _ahead_of_row() -> list[Any]:
+    """The three counts as scalar subqueries of the attempt row being read (its score
+    within the counts' range)."""
+    me, other = daily_attempts.c, daily_attempts.alias("other").c
+    same_day = (other.game == me.game, other.day == me.day, other.ranked.is_(True))
+    better_scores = select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
+        daily_scores.c.game == me.game,
+        daily_scores.c.day == me.day,
+        daily_scores.c.score > me.score,
+    )
+    better_keys = select(func.count()).where(
+        *same_day,
+        other.rank_key >= cast(_SCORE_CAP - me.score, BigInteger) * literal(10**12, BigInteger),
+        other.rank_key < me.rank_key,
+    )
+    earlier = select(func.count()).where(
+        *same_day, other.rank_key == me.rank_key, other.started_at < me.started_at
+    )
+    return [
+        better_scores.scalar_subquery().label("better_scores"),
+        better_keys.scalar_subquery().label("better_keys"),
+        earlier.scalar_subquery().label("earlier"),
+    ]
+
+
+def _ahead(conn: Connection, game: str, day: str, row: Any) -> int:
+    """The three counts for an attempt whose score is out of the counts' range (capped)."""
     score = min(max(row.score, 0), _SCORE_CAP)
-    better = conn.execute(
-        select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
-            daily_scores.c.game == game,
-            daily_scores.c.day == day,
-            daily_scores.c.score > score,
-        )
-    ).scalar_one()
-    # Both counts bound the rank key by the row's own key, not by _board's "rank_key <
-    # OPEN_KEY" (which the row's key, a ranking one, implies): given both upper bounds,
-    # SQLite searched the index up to OPEN_KEY, most of the day, and filtered.
     same_day = (
         daily_attempts.c.game == game,
         daily_attempts.c.day == day,
         daily_attempts.c.ranked.is_(True),
     )
-    better += conn.execute(
-        select(func.count())
-        .select_from(daily_attempts)
-        .where(
-            *same_day,
-            daily_attempts.c.rank_key >= (_SCORE_CAP - score) * 10**12,
-            daily_attempts.c.rank_key < row.rank_key,
-        )
-    ).scalar_one()
-    tied = conn.execute(
-        select(func.count())
-        .select_from(daily_attempts)
-        .where(
-            *same_day,
-            daily_attempts.c.rank_key == row.rank_key,
-            daily_attempts.c.started_at < row.started_at,
-        )
-    ).scalar_one()
-    return _entry(int(better) + int(tied) + 1, row)
+    better_scores = select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
+        daily_scores.c.game == game,
+        daily_scores.c.day == day,
+        daily_scores.c.score > score,
+    )
+    better_keys = select(func.count()).where(
+        *same_day,
+        daily_attempts.c.rank_key >= (_SCORE_CAP - score) * 10**12,
+        daily_attempts.c.rank_key < row.rank_key,
+    )
+    earlier = select(func.count()).where(
+        *same_day,
+        daily_attempts.c.rank_key == row.rank_key,
+        daily_attempts.c.started_at < row.started_at,
+    )
+    counts = (q.scalar_subquery() for q in (better_scores, better_keys, earlier))
+    return sum(int(n) for n in conn.execute(select(*counts)).one())
 
 
 def raced_with(
