@@ -33,11 +33,12 @@ def _fill(conn: Connection, count: int) -> list[str]:
     scores: dict[int, int] = {}
     for i, pid in enumerate(ids):
         won = rng.random() < 0.4
-        score, moves = rng.choice((0, 50, 900)), rng.choice((90, 120))
+        # 150,000: past the rank key's cap, ranked and counted as 99,999
+        score, moves = rng.choice((0, 50, 900, 150_000)), rng.choice((90, 120))
         elapsed = rng.choice((60_000, 61_000)) if won else None
         ranked, playing = rng.random() < 0.9, rng.random() < 0.1
         if ranked and not playing:
-            scores[score] = scores.get(score, 0) + 1
+            scores[min(score, 99_999)] = scores.get(min(score, 99_999), 0) + 1
         rows.append(
             {
                 "player_id": pks[pid],

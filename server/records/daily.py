@@ -299,8 +299,9 @@ def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEnt
     """A player's attempt of the day with their place (0 when it does not rank: not over,
     unranked or watched) — read with the counts of the attempts ahead in one statement (one
     round trip to PostgreSQL)."""
+    me = daily_attempts.c
     row = conn.execute(
-        select(*_ENTRY_COLUMNS, *_ahead_of_row())
+        select(*_ENTRY_COLUMNS, *_ahead(me.game, me.day, me.score, me.rank_key, me.started_at))
         .select_from(daily_attempts.join(players, players.c.id == daily_attempts.c.player_id))
         .where(
             players.c.public_id == player_id,
@@ -312,68 +313,40 @@ def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEnt
         return None
     if not row.ranked or row.status in OPEN_STATUSES:
         return _entry(0, row)
-    if 0 <= row.score <= _SCORE_CAP:
-        return _entry(int(row.better_scores) + int(row.better_keys) + int(row.earlier) + 1, row)
-    return _entry(_ahead(conn, game, day, row) + 1, row)  # counted under its capped score
+    ahead = (row.better_scores, row.better_keys, row.earlier)
+    if not 0 <= row.score <= _SCORE_CAP:  # counted under its capped score, as the counts are
+        capped = min(max(row.score, 0), _SCORE_CAP)
+        counts = _ahead(game, day, capped, row.rank_key, row.started_at)
+        ahead = conn.execute(select(*counts)).one()
+    return _entry(sum(int(n) for n in ahead) + 1, row)
 
 
-# The attempts ahead of one: those of a better score, summed from the day's score counts
-# (kept by capped score); of the same score, the better keys; of the same key, those
-# started earlier. The counts bound the rank key by the attempt's own key, not by _board's
-# "rank_key < OPEN_KEY" (which a ranking key implies): given both upper bounds, SQLite
-# searched the index up to OPEN_KEY, most of the day, and filtered.
-
-
-def _ahead_of_row() -> list[Any]:
-    """The three counts as scalar subqueries of the attempt row being read (its score
-    within the counts' range)."""
-    me, other = daily_attempts.c, daily_attempts.alias("other").c
-    same_day = (other.game == me.game, other.day == me.day, other.ranked.is_(True))
+def _ahead(game: Any, day: Any, score: Any, key: Any, started: Any) -> list[Any]:
+    """The attempts ahead of one, as three labelled scalar subqueries — of the attempt row
+    being read (columns: correlated) or of given values: those of a better score, summed
+    from the day's score counts (kept by capped score); of the same score, the better keys;
+    of the same key, those started earlier. The counts bound the rank key by the attempt's
+    own key, not by _board's "rank_key < OPEN_KEY" (which a ranking key implies): given both
+    upper bounds, SQLite searched the index up to OPEN_KEY, most of the day, and filtered."""
+    other = daily_attempts.alias("other").c
+    same_day = (other.game == game, other.day == day, other.ranked.is_(True))
     better_scores = select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
-        daily_scores.c.game == me.game,
-        daily_scores.c.day == me.day,
-        daily_scores.c.score > me.score,
+        daily_scores.c.game == game,
+        daily_scores.c.day == day,
+        daily_scores.c.score > score,
     )
+    lowest = cast(_SCORE_CAP - score, BigInteger) * literal(10**12, BigInteger)
     better_keys = select(func.count()).where(
-        *same_day,
-        other.rank_key >= cast(_SCORE_CAP - me.score, BigInteger) * literal(10**12, BigInteger),
-        other.rank_key < me.rank_key,
+        *same_day, other.rank_key >= lowest, other.rank_key < key
     )
     earlier = select(func.count()).where(
-        *same_day, other.rank_key == me.rank_key, other.started_at < me.started_at
+        *same_day, other.rank_key == key, other.started_at < started
     )
     return [
         better_scores.scalar_subquery().label("better_scores"),
         better_keys.scalar_subquery().label("better_keys"),
         earlier.scalar_subquery().label("earlier"),
     ]
-
-
-def _ahead(conn: Connection, game: str, day: str, row: Any) -> int:
-    """The three counts for an attempt whose score is out of the counts' range (capped)."""
-    score = min(max(row.score, 0), _SCORE_CAP)
-    same_day = (
-        daily_attempts.c.game == game,
-        daily_attempts.c.day == day,
-        daily_attempts.c.ranked.is_(True),
-    )
-    better_scores = select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
-        daily_scores.c.game == game,
-        daily_scores.c.day == day,
-        daily_scores.c.score > score,
-    )
-    better_keys = select(func.count()).where(
-        *same_day,
-        daily_attempts.c.rank_key >= (_SCORE_CAP - score) * 10**12,
-        daily_attempts.c.rank_key < row.rank_key,
-    )
-    earlier = select(func.count()).where(
-        *same_day,
-        daily_attempts.c.rank_key == row.rank_key,
-        daily_attempts.c.started_at < row.started_at,
-    )
-    counts = (q.scalar_subquery() for q in (better_scores, better_keys, earlier))
-    return sum(int(n) for n in conn.execute(select(*counts)).one())
 
 
 def raced_with(
