@@ -439,21 +439,6 @@ def drive(
 # --------------------------------------------------------------------- redis
 
 
-def free_node_port() -> int:
-    """A port for a Redis Cluster node whose bus port (+10000) is free too, both below the
-    range the system picks connections' ports from."""
-    for _ in range(200):
-        port = random.randrange(20000, 22700)
-        try:
-            for candidate in (port, port + 10000):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", candidate))
-        except OSError:
-            continue
-        return port
-    raise RuntimeError("no free port pair for a Redis Cluster node")
-
-
 @dataclass
 class RedisNodes:
     """The redis-servers of a run: the primaries first, then the replicas."""
@@ -547,9 +532,12 @@ def start_cluster(
     ``redis-cli --cluster create`` wants 3 primaries at least."""
     import redis
 
+    sys.path.insert(0, str(ROOT / "tests"))
+    from server_fixtures import free_cluster_port  # the tests' own: a node and its bus port
+
     ports: list[int] = []
     while len(ports) < shards * (1 + replicas):
-        port = free_node_port()
+        port = free_cluster_port()
         if port not in ports:
             ports.append(port)
     pids = []
