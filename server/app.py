@@ -68,7 +68,9 @@ from .invitation import Invitations
 from .liveness import Liveness
 from .lobby import Lobby
 from .metrics import Metrics
+from .progress import Progress
 from .race import Race
+from .race_end import RaceEnd
 from .reactions import Reactions
 from .records.store import SqlRecordsStore, purge_periodically
 from .records.writer import RaceWriter
@@ -97,7 +99,8 @@ class RaceServer:
         rooms = Rooms(backend, config, metrics, tasks)
         self.ctx = ctx = Context(config, backend, metrics, tasks, rooms)
         self.daily = daily = Daily(ctx)
-        self.race = race = Race(ctx, daily)
+        self.race_end = race_end = RaceEnd(ctx)
+        self.race = race = Race(ctx, daily, race_end, Progress(ctx))
         self.rematches = rematches = Rematches(ctx, race)
         self.lobby = lobby = Lobby(ctx, race, rematches)
         self.invitations = Invitations(ctx)
@@ -108,7 +111,7 @@ class RaceServer:
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
-        race.end_hooks.append(history.race_ended)
+        race_end.end_hooks.append(history.race_ended)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
         self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {

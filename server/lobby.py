@@ -152,7 +152,7 @@ class Lobby:
             raise
         logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
         rooms.ready(conn, seq)
-        self.race.arm_timer(lr)
+        self.race.end.arm_timer(lr)
 
     async def _snapshot(self, room_code: str) -> Snapshot:
         snap = await self.ctx.backend.snapshot(room_code)
@@ -208,7 +208,7 @@ class Lobby:
         logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
         rooms.ready(conn, snap.seq)
-        self.race.arm_timer(lr)
+        self.race.end.arm_timer(lr)
         if self.rematches is not None:
             self.rematches.learn(lr, snap.room.offer)
 
@@ -301,7 +301,7 @@ class Lobby:
             conn.last_seq = msg.last_seq
             conn.pending = missed + conn.pending
             rooms.ready(conn, msg.last_seq)
-        self.race.arm_timer(lr)
+        self.race.end.arm_timer(lr)
         if self.rematches is not None:
             self.rematches.learn(lr, snap.room.offer)
 
@@ -318,7 +318,7 @@ class Lobby:
             return
         room_code, seat = conn.room_code, conn.seat
         # the last moves' progress first (held back for coalescing), then the resign
-        await self.race.flush_held(conn)
+        await self.race.progress.flush(conn)
         for _ in range(3):
             await self.race.forfeit(conn)
             _, freed = await self.ctx.backend.update_room(
@@ -341,7 +341,7 @@ class Lobby:
         # the last moves' progress, held back for coalescing, is stored before the seat is
         # shown disconnected (a held progress is not stored with its moves)
         with contextlib.suppress(Exception):
-            await self.race.flush_held(player)
+            await self.race.progress.flush(player)
         if isinstance(player, Conn):
             self.ctx.rooms.detach(player)
         else:
@@ -413,7 +413,7 @@ class Lobby:
             and p.race == room.race
             and p.status == "playing"
         ):
-            await self.race.finish_from_log(room_code, room, seat_no, "left", now_ms())
-            await self.race.check_end(room_code)
+            await self.race.end.finish_from_log(room_code, room, seat_no, "left", now_ms())
+            await self.race.end.check_end(room_code)
         await self.ctx.backend.update_room(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)

@@ -1,5 +1,6 @@
-"""Races: start, moves, resigning, finishing, the time limit, coalesced progress (a
-rematch is offered and answered in :mod:`server.rematch`).
+"""Races: start, moves, resigning (finishing and the time limit are in
+:mod:`server.race_end`, coalesced progress in :mod:`server.progress`, a rematch is offered and
+answered in :mod:`server.rematch`).
 
 A move takes one path whoever makes it, a person's connection or a robot
 (:class:`~server.connection.Player`): :meth:`Race.move` checks it with the seat's game (the
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,24 +20,16 @@ from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
 from protocol import MoveRequest, Resign, Start, frames
 
-from .backend import Fenced, Health, LogConflict, OutcomeUnknown, Snapshot, StoreUnavailable
+from .backend import Fenced, LogConflict, OutcomeUnknown, StoreUnavailable
 from .config import now_ms
 from .connection import Conn, HeldProgress, Player
 from .context import Context
 from .daily import Daily
-from .room import (
-    ProgressState,
-    Refusal,
-    RoomState,
-    display_code,
-    logged_deal,
-    progress_body,
-)
-from .rooms import Event, LocalRoom
-from .updates import (
-    EndIfDone,
-    StartRace,
-)
+from .progress import Progress
+from .race_end import RaceEnd, finished_body, progress_state
+from .room import ProgressState, Refusal, logged_deal, progress_body
+from .rooms import LocalRoom
+from .updates import StartRace
 
 __all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
 
@@ -74,70 +66,14 @@ def _rejected(rule: str) -> MoveRejected:
     return MoveRejected(rule, REMINDERS[rule])
 
 
-def progress_state(
-    race: int, seat: int, status: str, game: Game, elapsed: int | None
-) -> ProgressState:
-    """A seat's progress as its game stands."""
-    return ProgressState(
-        race=race,
-        seat=seat,
-        status=status,
-        on_foundations=game.on_foundations,
-        total=game.total,
-        score=game.score,
-        moves=game.moves,
-        elapsed_ms=elapsed,
-    )
-
-
-def finished_body(
-    room_code: str,
-    race: int,
-    seat: int,
-    status: str,
-    elapsed: int,
-    game: Game,
-    times: list[int | None],
-    secret_until: int | None,
-) -> frames.PlayerFinishedBody:
-    """The ``player_finished`` event of a seat whose game is ``game`` (``secret_until``:
-    the day's secret deal is told to nobody before then)."""
-    known = len(times) == len(game.actions) and None not in times
-    return frames.player_finished(
-        room=display_code(room_code),
-        race=race,
-        seat=seat,
-        status=status,
-        elapsed_ms=elapsed,
-        move_list=game.move_list(),
-        board=game.player_view(),
-        deal=str(game.code),  # delivered to the finished player only
-        times_ms=[t for t in times if t is not None] if known else None,
-        secret_until=secret_until,
-    )
-
-
 class Race:
     """The race layer of a worker."""
 
-    def __init__(self, ctx: Context, daily: Daily) -> None:
+    def __init__(self, ctx: Context, daily: Daily, end: RaceEnd, progress: Progress) -> None:
         self.ctx = ctx
         self.daily = daily
-        #: players whose held progress could not be stored (the store was unreachable):
-        #: sent again once it is back
-        self._unsent: set[Player] = set()
-        #: told of each race that ends, once, by the worker that ended it
-        self.end_hooks: list[Callable[[str, Snapshot], Coroutine[Any, Any, None]]] = []
-        ctx.rooms.event_hooks.append(self._on_event)
-        ctx.backend.health_hooks.append(self._on_health)
-
-    def _on_health(self, health: Health) -> None:
-        if not health.ok:
-            return
-        unsent, self._unsent = self._unsent, set()
-        for player in unsent:
-            if player.outbox.held is not None:
-                self.ctx.tasks.spawn(self.send_held(player, leaving=True), "progress again")
+        self.end = end
+        self.progress = progress
 
     # ------------------------------------------------------------------ state
 
@@ -173,7 +109,7 @@ class Race:
         if lr.start_at is not None and now < lr.start_at:
             return "not-started"
         if lr.deadline is not None and now >= lr.deadline:
-            self.ctx.tasks.spawn(self.expire(player.room_code, lr.race), "expire")
+            self.ctx.tasks.spawn(self.end.expire(player.room_code, lr.race), "expire")
             return "time-up"
         return player.room_code, player.seat, lr
 
@@ -294,7 +230,7 @@ class Race:
                     epoch=player.epoch,
                 )
                 if stored is not None and not events:
-                    self._hold(
+                    self.progress.hold(
                         player,
                         HeldProgress(
                             room_code,
@@ -312,7 +248,7 @@ class Race:
             self.ctx.metrics.moves_rejected_total += 1
             return _rejected("stale")
         except Fenced:
-            self._replaced(player)
+            self.ctx.rooms.replaced(player)
             raise Refusal("replaced", "a newer connection took this seat") from None
         except OutcomeUnknown:
             # stored or not, nobody can tell until the store answers again: the client must
@@ -340,27 +276,12 @@ class Race:
         self.ctx.metrics.moves_accepted_total += 1
         if game.won:
             logger.info("player won room=%s seat=%s moves=%s", room_code, seat, game.moves)
-            self.ctx.tasks.spawn(self.check_end(room_code), f"race end {room_code}")
+            self.ctx.tasks.spawn(self.end.check_end(room_code), f"race end {room_code}")
         return MoveAccepted(
             str(outcome.move),
             [card_name(c) for c in outcome.revealed],
             game.view_changes(outcome.move),
         )
-
-    def _replaced(self, player: Player) -> None:
-        """The store refused ``player``'s write: a resume gave the seat a newer epoch. The
-        old holder is done (closed with 4000, as a ``kick`` would have done)."""
-        logger.info(
-            "write of a replaced connection refused room=%s seat=%s conn=%s",
-            player.room_code,
-            player.seat,
-            player.id,
-        )
-        player.game = None
-        player.seat = None
-        player.role = None
-        if isinstance(player, Conn):
-            self.ctx.rooms.close(player, 4000, "replaced by a new connection")
 
     async def resign(self, player: Player) -> None:
         """Give up the race; raises :class:`Refusal` when the player is not racing."""
@@ -375,7 +296,7 @@ class Race:
             game = await self.load_game(player, lr.race, lr.deal_code)
         elapsed = now_ms() - (lr.start_at or 0)
         try:
-            done = await self.finish(
+            done = await self.end.finish(
                 room_code,
                 lr.race,
                 seat,
@@ -386,14 +307,14 @@ class Race:
                 secret_until=lr.secret_until,
             )
         except Fenced:
-            self._replaced(player)
+            self.ctx.rooms.replaced(player)
             raise Refusal("replaced", "a newer connection took this seat") from None
         except StoreUnavailable:
             raise Refusal("storage", "the store cannot be reached: try again") from None
         if not done:
             raise Refusal("finished", "your race is over")
         logger.info("player resigned room=%s seat=%s", room_code, seat)
-        await self.check_end(room_code)
+        await self.end.check_end(room_code)
 
     async def forfeit(self, player: Player) -> None:
         """Resign ``player`` if they race (the countdown included): they are leaving the
@@ -409,172 +330,12 @@ class Race:
             game = await self.load_game(player, lr.race, lr.deal_code)
         elapsed = max(0, now_ms() - (lr.start_at or 0))
         try:
-            done = await self.finish(
+            done = await self.end.finish(
                 room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
             )
         except Fenced:
-            self._replaced(player)
+            self.ctx.rooms.replaced(player)
             raise Refusal("replaced", "a newer connection took this seat") from None
         if done:
             logger.info("player resigned leaving room=%s seat=%s", room_code, seat)
-            await self.check_end(room_code)
-
-    # ------------------------------------------------------------------ held progress
-
-    def _hold(self, player: Player, held: HeldProgress) -> None:
-        """Keep the latest progress of a player for the outbox timer."""
-        outbox = player.outbox
-        outbox.held = held
-        if outbox.timer is None:
-            # a little after the interval: a player still moving then sends the progress
-            # with that move; the timer is for one who stopped (one store call less, and no
-            # move waiting at the gate behind a held progress)
-            outbox.timer = asyncio.get_running_loop().call_at(
-                outbox.sent_at + self.ctx.config.progress_interval * 1.25,
-                lambda: self.ctx.tasks.spawn(self.send_held(player), "progress"),
-            )
-
-    async def flush_held(self, player: Player) -> None:
-        """Send a held progress now (the player leaves: their last moves are shown before
-        they are shown disconnected)."""
-        outbox = player.outbox
-        if outbox.held is None:
-            return
-        if outbox.timer is not None:
-            outbox.timer.cancel()
-            outbox.timer = None
-        await self.send_held(player, leaving=True)
-
-    async def send_held(self, player: Player, *, leaving: bool = False) -> None:
-        """Store and publish the latest held ``progress`` of a player (a move of theirs may
-        be in flight: the gate lets it land first, so the event is its latest state). A
-        status change meanwhile (won, resigned, disconnected) makes the store refuse it."""
-        outbox = player.outbox
-        async with outbox.gate:
-            outbox.timer = None
-            held, outbox.held = outbox.held, None
-            if held is None or player.room_code != held.room_code or player.seat != held.seat:
-                return
-            if player.closing and not leaving:
-                return
-            progress = ProgressState(
-                race=held.race,
-                seat=held.seat,
-                status="playing",
-                on_foundations=held.on_foundations,
-                total=held.total,
-                score=held.score,
-                moves=held.moves,
-            )
-            outbox.sent_at = asyncio.get_running_loop().time()
-            body = progress_body(held.room_code, progress, "playing", held.elapsed)
-            try:
-                await self.ctx.backend.append(
-                    held.room_code,
-                    held.race,
-                    held.seat,
-                    move=None,
-                    progress=progress,
-                    events=[body],
-                    epoch=player.epoch,
-                )
-            except Fenced:
-                self._replaced(player)
-            except StoreUnavailable:
-                # kept, to be sent once the store is back (unless a newer one is held)
-                if outbox.held is None:
-                    outbox.held = held
-                self._unsent.add(player)
-            except Exception:
-                logger.warning(
-                    "could not send progress room=%s seat=%s",
-                    held.room_code,
-                    held.seat,
-                    exc_info=True,
-                )
-
-    # ------------------------------------------------------------------ finishing
-
-    async def finish(
-        self,
-        room_code: str,
-        race: int,
-        seat: int,
-        status: str,
-        elapsed: int,
-        game: Game,
-        *,
-        epoch: int | None = None,
-        secret_until: int | None = None,
-    ) -> bool:
-        """Store a seat's final status with its last progress and ``player_finished``;
-        False if the seat was no longer racing. ``epoch``: the holder's (a player's own
-        act); None for the server's (time-out, grace period)."""
-        progress = progress_state(race, seat, status, game, elapsed)
-        times = await self.ctx.backend.times(room_code, race, seat)
-        events: list[frames.EventBody] = [
-            progress_body(room_code, progress, status, elapsed),
-            finished_body(room_code, race, seat, status, elapsed, game, times, secret_until),
-        ]
-        stored = await self.ctx.backend.append(
-            room_code, race, seat, move=None, progress=progress, events=events, epoch=epoch
-        )
-        return stored is not None
-
-    async def finish_from_log(
-        self, room_code: str, room: RoomState, seat: int, status: str, at: int
-    ) -> bool:
-        """Finish a seat whose game is not on this worker (time-out, a player gone), from
-        its stored move log."""
-        moves = await self.ctx.backend.moves(room_code, room.race, seat)
-        game = replay(room.deal, moves)
-        elapsed = max(0, min(at, room.deadline or at) - (room.start_at or at))
-        return await self.finish(
-            room_code, room.race, seat, status, elapsed, game, secret_until=room.secret_until
-        )
-
-    async def check_end(self, room_code: str) -> None:
-        """End the race if every participant has finished."""
-        snap, ended = await self.ctx.backend.update_room(room_code, EndIfDone(now_ms()))
-        if ended:
-            logger.info("race ended room=%s race=%s", room_code, snap.room.race)
-            for hook in self.end_hooks:
-                self.ctx.tasks.spawn(hook(room_code, snap), f"race ended {room_code}")
-
-    # ------------------------------------------------------------------ time limit
-
-    def _on_event(self, lr: LocalRoom, event: Event) -> None:
-        kind = event.get("type")
-        if kind == "race_starting":
-            self.arm_timer(lr)
-        elif kind == "race_ended" and lr.timer is not None and lr.phase == "ended":
-            lr.timer.cancel()
-            lr.timer = None
-
-    def arm_timer(self, lr: LocalRoom) -> None:
-        """Time the race out at its deadline (every worker with a connection in the room
-        does; the store makes the outcome the same)."""
-        if lr.timer is not None:
-            lr.timer.cancel()
-            lr.timer = None
-        if lr.phase != "running" or lr.deadline is None:
-            return
-        delay = max(0.0, (lr.deadline - now_ms()) / 1000)
-        room_code, race = lr.room_code, lr.race
-        lr.timer = asyncio.get_running_loop().call_later(
-            delay + 0.01,
-            lambda: self.ctx.tasks.spawn(self.expire(room_code, race), f"expire {room_code}"),
-        )
-
-    async def expire(self, room_code: str, race: int) -> None:
-        """The time limit of race ``race`` has passed: time out whoever still plays."""
-        snap = await self.ctx.backend.snapshot(room_code)
-        if snap is None or snap.room.race != race or snap.room.phase != "running":
-            return
-        room = snap.room
-        if room.deadline is None or now_ms() < room.deadline:
-            return
-        for seat, p in sorted(snap.progress.items()):
-            if p.race == race and p.status == "playing":
-                await self.finish_from_log(room_code, room, seat, "timeout", room.deadline)
-        await self.check_end(room_code)
+            await self.end.check_end(room_code)

@@ -321,6 +321,21 @@ class Rooms:
             conn.closing = True
             self.tasks.spawn(conn.ws.close(code, reason), f"close {conn.id}")
 
+    def replaced(self, player: Player) -> None:
+        """The store refused ``player``'s write: a resume gave the seat a newer epoch. The
+        old holder is done (closed with 4000, as a ``kick`` would have done)."""
+        logger.info(
+            "write of a replaced connection refused room=%s seat=%s conn=%s",
+            player.room_code,
+            player.seat,
+            player.id,
+        )
+        player.game = None
+        player.seat = None
+        player.role = None
+        if isinstance(player, Conn):
+            self.close(player, 4000, "replaced by a new connection")
+
     # ------------------------------------------------------------------ sending
 
     def writable(self, conn: Conn) -> bool:

@@ -426,7 +426,7 @@ class RoundRunner:
                 )
                 continue
             if expire and snap.room.phase == "running" and now_ms() >= (snap.room.deadline or 0):
-                await self.race.expire(room.code, snap.room.race)
+                await self.race.end.expire(room.code, snap.room.race)
                 snap = await backend.snapshot(room.code) or snap
             for player, seat in room.seats.items():
                 if player in current.results:
@@ -468,8 +468,8 @@ class RoundRunner:
             return
         p = rsnap.progress.get(seat)
         if p is not None and p.status == "playing":
-            await self.race.finish_from_log(room.code, rsnap.room, seat, "resigned", now_ms())
-            await self.race.check_end(room.code)
+            await self.race.end.finish_from_log(room.code, rsnap.room, seat, "resigned", now_ms())
+            await self.race.end.check_end(room.code)
         results = [
             r for r in await self.collect(snap.live, current.number) if r[0].player == player
         ]
@@ -511,10 +511,10 @@ class RoundRunner:
                     continue
                 for seat, p in sorted(rsnap.progress.items()):
                     if p.race == rsnap.room.race and p.status == "playing":
-                        await self.race.finish_from_log(
+                        await self.race.end.finish_from_log(
                             room.code, rsnap.room, seat, "timeout", now_ms()
                         )
-                await self.race.check_end(room.code)
+                await self.race.end.check_end(room.code)
             found = await self.collect(snap.live, current.number)
             await self.record_results(tid, current.number, found)
         try:
