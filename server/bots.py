@@ -26,16 +26,13 @@ from engine import Game
 from engine.strategy import GreedyPlayer
 from protocol import AddBot, AddGhost
 
+from .codes import hash_token, new_token
 from .config import now_ms
 from .connection import Conn, Player, new_conn_id
 from .context import Context
 from .lobby import Lobby
 from .race import MoveAccepted, Race
-from .room import (
-    Refusal,
-    hash_token,
-    new_token,
-)
+from .room import Refusal
 from .rooms import LocalRoom
 from .tasks import solver_pool, stop_pool
 from .updates import (

@@ -8,12 +8,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from .backend import Backend, Health, StoreUnavailable
+from .codes import display_code
 from .config import Config
 from .connection import FrameWriter
 from .http import Router
 from .metrics import Metrics
 from .records.store import SqlRecordsStore
-from .room import display_code
 from .rooms import Rooms
 from .tasks import Tasks
 

@@ -39,6 +39,7 @@ from protocol import frames
 from protocol.api import RACE_ID_PATTERN, SeatBoards
 
 from .backend import Snapshot, StoreUnavailable, UnknownRoom
+from .codes import display_code
 from .config import now_ms
 from .context import Context
 from .daily import Daily
@@ -46,7 +47,7 @@ from .http import HttpRequest, error_response, json_response, text_response
 from .records.models import RaceRecord, SeatRecord, StoredRace
 from .records.views import game_replay, player_page, seat_moves_text
 from .records.writer import RaceWriter
-from .room import Events, ProgressState, RoomState, display_code
+from .room import Events, ProgressState, RoomState
 
 __all__ = ["History", "TellRecorded", "record_from_json", "record_to_json", "seat_boards"]
 

@@ -19,10 +19,11 @@ from websockets.http11 import Response
 from protocol.api import RoomSummary
 
 from .backend import StoreUnavailable
+from .codes import display_code, normalize_code
 from .context import Context
 from .http import HttpRequest, error_response, json_response, respond
 from .ratelimit import AddressBuckets
-from .room import RoomState, display_code, key_fits, normalize_code
+from .room import RoomState, key_fits
 
 __all__ = ["Invitations", "room_summary"]
 

@@ -13,25 +13,13 @@ import orjson
 from protocol import Create, Join, Leave, Resume, frames
 
 from .backend import Snapshot, StoreUnavailable, UnknownRoom
+from .codes import display_code, hash_token, new_room_code, new_token, normalize_code
 from .config import now_ms
 from .connection import Conn, Player
 from .context import Context
 from .race import Race
 from .rematch import Rematches
-from .room import (
-    Refusal,
-    RoomOptions,
-    RoomState,
-    choose_deal,
-    display_code,
-    hash_token,
-    key_fits,
-    logged_deal,
-    new_room_code,
-    new_token,
-    normalize_code,
-    seat_by_token,
-)
+from .room import Refusal, RoomOptions, RoomState, choose_deal, key_fits, logged_deal, seat_by_token
 from .room_view import snapshot
 from .rooms import LocalRoom
 from .spectate import SpectatorCounter

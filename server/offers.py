@@ -9,15 +9,8 @@ from __future__ import annotations
 from engine import new_game
 from protocol import frames
 
-from .room import (
-    Events,
-    ProgressState,
-    Refusal,
-    RematchOffer,
-    RoomState,
-    begin_race,
-    display_code,
-)
+from .codes import display_code
+from .room import Events, ProgressState, Refusal, RematchOffer, RoomState, begin_race
 
 __all__ = ["offer_racers", "offer_rematch", "offer_waiting", "settle"]
 

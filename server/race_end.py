@@ -18,9 +18,10 @@ from engine.game import Game
 from protocol import frames
 
 from .backend import Snapshot
+from .codes import display_code
 from .config import now_ms
 from .context import Context
-from .room import ProgressState, RoomState, display_code, progress_body
+from .room import ProgressState, RoomState, progress_body
 from .rooms import Event, LocalRoom
 from .updates import EndIfDone
 

@@ -25,9 +25,10 @@ from protocol import React, frames
 from protocol.frames import ReactionCountBody
 
 from .backend import StoreUnavailable
+from .codes import display_code
 from .connection import Conn
 from .context import Context
-from .room import Refusal, display_code
+from .room import Refusal
 from .rooms import Event, LocalRoom
 
 __all__ = ["BURST", "FLUSH_EVERY", "RATE", "Reactions"]

@@ -9,13 +9,8 @@ from __future__ import annotations
 from protocol import frames
 from protocol.frames import SnapshotBody
 
-from .room import (
-    FINAL_STATUSES,
-    ProgressState,
-    RoomState,
-    display_code,
-    progress_event,
-)
+from .codes import display_code
+from .room import FINAL_STATUSES, ProgressState, RoomState, progress_event
 
 __all__ = ["may_know_deal", "snapshot"]
 

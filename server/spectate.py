@@ -27,10 +27,11 @@ from engine.game import Game
 from protocol import Follow, frames
 
 from .backend import Snapshot, StoreUnavailable, UnknownRoom, entry_move, entry_time
+from .codes import display_code
 from .config import now_ms
 from .connection import Conn
 from .context import Context
-from .room import Refusal, display_code
+from .room import Refusal
 from .rooms import Event, LocalRoom
 from .updates import CountSpectator, TellSpectators
 

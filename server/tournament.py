@@ -41,10 +41,11 @@ from protocol import (
 )
 
 from .backend import TOURNAMENT_CHANNEL, StoreUnavailable
+from .codes import display_code, new_room_code, normalize_code
 from .config import now_ms
 from .connection import Conn
 from .context import Context
-from .room import Refusal, display_code, new_room_code, normalize_code
+from .room import Refusal
 from .rooms import Event, LocalRoom
 from .tournament_api import TournamentApi
 from .tournament_rounds import RoundRunner

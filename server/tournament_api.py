@@ -25,9 +25,9 @@ from websockets.http11 import Response
 from protocol.api import TournamentList, TournamentSummary
 
 from .backend import StoreUnavailable
+from .codes import display_code, normalize_code
 from .context import Context
 from .http import HttpRequest, error_response, json_response, respond
-from .room import display_code, normalize_code
 from .tournaments import (
     TIEBREAKS,
     TournamentState,

@@ -41,18 +41,12 @@ from engine import new_game
 from engine.fair import RoundDeal
 
 from .backend import Snapshot, StoreUnavailable
+from .codes import hash_token, new_room_code
 from .config import now_ms
 from .context import Context
 from .history import History
 from .race import Race
-from .room import (
-    Refusal,
-    RoomOptions,
-    RoomState,
-    SeatState,
-    hash_token,
-    new_room_code,
-)
+from .room import Refusal, RoomOptions, RoomState, SeatState
 from .tasks import stop_pool
 from .tournament_updates import (
     Act,

@@ -36,11 +36,12 @@ from protocol import LIVE_LIMIT, GameName, Live, LiveSort, frames
 from protocol.frames import FeaturedBody, LivePlayerBody, LiveRoomBody, SnapshotBody
 
 from .backend import StoreUnavailable
+from .codes import display_code, normalize_code
 from .config import now_ms
 from .connection import Conn
 from .context import Context
 from .http import HttpRequest, error_response, json_response
-from .room import FINAL_STATUSES, display_code, normalize_code
+from .room import FINAL_STATUSES
 from .rooms import Event, LocalRoom
 
 __all__ = [

@@ -39,9 +39,9 @@ from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
 from server.app import Config, RaceServer, running
 from server.backend import Backend
+from server.codes import normalize_code
 from server.memory import MemoryBackend
 from server.redis_backend import RedisBackend
-from server.room import normalize_code
 
 __all__ = [
     "DAILY_TEST_KEY",

@@ -34,8 +34,8 @@ from engine import Game, new_game, replay
 from protocol import Ack, Progress
 from server.app import Config, RaceServer, running
 from server.backend import StoreUnavailable
+from server.codes import normalize_code
 from server.redis_backend import RedisBackend
-from server.room import normalize_code
 
 pytestmark = pytest.mark.slow
 

@@ -24,9 +24,9 @@ from clients.client import RaceClient, RequestError
 from protocol import Ack
 from server.app import Config, RaceServer, running
 from server.backend import StoreUnsuitable
+from server.codes import normalize_code
 from server.redis_backend import RedisBackend
 from server.redis_durability import barrier
-from server.room import normalize_code
 
 CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
 

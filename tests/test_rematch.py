@@ -20,7 +20,8 @@ from protocol import (
     SeatEvent,
     Spectators,
 )
-from server.room import Refusal, normalize_code
+from server.codes import normalize_code
+from server.room import Refusal
 from server.updates import AnswerRematch, OfferDeadline
 
 DEAL = "KL1-1-AAAAAAK"

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from server.room import (
+from server.codes import (
     CODE_ALPHABET,
+    clean_name,
+    display_code,
+    hash_token,
+    new_room_code,
+    new_token,
+    normalize_code,
+)
+from server.room import (
     ProgressState,
     Refusal,
     RoomOptions,
@@ -13,12 +21,6 @@ from server.room import (
     add_player,
     check_race_end,
     choose_deal,
-    clean_name,
-    display_code,
-    hash_token,
-    new_room_code,
-    new_token,
-    normalize_code,
     rank,
     remove_seat,
     set_connected,

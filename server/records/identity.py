@@ -24,7 +24,7 @@ import re
 import secrets
 import unicodedata
 
-from server.room import clean_name, hash_token
+from server.codes import clean_name, hash_token
 
 from .models import BadHandle
 
@@ -214,7 +214,7 @@ def address_key(key: bytes, address: str) -> str:
 
 
 def clean_player_name(name: object) -> str:
-    """A display name as the rooms clean it (:func:`server.room.clean_name`)."""
+    """A display name as the rooms clean it (:func:`server.codes.clean_name`)."""
     return clean_name(name if isinstance(name, str) else "", DEFAULT_NAME)
 
 

@@ -43,7 +43,7 @@ from typing import Final
 
 from engine import DealCode
 from engine.fair import RoundDeal, parse_secret, round_deal, round_deal_problems
-from server.room import clean_name
+from server.codes import clean_name
 
 from ._checks import (
     HOSTS,

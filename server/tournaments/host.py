@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from server.room import clean_name
+from server.codes import clean_name
 
 from ._checks import (
     HOSTS,
