@@ -39,7 +39,7 @@ from .context import Context
 from .http import HttpRequest, error_response, json_response
 from .records.models import DailyEntry, RecordsError
 from .room import Refusal, RoomState
-from .tasks import solver_pool, stop_pool
+from .tasks import retrieved, solver_pool, stop_pool
 
 __all__ = ["DAY_ONE", "Daily", "day_number"]
 
@@ -139,7 +139,7 @@ class Daily:
             found = asyncio.ensure_future(
                 loop.run_in_executor(self._pool, secret_daily, self.key, game, day)
             )
-            found.add_done_callback(_consume)
+            found.add_done_callback(retrieved)
             self._deals[(game, day)] = found
             for old in [k for k in self._deals if k[1] < day - dt.timedelta(days=2)]:
                 del self._deals[old]
@@ -297,13 +297,6 @@ class Daily:
                 raced_with=[_entry(e, over) for e in friends],
             )
         )
-
-
-def _consume(future: asyncio.Future[SecretDaily]) -> None:
-    """A proof's failure is seen by whoever awaits it (or by nobody, when it was cut short
-    at shutdown): never "exception never retrieved"."""
-    if not future.cancelled():
-        future.exception()
 
 
 def _entry(entry: DailyEntry, over: bool) -> api.DailyEntry:

@@ -13,7 +13,7 @@ from collections.abc import Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-__all__ = ["Tasks", "solver_pool", "stop_pool"]
+__all__ = ["Tasks", "retrieved", "solver_pool", "stop_pool"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -93,3 +93,10 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(2.0)
+
+
+def retrieved(future: asyncio.Future[Any]) -> None:
+    """A done callback: a future's failure is seen by whoever awaits it, or by nobody (it
+    was cut short at shutdown, or superseded) — never "exception was never retrieved"."""
+    if not future.cancelled():
+        future.exception()

@@ -32,9 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Final
 
 from engine import new_game
@@ -47,11 +45,11 @@ from .context import Context
 from .history import History
 from .race import Race
 from .room import Refusal, RoomOptions, RoomState, SeatState
-from .tasks import stop_pool
+from .tournament_deals import RoundDeals
+from .tournament_records import record_tournament
 from .tournament_updates import (
     Act,
     BeginRoundRace,
-    Recorded,
     RecordResults,
     Replan,
     StartRound,
@@ -64,7 +62,6 @@ from .tournaments import (
     TournamentState,
     end_early,
     end_round,
-    next_round_deal,
     role_of,
     start,
 )
@@ -109,8 +106,7 @@ class RoundRunner:
         #: times as long: a dead worker's players are absent after that)
         self.presence_every = max(0.2, min(ctx.config.tournament_lease, 5.0))
         self._drivers: dict[str, asyncio.Task[Any]] = {}
-        self._deals: dict[tuple[str, int], asyncio.Future[RoundDeal]] = {}
-        self._pool: ProcessPoolExecutor | None = None
+        self.deals = RoundDeals(ctx)
         self._rooms: dict[str, tuple[str, int]] = {}
         self._reports: dict[str, list[tuple[int, RoundResult, str]]] = {}
         self._report_timers: dict[str, asyncio.TimerHandle] = {}
@@ -127,9 +123,7 @@ class RoundRunner:
 
     async def close(self) -> None:
         """Stop the solver process."""
-        if self._pool is not None:
-            stop_pool(self._pool)
-            self._pool = None
+        self.deals.close()
 
     def drives(self, tid: str) -> bool:
         """Whether this worker runs the tournament's timers now."""
@@ -188,7 +182,7 @@ class RoundRunner:
                         await backend.retire_tournament(tid)
                         logger.info("tournament retired tournament=%s", tid)
                         return
-                    await self.record(tid)
+                    await record_tournament(self.ctx, tid)
                 elif due == "start":
                     await self._act(tid, lambda s: start(s, actor=SYSTEM, now=now_ms()))
                 elif due == "start_round":
@@ -199,7 +193,7 @@ class RoundRunner:
                     collected = loop.time()
                     await self._collect_and_report(tid)
                 elif summary.round < summary.rounds and summary.phase != "round":
-                    await self._prepare(tid, summary.round + 1)
+                    await self.deals.prepare(tid, summary.round + 1)
             except asyncio.CancelledError:
                 raise
             except StoreUnavailable:
@@ -216,41 +210,6 @@ class RoundRunner:
 
     async def _act(self, tid: str, act: Callable[[TournamentState], list[TEvent]]) -> None:
         await self.ctx.backend.update_tournament(tid, Act(act))
-
-    # ------------------------------------------------------------------ deals
-
-    def _deal_of(self, state: TournamentState) -> asyncio.Future[RoundDeal]:
-        """Round ``state.round + 1``'s deal, drawn once per worker (the solver in a process
-        for winnable-only rounds; nobody is told it before the round starts)."""
-        key = (state.id, state.round + 1)
-        found = self._deals.get(key)
-        if found is None or (found.done() and found.exception() is not None):
-            loop = asyncio.get_running_loop()
-            if state.settings.deals == "winnable":
-                if self._pool is None:
-                    self._pool = ProcessPoolExecutor(
-                        max_workers=1,
-                        mp_context=multiprocessing.get_context("spawn"),
-                        initializer=_die_with_parent,
-                    )
-                found = asyncio.ensure_future(
-                    loop.run_in_executor(self._pool, next_round_deal, state)
-                )
-            else:
-                found = loop.create_future()
-                found.set_result(next_round_deal(state))
-            found.add_done_callback(_consume)
-            self._deals[key] = found
-            for old in [k for k in self._deals if k[0] == state.id and k[1] < key[1]]:
-                del self._deals[old]
-        return found
-
-    async def _prepare(self, tid: str, number: int) -> None:
-        if (tid, number) in self._deals:
-            return
-        snap = await self.ctx.backend.load_tournament(tid)
-        if snap is not None and snap.live.state.round + 1 == number:
-            self._deal_of(snap.live.state)
 
     # ------------------------------------------------------------------ starting a round
 
@@ -270,7 +229,7 @@ class RoundRunner:
                 raise Refusal("not_allowed", "only the host or a co-host may start a round")
             if state.phase != "between":
                 raise Refusal("wrong_phase", f"cannot start a round while it is {state.phase}")
-            deal = await asyncio.shield(self._deal_of(state))
+            deal = await asyncio.shield(self.deals.deal_of(state))
             now = now_ms()
             present = await backend.present(tid, now - self.present_for)
             planned = tuple(p.id for p in entered(state) if p.id in present)
@@ -536,44 +495,10 @@ class RoundRunner:
                         await self.history.record(room.code, rsnap)
                 except StoreUnavailable:
                     logger.warning("a round's race was not recorded room=%s", room.code)
-        await self.record(tid, max(ended, default=0))
+        await record_tournament(self.ctx, tid, max(ended, default=0))
 
     # ------------------------------------------------------------------ records
 
     def record_soon(self, tid: str) -> None:
         """Write the tournament to the records store in the background."""
-        self.ctx.tasks.spawn(self.record(tid), f"record tournament {tid}")
-
-    async def record(self, tid: str, rounds: int = 0) -> None:
-        """Write the tournament (players, rounds, results with move lists, audit log) to
-        the records store, then mark the state written (and ``rounds``' races)."""
-        backend = self.ctx.backend
-        snap = await backend.load_tournament(tid)
-        if snap is None:
-            return
-        records = self.ctx.records
-        if records is not None:
-            moves = await backend.round_moves(tid)
-            try:
-                await records.save_tournament(snap.live, moves)
-            except Exception:
-                logger.warning(
-                    "tournament not written to the records tournament=%s", tid, exc_info=True
-                )
-                return
-        await backend.update_tournament(tid, Recorded(snap.live.state.version, rounds))
-
-
-def _die_with_parent() -> None:
-    """In the solver process: end when the worker that started it dies (a SIGKILLed worker
-    cannot stop its pool; Linux only, elsewhere nothing)."""
-    with contextlib.suppress(Exception):
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _consume(future: asyncio.Future[RoundDeal]) -> None:
-    if not future.cancelled():
-        future.exception()
+        self.ctx.tasks.spawn(record_tournament(self.ctx, tid), f"record tournament {tid}")
