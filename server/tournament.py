@@ -48,6 +48,7 @@ from .context import Context
 from .room import Refusal
 from .rooms import Event, LocalRoom
 from .tournament_api import TournamentApi
+from .tournament_presence import Presence
 from .tournament_rounds import RoundRunner
 from .tournament_updates import PLAYER_ROWS, host_act, live_round, result_of_event
 from .tournaments import (
@@ -100,8 +101,6 @@ class LocalTournament:
 
     tid: str
     viewers: set[Viewer] = field(default_factory=set)
-    #: identified players with a connection here: how many connections each
-    players: dict[str, int] = field(default_factory=dict)
     subscribed: asyncio.Event = field(default_factory=asyncio.Event)
     flush: asyncio.TimerHandle | None = None
     flushed_at: float = 0.0
@@ -121,11 +120,12 @@ class Tournaments:
         self.local: dict[str, LocalTournament] = {}
         self.viewers: dict[str, Viewer] = {}  # conn id → its viewer
         self.api = TournamentApi(ctx, runner)
+        self.presence = Presence(ctx, runner.presence_every)
         ctx.rooms.event_hooks.append(self._on_room_event)
 
     async def start(self) -> None:
         """Start the presence refresh and the round runner."""
-        self.ctx.tasks.spawn(self._presence_loop(), "tournament presence")
+        self.ctx.tasks.spawn(self.presence.renew(), "tournament presence")
         await self.runner.start()
 
     async def close(self) -> None:
@@ -270,7 +270,7 @@ class Tournaments:
             local.viewers.add(viewer)
             self.viewers[conn.id] = viewer
             if player is not None:
-                self._present(local, player, +1)
+                self.presence.change(tid, player, +1)
         try:
             # the page as of now; events after it follow (those before it are in it)
             snap = await self.ctx.backend.load_tournament(tid) or snap
@@ -348,7 +348,7 @@ class Tournaments:
             return
         local.viewers.discard(viewer)
         if viewer.player is not None:
-            self._present(local, viewer.player, -1)
+            self.presence.change(viewer.tid, viewer.player, -1)
         if not local.viewers:
             self._drop(local)
 
@@ -363,43 +363,6 @@ class Tournaments:
         if tid not in self.local:
             with contextlib.suppress(StoreUnavailable):
                 await self.ctx.backend.unsubscribe(TOURNAMENT_CHANNEL + tid)
-
-    # ------------------------------------------------------------------ presence
-
-    def _present(self, local: LocalTournament, player: str, change: int) -> None:
-        """Count a connection of ``player`` more or fewer here; tell the store when the
-        player comes or goes (what it is told is the count when the call runs, so calls
-        that overtake each other still leave it right)."""
-        count = local.players.get(player, 0) + change
-        if count > 0:
-            local.players[player] = count
-        else:
-            local.players.pop(player, None)
-        if count in (0, 1):
-            self.ctx.tasks.spawn(self._tell_presence(local, player), "tournament presence")
-
-    async def _tell_presence(self, local: LocalTournament, player: str) -> None:
-        with contextlib.suppress(StoreUnavailable):
-            if player in local.players:
-                await self.ctx.backend.mark_present(local.tid, [player], now_ms())
-            else:
-                await self.ctx.backend.drop_present(local.tid, [player])
-
-    async def _presence_loop(self) -> None:
-        """Renew this worker's marks: a worker that dies stops, and its players count as
-        gone once their marks are older than :data:`~.tournament_rounds.PRESENT_FOR`."""
-        while True:
-            await asyncio.sleep(self.runner.presence_every)
-            for local in list(self.local.values()):
-                if local.players:
-                    try:
-                        await self.ctx.backend.mark_present(
-                            local.tid, list(local.players), now_ms()
-                        )
-                    except StoreUnavailable:
-                        break
-                    except Exception:
-                        logger.exception("could not renew presence tournament=%s", local.tid)
 
     # ------------------------------------------------------------------ delivery
 
@@ -446,7 +409,7 @@ class Tournaments:
         """A round starts: give each participant connected here their seat."""
         local = self.local.get(tid)
         participants = set(event.get("participants") or ())
-        if local is None or not participants & local.players.keys():
+        if local is None or not participants & self.presence.here(tid).keys():
             return
         snap = await self.ctx.backend.load_tournament(tid)
         if snap is None:
