@@ -12,11 +12,10 @@ Keys of one room share a hash tag, so a room lives on one Redis Cluster shard::
     sd:{K7QF2M}:done              sorted set: tokens of the last minute's room updates
     sd:{K7QF2M}:ch                channel: stamped events and control messages (pub/sub on
                                   one Redis, sharded pub/sub on a cluster)
-    sd:beats                      hash: worker id -> its last beat (liveness; on a cluster,
-                                  on the shard of its own slot)
 
 The live directory (:mod:`server.redis_live`), the kept records writes
-(:mod:`server.redis_pending`) and tournaments (:mod:`server.redis_tournaments`) are mixins
+(:mod:`server.redis_pending`), tournaments (:mod:`server.redis_tournaments`) and the
+workers' beats (:mod:`server.redis_beats`) are mixins
 with their own keys, each group of keys a script or transaction touches under one hash tag;
 they reach Redis through the same router (:meth:`RedisBackend._at`).
 
@@ -77,6 +76,7 @@ from .backend import (
     events_after,
     log_entry,
 )
+from .redis_beats import RedisBeats
 from .redis_cluster import (
     ClusterRouter,
     Router,
@@ -105,7 +105,7 @@ logger = logging.getLogger("samedeal.redis")
 _UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
-class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, Backend):
+class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBeats, Backend):
     """Rooms in Redis (one, or a cluster), events over its pub/sub."""
 
     shared = True
@@ -490,35 +490,6 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, Backend)
 
         seq, items = await self._at(code, read)
         return events_after(items, int(seq or 0), after)
-
-    # ------------------------------------------------------------------ liveness
-
-    @property
-    def _beats_key(self) -> str:
-        return f"{self.prefix}:beats"
-
-    async def beat(self) -> None:
-        """Write a new beat for this worker (a counter: others see it change)."""
-        self._beat += 1
-        beat = self._beat
-        await self._at(
-            self._beats_key, lambda r: r.hset(self._beats_key, self.worker_id, beat), key=True
-        )
-
-    async def beats(self, workers: set[str]) -> dict[str, str | None]:
-        """The last beat of each worker (None when none is kept)."""
-        order = sorted(workers)
-        if not order:
-            return {}
-        found = await self._at(self._beats_key, lambda r: r.hmget(self._beats_key, order), key=True)
-        return {
-            w: (v.decode() if isinstance(v, bytes) else v)
-            for w, v in zip(order, found, strict=True)
-        }
-
-    async def forget_worker(self, worker: str) -> None:
-        """Drop a dead worker's beat."""
-        await self._at(self._beats_key, lambda r: r.hdel(self._beats_key, worker), key=True)
 
     async def ping(self) -> float:
         """Round trip of a PING in seconds (on a cluster: of the slowest primary)."""

@@ -36,6 +36,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .backend import LiveListener
+from .redis_part import RedisPart
 from .redis_scripts import lua
 
 __all__ = ["RedisLive", "RedisWatching", "Run"]
@@ -233,7 +234,7 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-class RedisWatching:
+class RedisWatching(RedisPart):
     """What watching needs of :class:`~server.redis_backend.RedisBackend` — the live
     directory's methods, a move log with its times — kept here with the directory's Redis
     side (the backend's module stays one job). They use the backend's ``live``, ``_at``,
@@ -243,11 +244,6 @@ class RedisWatching:
 
     def _reaching(self) -> contextlib.AbstractContextManager[None]:
         raise NotImplementedError  # the backend's: Redis's failures as StoreUnavailable
-
-    async def _at(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
-    ) -> T:
-        raise NotImplementedError  # the backend's: op run on the shard of where
 
     def _moves_key(self, code: str, race: int, seat: int) -> str:
         raise NotImplementedError  # the backend's

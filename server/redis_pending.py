@@ -17,21 +17,16 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
+from .redis_part import RedisPart
+
 __all__ = ["RedisPendingWrites"]
 
 T = TypeVar("T")
 
 
-class RedisPendingWrites:
+class RedisPendingWrites(RedisPart):
     """``Backend.keep_pending`` and the rest, for :class:`~server.redis_backend.RedisBackend`
     (which gives ``prefix`` and ``_at``)."""
-
-    prefix: str
-
-    async def _at(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
-    ) -> T:  # pragma: no cover - the backend's: op run on the shard of where
-        raise NotImplementedError
 
     @property
     def _pending_keys(self) -> tuple[str, str]:

@@ -40,6 +40,7 @@ import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 
 from .backend import TOURNAMENT_CHANNEL, StoreUnavailable
+from .redis_part import RedisPart
 from .redis_scripts import Scripts, lua
 from .tournaments.live import (
     LiveSnapshot,
@@ -97,12 +98,11 @@ return 0
 """
 
 
-class RedisTournaments:
+class RedisTournaments(RedisPart):
     """``Backend``'s tournament methods for :class:`~server.redis_backend.RedisBackend`
     (which gives ``prefix``, ``worker_id``, ``event_cap``, ``cluster``, ``_scripts``,
     ``_key``, ``_channel``, ``_at`` and ``_reaching``)."""
 
-    prefix: str
     worker_id: str
     event_cap: int
     _scripts: Scripts
@@ -111,11 +111,6 @@ class RedisTournaments:
 
     @property
     def cluster(self) -> bool:  # pragma: no cover - the backend's
-        raise NotImplementedError
-
-    async def _at(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
-    ) -> T:  # pragma: no cover - the backend's: op run on the shard of where
         raise NotImplementedError
 
     def _key(self, code: str, what: str) -> str:  # pragma: no cover - the backend's
