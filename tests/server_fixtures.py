@@ -90,7 +90,7 @@ def free_cluster_port() -> int:
     raise RuntimeError("no free port pair for a Redis Cluster node")
 
 
-def wait_port(port: int, timeout: float = 10.0) -> None:
+def wait_port(port: int, timeout: float = 30.0) -> None:
     """Wait until something accepts connections on ``port``."""
     deadline = time.monotonic() + timeout
     while True:
