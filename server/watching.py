@@ -13,6 +13,7 @@ an entry nobody has written for :data:`STALE_AFTER` seconds (its workers left th
 died) is dropped — while a room is listed, its workers write it again every
 :data:`REFRESH_EVERY` seconds.
 
+A room's entry and the directory's orders are pure functions, in :mod:`server.live_entries`.
 The featured race of a game (``GET /tv``) is chosen by :func:`pick_featured` when there is
 none and when the featured one leaves the directory (its race ended): it stays until then.
 The workers agree through the store (``Backend.feature``: compare and set).
@@ -24,16 +25,14 @@ import asyncio
 import contextlib
 import logging
 import typing
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
 
 import orjson
 from websockets.http11 import Response
 
 from protocol import LIVE_LIMIT, GameName, Live, LiveSort, frames
-from protocol.frames import FeaturedBody, LivePlayerBody, LiveRoomBody, SnapshotBody
+from protocol.frames import FeaturedBody
 
 from .backend import StoreUnavailable
 from .codes import display_code, normalize_code
@@ -41,22 +40,16 @@ from .config import now_ms
 from .connection import Conn
 from .context import Context
 from .http import HttpRequest, error_response, json_response
-from .room import FINAL_STATUSES
+from .live_entries import Entry, encode_entry, live_entry, ordered, pick_featured
 from .rooms import Event, LocalRoom
 
 __all__ = [
-    "FEATURED_POOL",
     "GAMES",
     "REFRESH_EVERY",
     "SORTS",
     "STALE_AFTER",
     "WRITE_EVERY",
-    "Entry",
     "Watching",
-    "encode_entry",
-    "live_entry",
-    "ordered",
-    "pick_featured",
 ]
 
 logger = logging.getLogger("samedeal.server")
@@ -72,137 +65,9 @@ REFRESH_EVERY = 5.0
 """A listed room's entry is written again this often by each worker with the room."""
 STALE_AFTER = 15.0
 """An entry nobody wrote for this long is dropped."""
-FEATURED_POOL = 5
-"""The featured race is the closest of this many most watched races."""
 _CHANGES = frozenset(
     {"loaded", "seat", "spectators", "race_starting", "progress", "player_finished", "race_ended"}
 )
-
-
-# --------------------------------------------------------------------- entries (pure)
-
-
-def live_entry(body: SnapshotBody, created_at: int) -> LiveRoomBody | None:
-    """A room's directory entry from its spectators' snapshot, or None when it is not
-    listed: private, closed to spectators, ended, or waiting with nobody in it."""
-    options = body["options"]
-    if options.get("private") or not options.get("spectators", True):
-        return None
-    phase = body["phase"]
-    seats = body["seats"]
-    if phase == "ended" or (phase == "lobby" and not any(s["connected"] for s in seats)):
-        return None
-    players: list[LivePlayerBody] = []
-    shares: list[float] = []
-    for s in seats:
-        status = s["status"]
-        total = s.get("total", 0)
-        done = s.get("on_foundations", 0)
-        players.append(
-            {
-                "seat": s["seat"],
-                "name": s["name"],
-                "connected": s["connected"],
-                "status": status,
-                "on_foundations": done,
-                "total": total,
-                "score": s.get("score", 0),
-                "moves": s.get("moves", 0),
-                "elapsed_ms": s.get("elapsed_ms") if status in FINAL_STATUSES else None,
-            }
-        )
-        if phase == "running" and status != "waiting":
-            shares.append(done / total if total else 0.0)
-    shares.sort(reverse=True)
-    return {
-        "room": body["room"],
-        "game": body["game"],
-        "phase": phase,
-        "race": body["race"],
-        "start_at": body["start_at"] if phase == "running" else None,
-        "deadline": body["deadline"] if phase == "running" else None,
-        "created_at": created_at,
-        "spectators": body["spectators"],
-        "spectator_delay": int(options.get("spectator_delay", 0)),
-        "players": players,
-        "gap": round(shares[0] - shares[1], 4) if len(shares) >= 2 else None,
-    }
-
-
-@dataclass(slots=True)
-class Entry:
-    """A listed room as every worker keeps it: what it is sorted by, and the entry encoded
-    once (thousands change every second: no more is kept of them)."""
-
-    code: str
-    game: str
-    phase: str
-    spectators: int
-    gap: float | None
-    started: int  # its race's start, or the room's creation while it waits
-    data: bytes = b"{}"
-    seq: int = 0
-    at: int = 0  # when it was written, server ms
-
-    @classmethod
-    def of(cls, code: str, room: LiveRoomBody, data: bytes, seq: int, at: int) -> Entry:
-        """The entry of a room's :class:`LiveRoomBody`."""
-        started = room["start_at"] or room["created_at"]
-        game, phase, spectators, gap = room["game"], room["phase"], room["spectators"], room["gap"]
-        return cls(code, game, phase, spectators, gap, started, data, seq, at)
-
-    @classmethod
-    def told(cls, item: list[Any]) -> Entry:
-        """The entry of an item of a store's message (see :func:`encode_entry`)."""
-        code, seq, at, game, phase, spectators, gap, started, room = item
-        return cls(code, game, phase, spectators, gap, started, room.encode(), seq, at)
-
-
-def _tier(e: Entry) -> int:
-    if e.phase == "lobby":
-        return 2
-    return 0 if e.gap is not None else 1
-
-
-def ordered(entries: Iterable[Entry], sort: str, game: str | None = None) -> list[Entry]:
-    """The entries of ``game`` (all, when None) in ``sort`` order:
-
-    * ``closest``: races of two or more racers, smallest gap first; then races of one
-      racer; then rooms waiting to start. Ties: most watched, newest;
-    * ``watched``: most spectators first; ties as ``closest``;
-    * ``newest``: latest start (creation, for a room waiting to start) first.
-
-    The room code breaks every remaining tie, so every worker lists the same order."""
-    chosen = [e for e in entries if game is None or e.game == game]
-
-    def closest(e: Entry) -> tuple[int, float, int, int, str]:
-        return (_tier(e), e.gap or 0.0, -e.spectators, -e.started, e.code)
-
-    if sort == "watched":
-        chosen.sort(key=lambda e: (-e.spectators, *closest(e)))
-    elif sort == "newest":
-        chosen.sort(key=lambda e: (-e.started, e.code))
-    else:
-        chosen.sort(key=closest)
-    return chosen
-
-
-def pick_featured(entries: Iterable[Entry], game: str) -> str | None:
-    """The featured race of ``game``: of its running races with two racers or more, the
-    :data:`FEATURED_POOL` most watched (and any as watched as the last of them: a tie
-    does not leave a closer race out), and of those the closest (ties: most watched, then
-    the room code); when no race has two racers, the most watched running race (ties: the
-    newest, then the code). None when no race of the game is running."""
-    running = [e for e in entries if e.game == game and e.phase == "running"]
-    contested = [e for e in running if e.gap is not None]
-    if contested:
-        counts = sorted((e.spectators for e in contested), reverse=True)
-        least = counts[min(FEATURED_POOL, len(counts)) - 1]
-        pool = [e for e in contested if e.spectators >= least]
-        return min(pool, key=lambda e: (e.gap or 0.0, -e.spectators, e.code)).code
-    if running:
-        return min(running, key=lambda e: (-e.spectators, -e.started, e.code)).code
-    return None
 
 
 # --------------------------------------------------------------------- the layer
@@ -515,13 +380,3 @@ class Watching:
         """Whether the room a code names is in the directory (for tests and tools)."""
         code = normalize_code(text)
         return code is not None and code in self.mirror
-
-
-def encode_entry(code: str, seq: int, at: int, entry: LiveRoomBody, data: bytes) -> bytes:
-    """An entry as stored and told: a JSON array of the room's code, the event it is as of,
-    when it was written (server ms), what it is sorted by (game, phase, spectators, gap,
-    start) and the entry itself (``data``) as one JSON string — every worker decodes
-    thousands of entries a second, and a string is one object to make, not dozens."""
-    started = entry["start_at"] or entry["created_at"]
-    sort_by = [entry["game"], entry["phase"], entry["spectators"], entry["gap"], started]
-    return orjson.dumps([code, seq, at, *sort_by, data.decode()])

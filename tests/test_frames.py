@@ -35,10 +35,10 @@ from protocol import (
     decode_server,
     frames,
 )
+from server.live_entries import live_entry
 from server.room import ProgressState as StoredProgress
 from server.room import RematchOffer, RoomState, SeatState, progress_event
 from server.room_view import snapshot
-from server.watching import live_entry
 
 VIEW = new_game("KL1-1-AAAAAAF").player_view()
 

@@ -117,7 +117,15 @@ def test_no_protocol_module_imports_an_io_library(path: Path) -> None:
     assert tops.isdisjoint(IO_LIBRARIES), tops & set(IO_LIBRARIES)
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "server").glob("*.py")), ids=lambda p: p.name)
+MODULE_LINES = 520
+"""About 500 lines a module (issue 13): a module past it does more than one job."""
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "server").rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT / "server")),
+)
 def test_server_modules_stay_small(path: Path) -> None:
     """One job per module: none grows back into the 1,700-line class it was split from."""
-    assert len(path.read_text(encoding="utf-8").splitlines()) <= 600
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= MODULE_LINES

@@ -15,10 +15,7 @@ from engine import new_game
 from protocol import RoomOptions
 from server.backend import Snapshot, log_entry
 from server.feed import apply_event, event_time, rolled_back
-from server.room import ProgressState, RoomState, SeatState
-from server.room_view import snapshot
-from server.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
-from server.watching import (
+from server.live_entries import (
     FEATURED_POOL,
     Entry,
     encode_entry,
@@ -26,6 +23,9 @@ from server.watching import (
     ordered,
     pick_featured,
 )
+from server.room import ProgressState, RoomState, SeatState
+from server.room_view import snapshot
+from server.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
 
 DEAL = "KL1-1-AAAAAAM"  # column 3 shows an ace
 
