@@ -93,9 +93,11 @@ class Race:
         player.game_race = race
         return player.game
 
-    def _racing(self, player: Player) -> tuple[str, int, LocalRoom] | str:
+    def _racing(
+        self, player: Player, *, countdown: bool = False
+    ) -> tuple[str, int, LocalRoom] | str:
         """The room, seat and local room of a player allowed to act now, or the rule id that
-        refuses the action."""
+        refuses the action (``countdown``: allowed before the start too)."""
         if player.room_code is None:
             raise Refusal("not_in_room", "join a room first")
         if player.role != "player" or player.seat is None:
@@ -106,7 +108,7 @@ class Race:
         if lr.phase != "running" or player.seat in lr.finished:
             return "finished"
         now = now_ms()
-        if lr.start_at is not None and now < lr.start_at:
+        if lr.start_at is not None and now < lr.start_at and not countdown:
             return "not-started"
         if lr.deadline is not None and now >= lr.deadline:
             self.ctx.tasks.spawn(self.end.expire(player.room_code, lr.race), "expire")
@@ -284,17 +286,18 @@ class Race:
         )
 
     async def resign(self, player: Player) -> None:
-        """Give up the race; raises :class:`Refusal` when the player is not racing."""
-        racing = self._racing(player)
+        """Give up the race, the countdown included (a page shows the board by its estimate
+        of the server's clock: a resign may arrive an instant before the start, and a player
+        may give up before it as leaving does); raises :class:`Refusal` when the player is
+        not racing."""
+        racing = self._racing(player, countdown=True)
         if isinstance(racing, str):
-            if racing == "not-started":
-                racing = "no-race"
             raise Refusal(racing.replace("-", "_"), REMINDERS[racing])
         room_code, seat, lr = racing
         game = player.game
         if game is None or player.game_race != lr.race:
             game = await self.load_game(player, lr.race, lr.deal_code)
-        elapsed = now_ms() - (lr.start_at or 0)
+        elapsed = max(0, now_ms() - (lr.start_at or 0))
         try:
             done = await self.end.finish(
                 room_code,

@@ -255,6 +255,30 @@ async def test_moves_rejected_before_start_after_finish_and_for_spectators(
     assert info.value.code == "finished"
 
 
+async def test_a_resign_in_the_countdown_is_taken_and_a_move_is_not(
+    backend_kind: str, start_server: StartServer
+) -> None:
+    # a page shows the board by its estimate of the server's clock: a resign sent as it
+    # does may arrive an instant before the start, and giving up early is what leaving does
+    server = await start_server(backend_kind, countdown=5.0)
+    (ann, bob), _ = await room_with(server)
+    with pytest.raises(RequestError) as info:
+        await bob.resign()  # no race yet
+    assert info.value.code == "no_race"
+    await ann.start()
+    starting = await bob.next_event("race_starting")
+    assert isinstance(starting, RaceStarting)
+    await bob.resign()
+    finished = await bob.next_event("player_finished")
+    assert isinstance(finished, PlayerFinished)
+    assert (finished.seat, finished.status, finished.elapsed_ms) == (bob.seat, "resigned", 0)
+    reply = await ann.move("s")
+    assert isinstance(reply, Rejected) and reply.rule == "not-started"  # still counting down
+    with pytest.raises(RequestError) as info:
+        await bob.resign()
+    assert info.value.code == "finished"
+
+
 async def test_illegal_move_names_the_rule(server: ServerHandle) -> None:
     (ann,), _ = await room_with(server, players=1)
     race = await start(server, [ann])
