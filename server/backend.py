@@ -398,10 +398,13 @@ class Backend(abc.ABC):
     async def beat(self) -> None:  # noqa: B027 - one process has nobody to tell
         """Tell the other workers this one is alive (a new beat: see :meth:`beats`)."""
 
-    async def beats(self, workers: set[str]) -> dict[str, str | None]:
-        """The last beat of each of ``workers`` (None: none kept). A worker is alive while
-        its beat changes; the judging is the liveness layer's."""
-        return dict.fromkeys(workers, "")
+    async def beats(self) -> dict[str, str]:
+        """The last beat of every worker kept. A worker is alive while its beat changes;
+        the judging is the liveness layer's."""
+        return {}
+
+    async def forget_worker(self, worker: str) -> None:  # noqa: B027 - nothing kept
+        """Drop a dead worker's beat."""
 
     @abc.abstractmethod
     async def ping(self) -> float:

@@ -1,6 +1,6 @@
 """The Redis backend's worker beats, for liveness (:mod:`server.liveness`): each worker
-writes a counter that others see change; a worker whose beat stops changing is dead, and
-its seats are reaped. One hash for the deployment (on a cluster, on the shard of its
+writes a counter that others see change, and reads every worker's at once; a worker whose
+beat stops changing is dead, and its seats are reaped. One hash for the deployment (on a cluster, on the shard of its
 key's slot)::
 
     sd:beats    hash: worker id -> its last beat
@@ -37,17 +37,17 @@ class RedisBeats(RedisPart):
             self._beats_key, lambda r: r.hset(self._beats_key, self.worker_id, beat), key=True
         )
 
-    async def beats(self, workers: set[str]) -> dict[str, str | None]:
-        """The last beat of each worker (None when none is kept)."""
-        order = sorted(workers)
-        if not order:
-            return {}
-        found = await self._at(self._beats_key, lambda r: r.hmget(self._beats_key, order), key=True)
+    async def beats(self) -> dict[str, str]:
+        """The last beat of every worker kept (one HGETALL, whatever the rooms: every
+        worker reads it on each look)."""
+        found = await self._at(self._beats_key, lambda r: r.hgetall(self._beats_key), key=True)
         return {
-            w: (v.decode() if isinstance(v, bytes) else v)
-            for w, v in zip(order, found, strict=True)
+            (w.decode() if isinstance(w, bytes) else str(w)): (
+                v.decode() if isinstance(v, bytes) else str(v)
+            )
+            for w, v in found.items()
         }
 
     async def forget_worker(self, worker: str) -> None:
-        """Drop a dead worker's beat."""
+        """Drop a dead worker's beat (the liveness layer's, long after it died)."""
         await self._at(self._beats_key, lambda r: r.hdel(self._beats_key, worker), key=True)
