@@ -81,19 +81,23 @@ class Entry:
     data: bytes = b"{}"
     seq: int = 0
     at: int = 0  # when it was written, server ms
+    by: str = ""  # the worker that wrote it ("": not known, read from the store)
 
     @classmethod
-    def of(cls, code: str, room: LiveRoomBody, data: bytes, seq: int, at: int) -> Entry:
+    def of(
+        cls, code: str, room: LiveRoomBody, data: bytes, seq: int, at: int, by: str = ""
+    ) -> Entry:
         """The entry of a room's :class:`LiveRoomBody`."""
         started = room["start_at"] or room["created_at"]
         game, phase, spectators, gap = room["game"], room["phase"], room["spectators"], room["gap"]
-        return cls(code, game, phase, spectators, gap, started, data, seq, at)
+        return cls(code, game, phase, spectators, gap, started, data, seq, at, by)
 
     @classmethod
-    def told(cls, item: list[Any]) -> Entry:
-        """The entry of an item of a store's message (see :func:`encode_entry`)."""
+    def told(cls, item: list[Any], by: str = "") -> Entry:
+        """The entry of an item of a store's message (see :func:`encode_entry`), written by
+        worker ``by``."""
         code, seq, at, game, phase, spectators, gap, started, room = item
-        return cls(code, game, phase, spectators, gap, started, room.encode(), seq, at)
+        return cls(code, game, phase, spectators, gap, started, room.encode(), seq, at, by)
 
 
 def _tier(e: Entry) -> int:

@@ -1,7 +1,7 @@
 """The Redis backend's worker beats, for liveness (:mod:`server.liveness`): each worker
 writes a counter that others see change, and reads every worker's at once; a worker whose
-beat stops changing is dead, and its seats are reaped. One hash for the deployment (on a cluster, on the shard of its
-key's slot)::
+beat stops changing is dead, and its seats are reaped. One hash for the deployment (on a
+cluster, on the shard of its key's slot)::
 
     sd:beats    hash: worker id -> its last beat
 """

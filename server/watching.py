@@ -1,17 +1,24 @@
 """The live directory: the public races being played now and those about to start, their
 orders, the featured race of each game, and the connections subscribed to them.
 
-Computed from what already flows, never by looking through the rooms. Each worker writes
-the entry of every room it has (:func:`live_entry`, from the room's feed: what its
-spectators see, after the spectator delay) to the store when the feed releases a change —
-the rooms that changed, all in one write, at most every :data:`WRITE_EVERY` seconds — and
-the store tells every worker each write (``Backend.live_listen``), so each worker keeps a
-copy of the whole directory and answers ``GET /api/live`` and the ``live`` subscriptions
-from it: the same on every worker.
-Two workers with the same room write the same entry (the one of the later event stays);
-an entry nobody has written for :data:`STALE_AFTER` seconds (its workers left the room, or
-died) is dropped — while a room is listed, its workers write it again every
-:data:`REFRESH_EVERY` seconds.
+Computed from what already flows, never by looking through the rooms. A worker writes
+the entry of a room it has (:func:`live_entry`, from the room's feed: what its spectators
+see, after the spectator delay) to the store when the feed releases a change that the
+entry shows — each room at most once a :data:`ROOM_EVERY` (a paced room changes several
+times a second: written once a second, the directory's cost grows with its rooms, not with
+their moves), the rooms due all in one write, at most every :data:`WRITE_EVERY` seconds —
+and the store tells every worker each write (``Backend.live_listen``), so each worker keeps
+a copy of the whole directory and answers ``GET /api/live`` and the ``live``
+subscriptions from it: the same on every worker.
+
+One worker writes a room: the one whose write the directory shows last (the store orders
+the writes, so every worker agrees which). Another worker with the room stands by: it
+writes only a change the room's writer has not written within :data:`TAKE_OVER_AFTER`
+(the writer left the room, or died), and is the writer from then on. Two that take over
+at once write the same entry (the one of the later event stays). An entry nobody has
+written for :data:`STALE_AFTER` seconds (its workers left the room, or died) is dropped —
+while a room is listed, its writer writes it again every :data:`REFRESH_EVERY` seconds.
+
 
 A room's entry and the directory's orders are pure functions, in :mod:`server.live_entries`.
 The featured race of a game (``GET /tv``) is chosen by :func:`pick_featured` when there is
@@ -46,8 +53,10 @@ from .rooms import Event, LocalRoom
 __all__ = [
     "GAMES",
     "REFRESH_EVERY",
+    "ROOM_EVERY",
     "SORTS",
     "STALE_AFTER",
+    "TAKE_OVER_AFTER",
     "WRITE_EVERY",
     "Watching",
 ]
@@ -59,6 +68,12 @@ SORTS: tuple[str, ...] = typing.get_args(LiveSort)
 WRITE_EVERY = 0.25
 """A worker writes the entries of its rooms that changed at most this often (seconds): one
 write for them all, each the room's latest state."""
+ROOM_EVERY = 1.0
+"""A room's entry is written at most this often (seconds): its changes meanwhile are
+coalesced, as the rooms' spectator counts are."""
+TAKE_OVER_AFTER = ROOM_EVERY + 2 * WRITE_EVERY
+"""A change of a room that its writer has not written after this long (seconds) is
+written by another worker with the room (the writer left it, or died)."""
 PUSH_EVERY = 0.5
 """A subscriber is sent the directory at most this often (seconds)."""
 REFRESH_EVERY = 5.0
@@ -94,9 +109,11 @@ class Watching:
         #: game → the featured race's store code
         self.featured: dict[str, str] = {}
         self._views: dict[ViewKey, _View] = {}
-        self._listed: set[str] = set()  # local rooms this worker has listed
-        self._written: dict[str, float] = {}  # local room → when its entry was last written
-        self._dirty_rooms: set[str] = set()  # local rooms changed since the last write
+        self._written: dict[str, float] = {}  # local room → when this worker last wrote it
+        #: local room → its changes not written yet: the seq of the first, when it came
+        #: (loop time), the seq of the last
+        self._dirty_rooms: dict[str, tuple[int, float, int]] = {}
+        self._own = b'{"by":' + orjson.dumps(ctx.worker_id) + b","  # this worker's messages
         self._write_due: asyncio.TimerHandle | None = None
         self._wrote = float("-inf")
         self._push_due: asyncio.TimerHandle | None = None
@@ -127,12 +144,20 @@ class Watching:
     # ------------------------------------------------------------------ local rooms → store
 
     def _on_release(self, lr: LocalRoom, event: Event) -> None:
-        if event.get("type") in _CHANGES:
-            self._dirty(lr.room_code)
+        if event.get("type") in _CHANGES and lr.feed is not None:
+            self._dirty(lr.room_code, lr.feed.seq)
 
-    def _dirty(self, code: str) -> None:
-        self._dirty_rooms.add(code)
-        if self._write_due is not None or self._closed:
+    def _dirty(self, code: str, seq: int) -> None:
+        """The room changed as of event ``seq``: written when due."""
+        kept = self._dirty_rooms.get(code)
+        if kept is None:
+            self._dirty_rooms[code] = (seq, asyncio.get_running_loop().time(), seq)
+        elif seq > kept[2]:
+            self._dirty_rooms[code] = (kept[0], kept[1], seq)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._write_due is not None or self._closed or not self._dirty_rooms:
             return
         loop = asyncio.get_running_loop()
         wait = max(0.0, self._wrote + WRITE_EVERY - loop.time())
@@ -140,47 +165,79 @@ class Watching:
             wait, lambda: self.ctx.tasks.spawn(self._write(), "live directory write")
         )
 
+    def _due(self, code: str, first: int, since: float, last: int, loop_now: float) -> bool:
+        """Whether this worker is to write a changed room now. The room's writer, when
+        another worker: once it has not written the change for TAKE_OVER_AFTER (a change
+        it wrote is forgotten here). This worker, or none known: once ROOM_EVERY has passed
+        since this worker wrote it."""
+        kept = self.mirror.get(code)
+        if kept is None or kept.by in ("", self.ctx.worker_id):
+            return loop_now - self._written.get(code, float("-inf")) >= ROOM_EVERY
+        fresh = now_ms() - kept.at < (REFRESH_EVERY + TAKE_OVER_AFTER) * 1000
+        if fresh and kept.seq >= last:
+            del self._dirty_rooms[code]  # the writer wrote it all
+            return False
+        if fresh and kept.seq >= first:  # it wrote part: it has until then for the rest
+            self._dirty_rooms[code] = (last, loop_now, last)
+            return False
+        return not fresh or loop_now - since >= TAKE_OVER_AFTER
+
     async def _write(self) -> None:
-        """Write the entries of the rooms that changed (removed when no longer listed)."""
+        """Write the entries of the changed rooms that are due (removed when no longer
+        listed); a room whose entry would show nothing new is not written."""
         loop = asyncio.get_running_loop()
         self._write_due = None
-        self._wrote = loop.time()
-        codes, self._dirty_rooms = self._dirty_rooms, set()
+        self._wrote = loop_now = loop.time()
+        me = self.ctx.worker_id
         puts: list[tuple[str, int, bytes]] = []
         drops: list[tuple[str, int]] = []
+        taken: list[Entry] = []
         now = now_ms()
-        for code in codes:
+        for code, (first, since, last) in list(self._dirty_rooms.items()):
             lr = self.ctx.rooms.get(code)
             feed = lr.feed if lr is not None else None
             if feed is None or feed.body is None:
+                del self._dirty_rooms[code]
                 continue
-            self._written[code] = self._wrote
+            if not self._due(code, first, since, last, loop_now):
+                continue
+            del self._dirty_rooms[code]
+            kept = self.mirror.get(code)
             entry = live_entry(feed.body, feed.created_at)
             if entry is not None:
                 data = orjson.dumps(entry)
+                if kept is not None and kept.data == data and now - kept.at < REFRESH_EVERY * 1000:
+                    continue  # the directory shows it already
+                self._written[code] = loop_now
                 puts.append((code, feed.seq, encode_entry(code, feed.seq, now, entry, data)))
-                self._take(Entry.of(code, entry, data, feed.seq, now))
-                self._listed.add(code)
-            elif code in self._listed or code in self.mirror:
+                taken.append(Entry.of(code, entry, data, feed.seq, now, me))
+            elif kept is not None:
+                self._written[code] = loop_now
                 drops.append((code, feed.seq))
-                self._untake(code, feed.seq)
-                self._listed.discard(code)
-        if not puts and not drops:
-            return
-        # this worker's copy has them already: the store tells the others
-        self._changed()
-        try:
-            await self.ctx.backend.live_write(puts, drops)
-        except StoreUnavailable:
-            # written again once the store is back (the refresh loop would, at the latest)
-            self._dirty_rooms |= codes
-            loop.call_later(1.0, lambda: self._dirty(next(iter(codes))))
+        if puts or drops:
+            try:
+                await self.ctx.backend.live_write(puts, drops)
+            except StoreUnavailable:
+                # written again once the store is back (the refresh loop would, at the
+                # latest): this worker's copy is left as the store has it
+                for code, seq, _ in puts:
+                    self._dirty_rooms.setdefault(code, (seq, loop_now, seq))
+                for code, seq in drops:
+                    self._dirty_rooms.setdefault(code, (seq, loop_now, seq))
+                loop.call_later(1.0, self._schedule)
+                return
+            # the store tells the other workers; this one's copy is kept here
+            for e in taken:
+                self._take(e)
+            for code, seq in drops:
+                self._untake(code, seq)
+            self._changed()
+        self._schedule()  # the rooms not due yet
 
     def _on_drop(self, lr: LocalRoom) -> None:
         # the room's entry stays until another worker with the room writes it, or it is
         # stale; this worker stops writing it
-        self._dirty_rooms.discard(lr.room_code)
-        self._listed.discard(lr.room_code)
+        self._dirty_rooms.pop(lr.room_code, None)
         self._written.pop(lr.room_code, None)
 
     async def _refresh_loop(self) -> None:
@@ -193,13 +250,14 @@ class Watching:
                 logger.exception("live directory refresh failed")
 
     def _refresh(self) -> None:
-        loop_now = asyncio.get_running_loop().time()
-        for code in list(self._listed):
-            if code not in self.ctx.rooms.rooms:
-                self._listed.discard(code)
-            elif loop_now - self._written.get(code, float("-inf")) >= REFRESH_EVERY:
-                self._dirty(code)
-        oldest = now_ms() - int(STALE_AFTER * 1000)
+        now = now_ms()
+        old = now - int(REFRESH_EVERY * 1000)
+        for code, lr in self.ctx.rooms.rooms.items():
+            kept = self.mirror.get(code)
+            if kept is not None and kept.at <= old and lr.feed is not None:
+                # written again by its writer; by this worker once it is not (TAKE_OVER_AFTER)
+                self._dirty(code, kept.seq)
+        oldest = now - int(STALE_AFTER * 1000)
         stale = [e for e in self.mirror.values() if e.at < oldest]
         for e in stale:
             del self.mirror[e.code]
@@ -216,17 +274,20 @@ class Watching:
     def _on_live(self, data: bytes) -> None:
         """A change of the directory, from any worker (this one's own writes are in the
         copy already)."""
+        if data.startswith(self._own):
+            return
         message = orjson.loads(data)
+        by = message.get("by", "")
         if "tv" in message:
             game, room = message["tv"], message.get("room")
             if room:
                 self.featured[game] = room
             else:
                 self.featured.pop(game, None)
-        elif message.get("by") == self.ctx.worker_id:
+        elif by == self.ctx.worker_id:
             return
         for item in message.get("put", ()):
-            self._take(Entry.told(item))
+            self._take(Entry.told(item, by))
         for code, seq in message.get("drop", ()):
             self._untake(code, seq)
         self._changed()
