@@ -165,19 +165,21 @@ class Watching:
             wait, lambda: self.ctx.tasks.spawn(self._write(), "live directory write")
         )
 
-    def _due(self, code: str, first: int, since: float, last: int, loop_now: float) -> bool:
-        """Whether this worker is to write a changed room now. The room's writer, when
-        another worker: once it has not written the change for TAKE_OVER_AFTER (a change
-        it wrote is forgotten here). This worker, or none known: once ROOM_EVERY has passed
-        since this worker wrote it."""
+    def _due(
+        self, code: str, first: int, since: float, last: int, loop_now: float, now: int
+    ) -> bool:
+        """Whether this worker is to write a changed room now: as the room's writer (or
+        when none is known), once ROOM_EVERY has passed since it last wrote the room; when
+        another worker is the writer, only once that one has left a change unwritten for
+        TAKE_OVER_AFTER, or not refreshed the entry (what it wrote is forgotten here)."""
         kept = self.mirror.get(code)
         if kept is None or kept.by in ("", self.ctx.worker_id):
             return loop_now - self._written.get(code, float("-inf")) >= ROOM_EVERY
-        fresh = now_ms() - kept.at < (REFRESH_EVERY + TAKE_OVER_AFTER) * 1000
+        fresh = now - kept.at < (REFRESH_EVERY + TAKE_OVER_AFTER) * 1000
         if fresh and kept.seq >= last:
             del self._dirty_rooms[code]  # the writer wrote it all
             return False
-        if fresh and kept.seq >= first:  # it wrote part: it has until then for the rest
+        if fresh and kept.seq >= first:  # it wrote some: the rest is waited for from now
             self._dirty_rooms[code] = (last, loop_now, last)
             return False
         return not fresh or loop_now - since >= TAKE_OVER_AFTER
@@ -199,7 +201,7 @@ class Watching:
             if feed is None or feed.body is None:
                 del self._dirty_rooms[code]
                 continue
-            if not self._due(code, first, since, last, loop_now):
+            if not self._due(code, first, since, last, loop_now, now):
                 continue
             del self._dirty_rooms[code]
             kept = self.mirror.get(code)
