@@ -17,10 +17,10 @@ Every write is one script: a worker writes the entries of its rooms that changed
 room by one worker, at most once a second: :mod:`server.watching`), all at once, a few
 times a second; the entry of a later event wins (two workers that take a room over at once
 write it as they see it; the later one stays); what was done is published as one message,
-with the writer's id first, in the same step. The featured race is compared and set the same way. Each worker listens on its
-own pub/sub connection (not the rooms' one: this channel is no room's); when it is lost,
-it reconnects with capped back-off and tells the stored entries again, so nothing missed
-meanwhile stays missed.
+with the writer's id first, in the same step. The featured race is compared and set the
+same way. Each worker listens on its own pub/sub connection (not the rooms' one: this
+channel is no room's); when it is lost, it reconnects with capped back-off and tells the
+stored entries again, so nothing missed meanwhile stays missed.
 """
 
 from __future__ import annotations
