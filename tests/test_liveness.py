@@ -13,7 +13,7 @@ from server_fixtures import ServerHandle, StartServer
 from watch_helpers import race_room, until
 
 from protocol import Progress
-from server.room import normalize_code
+from server.codes import normalize_code
 
 LIVENESS = 0.6  # a look every 0.2 s
 

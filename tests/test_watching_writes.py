@@ -15,7 +15,7 @@ from test_watching import two_workers  # noqa: F401 - the fixture
 from watch_helpers import race_room, until
 
 from protocol import Ack
-from server.room import normalize_code
+from server.codes import normalize_code
 from server.watching import REFRESH_EVERY, ROOM_EVERY
 
 Writes = list[tuple[float, ServerHandle]]
