@@ -101,9 +101,18 @@ def not_run(exc: BaseException) -> bool:
     cluster's state (sending it again later, maybe elsewhere, is safe)."""
     if isinstance(exc, _NOT_RUN_TYPES):
         return True
-    return isinstance(exc, ResponseError) and (
-        str(exc).startswith(_NOT_RUN) or "NOREPLICAS" in str(exc)[:80]
-    )
+    return isinstance(exc, ResponseError) and _reply_text(exc).startswith(_NOT_RUN)
+
+
+def _reply_text(exc: ResponseError) -> str:
+    """The error reply of ``exc``: a pipeline's error is raised as "Command # N (the
+    command, up to 100 characters) of pipeline caused error: ('the reply',)", whose reply
+    may come far from the start (a transaction refused with NOREPLICAS as a whole)."""
+    text = str(exc)
+    head, found, reply = text.rpartition(" of pipeline caused error: ")
+    if found and head.startswith("Command # "):
+        return reply.lstrip("('\"")
+    return text
 
 
 def redirection(exc: BaseException) -> tuple[str, int, str] | None:

@@ -407,3 +407,36 @@ def test_cluster_urls_are_checked() -> None:
     for bad in ("redis+cluster://", "redis+cluster://a", "redis+cluster://a:1/3"):
         with pytest.raises(ValueError):
             check_redis_url(bad)
+
+
+async def test_a_transaction_refused_for_want_of_replicas_is_not_run(redis_url: str) -> None:
+    """A MULTI/EXEC refused with NOREPLICAS (a primary whose replica is away) is told apart
+    from a real error however long its first command: redis-py puts up to 100 characters
+    of the command before the reply (it was an ERROR log line of a tournament's presence
+    marks during a failover)."""
+    from redis.exceptions import ResponseError
+
+    from server.redis_cluster import not_run
+
+    r = aioredis.Redis.from_url(redis_url)
+    try:
+        await r.config_set("min-replicas-to-write", 1)
+        for fields in (1, 8):  # a short command, and one past the text's 80th character
+            with pytest.raises(ResponseError) as refused:
+                async with r.pipeline(transaction=True) as pipe:
+                    pipe.hset("refused", mapping={f"player-{n:012d}": n for n in range(fields)})
+                    pipe.expire("refused", 60)
+                    await pipe.execute()
+            assert not_run(refused.value), refused.value
+        await r.config_set("min-replicas-to-write", 0)
+        with pytest.raises(ResponseError) as wrong:
+            async with r.pipeline(transaction=True) as pipe:
+                pipe.set("refused-kind", "x")
+                pipe.hset("refused-kind", mapping={f"player-{n:012d}": n for n in range(8)})
+                await pipe.execute()
+        assert not not_run(wrong.value), wrong.value  # WRONGTYPE: it ran, and failed
+        assert await r.exists("refused") == 0
+    finally:
+        await r.config_set("min-replicas-to-write", 0)
+        await r.delete("refused", "refused-kind")
+        await r.aclose()
