@@ -11,6 +11,11 @@ round ended and the tournament finished (both watchers were told), every acknowl
 is in its race's log at its place (``replica`` durability: a replica had each before its
 ack), each result is the race as stored, the ranking is the scoring's ranking of those
 results, the export verifies, and the tournament and its race are in the records store.
+
+The round's room has a random code: it shares the failed shard in about one run of three
+(the players' moves then go through the failover too); a room's own failover, every time,
+is tests/test_cluster.py's. On the other runs the players still notice: a worker refuses
+moves (``storage``) while it cannot reach every primary.
 """
 
 from __future__ import annotations
@@ -34,8 +39,8 @@ from engine import replay
 from protocol import Ack, Rejected, TournamentEvent, TournamentSeat
 from server.app import Config, RaceServer, running
 from server.backend import StoreUnavailable
-from server.redis_backend import RedisBackend
 from server.codes import normalize_code
+from server.redis_backend import RedisBackend
 from server.tournaments import round_ranking, verify
 
 pytestmark = pytest.mark.slow
@@ -240,6 +245,7 @@ def _serving(cluster: LocalCluster, slot: int) -> int | None:
 async def test_a_round_goes_on_through_a_failover_of_its_shard(
     apps: list[RaceServer], own_cluster: LocalCluster
 ) -> None:
+    """Six players, one round, the tournament's primary SIGKILLed mid-round."""
     backend = apps[0].backend
     assert isinstance(backend, RedisBackend) and backend.durability == "replica"
     clients: list[RaceClient] = []
