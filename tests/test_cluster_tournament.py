@@ -14,8 +14,10 @@ results, the export verifies, and the tournament and its race are in the records
 
 The round's room has a random code: it shares the failed shard in about one run of three
 (the players' moves then go through the failover too); a room's own failover, every time,
-is tests/test_cluster.py's. On the other runs the players still notice: a worker refuses
-moves (``storage``) while it cannot reach every primary.
+is tests/test_cluster.py's. On the other runs the players still notice: until the replica
+takes over, a cluster missing a slot's primary refuses every command on every shard
+(CLUSTERDOWN, ``cluster-require-full-coverage yes``, Redis's default), so each player is
+refused a move (``storage``) once or so.
 """
 
 from __future__ import annotations
