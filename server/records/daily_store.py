@@ -91,13 +91,15 @@ class DailyCalls:
     ) -> list[DailyEntry]:
         """A page of the day's leaderboard, best first."""
         limit, offset = max(1, min(100, limit)), max(0, offset)
-        return await self.db.read(daily_io.leaderboard, game, day, limit, offset)
+        return await self.db.read_single(daily_io.leaderboard, game, day, limit, offset)
 
     async def own_entry(self, game: str, day: str, player_id: str) -> DailyEntry | None:
         """A player's attempt of the day, with their place."""
         if not ids.is_player_id(player_id):
             return None
-        return await self.db.read(daily_io.own_entry, game, day, player_id)
+        # one statement (a second only for a score past the counts' cap, which needs
+        # no common snapshot: PostgreSQL's READ COMMITTED gives none in a transaction)
+        return await self.db.read_single(daily_io.own_entry, game, day, player_id)
 
     async def raced_with(
         self, player_id: str, game: str, day: str, *, limit: int = 50
