@@ -50,7 +50,8 @@ from .rooms import Event, LocalRoom
 from .tournament_api import TournamentApi
 from .tournament_presence import Presence
 from .tournament_rounds import RoundRunner
-from .tournament_updates import PLAYER_ROWS, host_act, live_round, result_of_event
+from .tournament_standings import SLICE_PAUSE, Table, slices
+from .tournament_updates import host_act, live_round, result_of_event
 from .tournaments import (
     TournamentError,
     TournamentState,
@@ -59,7 +60,6 @@ from .tournaments import (
     parse_settings,
     rejoin,
     role_of,
-    standings,
     withdraw,
 )
 from .tournaments.live import (
@@ -77,8 +77,6 @@ logger = logging.getLogger("samedeal.server")
 
 #: the standings go out at most this often (seconds) per tournament and worker
 STANDINGS_INTERVAL: Final = 0.5
-#: rows of the standings hosts and spectators are sent (players: PLAYER_ROWS)
-WATCHER_ROWS: Final = 200
 #: events not forwarded to connections: the standings show them, coalesced
 _QUIET: Final = frozenset({"round_result"})
 
@@ -105,6 +103,8 @@ class LocalTournament:
     flush: asyncio.TimerHandle | None = None
     flushed_at: float = 0.0
     version: int = -1
+    #: the standings as last ranked here (again only when what they count changed)
+    table: Table = field(default_factory=Table)
 
 
 def _refused(exc: TournamentError) -> Refusal:
@@ -444,31 +444,35 @@ class Tournaments:
         if snap is None or snap.live.state.version == local.version:
             return
         state = snap.live.state
-        local.version = state.version
-        rows = [row.as_json() for row in standings(state)]
-        by_player = {row["player"]: row for row in rows}
-        top_players = orjson.dumps(rows[:PLAYER_ROWS])
-        top_watchers = orjson.dumps(rows[:WATCHER_ROWS])
+        version = local.version = state.version
+        table = local.table
+        table.update(state)
         live = live_round(state)
         tournament = display_code(local.tid)
-        for viewer in list(local.viewers):
-            if not viewer.ready or not self._keeps_up(viewer):
-                continue
-            role = role_of(state, viewer.player) if viewer.player else None
-            player_row = by_player.get(viewer.player) if viewer.player else None
-            mine = None
-            if live is not None:
-                mine = {**live[0], "you": live[1].get(viewer.player or "")}
-            viewer.conn.push(
-                frames.tournament_standings(
-                    tournament=tournament,
-                    version=state.version,
-                    players=len(rows),
-                    top=top_players if role == "player" else top_watchers,
-                    you=player_row,
-                    live=mine,
+        for i, part in enumerate(slices(list(local.viewers))):
+            if i:
+                # a slice a turn: moves are answered between them (see tournament_standings)
+                await asyncio.sleep(SLICE_PAUSE)
+                if local.version != version or self.local.get(local.tid) is not local:
+                    return  # a newer push writes to everyone
+            for viewer in part:
+                if viewer not in local.viewers or not viewer.ready or not self._keeps_up(viewer):
+                    continue
+                role = role_of(state, viewer.player) if viewer.player else None
+                player_row = table.by_player.get(viewer.player) if viewer.player else None
+                mine = None
+                if live is not None:
+                    mine = {**live[0], "you": live[1].get(viewer.player or "")}
+                viewer.conn.push(
+                    frames.tournament_standings(
+                        tournament=tournament,
+                        version=version,
+                        players=table.count,
+                        top=table.top_players if role == "player" else table.top_watchers,
+                        you=player_row,
+                        live=mine,
+                    )
                 )
-            )
 
     # ------------------------------------------------------------------ results
 

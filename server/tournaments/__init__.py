@@ -33,7 +33,7 @@ from .export import (
     verify,
 )
 from .host import announce, ban, disqualify, edit_settings, end_early, kick, pause, restore, resume
-from .scoring import TIEBREAKS, Standing, round_ranking, standings
+from .scoring import TIEBREAKS, Standing, round_ranking, standings, standings_key
 from .settings import SettingsError, TournamentSettings, parse_settings
 from .state import (
     SYSTEM,
@@ -89,6 +89,7 @@ __all__ = [
     "round_ranking",
     "round_result",
     "standings",
+    "standings_key",
     "start",
     "start_round",
     "verify",

@@ -55,6 +55,7 @@ __all__ = [
     "cards_in_game",
     "round_ranking",
     "standings",
+    "standings_key",
     "standings_of",
 ]
 
@@ -172,14 +173,20 @@ def round_ranking(
     field_ = [r for r in round_.results.values() if not r.disqualified and r.player not in struck]
     field_.sort(key=lambda r: (race_key(r), position.get(r.player, len(position)), r.player))
     keys = [race_key(r) for r in field_]
+    count = len(field_)
     placed = []
-    ahead = 0
-    for i, result in enumerate(field_):
-        if i and keys[i] != keys[i - 1]:
-            ahead = i
-        behind = sum(1 for k in keys[i + 1 :] if k != keys[i])
-        bonus = WIN_BONUS if result.status == "won" else 0
-        placed.append(Placed(result, ahead + 1, behind + bonus))
+    start = 0  # the first index of the group of equal keys
+    while start < count:
+        end = start + 1
+        while end < count and keys[end] == keys[start]:
+            end += 1
+        # everyone after the group ranks strictly below it (one pass, not one per result:
+        # a field of 1,000 is ranked on every push of the standings)
+        behind = count - end
+        for result in field_[start:end]:
+            bonus = WIN_BONUS if result.status == "won" else 0
+            placed.append(Placed(result, start + 1, behind + bonus))
+        start = end
     return placed
 
 
@@ -278,3 +285,40 @@ def standings_of(
 def standings(state: TournamentState) -> list[Standing]:
     """The tournament's standings now (rounds that have ended)."""
     return standings_of(state.settings, state.players, state.rounds)
+
+
+def standings_key(state: TournamentState) -> tuple[Any, ...]:
+    """Everything :func:`standings` reads, as one comparable value: states with equal keys
+    have equal standings. Much cheaper than the standings (no ranking, nothing made per
+    player but a tuple): a worker pushing the standings ranks the field again only when
+    the key changed — in a round, the results being recorded change the round's live
+    ranking, not the standings, which count ended rounds only."""
+    settings = state.settings
+    return (
+        settings.scoring,
+        settings.round_time_limit,
+        settings.game,
+        tuple((p.id, p.name, p.status) for p in state.players.values()),
+        tuple(
+            (
+                r.number,
+                tuple(r.absent),
+                tuple(
+                    (
+                        player,
+                        x.player,
+                        x.status,
+                        x.on_foundations,
+                        x.total,
+                        x.score,
+                        x.moves,
+                        x.elapsed_ms,
+                        x.disqualified,
+                    )
+                    for player, x in r.results.items()
+                ),
+            )
+            for r in state.rounds
+            if r.ended_at is not None
+        ),
+    )
