@@ -14,7 +14,10 @@ round, the plain race again (the tournament's CPU is compared with the mean of b
 Printed: move round trip (send → ``ack``) p50 / p99 for each load, the server CPU per move
 (all workers, µs of one core) and the tournament's ratio to the plain race's, and how long
 after a change each player's standings showed it (p50 / p99 / max over every player and
-change: from the resign being sent to the first push counting its result).
+change: from the resign being sent to the first push counting its result), and the load
+generator's own loop lag in the round (how late its processes woke from 10 ms sleeps: a
+round trip it measures includes its own delays, such as reading 500 standings frames at
+once).
 
 Everything listens on 127.0.0.1; every phase is bounded in time. A redis-server on a free
 port is started unless ``--redis URL`` is given; the records go to a temporary directory.
@@ -140,6 +143,9 @@ class Share:
     #: every bot's standings pushes, and the wall times of the changes this process made
     pushes: list[list[tuple[float, int]]] = field(default_factory=list)
     changes: dict[int, float] = field(default_factory=dict)
+    #: how late this process's event loop woke from 10 ms sleeps in the counted span (s):
+    #: a round trip measured here includes whatever the load generator itself was doing
+    lags: list[float] = field(default_factory=list)
 
 
 async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) -> None:
@@ -155,6 +161,14 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
     seconds, warmup, resigners = await loop.run_in_executor(None, pipe.recv)
     share = Share()
 
+    async def lag(begin: float, end: float) -> None:
+        """The loop's own lateness, sampled every 10 ms from ``begin`` to ``end``."""
+        await asyncio.sleep(max(0.0, begin - time.time()))
+        while time.time() < end:
+            asked = time.perf_counter()
+            await asyncio.sleep(0.01)
+            share.lags.append(time.perf_counter() - asked - 0.01)
+
     async def play(index: int, bot: Bot) -> None:
         seat = await asyncio.wait_for(bot.seat, 120)
         joined = await bot.request(
@@ -164,6 +178,8 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
             raise RuntimeError(f"seat not taken: {joined}")
         start = time.time() + (seat["start_at"] - seat["now"]) / 1000 + 0.05
         stop, count_from = start + seconds, start + warmup
+        if index == 0:
+            sampler.append(asyncio.create_task(lag(count_from, stop)))
         resign_at = resigners.get(first + index)
         offset = (index * 0.618) % 1.0  # the moves spread over each second
         for i in range(1_000_000):
@@ -190,7 +206,10 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
                 else:
                     share.refused += 1
 
+    sampler: list[asyncio.Task[None]] = []
     await asyncio.wait_for(asyncio.gather(*(play(i, b) for i, b in enumerate(bots))), seconds + 180)
+    for task in sampler:
+        await task
     await asyncio.sleep(3)  # the last pushes
     share.pushes = [b.pushes for b in bots]
     for b in bots:
@@ -222,6 +241,7 @@ class TournamentRun:
     span: float
     standings_delays: list[float]
     changes: int
+    client_lags: list[float]
 
     def percentile(self, values: list[float], q: float) -> float:
         s = sorted(values) or [0.0]
@@ -332,6 +352,7 @@ def run_tournament(
         span,
         delays,
         len(order),
+        [x for p in parts for x in p.lags],
     )
 
 
@@ -412,6 +433,13 @@ def main(argv: list[str] | None = None) -> int:
             f"CPU server {run.server_cpu:4.2f}  server µs/move {run.server_us:3.0f}"
             + (f"  ({run.refused} refused)" if run.refused else "")
         )
+        if run.client_lags:
+            lags = run.client_lags
+            print(
+                f"load generator's own loop lag in the round (10 ms sleeps, "
+                f"{len(lags)} samples): p50 {statistics.median(lags) * 1000:.1f} ms, "
+                f"p99 {run.percentile(lags, 0.99) * 1000:.1f} ms, max {max(lags) * 1000:.1f} ms"
+            )
         after = plain_race("plain race (after)")
         baseline = (before.server_us + after.server_us) / 2
         ratio = run.server_us / baseline if baseline else float("nan")
