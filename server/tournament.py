@@ -50,7 +50,7 @@ from .rooms import Event, LocalRoom
 from .tournament_api import TournamentApi
 from .tournament_presence import Presence
 from .tournament_rounds import RoundRunner
-from .tournament_standings import SLICE_PAUSE, Table, slices
+from .tournament_standings import Table, pause_between, slices
 from .tournament_updates import host_act, live_round, result_of_event
 from .tournaments import (
     TournamentError,
@@ -449,10 +449,12 @@ class Tournaments:
         table.update(state)
         live = live_round(state)
         tournament = display_code(local.tid)
-        for i, part in enumerate(slices(list(local.viewers))):
+        followers = list(local.viewers)
+        pause = pause_between(len(followers))
+        for i, part in enumerate(slices(followers)):
             if i:
                 # a slice a turn: moves are answered between them (see tournament_standings)
-                await asyncio.sleep(SLICE_PAUSE)
+                await asyncio.sleep(pause)
                 if local.version != version or self.local.get(local.tid) is not local:
                     return  # a newer push writes to everyone
             for viewer in part:

@@ -9,9 +9,12 @@ reading 500 frames at once, held its acks too). Now:
   (:func:`~server.tournaments.scoring.standings_key`: in a round, recording results changes
   the round's live ranking, not the standings of the ended rounds), and their shared rows
   are encoded once per ranking (:class:`Table`);
-* the frames are written :data:`SLICE` followers at a time with :data:`SLICE_PAUSE` between
-  slices (:func:`slices`), so moves are answered between them — a push to 500 followers
-  takes about a tenth of a second, well inside the second the standings have.
+* the frames are written :data:`SLICE` followers at a time with a pause between slices
+  (:func:`pause_between`: :data:`SLICE_PAUSE`, shorter when there are so many slices that
+  the pauses would add up to more than :data:`SPREAD`), so moves are answered between them
+  — a push to 500 followers takes about a tenth of a second, well inside the second the
+  standings have, and always less than the interval between two pushes, so a push is
+  never overtaken by the next one (which would leave the last followers without any).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import orjson
 from .tournament_updates import PLAYER_ROWS
 from .tournaments import TournamentState, standings, standings_key
 
-__all__ = ["SLICE", "SLICE_PAUSE", "WATCHER_ROWS", "Table", "slices"]
+__all__ = ["SLICE", "SLICE_PAUSE", "SPREAD", "WATCHER_ROWS", "Table", "pause_between", "slices"]
 
 T = TypeVar("T")
 
@@ -34,6 +37,8 @@ WATCHER_ROWS: Final = 200
 #: followers written to in one turn of the loop, and the pause between turns (seconds)
 SLICE: Final = 50
 SLICE_PAUSE: Final = 0.01
+#: the pauses of one push add up to at most this (seconds; pushes come 0.5 s apart at most)
+SPREAD: Final = 0.2
 
 
 @dataclass(slots=True)
@@ -66,3 +71,9 @@ def slices(items: Sequence[T], size: int = SLICE) -> Iterator[Sequence[T]]:
     """``items`` in consecutive slices of at most ``size`` (``size`` ≥ 1)."""
     for start in range(0, len(items), max(1, size)):
         yield items[start : start + size]
+
+
+def pause_between(followers: int, size: int = SLICE) -> float:
+    """The pause between two slices of a push to ``followers`` (seconds)."""
+    gaps = max(1, -(-followers // max(1, size)) - 1)
+    return min(SLICE_PAUSE, SPREAD / gaps)

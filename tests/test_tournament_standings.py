@@ -8,7 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tournament_fixtures import HOST, begin_round, new, with_players
 
-from server.tournament_standings import WATCHER_ROWS, Table, slices
+from server.tournament_standings import (
+    SLICE,
+    SLICE_PAUSE,
+    SPREAD,
+    WATCHER_ROWS,
+    Table,
+    pause_between,
+    slices,
+)
 from server.tournament_updates import PLAYER_ROWS
 from server.tournaments import (
     SYSTEM,
@@ -166,3 +174,13 @@ def test_slices_cover_everything_in_order(items: list[int], size: int) -> None:
     parts = list(slices(items, size))
     assert [x for part in parts for x in part] == items
     assert all(1 <= len(part) <= size for part in parts)
+
+
+@given(followers=st.integers(0, 100_000))
+def test_a_push_is_spread_over_at_most_the_spread(followers: int) -> None:
+    """However many follow, a push's pauses add up to at most SPREAD (less than the 0.5 s
+    between pushes), each at most SLICE_PAUSE."""
+    pause = pause_between(followers)
+    gaps = max(0, len(list(slices(range(followers), SLICE))) - 1)
+    assert 0 < pause <= SLICE_PAUSE
+    assert gaps * pause <= SPREAD + 1e-9
