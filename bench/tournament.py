@@ -98,6 +98,9 @@ class Bot:
                     continue
                 future = self.waiting.pop(msg.get("id", -1), None)
                 if future is not None and not future.done():
+                    # when the reply was read: the asking task resumes a few turns of this
+                    # busy loop later (the future, wait_for's waiter, the task's step)
+                    msg["_read_at"] = time.perf_counter()
                     future.set_result(msg)
 
     async def request(self, payload: dict[str, Any]) -> dict[str, Any]:
@@ -146,6 +149,8 @@ class Share:
     #: how late this process's event loop woke from 10 ms sleeps in the counted span (s):
     #: a round trip measured here includes whatever the load generator itself was doing
     lags: list[float] = field(default_factory=list)
+    #: the same round trips as ``latencies``, ending when the reader task read the reply
+    read: list[float] = field(default_factory=list)
 
 
 async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) -> None:
@@ -201,6 +206,7 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
             done = time.perf_counter()
             if time.time() >= count_from:
                 share.latencies.append(done - sent)
+                share.read.append(float(reply.get("_read_at", done)) - sent)
                 if reply.get("type") == "ack":
                     share.answered += 1
                 else:
@@ -242,6 +248,7 @@ class TournamentRun:
     standings_delays: list[float]
     changes: int
     client_lags: list[float]
+    read_latencies: list[float]
 
     def percentile(self, values: list[float], q: float) -> float:
         s = sorted(values) or [0.0]
@@ -353,6 +360,7 @@ def run_tournament(
         delays,
         len(order),
         [x for p in parts for x in p.lags],
+        [x for p in parts for x in p.read],
     )
 
 
@@ -433,6 +441,13 @@ def main(argv: list[str] | None = None) -> int:
             f"CPU server {run.server_cpu:4.2f}  server µs/move {run.server_us:3.0f}"
             + (f"  ({run.refused} refused)" if run.refused else "")
         )
+        if run.read_latencies:
+            r = run.read_latencies
+            print(
+                f"the same round trips ended when the client's reader read the ack: "
+                f"p50 {run.percentile(r, 0.5) * 1000:.2f} ms, "
+                f"p99 {run.percentile(r, 0.99) * 1000:.2f} ms"
+            )
         if run.client_lags:
             lags = run.client_lags
             print(
