@@ -312,6 +312,21 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
         cluster.stop()
 
 
+@contextlib.contextmanager
+def breakable_cluster(path: Path) -> Iterator[LocalCluster]:
+    """A cluster a test may break (a slot migrated, a primary killed), set up as
+    docs/operations.md advises: a primary without a replica refuses writes (NOREPLICAS);
+    a short node timeout, so a failover takes a few seconds."""
+    cluster = LocalCluster(
+        path, node_timeout_ms=1000, min_replicas_to_write="1", min_replicas_max_lag="10"
+    )
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 class _ErrorRecords(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.ERROR)

@@ -25,7 +25,7 @@ import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
 from redis.crc import key_slot
-from server_fixtures import LocalCluster, ServerHandle, get_json
+from server_fixtures import LocalCluster, ServerHandle, breakable_cluster, get_json
 from watch_helpers import until
 from websockets.exceptions import ConnectionClosed
 
@@ -45,19 +45,9 @@ CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "liveness": 2.0, "rate": 1
 
 @pytest.fixture(scope="module")
 def own_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    """A cluster these tests may break (a slot migrated, a primary killed), set up as
-    docs/operations.md advises: a primary without a replica refuses writes (NOREPLICAS)."""
-    cluster = LocalCluster(
-        tmp_path_factory.mktemp("own-cluster"),
-        node_timeout_ms=1000,
-        min_replicas_to_write="1",
-        min_replicas_max_lag="10",
-    )
-    try:
-        cluster.start()
+    """A cluster these tests may break (:func:`breakable_cluster`)."""
+    with breakable_cluster(tmp_path_factory.mktemp("own-cluster")) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @dataclass

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from redis.crc import key_slot
-from server_fixtures import WINS, LocalCluster, get_json
+from server_fixtures import WINS, LocalCluster, breakable_cluster, get_json
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
@@ -66,19 +66,9 @@ CONFIG = {
 
 @pytest.fixture(scope="module")
 def own_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    """A cluster this test breaks, set up as docs/operations.md advises (a primary without
-    a replica refuses writes) with a short node timeout (a failover in a few seconds)."""
-    cluster = LocalCluster(
-        tmp_path_factory.mktemp("tournament-cluster"),
-        node_timeout_ms=1000,
-        min_replicas_to_write="1",
-        min_replicas_max_lag="10",
-    )
-    try:
-        cluster.start()
+    """A cluster this test breaks (:func:`breakable_cluster`)."""
+    with breakable_cluster(tmp_path_factory.mktemp("tournament-cluster")) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest_asyncio.fixture
