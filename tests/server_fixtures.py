@@ -38,7 +38,7 @@ from redis.crc import key_slot
 from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
 from server.app import Config, RaceServer, running
-from server.backend import Backend
+from server.backend import Backend, StoreUnavailable
 from server.codes import normalize_code
 from server.memory import MemoryBackend
 from server.redis_backend import RedisBackend
@@ -285,6 +285,26 @@ class LocalCluster:
                     return key
         raise LookupError(f"no slot on {port}")
 
+    def serving(self, slot: int) -> int | None:
+        """The port of the primary serving ``slot``; None while none does (a failover)."""
+        try:
+            return self.port_of_slot(slot)
+        except LookupError:
+            return None
+
+    async def fail_over(self, slot: int, within: float = 30.0) -> int:
+        """SIGKILL the primary serving ``slot``, wait for a replica to take the slot over,
+        then start the killed node again (it comes back as the new primary's replica);
+        the killed node's port."""
+        victim = self.port_of_slot(slot)
+        self.kill(victim)
+        deadline = time.monotonic() + within
+        while self.serving(slot) in (victim, None):
+            assert time.monotonic() < deadline, "no replica took over"
+            await asyncio.sleep(0.2)
+        self.start_node(victim)
+        return victim
+
     def kill(self, port: int) -> None:
         """SIGKILL the node of ``port``."""
         proc = self.procs[port]
@@ -325,6 +345,18 @@ def breakable_cluster(path: Path) -> Iterator[LocalCluster]:
         yield cluster
     finally:
         cluster.stop()
+
+
+async def store_retry(call: Any, *args: Any, timeout: float = 40.0) -> Any:
+    """A store call tried again while the cluster cannot answer it (a failover)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await call(*args)
+        except StoreUnavailable:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
 
 
 class _ErrorRecords(logging.Handler):

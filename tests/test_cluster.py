@@ -25,7 +25,7 @@ import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
 from redis.crc import key_slot
-from server_fixtures import LocalCluster, ServerHandle, breakable_cluster, get_json
+from server_fixtures import LocalCluster, ServerHandle, breakable_cluster, get_json, store_retry
 from watch_helpers import until
 from websockets.exceptions import ConnectionClosed
 
@@ -33,7 +33,6 @@ from clients.client import RaceClient, RequestError
 from engine import Game, new_game, replay
 from protocol import Ack, Progress
 from server.app import Config, RaceServer, running
-from server.backend import StoreUnavailable
 from server.codes import normalize_code
 from server.redis_backend import RedisBackend
 
@@ -77,18 +76,6 @@ async def workers(own_cluster: LocalCluster, no_error_logs: Any) -> AsyncIterato
         yield Workers(apps)
 
 
-async def _store(call: Any, *args: Any, timeout: float = 30.0) -> Any:
-    """A store call tried again while the cluster cannot answer it (a failover)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return await call(*args)
-        except StoreUnavailable:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)
-
-
 @dataclass
 class Racer:
     """A player who keeps trying legal moves. ``acked`` maps each acknowledged move's
@@ -108,7 +95,7 @@ class Racer:
 
     async def _reload(self) -> None:
         code = normalize_code(self.room) or ""
-        log = await _store(self.workers.backend.moves, code, 1, self.seat)
+        log = await store_retry(self.workers.backend.moves, code, 1, self.seat)
         self.game = replay(DEAL, log)
 
     async def _resume(self) -> None:
@@ -181,7 +168,7 @@ async def _check(workers: Workers, racers: list[Racer], spectator: RaceClient) -
     board as stored."""
     code = normalize_code(racers[0].room) or ""
     for racer in racers:
-        log = await _store(workers.backend.moves, code, 1, racer.seat)
+        log = await store_retry(workers.backend.moves, code, 1, racer.seat)
         for index, move in racer.acked.items():
             assert index < len(log) and log[index] == move, (racer.seat, index, move, log)
         game = replay(DEAL, log)  # the log replays: no move twice, none out of place
@@ -195,14 +182,6 @@ async def _check(workers: Workers, racers: list[Racer], spectator: RaceClient) -
         assert shown and shown[-1].moves == game.moves, (shown[-1:], game.moves)
     seqs = [s for m in spectator.history if (s := getattr(m, "seq", None)) is not None]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
-
-
-def _serving(cluster: LocalCluster, slot: int) -> int | None:
-    """The port of the primary serving ``slot``; None while none does (a failover)."""
-    try:
-        return cluster.port_of_slot(slot)
-    except LookupError:
-        return None
 
 
 def _slot_of(room: str) -> int:
@@ -264,15 +243,9 @@ async def test_a_killed_primary_loses_no_acknowledged_move(
     ann, bob, spectator = await _race(workers)
     await asyncio.gather(ann.play(10), bob.play(10))
     slot = _slot_of(ann.room)
-    victim = own_cluster.port_of_slot(slot)
     playing = asyncio.gather(ann.play(30, pause=0.05), bob.play(30, pause=0.05))
     await asyncio.sleep(0.3)
-    own_cluster.kill(victim)
-    deadline = time.monotonic() + 30
-    while _serving(own_cluster, slot) in (victim, None):
-        assert time.monotonic() < deadline, "no replica took over"
-        await asyncio.sleep(0.2)
-    own_cluster.start_node(victim)  # back as the new primary's replica
+    await own_cluster.fail_over(slot)
     await asyncio.wait_for(playing, 90)
     assert ann.refused + ann.resumed + bob.refused + bob.resumed > 0  # they did notice
     await asyncio.gather(ann.play(5), bob.play(5))
@@ -300,13 +273,7 @@ async def test_the_live_directory_follows_a_failover(
 
     before = await open_room()
     await until(lambda: listed(before), 10)
-    victim = own_cluster.port_of_slot(slot)
-    own_cluster.kill(victim)
-    deadline = time.monotonic() + 30
-    while _serving(own_cluster, slot) in (victim, None):
-        assert time.monotonic() < deadline, "no replica took over"
-        await asyncio.sleep(0.2)
-    own_cluster.start_node(victim)  # back as the new primary's replica: writes allowed again
+    await own_cluster.fail_over(slot)  # back as the new primary's replica: writes allowed again
     await asyncio.to_thread(own_cluster.wait_healthy)
     after = await open_room()
     await until(lambda: listed(after), 20)
