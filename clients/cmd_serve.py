@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import logging
 import os
 import signal
@@ -273,6 +272,7 @@ def _serve_one(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     from server.app import Config, run
     from server.backend import Backend
+    from server.collector import Collector
 
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
     config = Config(
@@ -323,14 +323,15 @@ def _serve_one(args: argparse.Namespace) -> int:
 
     from server.backend import StoreUnavailable
 
-    _tune_gc()
+    collector = Collector()
+    collector.install()
     try:
         try:
             import uvloop
         except ImportError:
-            asyncio.run(run(backend, config))
+            asyncio.run(run(backend, config, collector))
         else:
-            uvloop.run(run(backend, config))
+            uvloop.run(run(backend, config, collector))
     except StoreUnavailable as exc:
         print(f"samedeal serve: cannot start: {exc}", file=sys.stderr)
         return 1
@@ -345,24 +346,6 @@ def _serve_one(args: argparse.Namespace) -> int:
         print(f"samedeal serve: cannot use the records database: {exc}", file=sys.stderr)
         return 1
     return 0
-
-
-def _tune_gc() -> None:
-    """Rarer collector pauses in a worker holding thousands of connections.
-
-    A connection keeps about 90 objects the cyclic collector tracks; at 10,000 connections
-    a full collection walks a million of them and stops the event loop for 0.6–0.7 s of
-    CPU here, about twelve times while a worker fills up (bench/capacity.py). The objects
-    made at start-up (modules, models) are moved out of its sight for good
-    (``gc.freeze``), and the youngest generation is collected every 10,000 allocations
-    instead of 700, so the older ones, and the full collections they lead to, come 14
-    times less often: in bench/capacity.py two full collections instead of twelve, a
-    fifth of the collector's CPU, and the move round trip p99 from 0.5–0.65 s to
-    22–45 ms. The young collections take longer (up to 0.1–0.2 s of CPU when many
-    connections are new)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
 
 
 def _supervise(args: argparse.Namespace) -> int:

@@ -57,6 +57,7 @@ from protocol import (
 
 from .backend import TOURNAMENT_CHANNEL, Backend
 from .bots import Robots
+from .collector import Collector
 from .config import Config, now_ms
 from .connection import Conn, Gate
 from .context import Context
@@ -251,9 +252,12 @@ async def running(
         await app.close()
 
 
-async def run(backend_factory: Callable[[], Backend], config: Config) -> None:
+async def run(
+    backend_factory: Callable[[], Backend], config: Config, collector: Collector | None = None
+) -> None:
     """Serve until SIGTERM or SIGINT, then drain: stop accepting, close every connection
-    with 1001 (clients resume elsewhere), release the backend."""
+    with 1001 (clients resume elsewhere), release the backend. With a ``collector``
+    installed on this process, its sweeps run beside the server."""
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
 
@@ -270,6 +274,7 @@ async def run(backend_factory: Callable[[], Backend], config: Config) -> None:
         # after (bench/race.py, memory backend).
         gc.collect()
         gc.freeze()
+        sweeping = asyncio.create_task(collector.sweeping()) if collector else None
         logger.info(
             "serving host=%s port=%s worker=%s pid=%s",
             config.host,
@@ -278,6 +283,8 @@ async def run(backend_factory: Callable[[], Backend], config: Config) -> None:
             os.getpid(),
         )
         await stop
+        if sweeping:
+            sweeping.cancel()
         logger.info(
             "draining worker=%s connections=%s", app.backend.worker_id, len(app.ctx.rooms.conns)
         )

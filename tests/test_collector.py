@@ -1,0 +1,175 @@
+"""The worker's collector tuning (server/collector.py): survivors leave the collector's sight,
+a sweep reclaims what died frozen, and serving makes nothing that would need one."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from server_fixtures import LocalCluster
+
+from server.collector import Collector
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Node:
+    """Something the collector tracks, that can be in a cycle and be watched."""
+
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def tracked(obj: object) -> bool:
+    """Whether the collector would walk ``obj`` (frozen objects are not in get_objects)."""
+    return any(o is obj for o in gc.get_objects())
+
+
+@pytest.fixture
+def collector() -> Iterator[Collector]:
+    collector = Collector()
+    collector.install()
+    try:
+        yield collector
+    finally:
+        collector.uninstall()
+
+
+def test_survivors_of_a_middle_collection_leave_the_collectors_sight(
+    collector: Collector,
+) -> None:
+    young = Node()
+    gc.collect(0)
+    assert tracked(young)  # a young collection freezes nothing
+    gc.collect(1)
+    assert not tracked(young)
+    after = Node()
+    assert tracked(after)  # what comes later is walked as usual
+
+
+def test_a_sweep_reclaims_a_cycle_that_died_frozen(collector: Collector) -> None:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    gc.collect(1)
+    del a, b
+    gc.collect()  # a full collection does not walk frozen objects
+    assert gone() is not None
+    assert collector.sweep() >= 2
+    assert gone() is None
+
+
+def test_young_garbage_is_collected_before_anything_is_frozen(collector: Collector) -> None:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect(1)
+    assert gone() is None
+
+
+def test_uninstall_gives_everything_back() -> None:
+    before = gc.get_threshold()
+    collector = Collector()
+    collector.install()
+    node = Node()
+    gc.collect(1)
+    assert gc.get_freeze_count() > 0
+    collector.uninstall()
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before
+    assert tracked(node)
+
+
+# Races played end to end (create, join, spectate, start, moves, resigns, the end, every
+# connection closed) on a worker set up as `samedeal serve` sets itself up: uvloop and the
+# collector installed. What the middle collection froze and later died in a cycle is what
+# only a sweep would reclaim: it must be nothing, once what is made once has been made.
+SCENARIO = """
+import asyncio, sys
+import uvloop
+from clients.client import RaceClient
+from protocol import Ack
+from server.app import running
+from server.collector import Collector
+from server.config import Config
+
+
+async def race(url):
+    host = await RaceClient.connect(url)
+    joined = await host.create("klondike", name="Ann")
+    other = await RaceClient.connect(url)
+    await other.join(joined.room, name="Bo", key=host.key)
+    spectators = [await RaceClient.connect(url) for _ in range(3)]
+    for s in spectators:
+        await s.join(joined.room, role="spectator", key=host.key)
+    await host.start()
+    ev = await host.next_event("race_starting")
+    await asyncio.sleep(max(0, (ev.start_at - ev.now) / 1000) + 0.02)
+    for _ in range(5):
+        for c in (host, other):
+            assert isinstance(await c.move("s"), Ack)
+    await other.resign()
+    await host.resign()
+    await host.next_event("race_ended")
+    for c in (other, *spectators, host):
+        await c.close()
+
+
+async def main(redis):
+    if redis:
+        from server.redis_backend import RedisBackend
+        backend = RedisBackend(redis)
+    else:
+        from server.memory import MemoryBackend
+        backend = MemoryBackend()
+    collector = Collector()
+    collector.install()
+    async with running(backend, Config(port=0, countdown=0.05, grace=0.2)) as (app, _):
+        url = f"ws://127.0.0.1:{app.port}/ws"
+        import gc
+        await race(url)  # what is made once, lazily (caches, scripts loaded), made here
+        await asyncio.sleep(0.5)
+        gc.collect(1)
+        collector.sweep()
+        for _ in range(3):
+            await race(url)
+        await asyncio.sleep(0.5)
+        gc.collect(1)
+        print(collector.sweep())
+
+uvloop.run(main(sys.argv[1] if len(sys.argv) > 1 else ""))
+"""
+
+
+def _frozen_garbage(*args: str) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", SCENARIO, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return int(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.integration
+def test_serving_leaves_no_cycle_for_a_sweep_memory() -> None:
+    assert _frozen_garbage() == 0
+
+
+@pytest.mark.integration
+def test_serving_leaves_no_cycle_for_a_sweep_redis(redis_url: str) -> None:
+    assert _frozen_garbage(redis_url) == 0
+
+
+@pytest.mark.integration
+def test_serving_leaves_no_cycle_for_a_sweep_cluster(redis_cluster: LocalCluster) -> None:
+    assert _frozen_garbage(redis_cluster.url) == 0
