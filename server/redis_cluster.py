@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+import redis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import SSLConnection, parse_url
@@ -178,6 +179,12 @@ def check_redis_url(url: str) -> None:
         raise ValueError(f"not a Redis URL: {url!r} ({exc})") from None
 
 
+#: redis-py looks its own version up in the installed packages' metadata for every connection
+#: it makes unless told (a scan of sys.path, and reference cycles left for the collector):
+#: told once here, for every client and pool below
+CLIENT_INFO: dict[str, Any] = {"lib_version": redis.__version__}
+
+
 def _pool(url: str) -> aioredis.BlockingConnectionPool:
     # a burst of requests (a thousand players making their first move, or leaving at once)
     # waits for a connection instead of failing with "too many connections". A command on a
@@ -191,6 +198,7 @@ def _pool(url: str) -> aioredis.BlockingConnectionPool:
         socket_connect_timeout=2,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), 3),
         retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        **CLIENT_INFO,
     )
 
 
@@ -205,11 +213,15 @@ class Shard:
         #: for pub/sub: a failure is seen at once (no silent reconnect), so the gap it left
         #: is filled at once
         self.subscriber: aioredis.Redis = aioredis.Redis.from_url(
-            url, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0)
+            url, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0), **CLIENT_INFO
         )
         # the health watch's own connection: no retries, a short timeout
         self.probe: aioredis.Redis = aioredis.Redis.from_url(
-            url, socket_timeout=1, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
+            url,
+            socket_timeout=1,
+            socket_connect_timeout=1,
+            retry=Retry(NoBackoff(), 0),
+            **CLIENT_INFO,
         )
         self.store = RespPipe(self._store_connection, **pipe_options)
 
@@ -324,7 +336,12 @@ class ClusterRouter(Router):
             startup.append(ClusterNode(str(node["host"]), int(node["port"])))
         # the cluster client is our map of the slots (redis-py's NodesManager reads and
         # checks CLUSTER SLOTS); commands go to the shards' own connections
-        options: dict[str, Any] = {"socket_connect_timeout": 1, "socket_timeout": 2, **kwargs}
+        options: dict[str, Any] = {
+            "socket_connect_timeout": 1,
+            "socket_timeout": 2,
+            **CLIENT_INFO,
+            **kwargs,
+        }
         self.client = RedisCluster(startup_nodes=startup, ssl=tls, **options)
         self._shards: dict[str, Shard] = {}
         self._by_slot: list[Shard | None] = [None] * 16384
