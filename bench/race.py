@@ -33,6 +33,14 @@ directory).
 More servers (``--configs``): ``redisN`` is N workers on one Redis, ``clusterS`` and
 ``clusterSxN`` a Redis Cluster of S primaries (``--cluster-replicas`` replicas each, 0 by
 default) with 1 or N workers, started on free ports for the run (the slots split evenly).
+``redisNa`` is N workers on one Redis as
+``redisN``, but each on its own port with the load generator routing every connection of a
+room to the worker chosen by a hash of the room's code (what ``deploy/nginx.conf``'s
+``hash $arg_room consistent`` does for clients that connect with ``?room=CODE``): a room's
+creator connects to the next worker in turn (as ``least_conn`` spreads connections without
+a room), creates the room, then moves to its room's worker and resumes its seat there (as
+the clients do), so all of a room's players are on one worker. ``redisN`` leaves the spread
+to the kernel (``SO_REUSEPORT``): a room's players land on up to 4 different workers.
 A Redis config ending in ``-aof`` or ``-replica`` gets Redis of its own set up for that
 durability (append-only file synced on every write; a replica per primary), and its
 workers run with ``--durability aof`` or ``replica``.
@@ -49,6 +57,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import multiprocessing as mp
 import os
 import random
@@ -61,6 +70,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -166,26 +176,50 @@ async def _reply(ws: Any) -> bytes:
             return data
 
 
-async def _seat_rooms(url: str, rooms: int, players: int) -> list[Any]:
+def room_worker(code: str, workers: int) -> int:
+    """The worker a room's connections go to, by a hash of its code (the stored form:
+    upper case, no dash), as a balancer hashing ``$arg_room`` picks one."""
+    return zlib.crc32(code.replace("-", "").upper().encode()) % workers
+
+
+async def _seat_rooms(urls: list[str], rooms: int, players: int, affine: bool) -> list[Any]:
     """Connect ``rooms`` × ``players`` clients, seat them, start the races; returns the
-    connections once every race has started."""
+    connections once every race has started. One URL: every connection goes there (the
+    kernel spreads them over the workers sharing its port). Several (``affine``): one per
+    worker; a room's creator goes to the next in turn, creates the room, then reconnects
+    to the room's worker (:func:`room_worker`) with ``?room=CODE`` and resumes its seat;
+    the other players connect there at once."""
     import orjson
     from websockets.asyncio.client import connect
 
-    async def hello() -> Any:
+    turn = itertools.count()
+
+    async def hello(url: str) -> Any:
         ws = await connect(url, compression=None, max_queue=None, open_timeout=60)
         await ws.send(_frame({"type": "hello", "v": PROTOCOL_VERSION, "client": "bench"}))
         await _reply(ws)
         return ws
 
     async def room() -> tuple[list[Any], float]:
-        host = await hello()
+        host = await hello(urls[next(turn) % len(urls)])
         create = {"type": "create", "id": 1, "game": "klondike", "deal": "random"}
         await host.send(_frame({**create, "max_players": players, "name": "bench"}))
-        code = orjson.loads(await _reply(host))["room"]
+        joined = orjson.loads(await _reply(host))
+        code = joined["room"]
+        url = urls[0]
+        if affine:
+            url = f"{urls[room_worker(code, len(urls))]}/?room={code.replace('-', '')}"
+            moved = await hello(url)
+            resume = {"type": "resume", "id": 1, "room": code, "token": joined["token"]}
+            await moved.send(_frame(resume))
+            reply = await _reply(moved)
+            if not reply.startswith(b'{"type":"joined"'):
+                raise RuntimeError(f"resume refused: {reply!r}")
+            await host.close()
+            host = moved
         conns = [host]
         for _ in range(players - 1):
-            ws = await hello()
+            ws = await hello(url)
             await ws.send(_frame({"type": "join", "id": 1, "room": code, "name": "bench"}))
             await _reply(ws)
             conns.append(ws)
@@ -267,7 +301,11 @@ async def _load(
 
 
 async def _client(pipe: Connection, kind: str, url: str, count: int, players: int) -> None:
-    conns = await (_seat_rooms(url, count, players) if kind != "echo" else _echo_conns(url, count))
+    urls = url.split()
+    if kind == "echo":
+        conns = await _echo_conns(url, count)
+    else:
+        conns = await _seat_rooms(urls, count, players, kind == "race-affine")
     pipe.send("ready")
     loop = asyncio.get_running_loop()
     paced, go_at, seconds, warmup = await loop.run_in_executor(None, pipe.recv)
@@ -639,12 +677,18 @@ def parse_config(name: str) -> tuple[str, int, int, str]:
         raise ValueError(f"not a server config: {name!r}")
     if base == "memory":
         return "memory", 1, 0, ""
-    if base.startswith("redis") and (base[5:] or "1").isdigit():
-        return "redis", int(base[5:] or 1), 1, level
+    if base.startswith("redis") and (base[5:].removesuffix("a") or "1").isdigit():
+        return "redis", int(base[5:].removesuffix("a") or 1), 1, level
     shards, _, workers = base.removeprefix("cluster").partition("x")
     if base.startswith("cluster") and shards.isdigit() and (workers or "1").isdigit():
         return "cluster", int(workers or 1), int(shards), level
     raise ValueError(f"not a server config: {name!r}")
+
+
+def by_room(name: str) -> bool:
+    """Whether a config routes a room's connections to one worker (``redisNa``)."""
+    base = name.partition("-")[0]
+    return base.startswith("redis") and base.endswith("a") and parse_config(name)[1] > 1
 
 
 def config_label(name: str) -> str:
@@ -652,7 +696,8 @@ def config_label(name: str) -> str:
     store, workers, shards, level = parse_config(name)
     plural = "s" if workers > 1 else ""
     shown = {"cluster": f"cluster {shards}", "records": "memory + records"}.get(store, store)
-    return f"{shown}{f' {level}' if level else ''}, {workers} worker{plural}"
+    routed = " by room" if by_room(name) else ""
+    return f"{shown}{f' {level}' if level else ''}, {workers} worker{plural}{routed}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -670,7 +715,8 @@ def main(argv: list[str] | None = None) -> int:
         "--configs",
         default="memory,redis,redis2",
         help="servers to run: memory (1 worker), records (memory, the records store on), "
-        "redisN (N workers on one Redis), clusterS or clusterSxN (a Redis Cluster of S "
+        "redisN (N workers on one Redis), redisNa (the same, a room's players on one "
+        "worker), clusterS or clusterSxN (a Redis Cluster of S "
         "primaries, 1 or N workers)",
     )
     ap.add_argument(
@@ -772,15 +818,28 @@ def main(argv: list[str] | None = None) -> int:
                 if store == "cluster" and not replicas and not durability:
                     durability = "memory"  # no replica to wait for
                 data = run.enter_context(tempfile.TemporaryDirectory())
-                serve = _serve_argv(
-                    port, url_for_redis, workers, durability, data if store == "records" else None
-                )
+                affine = by_room(config)
+                # by room: one single-worker server per port, the load generator choosing
+                ports = [free_port() for _ in range(workers)] if affine else [port]
+                serves = [
+                    _serve_argv(
+                        p,
+                        url_for_redis,
+                        1 if affine else workers,
+                        durability,
+                        data if store == "records" else None,
+                    )
+                    for p in ports
+                ]
                 results: dict[str, Result] = {}
-                with run, process(serve, port) as proc:
+                with run:
+                    procs = [
+                        run.enter_context(process(a, p)) for a, p in zip(serves, ports, strict=True)
+                    ]
                     time.sleep(0.5 + 0.3 * workers)  # the workers start after the port opens
                     backed = store in ("redis", "cluster")
                     common = {
-                        "server": server_pids(proc),
+                        "server": [pid for proc in procs for pid in server_pids(proc)],
                         "redis": (nodes.pids if nodes is not single and nodes else redis_pids)
                         if backed
                         else [],
@@ -792,8 +851,8 @@ def main(argv: list[str] | None = None) -> int:
                         if load == "paced" and args.scale_load:
                             rooms *= max(workers, shards)
                         result = drive(
-                            "race",
-                            f"ws://127.0.0.1:{port}",
+                            "race-affine" if affine else "race",
+                            " ".join(f"ws://127.0.0.1:{p}" for p in ports),
                             rooms,
                             args.players,
                             args.client_procs,
