@@ -198,7 +198,7 @@ async def run_bot(
 ) -> list[BotResult]:
     """Join ``room`` on the server at ``url`` as a player called ``name`` and play ``races``
     races to the end (each waits for the host to start it)."""
-    client = await RaceClient.connect(url)
+    client = await RaceClient.connect(url, room=room)
     try:
         await client.join(room, name=name, key=key)
         out = []

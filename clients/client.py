@@ -14,6 +14,10 @@ Every request gets exactly one direct reply (``joined``, ``ack``, ``rejected``, 
 events, ``board``, ``resync``, unsolicited errors — goes to the event queue, read with
 :meth:`RaceClient.events` or :meth:`RaceClient.next_event`. The client tracks the last room
 event ``seq`` it saw, so :meth:`RaceClient.reconnect` can resume a seat.
+
+A connection made for a known room carries it in its address (``?room=CODE``), so that a
+load balancer puts all of a room's connections on one worker; a seat taken on a connection
+made without it (a room just created) moves to one with it, :meth:`RaceClient.settle`.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from protocol import (
 )
 
 from .identity import IdentityFile, SavedIdentity
+from .links import room_hint, routed_url
 
 __all__ = ["RaceClient", "RequestError", "ensure_identity"]
 
@@ -83,6 +88,8 @@ class RaceClient:
         #: the player is (``recovery_code`` set when the identity was made just now)
         self.identity_file: IdentityFile | None = None
         self.player: IdentityReply | None = None
+        #: the room this connection was routed by (its ``?room=`` hint), None if none
+        self.routed_room: str | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[ServerMessage]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
@@ -100,13 +107,19 @@ class RaceClient:
         version: int = PROTOCOL_VERSION,
         identity: IdentityFile | None = None,
         name: str = "",
+        room: str | None = None,
     ) -> RaceClient:
         """Open a connection and say ``hello``; raises :class:`RequestError` if refused.
+
+        ``room``: the room this connection is for, when known (joining by code or link,
+        resuming, watching): the address gets ``?room=CODE``, a hint for the load balancer
+        to send it to the worker that has the room's other connections. The server
+        neither needs nor trusts it.
 
         With ``identity``, the connection then says who its player is, right after
         ``hello``: the identity kept in that file, or a new one (named ``name``) kept there
         (:func:`ensure_identity`); :attr:`player` holds the reply."""
-        ws = await connect(url, max_size=None, open_timeout=5)
+        ws = await connect(routed_url(url, room) if room else url, max_size=None, open_timeout=5)
         await ws.send(orjson.dumps({"type": "hello", "v": version}).decode())
         first = decode_server(await asyncio.wait_for(ws.recv(), 5))
         if isinstance(first, Error):
@@ -116,6 +129,7 @@ class RaceClient:
             await ws.close()
             raise ProtocolError("unexpected", f"expected welcome, got {first.type}")
         client = cls(ws, first, url)
+        client.routed_room = room_hint(room)
         if identity is not None:
             client.identity_file = identity
             try:
@@ -130,10 +144,58 @@ class RaceClient:
         who its player is first, as this one did)."""
         if self.room is None or self.token is None:
             raise ValueError("no seat to resume")
-        other = await RaceClient.connect(url or self.url, identity=self.identity_file)
+        other = await RaceClient.connect(
+            url or self.url, identity=self.identity_file, room=self.room
+        )
         other.last_seq = self.last_seq
         other.token = self.token
         await other.resume(self.room, self.token, self.last_seq)
+        return other
+
+    async def settle(self) -> RaceClient:
+        """The client to go on with: this one, or — when this connection holds a seat but
+        was not routed by its room (made before the room was known: its creator, or a
+        player who typed the code after connecting) — a new connection routed by the room
+        (``?room=CODE``) that has resumed the seat, this one closed. The messages this one
+        had received and not yet handed out come first on the new one; the seat, host
+        role and token stay.
+
+        Call it right after ``create`` or ``join``: best before the race starts (a seat
+        resumed mid-race is sound, but costs the player a round trip). Behind a balancer
+        that hashes ``?room=``, every connection of a room then reaches one worker, which
+        alone pays the room's events and feed (docs/scaling.md, "Room affinity")."""
+        if (
+            self.role != "player"
+            or self.room is None
+            or self.token is None
+            or room_hint(self.room) == self.routed_room
+        ):
+            return self
+        seen, room, token = self.last_seq, self.room, self.token
+        try:
+            other = await RaceClient.connect(self.url, identity=self.identity_file, room=room)
+        except (OSError, TimeoutError, ConnectionError, RequestError):
+            return self  # a hint only: the seat plays on where it is
+        other.last_seq, other.token = seen, token
+        try:
+            await other.resume(room, token, seen)
+        except (TimeoutError, ConnectionError, RequestError):
+            await other.close()
+            return self
+        other.key, other.game = self.key, other.game or self.game
+        self.history.extend(other.history)
+        other.frames, other.history = self.frames, self.history
+
+        # the old connection's unread messages, but not events it got after the resume
+        # (the new connection has those too)
+        def before_resume(message: ServerMessage) -> bool:
+            seq: int | None = getattr(message, "seq", None)
+            return seq is None or (seen is not None and seq <= seen)
+
+        unread = [message for message in self.drain() if before_resume(message)]
+        for message in unread + other.drain():
+            other._events.put_nowait(message)
+        await self.close()
         return other
 
     async def close(self) -> None:

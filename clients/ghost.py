@@ -146,7 +146,7 @@ async def run_ghost(
     wait_results: float = 5.0,
 ) -> BotResult:
     """Join ``room`` as ``run.name`` and race ``run`` again in the room's next race."""
-    client = await RaceClient.connect(url)
+    client = await RaceClient.connect(url, room=room)
     try:
         await client.join(room, name=run.name, key=key)
         return await run_ghost_client(

@@ -410,8 +410,12 @@ class RaceApp(App[int]):
 
     async def _run(self) -> None:
         try:
+            # a room known now routes the connection to its worker (``?room=``)
             client = await RaceClient.connect(
-                self.link.url, identity=self.identity, name=self.player_name
+                self.link.url,
+                identity=self.identity,
+                name=self.player_name,
+                room=self.link.room if self.create is None else None,
             )
             self.client = client
             if client.player is not None and client.player.recovery_code:
@@ -421,6 +425,8 @@ class RaceApp(App[int]):
                 joined = await client.create(
                     self.create, name=self.player_name, **self.create_options
                 )
+                # the room's code is known now: on to its worker, before the race starts
+                client = self.client = await client.settle()
                 if self.start_at_once:
                     await client.start()
             else:

@@ -34,7 +34,7 @@ import {
 import { render as refreshYou, setupIdentity } from "./identity.js";
 import { clearSelection, dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { ReactionPops, liveRow, reactionButtons } from "./live.js";
-import { Connection } from "./net.js";
+import { Connection, roomHint } from "./net.js";
 import { refreshProfile, showProfile } from "./profile.js";
 import { refreshReplay, replayKey, showReplay } from "./replay.js";
 import { renderRules, ruleSection, rulesGame } from "./rules.js";
@@ -398,8 +398,35 @@ async function enter(payload, errorBox) {
     $(errorBox).textContent = errorText(reply.code, reply.message);
     return false;
   }
-  takeJoined(reply);
+  takeJoined(await settleInRoom(reply));
   return true;
+}
+
+/** A seat taken on a socket not routed by its room (the room was just created, or its
+ * code typed after the page connected) moves to a socket that is (``?room=CODE``), before
+ * the page shows the room: behind a balancer hashing the hint, all of a room's sockets
+ * reach one worker. Resolves with the ``joined`` to take: the new socket's, with the
+ * seat's token and key; the first one if the move fails (the seat stays where it is). */
+async function settleInRoom(joined) {
+  if (!joined.token || roomHint(joined.room) === roomHint(conn.room)) return joined;
+  conn.room = joined.room;
+  let ws;
+  try {
+    ws = await conn.open();
+  } catch {
+    return joined;
+  }
+  // The server closes the seat's old socket once the new one has it: expected.
+  const old = conn.ws;
+  if (old) conn.retiring.add(old);
+  const reply = await conn.request({ type: "resume", room: joined.room, token: joined.token, last_seq: null }, ws);
+  if (reply.type !== "joined") {
+    if (old) conn.retiring.delete(old);
+    ws.close();
+    return joined;
+  }
+  conn.replace(ws);
+  return { ...reply, token: joined.token, key: joined.key ?? reply.key };
 }
 
 /** Take the room a ``joined`` reply gives (``keepPath``: stay at the page's address). */
@@ -1389,6 +1416,7 @@ async function init() {
     const code = r.code.toUpperCase();
     state.key = r.key;
     $("join-code").value = code;
+    conn.room = code; // the page's sockets go to the room's worker
     if (await resumeSaved(code).catch(() => false)) return;
     showInvite(code);
     // "Watch" in the live directory: straight in as a spectator

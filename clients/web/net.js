@@ -3,6 +3,13 @@
 
 export const PROTOCOL_VERSION = 2;
 
+/** A room code as every client hashes it (upper case, letters and digits: "k7qf-2m" →
+ * "K7QF2M"), or null: the same form as clients/links.py's room_hint. */
+export function roomHint(room) {
+  const code = String(room || "").toUpperCase().replace(/[^A-Z0-9]/g, "");
+  return code && code.length <= 16 ? code : null;
+}
+
 export class Connection {
   constructor(onEvent, onClose) {
     this.ws = null;
@@ -14,17 +21,21 @@ export class Connection {
     this.onEvent = onEvent; // (msg) for frames that are not replies
     this.onClose = onClose; // (code) when the live socket closes
     this.onWelcome = null; // async (ws) run on each new socket before any request (identity.js)
+    // The room new sockets are for, when known: their address says ?room=CODE so that the
+    // load balancer sends all of a room's sockets to one worker (a hint; the server ignores it).
+    this.room = null;
   }
 
-  static url() {
+  static url(room) {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}/`;
+    const hint = roomHint(room);
+    return `${proto}//${location.host}/` + (hint ? `?room=${hint}` : "");
   }
 
   /** Open a socket and say hello; resolves with the socket once welcomed. */
   open() {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(Connection.url());
+      const ws = new WebSocket(Connection.url(this.room));
       let welcomed = false;
       ws.onopen = () => ws.send(JSON.stringify({ type: "hello", v: PROTOCOL_VERSION, client: "web" }));
       ws.onmessage = (ev) => {

@@ -68,6 +68,7 @@ async function switchTo(code) {
     if (conn === watcher) setTimeout(() => featured === code && switchTo(code), 1000);
   });
   watcher = conn;
+  conn.room = code; // routed to the room's worker
   let reply;
   try {
     reply = await conn.request({ type: "join", room: code, role: "spectator" });
