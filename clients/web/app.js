@@ -419,7 +419,10 @@ async function settleInRoom(joined) {
   // The server closes the seat's old socket once the new one has it: expected.
   const old = conn.ws;
   if (old) conn.retiring.add(old);
-  const reply = await conn.request({ type: "resume", room: joined.room, token: joined.token, last_seq: null }, ws);
+  const resume = conn.request({ type: "resume", room: joined.room, token: joined.token, last_seq: null }, ws);
+  // a socket that dies unanswered must not hold the page back: the first seat then stays
+  const late = new Promise((resolve) => setTimeout(() => resolve({ type: "error", code: "timeout" }), 5000));
+  const reply = await Promise.race([resume, late]);
   if (reply.type !== "joined") {
     if (old) conn.retiring.delete(old);
     ws.close();
