@@ -36,6 +36,7 @@ from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.crc import key_slot
+from redis.driver_info import DriverInfo
 from redis.exceptions import (
     AskError,
     ClusterDownError,
@@ -182,7 +183,7 @@ def check_redis_url(url: str) -> None:
 #: redis-py looks its own version up in the installed packages' metadata for every connection
 #: it makes unless told (a scan of sys.path, and reference cycles left for the collector):
 #: told once here, for every client and pool below
-CLIENT_INFO: dict[str, Any] = {"lib_version": redis.__version__}
+CLIENT_INFO: dict[str, Any] = {"driver_info": DriverInfo(lib_version=redis.__version__)}
 
 
 def _pool(url: str) -> aioredis.BlockingConnectionPool:
