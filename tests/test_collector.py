@@ -151,7 +151,7 @@ async def main(redis):
         names = [
             f"{type(o).__module__}.{type(o).__qualname__}"
             for o in gc.garbage
-            if not isinstance(o, BaseException)
+            if not issubclass(type(o), BaseException)
         ]
         print(json.dumps(names))
 
