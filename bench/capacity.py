@@ -85,7 +85,7 @@ async def _players(pipe: Connection, url: str, rooms: int) -> None:
     """Each player one move a second from ``go_at`` (wall clock), starting at a random
     offset in the first second; round trips of the moves sent after ``warmup`` seconds,
     each with the time it was sent (seconds from the start)."""
-    conns = await race._seat_rooms(url, rooms, 4)
+    conns = await race._seat_rooms([url], rooms, 4, affine=False)
     pipe.send("ready")
     go_at, seconds, warmup = await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
     await asyncio.sleep(max(0.0, go_at - time.time()))

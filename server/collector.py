@@ -5,16 +5,21 @@ about 90 of them, so at 10,000 connections a full collection stopped the event l
 0.6–0.7 s of CPU (bench/capacity.py). Rarer collections (a young generation of 10,000
 allocations instead of 700) made those rarer but every young one long: a collection of the
 middle generation then walked some 100,000 objects, 55–220 ms of CPU. Here, whatever has
-survived a collection of the middle generation is moved out of the collector's sight at
-once (``gc.freeze``, a constant-time list splice): at that moment the young generations were
-just collected, so what is moved was reachable. With Python's own thresholds every
-collection then walks a few thousand objects at most, however many connections the worker
-holds: each object is walked once or twice while young, then never again.
+survived a collection is moved out of the collector's sight at once (``gc.freeze``, a
+constant-time list splice): the collection just showed it reachable. Each object is walked
+once, while young, then never again, however many connections the worker holds.
+
+A young collection can still be long: Python counts a young generation's size as
+allocations less deallocations *of any age*, so while many frozen objects die (a thousand
+players' pending reads replaced every move) the young list grows past its 700 before it is
+collected (tens of thousands of objects, 10–20 ms, in bench/capacity.py's probe). Freezing
+after every collection keeps such a list from being walked a second time in the middle
+generation (35–70 ms with a freeze after middle collections only).
 
 What this costs: an object moved out of sight that later dies *in a reference cycle* is not
 reclaimed until the next sweep (one full collection of everything, ``SWEEP_EVERY``). Nothing
 on the serving path makes such cycles with uvloop (the loop ``samedeal serve`` runs):
-tests/test_collector.py plays races on memory and one Redis, freezing every 50 allocations,
+tests/test_collector.py plays races on memory and one Redis, collecting every 50 allocations,
 and finds none. One known source is outside it: on a Redis Cluster, a read of the slot map
 again (after a connection error or a failover) drops redis-py connections that are cycles
 (a few dozen objects each time). The sweep logs what it found, so a leak would show; it is
@@ -47,7 +52,7 @@ class Collector:
 
     def install(self) -> None:
         """Freeze what exists now (modules, models), and from now on the survivors of every
-        collection of the middle generation."""
+        collection."""
         if self._installed:
             return
         self._installed = True
@@ -65,7 +70,7 @@ class Collector:
 
     def _after_collection(self, phase: str, info: dict[str, Any]) -> None:
         # Called by the collector itself, with collections held off: the splice is safe.
-        if phase == "stop" and info["generation"] >= 1:
+        if phase == "stop":
             gc.freeze()
 
     def sweep(self) -> int:
