@@ -288,6 +288,9 @@ async def test_room_channels_repair_a_killed_connection_by_seq(redis_url: str) -
         async with asyncio.timeout(10):
             while await r.pubsub_numsub(room.channel) != [(room.channel.encode(), 1)]:
                 await asyncio.sleep(0.02)
+        async with asyncio.timeout(10):  # filled once the connection is back
+            while len(got) < 5:
+                await asyncio.sleep(0.02)
         for seq in (6, 7):
             assert await room.publish(seq) == 1
         async with asyncio.timeout(10):
