@@ -7,8 +7,10 @@ ones are read from the room's stored event list. It serves both transports:
 
 * :class:`RoomChannels` (one Redis): one pub/sub connection per worker carries the channels
   of the rooms it has connections in (and the worker's own channel, which keeps it open
-  while it has none). When the connection fails, the listener backs off (capped),
-  reconnects, resubscribes and fills every room's gap;
+  while it has none). It speaks RESP2 itself (:mod:`server.resp_pubsub`): each message goes
+  from the transport's callback to :class:`InOrder`, with no task or dict per message.
+  When the connection fails, the watcher backs off (capped), reconnects, resubscribes
+  (waiting for Redis to confirm) and fills every room's gap;
 * :class:`server.redis_cluster_pubsub.ShardChannels` (Redis Cluster): sharded pub/sub, one
   connection per primary that holds rooms of this worker.
 """
@@ -28,6 +30,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from protocol.frames import event_seq
 
 from .backend import Listener
+from .resp_pubsub import RespSubscriber
 
 __all__ = ["Fetch", "InOrder", "RoomChannels", "room_of_channel"]
 
@@ -131,7 +134,9 @@ class InOrder:
 
 
 class RoomChannels:
-    """The pub/sub side of :class:`server.redis_backend.RedisBackend` on one Redis."""
+    """The pub/sub side of :class:`server.redis_backend.RedisBackend` on one Redis: one
+    subscriber connection (:class:`server.resp_pubsub.RespSubscriber`, opened with the
+    settings of ``redis``'s pool) for the worker's own channel and its rooms'."""
 
     def __init__(
         self,
@@ -146,17 +151,39 @@ class RoomChannels:
         #: called when the connection fails (the backend checks its health at once)
         self._trouble = trouble
         self._order = InOrder(fetch)
-        self._pubsub: Any = None
-        self._channels: set[str] = {own_channel}
-        self._confirm: dict[str, asyncio.Future[None]] = {}
+        self._link: RespSubscriber | None = None
+        #: subscribed (or being subscribed) channel → its room (the worker's own: "")
+        self._channels: dict[bytes, str] = {own_channel.encode(): ""}
         self._task: asyncio.Task[None] | None = None
+
+    async def _connect(self) -> Any:
+        # a connection of the pool's settings (URL, password, database, TLS), made by
+        # redis-py; RESP2, so that messages come as arrays; no socket timeout (a subscriber
+        # waits for as long as no room has an event)
+        pool = self.redis.connection_pool
+        kwargs = {**pool.connection_kwargs, "socket_timeout": None, "protocol": 2}
+        conn = pool.connection_class(**kwargs)
+        await conn.connect()  # type: ignore[no-untyped-call]
+        return conn
+
+    async def _open(self) -> None:
+        """A new connection, every channel subscribed and confirmed."""
+        link = await RespSubscriber.open(self._connect, self._message)
+        try:
+            confirmed = link.subscribe(list(self._channels))
+            self._link = link  # later subscriptions go after these, on the same connection
+            await asyncio.wait_for(confirmed, 5.0)
+        except BaseException:
+            if self._link is link:
+                self._link = None
+            link.close()
+            raise
 
     async def start(self, listener: Listener) -> None:
         """Subscribe the worker's own channel and start listening."""
         self._order.listener = listener
-        self._pubsub = self.redis.pubsub()
-        await self._pubsub.subscribe(*self._channels)
-        self._task = asyncio.create_task(self._listen())
+        await self._open()
+        self._task = asyncio.create_task(self._watch())
 
     async def close(self) -> None:
         """Stop listening and close the connection."""
@@ -165,77 +192,72 @@ class RoomChannels:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
+        link, self._link = self._link, None
+        if link is not None:
+            link.close()
 
-    async def _listen(self) -> None:
-        """Deliver pub/sub messages; on failure back off (capped) and resubscribe."""
+    def _message(self, channel: bytes, data: bytes) -> None:
+        # called by the connection's transport for each message
+        code = self._channels.get(channel)
+        if not code:
+            return  # the worker's own channel, or a room left (its last messages)
+        try:
+            self._order.deliver(code, data)
+        except Exception:
+            logger.exception("could not deliver an event of room %s", code)
+
+    async def _watch(self) -> None:
+        """When the connection is lost: back off (capped), open a new one, subscribe every
+        channel again and fill each room's gap from its stored events."""
         backoff = 0.1
         while True:
+            link = self._link
+            if link is not None:
+                await asyncio.shield(link.closed)
+                if self._link is link:
+                    self._link = None
+                # an outage is told once, by the backend's health watch
+                logger.debug("pub/sub connection lost; again in %.1fs", backoff)
+                self._trouble()
+            await asyncio.sleep(backoff)
             try:
-                if self._pubsub is None:
-                    pubsub = self.redis.pubsub()
-                    await pubsub.subscribe(*self._channels)
-                    self._pubsub = pubsub
-                    logger.info("pub/sub connection back: filling gaps")
-                    for code in self._order.rooms():
-                        self._order.repair(code)  # events published while we were away
-                while True:
-                    # blocking: no timer per message (a timeout would only wake it idle)
-                    message = await self._pubsub.get_message(timeout=None)
-                    backoff = 0.1
-                    if message is not None:
-                        self._dispatch(message)
+                await self._open()
             except asyncio.CancelledError:
                 raise
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-                # an outage is told once, by the backend's health watch
                 logger.debug("pub/sub connection failed (%r); again in %.1fs", exc, backoff)
                 self._trouble()
+                backoff = min(backoff * 2, 2.0)
+                continue
             except Exception:
-                logger.exception("pub/sub listener failed; reconnecting in %.1fs", backoff)
-            pubsub, self._pubsub = self._pubsub, None
-            if pubsub is not None:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 2.0)
-
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        kind = message.get("type")
-        channel = message["channel"]
-        if isinstance(channel, bytes):
-            channel = channel.decode()
-        if kind == "subscribe":
-            future = self._confirm.pop(channel, None)
-            if future is not None and not future.done():
-                future.set_result(None)
-        elif kind == "message" and self._order.listener is not None:
-            self._order.deliver(room_of_channel(channel), message["data"])
+                logger.exception("pub/sub connection failed; again in %.1fs", backoff)
+                backoff = min(backoff * 2, 2.0)
+                continue
+            backoff = 0.1
+            logger.info("pub/sub connection back: filling gaps")
+            for code in self._order.rooms():
+                self._order.repair(code)  # events published while we were away
 
     async def subscribe(self, code: str) -> None:
         """Subscribe and wait for Redis to confirm, so no later event is missed."""
-        channel = self._channel_of(code)
-        self._channels.add(channel)
+        channel = self._channel_of(code).encode()
+        self._channels[channel] = code
         self._order.track(code)
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._confirm[channel] = future
+        link = self._link
         try:
-            if self._pubsub is None:
-                raise ConnectionError("the pub/sub connection is being re-established")
-            await self._pubsub.subscribe(channel)
-            await asyncio.wait_for(future, 5.0)
+            if link is None:
+                raise RedisConnectionError("the pub/sub connection is being re-established")
+            await asyncio.wait_for(link.subscribe([channel]), 5.0)
         except BaseException:
-            self._channels.discard(channel)
+            self._channels.pop(channel, None)
+            if link is not None and self._link is link:
+                link.unsubscribe([channel])  # in case Redis subscribes it after all
             raise
-        finally:
-            self._confirm.pop(channel, None)
 
     async def unsubscribe(self, code: str) -> None:
         """Leave the room's channel."""
-        channel = self._channel_of(code)
-        self._channels.discard(channel)
+        channel = self._channel_of(code).encode()
+        self._channels.pop(channel, None)
         self._order.forget(code)
-        if self._pubsub is not None:
-            await self._pubsub.unsubscribe(channel)
+        if self._link is not None:
+            self._link.unsubscribe([channel])

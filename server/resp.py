@@ -42,7 +42,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["NotSent", "NotSettled", "RespPipe"]
+__all__ = ["NotSent", "NotSettled", "RespPipe", "take_transport"]
 
 logger = logging.getLogger("samedeal.redis")
 
@@ -125,16 +125,9 @@ class RespPipe:
 
     async def _open(self) -> None:
         try:
-            conn: AbstractConnection = await self._connect()
-            # take the transport over from redis-py's stream objects, which are detached so
-            # that nothing else reads from or closes it
-            writer, reader = conn._writer, conn._reader
-            assert writer is not None and reader is not None
-            conn._writer = conn._reader = None
-            transport: Any = writer.transport
-            leftover = bytes(getattr(reader, "_buffer", b""))
+            transport, streams, leftover = take_transport(await self._connect())
             link = _Link(self, transport)
-            link.streams = (writer, reader)  # a collected StreamWriter closes its transport
+            link.streams = streams
             transport.set_protocol(link)
             self._link = link
             if leftover:
@@ -170,6 +163,20 @@ class RespPipe:
             link.drop(RedisConnectionError("the connection is closed"))
         if self._opening is not None:
             self._opening.cancel()
+
+
+def take_transport(conn: AbstractConnection) -> tuple[asyncio.Transport, tuple[Any, ...], bytes]:
+    """Take the transport of a connected redis-py connection over: ``(transport, streams,
+    leftover)``. redis-py's stream objects are detached, so that nothing else reads from or
+    closes it; ``streams`` must be kept as long as the transport (a collected StreamWriter
+    closes its transport), and ``leftover`` is what its reader had buffered, to be parsed
+    first. The caller then sets the transport's protocol."""
+    writer, reader = conn._writer, conn._reader
+    assert writer is not None and reader is not None
+    conn._writer = conn._reader = None
+    transport: Any = writer.transport
+    leftover = bytes(getattr(reader, "_buffer", b""))
+    return transport, (writer, reader), leftover
 
 
 class _Link(asyncio.Protocol):
