@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import multiprocessing as mp
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -165,6 +166,11 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
     loop = asyncio.get_running_loop()
     seconds, warmup, resigners = await loop.run_in_executor(None, pipe.recv)
     share = Share()
+    # each bot's moves at its own random point of every second, drawn per process as
+    # bench/race.py's paced load draws them: offsets taken from the bot's index, the same
+    # in every process, would send the processes' moves in simultaneous pairs
+    rng = random.Random(os.getpid())
+    offsets = [rng.random() for _ in bots]
 
     async def lag(begin: float, end: float) -> None:
         """The loop's own lateness, sampled every 10 ms from ``begin`` to ``end``."""
@@ -186,7 +192,7 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
         if index == 0:
             sampler.append(asyncio.create_task(lag(count_from, stop)))
         resign_at = resigners.get(first + index)
-        offset = (index * 0.618) % 1.0  # the moves spread over each second
+        offset = offsets[index]
         for i in range(1_000_000):
             at = start + offset + i
             if resign_at is not None and at >= start + resign_at:
