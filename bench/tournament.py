@@ -152,6 +152,9 @@ class Share:
     lags: list[float] = field(default_factory=list)
     #: the same round trips as ``latencies``, ending when the reader task read the reply
     read: list[float] = field(default_factory=list)
+    #: the wall time each of ``latencies`` was sent at (to tell the moves just after a
+    #: change from the others)
+    sent_at: list[float] = field(default_factory=list)
 
 
 async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) -> None:
@@ -212,6 +215,7 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
             done = time.perf_counter()
             if time.time() >= count_from:
                 share.latencies.append(done - sent)
+                share.sent_at.append(time.time() - (done - sent))
                 share.read.append(float(reply.get("_read_at", done)) - sent)
                 if reply.get("type") == "ack":
                     share.answered += 1
@@ -255,6 +259,9 @@ class TournamentRun:
     changes: int
     client_lags: list[float]
     read_latencies: list[float]
+    #: the round trips of the moves sent within a second after a change, and of the others
+    after_change: list[float] = field(default_factory=list)
+    elsewhere: list[float] = field(default_factory=list)
 
     def percentile(self, values: list[float], q: float) -> float:
         s = sorted(values) or [0.0]
@@ -357,6 +364,12 @@ def run_tournament(
                 if seen is not None:
                     delays.append(max(0.0, seen - at))
     span = seconds - warmup
+    after_change: list[float] = []
+    elsewhere: list[float] = []
+    for p in parts:
+        for sent_at, latency in zip(p.sent_at, p.latencies, strict=True):
+            near = any(0.0 <= sent_at - at < 1.0 for at in order)
+            (after_change if near else elsewhere).append(latency)
     return TournamentRun(
         sum(p.answered for p in parts),
         sum(p.refused for p in parts),
@@ -367,6 +380,8 @@ def run_tournament(
         len(order),
         [x for p in parts for x in p.lags],
         [x for p in parts for x in p.read],
+        after_change,
+        elsewhere,
     )
 
 
@@ -453,6 +468,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"the same round trips ended when the client's reader read the ack: "
                 f"p50 {run.percentile(r, 0.5) * 1000:.2f} ms, "
                 f"p99 {run.percentile(r, 0.99) * 1000:.2f} ms"
+            )
+        if run.after_change and run.elsewhere:
+            a, e = run.after_change, run.elsewhere
+            print(
+                f"moves sent within 1 s after a change ({len(a)}): "
+                f"p50 {run.percentile(a, 0.5) * 1000:.2f} ms, "
+                f"p99 {run.percentile(a, 0.99) * 1000:.2f} ms; the others ({len(e)}): "
+                f"p50 {run.percentile(e, 0.5) * 1000:.2f} ms, "
+                f"p99 {run.percentile(e, 0.99) * 1000:.2f} ms"
             )
         if run.client_lags:
             lags = run.client_lags
