@@ -34,6 +34,8 @@ import contextlib
 import multiprocessing as mp
 import os
 import random
+import re
+import resource
 import shutil
 import statistics
 import sys
@@ -57,6 +59,9 @@ __all__ = ["main"]
 MOVE = "s"  # the stock: legal in every position of Klondike
 ROOM = 16  # a round's room size (server.tournaments.live.ROOM_SIZE)
 SETTLE = 8.0  # seconds between loads: the last one's players leave, their seats are freed
+#: a standings push's count of the round's results: the first "finished" after "live"
+#: (the push is not parsed whole: the load generator reads 500 at once)
+_FINISHED = re.compile(rb'"finished":(\d+)')
 
 
 # --------------------------------------------------------------------- a bot
@@ -86,8 +91,9 @@ class Bot:
                 if data.startswith(b'{"seq":'):
                     continue  # the room's events: not measured here
                 if data.startswith(b'{"type":"tournament_standings"'):
-                    live = orjson.loads(data).get("live") or {}
-                    self.pushes.append((time.time(), int(live.get("finished") or 0)))
+                    at = data.find(b'"live":{')
+                    found = _FINISHED.search(data, at) if at >= 0 else None
+                    self.pushes.append((time.time(), int(found.group(1)) if found else 0))
                     continue
                 msg = orjson.loads(data)
                 if msg.get("type") == "tournament_seat":
@@ -99,8 +105,8 @@ class Bot:
                     continue
                 future = self.waiting.pop(msg.get("id", -1), None)
                 if future is not None and not future.done():
-                    # when the reply was read: the asking task resumes a few turns of this
-                    # busy loop later (the future, wait_for's waiter, the task's step)
+                    # when the reply was read: the asking task resumes a turn of this busy
+                    # loop later
                     msg["_read_at"] = time.perf_counter()
                     future.set_result(msg)
 
@@ -113,6 +119,16 @@ class Bot:
         await self.ws.send(orjson.dumps({**payload, "id": rid}).decode())
         reply = await asyncio.wait_for(future, 60)
         return reply
+
+    async def move(self) -> dict[str, Any]:
+        """A move, as lean as bench/race.py's players send theirs (the frame written as
+        text, the reply awaited without a timer of its own: the load is bounded as a
+        whole)."""
+        rid = next(self.ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[rid] = future
+        await self.ws.send(f'{{"type":"move","id":{rid},"move":"{MOVE}"}}')
+        return await future
 
 
 async def connect(url: str) -> Bot:
@@ -152,6 +168,8 @@ class Share:
     lags: list[float] = field(default_factory=list)
     #: the same round trips as ``latencies``, ending when the reader task read the reply
     read: list[float] = field(default_factory=list)
+    #: this process's CPU over the counted span (cores)
+    cpu: float = 0.0
     #: the wall time each of ``latencies`` was sent at (to tell the moves just after a
     #: change from the others)
     sent_at: list[float] = field(default_factory=list)
@@ -178,10 +196,12 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
     async def lag(begin: float, end: float) -> None:
         """The loop's own lateness, sampled every 10 ms from ``begin`` to ``end``."""
         await asyncio.sleep(max(0.0, begin - time.time()))
+        cpu0, wall0 = _cpu(), time.perf_counter()
         while time.time() < end:
             asked = time.perf_counter()
             await asyncio.sleep(0.01)
             share.lags.append(time.perf_counter() - asked - 0.01)
+        share.cpu = (_cpu() - cpu0) / (time.perf_counter() - wall0)
 
     async def play(index: int, bot: Bot) -> None:
         seat = await asyncio.wait_for(bot.seat, 120)
@@ -211,7 +231,7 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
                 return
             await asyncio.sleep(max(0.0, at - time.time()))
             sent = time.perf_counter()
-            reply = await bot.request({"type": "move", "move": MOVE})
+            reply = await bot.move()
             done = time.perf_counter()
             if time.time() >= count_from:
                 share.latencies.append(done - sent)
@@ -232,6 +252,12 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
         with contextlib.suppress(Exception):
             await asyncio.wait_for(b.ws.close(), 2)
     pipe.send(share)
+
+
+def _cpu() -> float:
+    """This process's CPU time so far (s)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _client_main(pipe: Connection, url: str, tid: str, first: int, count: int) -> None:
@@ -259,6 +285,7 @@ class TournamentRun:
     changes: int
     client_lags: list[float]
     read_latencies: list[float]
+    client_cpu: float
     #: the round trips of the moves sent within a second after a change, and of the others
     after_change: list[float] = field(default_factory=list)
     elsewhere: list[float] = field(default_factory=list)
@@ -380,6 +407,7 @@ def run_tournament(
         len(order),
         [x for p in parts for x in p.lags],
         [x for p in parts for x in p.read],
+        sum(p.cpu for p in parts),
         after_change,
         elsewhere,
     )
@@ -459,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{'tournament round ×' + str(players):<32} {rate:8.0f}/s  "
             f"p50 {run.percentile(run.latencies, 0.5) * 1000:6.2f} ms  "
             f"p99 {run.percentile(run.latencies, 0.99) * 1000:6.2f} ms   "
-            f"CPU server {run.server_cpu:4.2f}  server µs/move {run.server_us:3.0f}"
+            f"CPU server {run.server_cpu:4.2f} clients {run.client_cpu:4.2f}  "
+            f"server µs/move {run.server_us:3.0f}"
             + (f"  ({run.refused} refused)" if run.refused else "")
         )
         if run.read_latencies:
