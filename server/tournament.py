@@ -440,17 +440,8 @@ class Tournaments:
     async def _push_standings(self, local: LocalTournament) -> None:
         local.flush = None
         local.flushed_at = asyncio.get_running_loop().time()
-        live_copy = local.copy.live
-        if live_copy is None:
-            try:
-                snap = await self.ctx.backend.load_tournament(local.tid)
-            except StoreUnavailable:
-                return
-            if snap is None:
-                return
-            local.copy.take(snap)
-            live_copy = snap.live
-        if live_copy.state.version == local.version:
+        live_copy = await local.copy.current(self.ctx.backend, local.tid)
+        if live_copy is None or live_copy.state.version == local.version:
             return
         state = live_copy.state
         version = local.version = state.version

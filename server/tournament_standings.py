@@ -30,6 +30,7 @@ from typing import Any, Final, TypeVar
 import orjson
 from pydantic import ValidationError
 
+from .backend import Backend, StoreUnavailable
 from .tournament_updates import PLAYER_ROWS
 from .tournaments import RoundResult, TournamentState, standings, standings_key
 from .tournaments.live import LiveSnapshot, LiveTournament
@@ -140,6 +141,20 @@ class LiveCopy:
     seq: int = 0
     #: the last event delivered here
     seen: int = 0
+
+    async def current(self, backend: Backend, tid: str) -> LiveTournament | None:
+        """The copy — read from the store first if there is none (None: the tournament is
+        gone, or the store cannot be reached)."""
+        if self.live is not None:
+            return self.live
+        try:
+            snap = await backend.load_tournament(tid)
+        except StoreUnavailable:
+            return None
+        if snap is None:
+            return None
+        self.take(snap)
+        return snap.live
 
     def take(self, snap: LiveSnapshot) -> None:
         """A fresh read of the store: kept unless an event after it was delivered already
