@@ -11,13 +11,18 @@ round, the plain race again (the tournament's CPU is compared with the mean of b
   changes the round's results (a "change"), and every player's ``tournament_standings``
   must show it.
 
+Both loads are paced alike — each player moves at a random point of every second, drawn
+per client process — and the round's players send their moves as leanly as the plain
+race's (the load generator's own work is part of every round trip it measures).
+
 Printed: move round trip (send → ``ack``) p50 / p99 for each load, the server CPU per move
 (all workers, µs of one core) and the tournament's ratio to the plain race's, and how long
 after a change each player's standings showed it (p50 / p99 / max over every player and
-change: from the resign being sent to the first push counting its result), and the load
-generator's own loop lag in the round (how late its processes woke from 10 ms sleeps: a
-round trip it measures includes its own delays, such as reading 500 standings frames at
-once).
+change: from the resign being sent to the first push counting its result), the round
+trips of the moves sent within a second after a change apart from the others (whether the
+round's tail comes with its changes), and the load generator's own CPU and loop lag in the
+round (how late its processes woke from 10 ms sleeps: a round trip it measures includes
+its own delays, such as reading 500 standings frames at once).
 
 Everything listens on 127.0.0.1; every phase is bounded in time. A redis-server on a free
 port is started unless ``--redis URL`` is given; the records go to a temporary directory.
