@@ -11,13 +11,18 @@ round, the plain race again (the tournament's CPU is compared with the mean of b
   changes the round's results (a "change"), and every player's ``tournament_standings``
   must show it.
 
+Both loads are paced alike — each player moves at a random point of every second, drawn
+per client process — and the round's players send their moves as leanly as the plain
+race's (the load generator's own work is part of every round trip it measures).
+
 Printed: move round trip (send → ``ack``) p50 / p99 for each load, the server CPU per move
 (all workers, µs of one core) and the tournament's ratio to the plain race's, and how long
 after a change each player's standings showed it (p50 / p99 / max over every player and
-change: from the resign being sent to the first push counting its result), and the load
-generator's own loop lag in the round (how late its processes woke from 10 ms sleeps: a
-round trip it measures includes its own delays, such as reading 500 standings frames at
-once).
+change: from the resign being sent to the first push counting its result), the round
+trips of the moves sent within a second after a change apart from the others (whether the
+round's tail comes with its changes), and the load generator's own CPU and loop lag in the
+round (how late its processes woke from 10 ms sleeps: a round trip it measures includes
+its own delays, such as reading 500 standings frames at once).
 
 Everything listens on 127.0.0.1; every phase is bounded in time. A redis-server on a free
 port is started unless ``--redis URL`` is given; the records go to a temporary directory.
@@ -33,6 +38,9 @@ import asyncio
 import contextlib
 import multiprocessing as mp
 import os
+import random
+import re
+import resource
 import shutil
 import statistics
 import sys
@@ -56,6 +64,9 @@ __all__ = ["main"]
 MOVE = "s"  # the stock: legal in every position of Klondike
 ROOM = 16  # a round's room size (server.tournaments.live.ROOM_SIZE)
 SETTLE = 8.0  # seconds between loads: the last one's players leave, their seats are freed
+#: a standings push's count of the round's results: the first "finished" after "live"
+#: (the push is not parsed whole: the load generator reads 500 at once)
+_FINISHED = re.compile(rb'"finished":(\d+)')
 
 
 # --------------------------------------------------------------------- a bot
@@ -85,8 +96,9 @@ class Bot:
                 if data.startswith(b'{"seq":'):
                     continue  # the room's events: not measured here
                 if data.startswith(b'{"type":"tournament_standings"'):
-                    live = orjson.loads(data).get("live") or {}
-                    self.pushes.append((time.time(), int(live.get("finished") or 0)))
+                    at = data.find(b'"live":{')
+                    found = _FINISHED.search(data, at) if at >= 0 else None
+                    self.pushes.append((time.time(), int(found.group(1)) if found else 0))
                     continue
                 msg = orjson.loads(data)
                 if msg.get("type") == "tournament_seat":
@@ -98,8 +110,8 @@ class Bot:
                     continue
                 future = self.waiting.pop(msg.get("id", -1), None)
                 if future is not None and not future.done():
-                    # when the reply was read: the asking task resumes a few turns of this
-                    # busy loop later (the future, wait_for's waiter, the task's step)
+                    # when the reply was read: the asking task resumes a turn of this busy
+                    # loop later
                     msg["_read_at"] = time.perf_counter()
                     future.set_result(msg)
 
@@ -112,6 +124,16 @@ class Bot:
         await self.ws.send(orjson.dumps({**payload, "id": rid}).decode())
         reply = await asyncio.wait_for(future, 60)
         return reply
+
+    async def move(self) -> dict[str, Any]:
+        """A move, as lean as bench/race.py's players send theirs (the frame written as
+        text, the reply awaited without a timer of its own: the load is bounded as a
+        whole)."""
+        rid = next(self.ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[rid] = future
+        await self.ws.send(f'{{"type":"move","id":{rid},"move":"{MOVE}"}}')
+        return await future
 
 
 async def connect(url: str) -> Bot:
@@ -151,6 +173,11 @@ class Share:
     lags: list[float] = field(default_factory=list)
     #: the same round trips as ``latencies``, ending when the reader task read the reply
     read: list[float] = field(default_factory=list)
+    #: this process's CPU over the counted span (cores)
+    cpu: float = 0.0
+    #: the wall time each of ``latencies`` was sent at (to tell the moves just after a
+    #: change from the others)
+    sent_at: list[float] = field(default_factory=list)
 
 
 async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) -> None:
@@ -165,14 +192,21 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
     loop = asyncio.get_running_loop()
     seconds, warmup, resigners = await loop.run_in_executor(None, pipe.recv)
     share = Share()
+    # each bot's moves at its own random point of every second, drawn per process as
+    # bench/race.py's paced load draws them: offsets taken from the bot's index, the same
+    # in every process, would send the processes' moves in simultaneous pairs
+    rng = random.Random(os.getpid())
+    offsets = [rng.random() for _ in bots]
 
     async def lag(begin: float, end: float) -> None:
         """The loop's own lateness, sampled every 10 ms from ``begin`` to ``end``."""
         await asyncio.sleep(max(0.0, begin - time.time()))
+        cpu0, wall0 = _cpu(), time.perf_counter()
         while time.time() < end:
             asked = time.perf_counter()
             await asyncio.sleep(0.01)
             share.lags.append(time.perf_counter() - asked - 0.01)
+        share.cpu = (_cpu() - cpu0) / (time.perf_counter() - wall0)
 
     async def play(index: int, bot: Bot) -> None:
         seat = await asyncio.wait_for(bot.seat, 120)
@@ -186,7 +220,7 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
         if index == 0:
             sampler.append(asyncio.create_task(lag(count_from, stop)))
         resign_at = resigners.get(first + index)
-        offset = (index * 0.618) % 1.0  # the moves spread over each second
+        offset = offsets[index]
         for i in range(1_000_000):
             at = start + offset + i
             if resign_at is not None and at >= start + resign_at:
@@ -202,10 +236,11 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
                 return
             await asyncio.sleep(max(0.0, at - time.time()))
             sent = time.perf_counter()
-            reply = await bot.request({"type": "move", "move": MOVE})
+            reply = await bot.move()
             done = time.perf_counter()
             if time.time() >= count_from:
                 share.latencies.append(done - sent)
+                share.sent_at.append(time.time() - (done - sent))
                 share.read.append(float(reply.get("_read_at", done)) - sent)
                 if reply.get("type") == "ack":
                     share.answered += 1
@@ -222,6 +257,12 @@ async def _client(pipe: Connection, url: str, tid: str, first: int, count: int) 
         with contextlib.suppress(Exception):
             await asyncio.wait_for(b.ws.close(), 2)
     pipe.send(share)
+
+
+def _cpu() -> float:
+    """This process's CPU time so far (s)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _client_main(pipe: Connection, url: str, tid: str, first: int, count: int) -> None:
@@ -249,6 +290,10 @@ class TournamentRun:
     changes: int
     client_lags: list[float]
     read_latencies: list[float]
+    client_cpu: float
+    #: the round trips of the moves sent within a second after a change, and of the others
+    after_change: list[float] = field(default_factory=list)
+    elsewhere: list[float] = field(default_factory=list)
 
     def percentile(self, values: list[float], q: float) -> float:
         s = sorted(values) or [0.0]
@@ -351,6 +396,12 @@ def run_tournament(
                 if seen is not None:
                     delays.append(max(0.0, seen - at))
     span = seconds - warmup
+    after_change: list[float] = []
+    elsewhere: list[float] = []
+    for p in parts:
+        for sent_at, latency in zip(p.sent_at, p.latencies, strict=True):
+            near = any(0.0 <= sent_at - at < 1.0 for at in order)
+            (after_change if near else elsewhere).append(latency)
     return TournamentRun(
         sum(p.answered for p in parts),
         sum(p.refused for p in parts),
@@ -361,6 +412,9 @@ def run_tournament(
         len(order),
         [x for p in parts for x in p.lags],
         [x for p in parts for x in p.read],
+        sum(p.cpu for p in parts),
+        after_change,
+        elsewhere,
     )
 
 
@@ -438,7 +492,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{'tournament round ×' + str(players):<32} {rate:8.0f}/s  "
             f"p50 {run.percentile(run.latencies, 0.5) * 1000:6.2f} ms  "
             f"p99 {run.percentile(run.latencies, 0.99) * 1000:6.2f} ms   "
-            f"CPU server {run.server_cpu:4.2f}  server µs/move {run.server_us:3.0f}"
+            f"CPU server {run.server_cpu:4.2f} clients {run.client_cpu:4.2f}  "
+            f"server µs/move {run.server_us:3.0f}"
             + (f"  ({run.refused} refused)" if run.refused else "")
         )
         if run.read_latencies:
@@ -447,6 +502,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"the same round trips ended when the client's reader read the ack: "
                 f"p50 {run.percentile(r, 0.5) * 1000:.2f} ms, "
                 f"p99 {run.percentile(r, 0.99) * 1000:.2f} ms"
+            )
+        if run.after_change and run.elsewhere:
+            a, e = run.after_change, run.elsewhere
+            print(
+                f"moves sent within 1 s after a change ({len(a)}): "
+                f"p50 {run.percentile(a, 0.5) * 1000:.2f} ms, "
+                f"p99 {run.percentile(a, 0.99) * 1000:.2f} ms; the others ({len(e)}): "
+                f"p50 {run.percentile(e, 0.5) * 1000:.2f} ms, "
+                f"p99 {run.percentile(e, 0.99) * 1000:.2f} ms"
             )
         if run.client_lags:
             lags = run.client_lags

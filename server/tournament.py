@@ -50,7 +50,7 @@ from .rooms import Event, LocalRoom
 from .tournament_api import TournamentApi
 from .tournament_presence import Presence
 from .tournament_rounds import RoundRunner
-from .tournament_standings import Table, pause_between, slices
+from .tournament_standings import LiveCopy, Table, pause_between, slices
 from .tournament_updates import host_act, live_round, result_of_event
 from .tournaments import (
     TournamentError,
@@ -105,6 +105,8 @@ class LocalTournament:
     version: int = -1
     #: the standings as last ranked here (again only when what they count changed)
     table: Table = field(default_factory=Table)
+    #: the state the standings are pushed from, kept current by the events
+    copy: LiveCopy = field(default_factory=LiveCopy)
 
 
 def _refused(exc: TournamentError) -> Refusal:
@@ -376,6 +378,7 @@ class Tournaments:
             event = orjson.loads(data)
             seq = int(event["seq"])
             kind = event.get("type")
+            local.copy.delivered(event)
             self._flush_soon(tid)
             if kind == "round_starting":
                 self.ctx.tasks.spawn(self._hand_seats(tid, event), "tournament seats")
@@ -437,13 +440,10 @@ class Tournaments:
     async def _push_standings(self, local: LocalTournament) -> None:
         local.flush = None
         local.flushed_at = asyncio.get_running_loop().time()
-        try:
-            snap = await self.ctx.backend.load_tournament(local.tid)
-        except StoreUnavailable:
+        live_copy = await local.copy.current(self.ctx.backend, local.tid)
+        if live_copy is None or live_copy.state.version == local.version:
             return
-        if snap is None or snap.live.state.version == local.version:
-            return
-        state = snap.live.state
+        state = live_copy.state
         version = local.version = state.version
         table = local.table
         table.update(state)
