@@ -57,7 +57,7 @@ def rss_kib(pid: int) -> int:
 async def _connect(url: str) -> Any:
     from websockets.asyncio.client import connect
 
-    ws = await connect(url, compression=None, max_queue=None, open_timeout=60)
+    ws = await connect(url, compression=None, max_queue=None, open_timeout=60, ping_interval=None)
     await ws.send(race._frame({"type": "hello", "v": PROTOCOL_VERSION, "client": "bench"}))
     await race._reply(ws)
     return ws
@@ -157,6 +157,7 @@ async def _watchers(pipe: Connection, url: str, code: str, count: int) -> None:
 def _child(role: str, pipe: Connection, *args: Any) -> None:
     roles: dict[str, Any] = {"players": _players, "idle": _idle, "watchers": _watchers}
     run = roles[role]
+    race.quiet_collector()
     try:
         import uvloop
 

@@ -195,7 +195,9 @@ async def _seat_rooms(urls: list[str], rooms: int, players: int, affine: bool) -
     turn = itertools.count()
 
     async def hello(url: str) -> Any:
-        ws = await connect(url, compression=None, max_queue=None, open_timeout=60)
+        ws = await connect(
+            url, compression=None, max_queue=None, open_timeout=60, ping_interval=None
+        )
         await ws.send(_frame({"type": "hello", "v": PROTOCOL_VERSION, "client": "bench"}))
         await _reply(ws)
         return ws
@@ -255,7 +257,10 @@ async def _seat_rooms(urls: list[str], rooms: int, players: int, affine: bool) -
 async def _echo_conns(url: str, clients: int) -> list[Any]:
     from websockets.asyncio.client import connect
 
-    return [await connect(url, compression=None, max_queue=None) for _ in range(clients)]
+    return [
+        await connect(url, compression=None, max_queue=None, ping_interval=None)
+        for _ in range(clients)
+    ]
 
 
 async def _load(
@@ -316,7 +321,18 @@ async def _client(pipe: Connection, kind: str, url: str, count: int, players: in
     pipe.send(share)
 
 
+def quiet_collector() -> None:
+    """A load process's own collector kept out of the figures: its full collections walked
+    every one of its thousands of connections (150–500 ms pauses in bench/capacity.py's
+    player process, every move it had in flight counted that much slower). The server's
+    tuning (``server.collector``) does for it what it does for a worker."""
+    from server.collector import Collector
+
+    Collector().install()
+
+
 def _client_main(pipe: Connection, kind: str, url: str, count: int, players: int) -> None:
+    quiet_collector()
     try:
         import uvloop
 

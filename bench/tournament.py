@@ -140,7 +140,9 @@ async def connect(url: str) -> Bot:
     """A connection past ``hello``."""
     from websockets.asyncio.client import connect as ws_connect
 
-    ws = await ws_connect(url, compression=None, max_queue=None, open_timeout=60, max_size=None)
+    ws = await ws_connect(
+        url, compression=None, max_queue=None, open_timeout=60, max_size=None, ping_interval=None
+    )
     await ws.send(f'{{"type":"hello","v":{PROTOCOL_VERSION},"client":"bench"}}')
     await ws.recv()
     return Bot(ws)
@@ -266,6 +268,7 @@ def _cpu() -> float:
 
 
 def _client_main(pipe: Connection, url: str, tid: str, first: int, count: int) -> None:
+    race_bench.quiet_collector()
     try:
         import uvloop
 

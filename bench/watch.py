@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from race import cpu_seconds, free_port, process  # noqa: E402  (bench/race.py)
+from race import cpu_seconds, free_port, process, quiet_collector  # noqa: E402  (bench/race.py)
 
 from protocol.messages import PROTOCOL_VERSION  # noqa: E402
 
@@ -86,7 +86,9 @@ def _frame(payload: dict[str, Any]) -> str:
 async def _hello(url: str, **options: Any) -> Any:
     from websockets.asyncio.client import connect
 
-    ws = await connect(url, compression=None, max_queue=None, open_timeout=60, **options)
+    ws = await connect(
+        url, compression=None, max_queue=None, open_timeout=60, ping_interval=None, **options
+    )
     await ws.send(_frame({"type": "hello", "v": PROTOCOL_VERSION, "client": "bench"}))
     await ws.recv(decode=False)
     return ws
@@ -233,7 +235,9 @@ class Client:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.setblocking(False)
         await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
-        ws = await connect(self.urls[which], sock=sock, max_queue=1, compression=None)
+        ws = await connect(
+            self.urls[which], sock=sock, max_queue=1, compression=None, ping_interval=None
+        )
         for payload in [{"type": "hello", "v": PROTOCOL_VERSION}, *payloads]:
             await ws.send(_frame(payload))
         self.stalled.append(ws)
@@ -357,6 +361,7 @@ async def _client(pipe: Connection, urls: list[str], index: int, procs: int) -> 
 
 
 def _client_main(pipe: Connection, urls: list[str], index: int, procs: int) -> None:
+    quiet_collector()
     try:
         import uvloop
 

@@ -34,10 +34,17 @@ class FrameWriter:
     whose unsent bytes grow is closed by the room's slow-reader check.
     """
 
-    __slots__ = ("_armed", "_dirty")
+    __slots__ = ("_armed", "_crowd", "_players")
+
+    #: connections other than players' written per turn: a crowd's frames (a thousand
+    #: spectators of one room, 20–30 ms of writes here) go out over a few turns with the
+    #: network read between them, so moves are not held behind a broadcast; players'
+    #: frames (acks, their rooms' progress) go out first, every turn
+    CROWD_SLICE = 200
 
     def __init__(self) -> None:
-        self._dirty: list[Conn] = []
+        self._players: list[Conn] = []
+        self._crowd: list[Conn] = []
         self._armed = False
 
     def write(self, conn: Conn, data: bytes) -> None:
@@ -48,35 +55,51 @@ class FrameWriter:
         protocol.send_text(data)
         if not conn.corked:
             conn.corked = True
-            self._dirty.append(conn)
-            if not self._armed:
-                self._armed = True
-                asyncio.get_running_loop().call_soon(self.flush)
+            (self._players if conn.role == "player" else self._crowd).append(conn)
+            self._arm()
+
+    def _arm(self) -> None:
+        if not self._armed:
+            self._armed = True
+            asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        """Write what each connection has queued, one write each."""
-        dirty, self._dirty = self._dirty, []
+        """Write what each connection has queued, one write each: every player's, and up to
+        ``CROWD_SLICE`` others' (the rest at the next turn, in order)."""
         self._armed = False
-        for conn in dirty:
-            conn.corked = False
-            ws = conn.ws
-            chunks = ws.protocol.data_to_send()
-            if not chunks:
-                continue
-            transport = ws.transport
-            if transport is None or transport.is_closing():
-                continue
-            if b"" in chunks:
-                # the end of the stream is among them (a close): each as websockets does
-                for data in chunks:
-                    if data:
-                        transport.write(data)
-                    elif transport.can_write_eof():
-                        transport.write_eof()
-                    else:
-                        transport.close()
-                continue
-            transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        players, self._players = self._players, []
+        crowd = self._crowd
+        if len(crowd) > self.CROWD_SLICE:
+            crowd, self._crowd = crowd[: self.CROWD_SLICE], crowd[self.CROWD_SLICE :]
+            self._arm()
+        else:
+            self._crowd = []
+        for conn in players:
+            self._send(conn)
+        for conn in crowd:
+            self._send(conn)
+
+    @staticmethod
+    def _send(conn: Conn) -> None:
+        conn.corked = False
+        ws = conn.ws
+        chunks = ws.protocol.data_to_send()
+        if not chunks:
+            return
+        transport = ws.transport
+        if transport is None or transport.is_closing():
+            return
+        if b"" in chunks:
+            # the end of the stream is among them (a close): each as websockets does
+            for data in chunks:
+                if data:
+                    transport.write(data)
+                elif transport.can_write_eof():
+                    transport.write_eof()
+                else:
+                    transport.close()
+            return
+        transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
 
 class Gate:
