@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tournament_fixtures import HOST, begin_round, new, with_players
+from tournament_fixtures import HOST, a_result, begin_round, new, with_players
 
 from server.tournament_standings import LiveCopy, add_result
 from server.tournament_updates import RecordResults
@@ -34,28 +34,9 @@ from server.tournaments.state import Event
 PLAYERS = [f"p{i}" for i in range(6)]
 
 
-def a_result(player: str, kind: int, cards: int) -> RoundResult:
+def reported(player: str, kind: int, cards: int) -> RoundResult:
     """A result as a worker reports it (with its move list, which the state leaves out)."""
-    if kind == 0:
-        return RoundResult(
-            player=player,
-            status="won",
-            on_foundations=52,
-            total=52,
-            score=520,
-            moves=40 + cards,
-            elapsed_ms=60_000 + 1000 * cards,
-            move_list=["s"] * 3,
-        )
-    return RoundResult(
-        player=player,
-        status="resigned" if kind == 1 else "timeout",
-        on_foundations=cards,
-        total=52,
-        score=10 * cards,
-        moves=cards,
-        move_list=["s"],
-    )
+    return a_result(player, kind, cards, cards, ["s"] * 3 if kind == 0 else ["s"])
 
 
 def step(live: LiveTournament, op: tuple[str, list[int], int, int]) -> list[Event]:
@@ -68,7 +49,7 @@ def step(live: LiveTournament, op: tuple[str, list[int], int, int]) -> list[Even
     try:
         if name == "results":
             number = state.rounds[-1].number if state.rounds else 1
-            batch = tuple(a_result(PLAYERS[i], (kind + i) % 3, cards) for i in who)
+            batch = tuple(reported(PLAYERS[i], (kind + i) % 3, cards) for i in who)
             return RecordResults(number, batch, now)(live)[0]
         if name == "round":
             if state.phase == "round":
@@ -169,7 +150,7 @@ def test_results_recorded_in_a_round_keep_the_copy() -> None:
     copy.take(read(live, 5))
     seq = 5
     for i in range(0, 1000, 7):
-        batch = tuple(a_result(p, i % 3, i % 52) for p in players[i : i + 7])
+        batch = tuple(reported(p, i % 3, i % 52) for p in players[i : i + 7])
         events, new_count = RecordResults(1, batch, 0)(live)
         assert new_count == len(batch)
         for e in stored(events, seq):
@@ -185,7 +166,7 @@ def test_a_gap_or_another_event_drops_the_copy() -> None:
     live = new_live(with_players(new(rounds=2), *PLAYERS))
     begin_round(live.state, PLAYERS)
     number = live.state.rounds[-1].number
-    events = stored(RecordResults(number, (a_result("p0", 1, 3),), 0)(live)[0], 10)
+    events = stored(RecordResults(number, (reported("p0", 1, 3),), 0)(live)[0], 10)
     copy = LiveCopy()
     copy.take(read(live, 9))  # the store is at 11 by now: event 10 was missed
     copy.delivered({**events[0], "seq": 11})
@@ -203,7 +184,7 @@ def test_add_result_refuses_what_does_not_fit() -> None:
     state = with_players(new(rounds=2), *PLAYERS)
     begin_round(state, PLAYERS[:3])
     body = orjson.loads(
-        orjson.dumps(RecordResults(1, (a_result("p0", 1, 3),), 0)(new_live(state))[0][0])
+        orjson.dumps(RecordResults(1, (reported("p0", 1, 3),), 0)(new_live(state))[0][0])
     )
     fresh = with_players(new(rounds=2), *PLAYERS)
     begin_round(fresh, PLAYERS[:3])

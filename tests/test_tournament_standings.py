@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tournament_fixtures import HOST, begin_round, new, with_players
+from tournament_fixtures import HOST, a_result, begin_round, new, with_players
 
 from server.tournament_standings import (
     SLICE,
@@ -20,7 +20,6 @@ from server.tournament_standings import (
 from server.tournament_updates import PLAYER_ROWS
 from server.tournaments import (
     SYSTEM,
-    RoundResult,
     TournamentError,
     TournamentState,
     ban,
@@ -45,27 +44,6 @@ def assert_full_ranking(table: Table, state: TournamentState) -> None:
     assert table.top_players == orjson.dumps(rows[:PLAYER_ROWS])
     assert table.top_watchers == orjson.dumps(rows[:WATCHER_ROWS])
     assert table.by_player == {row["player"]: row for row in rows}
-
-
-def a_result(player: str, kind: int, cards: int, moves: int) -> RoundResult:
-    if kind == 0:
-        return RoundResult(
-            player=player,
-            status="won",
-            on_foundations=52,
-            total=52,
-            score=520,
-            moves=40 + moves,
-            elapsed_ms=60_000 + 1000 * cards,
-        )
-    return RoundResult(
-        player=player,
-        status="resigned" if kind == 1 else "timeout",
-        on_foundations=cards,
-        total=52,
-        score=10 * cards,
-        moves=moves,
-    )
 
 
 def act(state: TournamentState, op: tuple[str, int, int, int, int]) -> None:

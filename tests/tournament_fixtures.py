@@ -91,6 +91,35 @@ def play_round(state: TournamentState, connected: Iterable[str], moves: dict[str
     end_round(state, actor=SYSTEM, now=state.rounds[-1].deadline)
 
 
+def a_result(
+    player: str, kind: int, cards: int, moves: int, move_list: list[str] | None = None
+) -> RoundResult:
+    """A round's result by kind: 0 won (60 s and a second a card), 1 resigned, 2 out of
+    time, with ``cards`` home; ``move_list`` as a worker reports it (the state leaves it
+    out)."""
+    extra: dict[str, Any] = {} if move_list is None else {"move_list": move_list}
+    if kind == 0:
+        return RoundResult(
+            player=player,
+            status="won",
+            on_foundations=52,
+            total=52,
+            score=520,
+            moves=40 + moves,
+            elapsed_ms=60_000 + 1000 * cards,
+            **extra,
+        )
+    return RoundResult(
+        player=player,
+        status="resigned" if kind == 1 else "timeout",
+        on_foundations=cards,
+        total=52,
+        score=10 * cards,
+        moves=moves,
+        **extra,
+    )
+
+
 def result_time(result: RoundResult) -> int:
     """When a result reaches the server, after the round's start."""
     return result.elapsed_ms or 1000
