@@ -5,11 +5,12 @@ Computed from what already flows, never by looking through the rooms. A worker w
 the entry of a room it has (:func:`live_entry`, from the room's feed: what its spectators
 see, after the spectator delay) to the store when the feed releases a change that the
 entry shows — each room at most once a :data:`ROOM_EVERY` (a paced room changes several
-times a second: written once a second, the directory's cost grows with its rooms, not with
-their moves), the rooms due all in one write, at most every :data:`WRITE_EVERY` seconds —
-and the store tells every worker each write (``Backend.live_listen``), so each worker keeps
-a copy of the whole directory and answers ``GET /api/live`` and the ``live``
-subscriptions from it: the same on every worker.
+times a second: written twice a second at most, the directory's cost grows with its
+rooms, not with their moves), the rooms due all in one write, at most every
+:data:`WRITE_EVERY` seconds — and the store tells every worker each write
+(``Backend.live_listen``), so each worker keeps a copy of the whole directory and
+answers ``GET /api/live`` and the ``live`` subscriptions from it: the same on every
+worker.
 
 One worker writes a room: the one whose write the directory shows last (the store orders
 the writes, so every worker agrees which). Another worker with the room stands by: it
@@ -65,16 +66,18 @@ logger = logging.getLogger("samedeal.server")
 
 GAMES: tuple[str, ...] = typing.get_args(GameName)
 SORTS: tuple[str, ...] = typing.get_args(LiveSort)
-WRITE_EVERY = 0.25
+WRITE_EVERY = 0.1
 """A worker writes the entries of its rooms that changed at most this often (seconds): one
 write for them all, each the room's latest state."""
-ROOM_EVERY = 1.0
+ROOM_EVERY = 0.5
 """A room's entry is written at most this often (seconds): its changes meanwhile are
-coalesced, as the rooms' spectator counts are."""
-TAKE_OVER_AFTER = ROOM_EVERY + 2 * WRITE_EVERY
+coalesced, as the rooms' spectator counts are. With WRITE_EVERY and PUSH_EVERY, a change
+reaches the subscribers within ROOM_EVERY + WRITE_EVERY + PUSH_EVERY = 0.85 s and the
+store's round trip (issue 17: ≤ 1 s), however often the room changes."""
+TAKE_OVER_AFTER = 1.5
 """A change of a room that its writer has not written after this long (seconds) is
 written by another worker with the room (the writer left it, or died)."""
-PUSH_EVERY = 0.5
+PUSH_EVERY = 0.25
 """A subscriber is sent the directory at most this often (seconds)."""
 REFRESH_EVERY = 5.0
 """A listed room's entry is written again this often by each worker with the room."""

@@ -52,7 +52,7 @@ async def shown_moves(server: ServerHandle, room: str) -> list[int]:
     return []
 
 
-async def test_a_room_is_written_by_one_worker_once_a_second(
+async def test_a_room_is_written_by_one_worker_at_most_every_room_every(
     two_workers: list[ServerHandle],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -73,7 +73,7 @@ async def test_a_room_is_written_by_one_worker_once_a_second(
 
     assert len({server.port for _, server in writes}) == 1  # one writer
     times = [t for t, _ in writes]
-    assert 2 <= len(times) <= 5
+    assert 2 <= len(times) <= 3 / ROOM_EVERY + 2
     assert all(b - a >= ROOM_EVERY * 0.99 for a, b in itertools.pairwise(times))
 
     # nothing new to show: not written again until it is refreshed
