@@ -86,7 +86,7 @@ def test_uninstall_gives_everything_back() -> None:
 
 # Races played end to end (create, join, spectate, start, moves, resigns, the end, every
 # connection closed) on a worker set up as `samedeal serve` sets itself up: uvloop and the
-# collector installed. What the middle collection froze and later died in a cycle is what
+# collector installed. What a collection froze and later died in a cycle is what
 # only a sweep would reclaim: none of it may be a connection, a room, a game or anything
 # else of ours or of the libraries serving them. (An exception in flight when a collection
 # froze it, with its traceback's frames, may be: a timer's timeout, a script loaded on its
@@ -131,8 +131,8 @@ async def main(redis):
         backend = MemoryBackend()
     collector = Collector()
     collector.install()
-    # a middle collection (and a freeze) every 50 allocations: the most chances for an
-    # object in flight, that dies in a cycle later, to be frozen
+    # a collection (and a freeze) every 50 allocations, a middle one every other: the most
+    # chances for an object in flight, that dies in a cycle later, to be frozen
     gc.set_threshold(50, 1, 10)
     async with running(backend, Config(port=0, countdown=0.05, grace=0.2)) as (app, _):
         url = f"ws://127.0.0.1:{app.port}/ws"
