@@ -54,6 +54,7 @@ __all__ = [
     "http_get",
     "live_server",
     "on_day",
+    "paths_in_room",
     "redis_cluster",
     "redis_url",
     "server",
@@ -510,6 +511,17 @@ def backend_kind(request: pytest.FixtureRequest) -> str:
 async def server(backend_kind: str, start_server: StartServer) -> ServerHandle:
     """A server with default test settings, once per backend."""
     return await start_server(backend_kind)
+
+
+def paths_in_room(app: RaceServer, room: str) -> list[str]:
+    """The request paths (with their query: the room hint) of ``app``'s connections in
+    ``room``, as the server saw them, sorted."""
+    code = normalize_code(room)
+    return sorted(
+        conn.ws.request.path
+        for conn in app.ctx.rooms.conns.values()
+        if conn.room_code == code and conn.ws.request is not None
+    )
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from browser_fixtures import Page, browser, contexts, expect, needs_chromium, new_page, server
-from server_fixtures import LiveServer
+from server_fixtures import LiveServer, paths_in_room
 
 from clients.links import room_hint
 
@@ -26,16 +26,6 @@ async def watched(contexts: list[Any], browser: Any, name: str) -> tuple[Page, l
     opened: list[str] = []
     p.page.on("websocket", lambda ws: opened.append(ws.url))
     return p, opened
-
-
-def server_paths(server: LiveServer, room: str) -> list[str]:
-    """The request paths of the server's connections in ``room``."""
-    hint = room_hint(room)
-    return sorted(
-        conn.ws.request.path
-        for conn in server.app.ctx.rooms.conns.values()
-        if conn.room_code == hint and conn.ws.request is not None
-    )
 
 
 async def test_the_creator_moves_to_its_room_and_a_guest_comes_with_it(
@@ -63,7 +53,7 @@ async def test_the_creator_moves_to_its_room_and_a_guest_comes_with_it(
     # a guest by link connects for its room from the start: one socket, no move
     assert [url.endswith(hint) for url in guest_sockets] == [True]
     await expect(guest.page.locator("#players li")).to_have_count(2)
-    assert server_paths(server, room) == [hint, hint]
+    assert paths_in_room(server.app, room) == [hint, hint]
 
     # the host is still the host, on its moved seat: it starts, both race
     await expect(host.page.locator("#players li")).to_have_count(2)

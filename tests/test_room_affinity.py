@@ -10,7 +10,7 @@ import asyncio
 
 import orjson
 import pytest
-from server_fixtures import ServerHandle, StartServer, eventually
+from server_fixtures import StartServer, eventually, paths_in_room
 from websockets.asyncio.client import connect
 
 from clients.client import RaceClient, RequestError
@@ -18,16 +18,6 @@ from clients.links import room_hint, routed_url
 from protocol import PROTOCOL_VERSION, Ack, RaceStarting
 
 DEAL = "KL1-1-AAAAAAM"
-
-
-def paths_seen(server: ServerHandle, room: str) -> list[str]:
-    """The request paths of the server's connections in ``room`` (as the server saw them)."""
-    hint = room_hint(room)
-    return sorted(
-        conn.ws.request.path
-        for conn in server.app.ctx.rooms.conns.values()
-        if conn.room_code == hint and conn.ws.request is not None
-    )
 
 
 def test_the_hint_is_one_form_for_every_spelling() -> None:
@@ -52,7 +42,7 @@ async def test_a_player_joining_by_code_connects_with_the_room(
         assert guest.ws.request.path == f"/?room={room_hint(joined.room)}"
         await guest.join(joined.room, name="Bob")
         # the server saw the hint on the guest's connection, none on the host's
-        assert paths_seen(server, joined.room) == ["/", f"/?room={room_hint(joined.room)}"]
+        assert paths_in_room(server.app, joined.room) == ["/", f"/?room={room_hint(joined.room)}"]
     finally:
         await guest.close()
         await host.close()
@@ -78,7 +68,7 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
         # the seat is held by the new connection only, and it is still the host's
         hint = f"/?room={room_hint(joined.room)}"
         both_routed = [hint, hint]
-        await eventually(lambda: paths_seen(server, joined.room) == both_routed)
+        await eventually(lambda: paths_in_room(server.app, joined.room) == both_routed)
         snap = await server.app.backend.snapshot(room_hint(joined.room) or "")
         assert snap is not None
         assert [(s.seat, s.connected) for s in snap.room.seats] == [
