@@ -457,7 +457,9 @@ def main(argv: list[str] | None = None) -> int:
         # the players of a load leave when it ends: their seats are freed a second later,
         # not thirty (the grace period), so that work is over before the next load starts
         serve += ["--grace", "1"]
-        serve += ["--log-level", "WARNING"]
+        # no deals of the day proved ahead: each worker's solver process would take a core
+        # beside the load
+        serve += ["--no-daily-warm", "--log-level", "WARNING"]
         proc = stack.enter_context(race_bench.process(serve, port))
         time.sleep(1.0)  # the workers start after the port opens
         pids = race_bench.server_pids(proc)

@@ -202,21 +202,26 @@ class Client:
     async def subscribe(self, count: int, first: int) -> None:
         """``count`` directory subscribers, alternating workers; each notes when it first
         saw the probe's host with each number of moves."""
-        import orjson
+        # the probe's entry is found in the frame's bytes, not by decoding 20 rooms of every
+        # frame: 250 subscribers of a process get their frames at once, and decoding them
+        # all held up that process's players (its reads, hence their measured moves)
+        key = b'"room":"' + self.probe_code.encode() + b'"'
 
         async def read(ws: Any, seen: dict[int, float]) -> None:
             with contextlib.suppress(Exception):
-                async for data in ws:
+                while True:
+                    data = await ws.recv(decode=False)
                     now = time.time()
-                    if isinstance(data, str):
-                        data = data.encode()
                     self.share.frames += 1
-                    if self.probe_code.encode() not in data:
+                    at = data.find(key)
+                    if at < 0:
                         continue
-                    for room in orjson.loads(data)["rooms"]:
-                        if room["room"] == self.probe_code:
-                            moves = room["players"][0]["moves"]
-                            seen.setdefault(moves, now)
+                    # the entry's players in seat order: the first "moves" is the host's
+                    start = data.index(b'"moves":', at) + 8
+                    end = start
+                    while data[end : end + 1].isdigit():
+                        end += 1
+                    seen.setdefault(int(data[start:end]), now)
 
         for i in range(count):
             ws = await _hello(self.urls[(first + i) % 2])
@@ -282,14 +287,14 @@ class Client:
 
         async def read(i: int, ws: Any) -> None:
             with contextlib.suppress(Exception):
-                async for data in ws:
-                    if isinstance(data, str):
-                        data = data.encode()
+                while True:
+                    data = await ws.recv(decode=False)
+                    now = time.time()
                     if b'"type":"spectators"' in data[:40]:
                         counts[i] += 1
                     elif b'"type":"progress"' in data[:40]:
                         seq = orjson.loads(data)["seq"]
-                        self.share.arrivals.setdefault(seq, []).append(time.time())
+                        self.share.arrivals.setdefault(seq, []).append(now)
 
         async def one(i: int) -> None:
             async with limit:
@@ -463,6 +468,9 @@ def main(argv: list[str] | None = None) -> int:
             # a beat each 20 s: a worker's liveness loop reads every room it has after each
             # beat, and thousands of rooms make that take longer than the default 10 s
             argv += ["--countdown", "0.5", "--liveness", "60", "--log-level", "WARNING"]
+            # no records (nothing here reads them) and no deals of the day proved ahead: each
+            # worker's solver process would take a core for minutes beside the load
+            argv += ["--no-records", "--no-daily-warm"]
             workers.append(stack.enter_context(process(argv, port)).pid)
         urls = [f"ws://127.0.0.1:{p}" for p in ports]
         clients = Clients(urls, procs)
