@@ -2,8 +2,10 @@
 
 Two ``samedeal serve`` workers share a redis-server (each on its own port, so the load is
 split between them on purpose); the load comes from ``--client-procs`` processes of raw
-websockets connections (uvloop when installed). Everything listens on 127.0.0.1; every
-phase is bounded in time.
+websockets connections for the players and ``--watcher-procs`` more for the subscribers and
+spectators (uvloop when installed), so what a crowd's frames cost the load generator is not
+counted in the players' moves. Everything listens on 127.0.0.1; every phase is bounded in
+time.
 
 1. **Directory.** ``--rooms`` public rooms (2,000) of two players, rooms alternating
    between the workers, every player turning the stock (``s``) ``--pace`` times a second.
@@ -445,7 +447,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--spectators", type=int, default=1000, help="spectators of one room (1000)")
     ap.add_argument("--pace", type=float, default=0.25, help="moves a second per player (0.25)")
     ap.add_argument("--seconds", type=float, default=30.0, help="length of each phase (30)")
-    ap.add_argument("--client-procs", type=int, default=2, help="load processes (2)")
+    ap.add_argument("--client-procs", type=int, default=2, help="players' load processes (2)")
+    ap.add_argument(
+        "--watcher-procs",
+        type=int,
+        default=2,
+        help="load processes of the subscribers and spectators (2)",
+    )
     ap.add_argument("--quick", action="store_true", help="200 rooms, 100 subscribers, 10 s")
     args = ap.parse_args(argv)
     if args.quick:
@@ -473,14 +481,21 @@ def main(argv: list[str] | None = None) -> int:
             argv += ["--no-records", "--no-daily-warm"]
             workers.append(stack.enter_context(process(argv, port)).pid)
         urls = [f"ws://127.0.0.1:{p}" for p in ports]
+        # the players apart from those who watch: 250 directory frames reaching a process
+        # at once held up the players' reads in the same process, and the moves measured
+        # were the load generator's as much as the servers'
         clients = Clients(urls, procs)
         stack.callback(clients.close)
+        wprocs = args.watcher_procs
+        watchers = Clients(urls, wprocs)
+        stack.callback(watchers.close)
+        children = clients.children + watchers.children
 
         def cpu() -> tuple[float, float, float]:
             return (
                 cpu_seconds(workers),
                 cpu_seconds([redis_pid]),
-                cpu_seconds([c.pid for c in clients.children if c.pid is not None]),
+                cpu_seconds([c.pid for c in children if c.pid is not None]),
             )
 
         def used(c0: tuple[float, ...], c1: tuple[float, ...], span: float) -> str:
@@ -494,8 +509,8 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             loop_name = "asyncio"
         print(
-            f"{os.cpu_count()} CPUs, {loop_name}, {procs} client processes, 2 workers on one "
-            f"Redis; {args.rooms} rooms × 2 players at {args.pace:g} moves/s each, "
+            f"{os.cpu_count()} CPUs, {loop_name}, {procs} + {wprocs} client processes, 2 "
+            f"workers on one Redis; {args.rooms} rooms × 2 players at {args.pace:g} moves/s each, "
             f"{args.subscribers} subscribers, {args.spectators} spectators, "
             f"{args.seconds:g} s a phase; load average {os.getloadavg()[0]:.1f}"
         )
@@ -517,10 +532,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{used(c0, c1, span)}"
         )
         probe = clients.one(("probe", 40))
-        clients.all(("probe_code", probe))
-        subs = [args.subscribers // procs + (i < args.subscribers % procs) for i in range(procs)]
-        clients.all(*[("subscribe", subs[i], i) for i in range(procs)])
-        clients.one(("stall", 0, [{"type": "live", "id": 1, "sort": "newest", "limit": 50}]))
+        watchers.all(("probe_code", probe))
+        subs = [args.subscribers // wprocs + (i < args.subscribers % wprocs) for i in range(wprocs)]
+        watchers.all(*[("subscribe", subs[i], i) for i in range(wprocs)])
+        watchers.one(("stall", 0, [{"type": "live", "id": 1, "sort": "newest", "limit": 50}]))
         time.sleep(2.0)
         slow0 = sum(metric(p, "slow_closes_total") for p in ports)
         go = time.time() + 1.0
@@ -531,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         parts = clients.all(("take",))
         moves = [x for s in parts for x in s.latencies]
         acks = parts[0].probe
+        parts = watchers.all(("take",))
         lags = []
         for share in parts:
             for seen in share.seen:
@@ -559,11 +575,11 @@ def main(argv: list[str] | None = None) -> int:
         go = time.time() + 0.5
         clients.all(("big_moves", go, 8.0, 5.0, args.pace))
         alone = [x for s in clients.all(("take",)) for x in s.big]
-        crowd = [args.spectators // procs + (i < args.spectators % procs) for i in range(procs)]
+        crowd = [args.spectators // wprocs + (i < args.spectators % wprocs) for i in range(wprocs)]
         t_join = time.time()
-        clients.all(*[("crowd", big, crowd[i], i) for i in range(procs)])
+        watchers.all(*[("crowd", big, crowd[i], i) for i in range(wprocs)])
         joined = time.time() - t_join
-        clients.one(("stall", 0, [{"type": "join", "id": 1, "room": big, "role": "spectator"},
+        watchers.one(("stall", 0, [{"type": "join", "id": 1, "room": big, "role": "spectator"},
                                   {"type": "follow", "id": 2, "seats": [1, 2]}]))  # fmt: skip
         time.sleep(2.0)  # the last count is told
         slow0 = sum(metric(p, "slow_closes_total") for p in ports)
@@ -572,8 +588,8 @@ def main(argv: list[str] | None = None) -> int:
         clients.all(("big_moves", go, args.seconds, 5.0, args.pace))
         c1 = cpu()
         time.sleep(1.0)
-        parts = clients.all(("take",))
-        crowded = [x for s in parts for x in s.big]
+        crowded = [x for s in clients.all(("take",)) for x in s.big]
+        parts = watchers.all(("take",))
         spread = []
         arrivals: dict[int, list[float]] = {}
         for share in parts:
