@@ -48,7 +48,7 @@ from .config import now_ms
 from .connection import Conn
 from .context import Context
 from .http import HttpRequest, error_response, json_response
-from .live_entries import Entry, encode_entry, live_entry, ordered, pick_featured
+from .live_entries import Entry, encode_entry, live_entry, pick_featured, top
 from .rooms import Event, LocalRoom
 
 __all__ = [
@@ -357,8 +357,8 @@ class Watching:
     def directory(self, sort: str, game: str | None, limit: int) -> tuple[int, bytes]:
         """How many rooms are listed (of ``game``), and the first ``limit`` in ``sort``
         order as a JSON array."""
-        rooms = ordered(self.mirror.values(), sort, game)
-        return len(rooms), b"[" + b",".join(e.data for e in rooms[:limit]) + b"]"
+        total, rooms = top(self.mirror.values(), sort, game, limit)
+        return total, b"[" + b",".join(e.data for e in rooms) + b"]"
 
     def _frame(self, key: ViewKey) -> tuple[bytes, bytes]:
         """The ``live_rooms`` frame of a view, and what it says (to compare)."""

@@ -22,6 +22,7 @@ from server.live_entries import (
     live_entry,
     ordered,
     pick_featured,
+    top,
 )
 from server.room import ProgressState, RoomState, SeatState
 from server.room_view import snapshot
@@ -129,6 +130,42 @@ def test_the_three_orders() -> None:
     assert codes(ordered(rooms, "newest")) == ["D", "B", "C", "A", "E", "F"]
     assert codes(ordered(rooms, "closest", "easy-harp")) == ["F"]
     assert codes(ordered(reversed(rooms), "closest")) == codes(ordered(rooms, "closest"))
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),  # spectators
+            st.one_of(st.none(), st.sampled_from([0.0, 0.1, 0.5])),  # gap
+            st.sampled_from(["running", "lobby"]),
+            st.integers(0, 3),  # start
+            st.sampled_from(["klondike", "easy-harp"]),
+        ),
+        max_size=30,
+    ),
+    st.sampled_from(["closest", "watched", "newest"]),
+    st.one_of(st.none(), st.sampled_from(["klondike", "easy-harp"])),
+    st.integers(1, 12),
+)
+def test_a_push_picks_the_first_of_the_order(
+    rows: list[tuple[int, float | None, str, int, str]], sort: str, game: str | None, limit: int
+) -> None:
+    # a push selects the first `limit` without sorting everything: the same rooms, in the
+    # same order, as the full order's first `limit`, ties included (many equal keys here)
+    rooms = [
+        entry(
+            f"R{i:02d}",
+            spectators=n,
+            gap=gap,
+            phase=phase,
+            start_at=start if phase == "running" else None,
+            created_at=start,
+            game=g,
+        )
+        for i, (n, gap, phase, start, g) in enumerate(rows)
+    ]
+    full = ordered(rooms, sort, game)
+    assert top(reversed(rooms), sort, game, limit) == (len(full), full[:limit])
 
 
 def test_the_featured_race_is_the_closest_of_the_most_watched() -> None:
