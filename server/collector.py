@@ -12,9 +12,13 @@ once, while young, then never again, however many connections the worker holds.
 A young collection can still be long: Python counts a young generation's size as
 allocations less deallocations *of any age*, so while many frozen objects die (a thousand
 players' pending reads replaced every move) the young list grows past its 700 before it is
-collected (tens of thousands of objects, 10–20 ms, in bench/capacity.py's probe). Freezing
-after every collection keeps such a list from being walked a second time in the middle
-generation (35–70 ms with a freeze after middle collections only).
+collected (tens of thousands of objects, 10–20 ms, in bench/capacity.py's probe; 10–35 ms
+in bench/watch.py's, where every worker replaces thousands of directory entries a second).
+Freezing after every collection keeps such a list from being walked a second time in the
+middle generation (35–70 ms with a freeze after middle collections only); and the worker
+collects its young generation itself every ``YOUNG_EVERY`` as well, so the list holds at
+most that long's survivors whatever the count says. Each object is still walked once: the
+collections are more, each shorter, for about the same work.
 
 What this costs: an object moved out of sight that later dies *in a reference cycle* is not
 reclaimed until the next sweep (one full collection of everything, ``SWEEP_EVERY``). Nothing
@@ -34,21 +38,26 @@ import logging
 import time
 from typing import Any
 
-__all__ = ["SWEEP_EVERY", "Collector"]
+__all__ = ["SWEEP_EVERY", "YOUNG_EVERY", "Collector"]
 
 logger = logging.getLogger("samedeal.collector")
 
 SWEEP_EVERY = 3600.0
 """Seconds between full collections of everything, frozen objects included."""
+YOUNG_EVERY = 0.025
+"""Seconds between the worker's own collections of the young generation (besides Python's,
+by its count): a young collection walks what was made since the last one and survives."""
 
 
 class Collector:
     """Install on a worker process before it serves (``install``), run ``sweeping`` beside
     it; ``uninstall`` gives everything back (tests)."""
 
-    def __init__(self, sweep_every: float = SWEEP_EVERY) -> None:
+    def __init__(self, sweep_every: float = SWEEP_EVERY, young_every: float = YOUNG_EVERY) -> None:
         self.sweep_every = sweep_every
+        self.young_every = young_every
         self._installed = False
+        self._young_timer: asyncio.TimerHandle | None = None
 
     def install(self) -> None:
         """Freeze what exists now (modules, models), and from now on the survivors of every
@@ -91,7 +100,19 @@ class Collector:
         return found
 
     async def sweeping(self) -> None:
-        """Sweep every ``sweep_every`` seconds until cancelled."""
-        while True:
-            await asyncio.sleep(self.sweep_every)
-            self.sweep()
+        """Until cancelled: collect the young generation every ``young_every`` seconds (a
+        timer, not a task's wake-up), and sweep every ``sweep_every``."""
+        loop = asyncio.get_running_loop()
+        self._young_timer = loop.call_later(self.young_every, self._young, loop)
+        try:
+            while True:
+                await asyncio.sleep(self.sweep_every)
+                self.sweep()
+        finally:
+            if self._young_timer is not None:
+                self._young_timer.cancel()
+                self._young_timer = None
+
+    def _young(self, loop: asyncio.AbstractEventLoop) -> None:
+        gc.collect(0)
+        self._young_timer = loop.call_later(self.young_every, self._young, loop)

@@ -3,6 +3,8 @@ a sweep reclaims what died frozen, and serving makes nothing that would need one
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import json
 import subprocess
@@ -71,6 +73,36 @@ def test_young_garbage_is_collected_before_anything_is_frozen(collector: Collect
     del a, b
     gc.collect(1)
     assert gone() is None
+
+
+async def test_the_worker_collects_its_young_generation_itself(collector: Collector) -> None:
+    # Python's own collections are off: only the worker's timer collects here
+    collector.young_every = 0.005
+    gc.disable()
+    try:
+        kept = Node()
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        sweeping = asyncio.create_task(collector.sweeping())
+        for _ in range(400):  # up to 2 s; a collection is due every 5 ms
+            await asyncio.sleep(0.005)
+            if gone() is None:
+                break
+        assert gone() is None  # the young cycle was collected
+        assert not tracked(kept)  # and what survived it frozen
+        sweeping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeping
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        await asyncio.sleep(0.05)
+        assert gone() is not None  # no timer left behind
+    finally:
+        gc.enable()
 
 
 def test_uninstall_gives_everything_back() -> None:
