@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -18,6 +18,7 @@ from .room import FINAL_STATUSES
 __all__ = [
     "FEATURED_POOL",
     "Entry",
+    "Listing",
     "encode_entry",
     "live_entry",
     "ordered",
@@ -156,6 +157,77 @@ def top(
     selection and not a sort of them all."""
     chosen = [e for e in entries if game is None or e.game == game]
     return len(chosen), heapq.nsmallest(limit, chosen, key=_KEYS.get(sort, _closest))
+
+
+@dataclass(slots=True)
+class _Chosen:
+    """The first rooms of one order, as last chosen, and whether they must be chosen again."""
+
+    rooms: list[Entry] = field(default_factory=list)
+    codes: set[str] = field(default_factory=set)
+    #: the key of the last room when ``limit`` were chosen (a room sorting before it enters);
+    #: None when fewer were (any room of the game enters)
+    last: tuple[Any, ...] | None = None
+    stale: bool = True
+
+
+class Listing:
+    """Every listed room, and the first rooms of each subscribed order kept chosen as the
+    entries change: a change can alter an order's first rooms only when it is about one of
+    them or sorts before the last of them, so a push re-chooses only then (with thousands
+    of rooms changing, the pushes walked every entry a few times a second: the largest part
+    of a worker's push, in a profile of bench/watch.py). Only :meth:`put` and
+    :meth:`remove` change :attr:`entries`."""
+
+    def __init__(self) -> None:
+        #: every listed room, by store code (read it; change it through put and remove)
+        self.entries: dict[str, Entry] = {}
+        self._counts: dict[str, int] = {}  # listed rooms per game
+        self._chosen: dict[tuple[str, str | None, int], _Chosen] = {}
+
+    def put(self, entry: Entry) -> None:
+        """List ``entry``, in place of the room's entry if it had one."""
+        code = entry.code
+        if self.entries.get(code) is None:
+            self._counts[entry.game] = self._counts.get(entry.game, 0) + 1
+        self.entries[code] = entry
+        for (sort, game, _), chosen in self._chosen.items():
+            if chosen.stale or (game is not None and entry.game != game):
+                continue
+            if code in chosen.codes or chosen.last is None or _KEYS[sort](entry) < chosen.last:
+                chosen.stale = True
+
+    def remove(self, code: str) -> None:
+        """Stop listing the room of ``code`` (nothing when it is not listed)."""
+        entry = self.entries.pop(code, None)
+        if entry is None:
+            return
+        self._counts[entry.game] -= 1
+        for chosen in self._chosen.values():
+            if code in chosen.codes:
+                chosen.stale = True
+
+    def total(self, game: str | None) -> int:
+        """How many rooms are listed (of ``game``)."""
+        return len(self.entries) if game is None else self._counts.get(game, 0)
+
+    def first(self, sort: str, game: str | None, limit: int) -> list[Entry]:
+        """The first ``limit`` rooms of ``game`` in ``sort`` order (:func:`ordered`'s),
+        kept chosen from now on (until :meth:`forget`): for the orders pushed to
+        subscribers, not for one-off requests (:func:`top`)."""
+        sort = sort if sort in _KEYS else "closest"
+        chosen = self._chosen.setdefault((sort, game, limit), _Chosen())
+        if chosen.stale:
+            _, rooms = top(self.entries.values(), sort, game, limit)
+            chosen.rooms = rooms
+            chosen.codes = {e.code for e in rooms}
+            chosen.last = _KEYS[sort](rooms[-1]) if rooms and len(rooms) == limit else None
+            chosen.stale = False
+        return chosen.rooms
+
+    def forget(self, sort: str, game: str | None, limit: int) -> None:
+        """Stop keeping an order's first rooms chosen (nobody subscribes to it any more)."""
+        self._chosen.pop((sort if sort in _KEYS else "closest", game, limit), None)
 
 
 def pick_featured(entries: Iterable[Entry], game: str) -> str | None:

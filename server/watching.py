@@ -48,7 +48,7 @@ from .config import now_ms
 from .connection import Conn
 from .context import Context
 from .http import HttpRequest, error_response, json_response
-from .live_entries import Entry, encode_entry, live_entry, pick_featured, top
+from .live_entries import Entry, Listing, encode_entry, live_entry, pick_featured, top
 from .rooms import Event, LocalRoom
 
 __all__ = [
@@ -107,8 +107,10 @@ class Watching:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        #: every listed room, by store code, as the store told it
-        self.mirror: dict[str, Entry] = {}
+        #: every listed room, as the store told it, and the first rooms of each view
+        self.listing = Listing()
+        #: every listed room, by store code (read only: the listing changes it)
+        self.mirror: dict[str, Entry] = self.listing.entries
         #: game → the featured race's store code
         self.featured: dict[str, str] = {}
         self._views: dict[ViewKey, _View] = {}
@@ -265,7 +267,7 @@ class Watching:
         oldest = now - int(STALE_AFTER * 1000)
         stale = [e for e in self.mirror.values() if e.at < oldest]
         for e in stale:
-            del self.mirror[e.code]
+            self.listing.remove(e.code)
         if stale:
             self.ctx.tasks.spawn(self._drop_stale(stale), "live stale")
             self._changed()
@@ -301,12 +303,12 @@ class Watching:
         """Keep ``entry`` unless the one kept is of a later event (the store's rule)."""
         kept = self.mirror.get(entry.code)
         if kept is None or kept.seq <= entry.seq:
-            self.mirror[entry.code] = entry
+            self.listing.put(entry)
 
     def _untake(self, code: str, seq: int) -> None:
         kept = self.mirror.get(code)
         if kept is not None and kept.seq <= seq:
-            del self.mirror[code]
+            self.listing.remove(code)
 
     def _changed(self) -> None:
         """The directory changed: the featured races are looked at and the subscribers
@@ -363,7 +365,8 @@ class Watching:
     def _frame(self, key: ViewKey) -> tuple[bytes, bytes]:
         """The ``live_rooms`` frame of a view, and what it says (to compare)."""
         sort, game, limit = key
-        total, rooms = self.directory(sort, game, limit)
+        total = self.listing.total(game)
+        rooms = b"[" + b",".join(e.data for e in self.listing.first(sort, game, limit)) + b"]"
         featured = self.featured_list()
         content = b"%d" % total + rooms + orjson.dumps(featured)
         frame = frames.live_rooms(
@@ -378,6 +381,7 @@ class Watching:
         for key, view in list(self._views.items()):
             if not view.subscribers:
                 del self._views[key]
+                self.listing.forget(*key)
                 continue
             frame, content = self._frame(key)
             if content != view.sent:

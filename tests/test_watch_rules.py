@@ -8,7 +8,7 @@ import itertools
 from typing import Any
 
 import orjson
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import new_game
@@ -18,6 +18,7 @@ from server.feed import apply_event, event_time, rolled_back
 from server.live_entries import (
     FEATURED_POOL,
     Entry,
+    Listing,
     encode_entry,
     live_entry,
     ordered,
@@ -166,6 +167,59 @@ def test_a_push_picks_the_first_of_the_order(
     ]
     full = ordered(rooms, sort, game)
     assert top(reversed(rooms), sort, game, limit) == (len(full), full[:limit])
+
+
+_VIEWS = st.tuples(
+    st.sampled_from(["closest", "watched", "newest"]),
+    st.sampled_from([None, "klondike"]),
+    st.integers(1, 3),
+)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.just("put"),
+                st.integers(0, 5),  # room
+                st.integers(0, 3),  # spectators
+                st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5])),
+                st.sampled_from(["running", "lobby"]),
+                st.sampled_from(["klondike", "easy-harp"]),
+            ),
+            st.tuples(st.just("remove"), st.integers(0, 5)),
+            st.tuples(st.just("first"), _VIEWS),
+            st.tuples(st.just("forget"), _VIEWS),
+        ),
+        max_size=60,
+    )
+)
+@settings(max_examples=300)
+def test_a_listing_keeps_each_views_first_rooms_as_the_full_order_has_them(
+    ops: list[tuple[Any, ...]],
+) -> None:
+    # the first rooms of a view are chosen again only when a change may alter them: after
+    # every change, each view kept chosen shows what the full order over every room says
+    listing = Listing()
+    games: dict[str, str] = {}  # a room keeps its game
+    kept: set[tuple[str, str | None, int]] = set()
+    for op in ops:
+        if op[0] == "put":
+            _, i, n, gap, phase, game = op
+            code = f"R{i}"
+            game = games.setdefault(code, game)
+            listing.put(entry(code, spectators=n, gap=gap, phase=phase, start_at=i % 3, game=game))
+        elif op[0] == "remove":
+            listing.remove(f"R{op[1]}")
+        elif op[0] == "forget":
+            listing.forget(*op[1])
+            kept.discard(op[1])
+        else:
+            kept.add(op[1])
+        for sort, game, limit in kept:
+            full = ordered(listing.entries.values(), sort, game)
+            assert listing.first(sort, game, limit) == full[:limit]
+            assert listing.total(game) == len(full)
 
 
 def test_the_featured_race_is_the_closest_of_the_most_watched() -> None:
