@@ -41,11 +41,6 @@ class FrameWriter:
     #: network read between them, so moves are not held behind a broadcast; players'
     #: frames (acks, their rooms' progress) go out first, every turn
     CROWD_SLICE = 200
-    #: and at most this long (seconds) of a crowd's writes per turn (at least one): a write
-    #: costs about the same whatever its size (18 µs for 250 bytes or 10 KB on loopback
-    #: here), more on a busy machine, and 250 directory subscribers' frames in one turn
-    #: were the longest stalls of a worker in bench/watch.py
-    CROWD_TIME = 0.002
 
     def __init__(self) -> None:
         self._players: list[Conn] = []
@@ -70,26 +65,19 @@ class FrameWriter:
 
     def flush(self) -> None:
         """Write what each connection has queued, one write each: every player's, and up to
-        ``CROWD_SLICE`` others' within ``CROWD_TIME`` (the rest at the next turn, in
-        order)."""
+        ``CROWD_SLICE`` others' (the rest at the next turn, in order)."""
         self._armed = False
         players, self._players = self._players, []
-        crowd, self._crowd = self._crowd, []
+        crowd = self._crowd
+        if len(crowd) > self.CROWD_SLICE:
+            crowd, self._crowd = crowd[: self.CROWD_SLICE], crowd[self.CROWD_SLICE :]
+            self._arm()
+        else:
+            self._crowd = []
         for conn in players:
             self._send(conn)
-        if not crowd:
-            return
-        limit = min(len(crowd), self.CROWD_SLICE)
-        stop = time.perf_counter() + self.CROWD_TIME
-        done = 0
-        while done < limit:
-            self._send(crowd[done])
-            done += 1
-            if time.perf_counter() > stop:
-                break
-        if done < len(crowd):
-            self._crowd = crowd[done:] + self._crowd  # first, in order
-            self._arm()
+        for conn in crowd:
+            self._send(conn)
 
     @staticmethod
     def _send(conn: Conn) -> None:
