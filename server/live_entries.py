@@ -161,10 +161,11 @@ def top(
 
 @dataclass(slots=True)
 class _Chosen:
-    """The first rooms of one order, as last chosen, and whether they must be chosen again."""
+    """The first rooms of one order, as last chosen (with their keys), and whether they must
+    be chosen again."""
 
     rooms: list[Entry] = field(default_factory=list)
-    codes: set[str] = field(default_factory=set)
+    keys: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # each chosen room's
     #: the key of the last room when ``limit`` were chosen (a room sorting before it enters);
     #: None when fewer were (any room of the game enters)
     last: tuple[Any, ...] | None = None
@@ -194,7 +195,18 @@ class Listing:
         for (sort, game, _), chosen in self._chosen.items():
             if chosen.stale or (game is not None and entry.game != game):
                 continue
-            if code in chosen.codes or chosen.last is None or _KEYS[sort](entry) < chosen.last:
+            key = _KEYS[sort](entry)
+            kept = chosen.keys.get(code)
+            if kept is not None:
+                if key != kept:  # it may move: chosen again
+                    chosen.stale = True
+                    continue
+                # the same place (a room's progress, mostly): its entry replaced there
+                for i, e in enumerate(chosen.rooms):
+                    if e.code == code:
+                        chosen.rooms[i] = entry
+                        break
+            elif chosen.last is None or key < chosen.last:
                 chosen.stale = True
 
     def remove(self, code: str) -> None:
@@ -204,7 +216,7 @@ class Listing:
             return
         self._counts[entry.game] -= 1
         for chosen in self._chosen.values():
-            if code in chosen.codes:
+            if code in chosen.keys:
                 chosen.stale = True
 
     def total(self, game: str | None) -> int:
@@ -219,9 +231,10 @@ class Listing:
         chosen = self._chosen.setdefault((sort, game, limit), _Chosen())
         if chosen.stale:
             _, rooms = top(self.entries.values(), sort, game, limit)
+            key = _KEYS[sort]
             chosen.rooms = rooms
-            chosen.codes = {e.code for e in rooms}
-            chosen.last = _KEYS[sort](rooms[-1]) if rooms and len(rooms) == limit else None
+            chosen.keys = {e.code: key(e) for e in rooms}
+            chosen.last = chosen.keys[rooms[-1].code] if rooms and len(rooms) == limit else None
             chosen.stale = False
         return chosen.rooms
 

@@ -4,6 +4,7 @@ logs' times, spectator counts told at most once a second."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -203,12 +204,13 @@ def test_a_listing_keeps_each_views_first_rooms_as_the_full_order_has_them(
     listing = Listing()
     games: dict[str, str] = {}  # a room keeps its game
     kept: set[tuple[str, str | None, int]] = set()
-    for op in ops:
+    for step, op in enumerate(ops):
         if op[0] == "put":
             _, i, n, gap, phase, game = op
             code = f"R{i}"
             game = games.setdefault(code, game)
-            listing.put(entry(code, spectators=n, gap=gap, phase=phase, start_at=i % 3, game=game))
+            e = entry(code, spectators=n, gap=gap, phase=phase, start_at=i % 3, game=game)
+            listing.put(dataclasses.replace(e, data=b"%d" % step))  # what it shows changes
         elif op[0] == "remove":
             listing.remove(f"R{op[1]}")
         elif op[0] == "forget":
