@@ -21,11 +21,12 @@ most that long's survivors whatever the count says. Each object is still walked 
 collections are more, each shorter, for about the same work.
 
 Its CPU: under bench/race.py's paced load (1,000 players, steady) the collector takes
-3–4 % of the worker's CPU (fifteen young collections in 10 s, 5–9 ms each), as it does
-with Python's own tuning or with a freeze after middle collections only; a young
-generation of 10,000 with these freezes takes it to 0.4–1.6 %, but its longest collections
-at bench/capacity.py's 11,000 connections then take 43–70 ms (move p99 18–55 ms against
-15–17 ms). docs/benchmarks.md, "Session 10".
+3–4 % of the worker's CPU, with the timer (some 400 young collections in 10 s, 0.2 ms
+each) as without it (15, 5–9 ms each), and as much with Python's own tuning or with a
+freeze after middle collections only; a young generation of 10,000 with these freezes
+(no timer) takes it to 0.4–1.6 %, but its longest collections at bench/capacity.py's 11,000
+connections then take 43–70 ms (move p99 18–55 ms against 15–17 ms). docs/benchmarks.md,
+"Session 10".
 
 What this costs otherwise: an object moved out of sight that later dies *in a reference
 cycle* is not reclaimed until the next sweep (one full collection of everything,
