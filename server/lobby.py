@@ -267,6 +267,8 @@ class Lobby:
                 if msg.last_seq is not None
                 else None
             )
+            if missed and any(_finish_of(data, seat, snap.room.race) for data in missed):
+                await rooms.recall_finishes(lr)  # sent after that finish (Rooms.ready)
         except BaseException:
             rooms.detach(conn)
             raise
@@ -405,3 +407,15 @@ class Lobby:
             await self.race.end.check_end(room_code)
         await self.ctx.backend.update_room(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)
+
+
+def _finish_of(data: bytes, seat: int, race: int) -> bool:
+    """Whether a room event is the ``player_finished`` of ``seat`` in race ``race``."""
+    if b'"player_finished"' not in data:
+        return False
+    event = orjson.loads(data)
+    return bool(
+        event.get("type") == "player_finished"
+        and event.get("seat") == seat
+        and event.get("race") == race
+    )

@@ -277,6 +277,14 @@ class Rooms:
                 if lr is not None and lr.may_see(conn, event):
                     with contextlib.suppress(Exception):
                         self.send([conn], lr.frame_for(conn, event, data))
+                        if (
+                            event.get("type") == "player_finished"
+                            and event.get("race") == lr.race
+                            and event.get("seat") == conn.seat
+                            and conn.role == "player"
+                        ):
+                            # finished while away: what was withheld before it went away
+                            self._send_withheld(lr, conn, s, upto=seq)
 
     def detach(self, conn: Conn) -> None:
         """Remove ``conn`` from its local room."""
@@ -405,13 +413,27 @@ class Rooms:
         except Exception:
             logger.exception("could not deliver a message room=%s", room_code)
 
-    def _send_withheld(self, lr: LocalRoom, conn: Conn, before: int) -> None:
+    def _send_withheld(
+        self, lr: LocalRoom, conn: Conn, before: int, upto: int | None = None
+    ) -> None:
         """A racer has finished: the ``player_finished`` events of this race withheld from
         them while they raced, in ``seq`` order (their seq is older than the one just
-        sent)."""
+        sent); on a resume, only those up to ``upto`` (the later ones were in the events
+        it missed, sent already)."""
         for seq, event, data in sorted(lr.finishes.values(), key=lambda f: f[0]):
-            if seq < before and event.get("seat") != conn.seat:
+            if seq < before and (upto is None or seq <= upto) and event.get("seat") != conn.seat:
                 self.send([conn], lr.frame_for(conn, event, data))
+
+    async def recall_finishes(self, lr: LocalRoom) -> None:
+        """Learn the ``player_finished`` events of the room's race that this worker did not
+        deliver (it took the room after them) from the events the store keeps of it: a racer
+        who finished while away is sent them on resuming (:meth:`ready`). Those no longer
+        kept (a long race: the room keeps its last events) are not sent."""
+        kept = await self.backend.events_since(lr.room_code, 0)
+        for data in kept or ():
+            event = orjson.loads(data)
+            if event.get("type") == "player_finished" and event.get("race") == lr.race:
+                lr.finishes.setdefault(event["seat"], (event_seq(data) or 0, event, data))
 
     def _released(self, feed: Feed, event: Event | None, data: bytes) -> None:
         """What a room's feed releases: sent to its spectators when the room has a delay

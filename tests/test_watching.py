@@ -313,6 +313,35 @@ async def test_a_racer_gets_the_finishes_withheld_once_they_finish(server: Serve
     assert withheld.deal is None and mine.deal == code  # fair play as ever
 
 
+async def test_a_racer_timed_out_while_away_gets_the_withheld_finishes_on_resume(
+    backend_kind: str, start_server: StartServer
+) -> None:
+    # Bob saw events after Ann's finish (it was withheld from him), went away, and the time
+    # limit finished him meanwhile: resuming, he is sent Ann's finish with his own
+    server = await start_server(backend_kind, grace=30.0)
+    code, line = WINS["klondike-3"]
+    _, (ann, bob), _ = await race_room([server], game="klondike-3", code=code, time_limit=2)
+    bob_saw = Timeline(bob)
+    for text in line.split():
+        assert isinstance(await ann.move(text), Ack)
+    await bob_saw.wait(Progress, seat=1, status="won")
+    assert isinstance(await bob.move("s"), Ack)
+    await bob_saw.wait(Progress, seat=2, moves=1)
+    assert not bob_saw.of(PlayerFinished)
+    await bob.close()
+    ann_saw = Timeline(ann)
+    await ann_saw.wait(RaceEnded, timeout=6)
+    await ann.close()  # nobody left in the room here: the worker takes it anew on the resume
+    await until(lambda: not server.app.ctx.rooms.rooms)
+    again = await bob.reconnect()
+    again_saw = Timeline(again)
+    await again_saw.wait(RaceEnded, timeout=4)
+    await until(lambda: len(again_saw.of(PlayerFinished)) == 2)
+    finishes = {f.seat: f for _, f in again_saw.of(PlayerFinished)}
+    assert finishes[2].status == "timeout"
+    assert finishes[1].status == "won" and finishes[1].move_list.split() == line.split()
+
+
 # --------------------------------------------------------------------- several boards
 
 
