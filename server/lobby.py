@@ -19,7 +19,16 @@ from .connection import Conn, Player
 from .context import Context
 from .race import Race
 from .rematch import Rematches
-from .room import Refusal, RoomOptions, RoomState, choose_deal, key_fits, logged_deal, seat_by_token
+from .room import (
+    FINAL_STATUSES,
+    Refusal,
+    RoomOptions,
+    RoomState,
+    choose_deal,
+    key_fits,
+    logged_deal,
+    seat_by_token,
+)
 from .room_view import snapshot
 from .rooms import LocalRoom
 from .spectate import SpectatorCounter
@@ -282,11 +291,16 @@ class Lobby:
         body = await self._send_joined(
             conn, msg.id, snap, seat=seat, with_snapshot=msg.last_seq is None
         )
-        if msg.last_seq is None:
+        if msg.last_seq is None or missed is None:
+            if msg.last_seq is not None:
+                await conn.send(frames.resync(body))
             rooms.ready(conn, snap.seq)
-        elif missed is None:
-            await conn.send(frames.resync(body))
-            rooms.ready(conn, snap.seq)
+            p = snap.progress.get(seat)
+            if p is not None and p.race == snap.room.race and p.status in FINAL_STATUSES:
+                # a snapshot shows no move lists: the finishes of the race (withheld while
+                # this racer raced, or sent to a connection now gone) come after it
+                await rooms.recall_finishes(lr)
+                rooms.send_finishes(lr, conn, upto=snap.seq)
         else:
             conn.last_seq = msg.last_seq
             conn.pending = missed + conn.pending

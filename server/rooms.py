@@ -424,6 +424,11 @@ class Rooms:
             if seq < before and (upto is None or seq <= upto) and event.get("seat") != conn.seat:
                 self.send([conn], lr.frame_for(conn, event, data))
 
+    def send_finishes(self, lr: LocalRoom, conn: Conn, upto: int) -> None:
+        """The other racers' ``player_finished`` events of this race up to ``upto`` (a
+        finished racer's snapshot), in ``seq`` order."""
+        self._send_withheld(lr, conn, upto + 1, upto=upto)
+
     async def recall_finishes(self, lr: LocalRoom) -> None:
         """Learn the ``player_finished`` events of the room's race that this worker did not
         deliver (it took the room after them) from the events the store keeps of it: a racer

@@ -313,11 +313,13 @@ async def test_a_racer_gets_the_finishes_withheld_once_they_finish(server: Serve
     assert withheld.deal is None and mine.deal == code  # fair play as ever
 
 
+@pytest.mark.parametrize("missed_events", [True, False])
 async def test_a_racer_timed_out_while_away_gets_the_withheld_finishes_on_resume(
-    backend_kind: str, start_server: StartServer
+    backend_kind: str, start_server: StartServer, missed_events: bool
 ) -> None:
     # Bob saw events after Ann's finish (it was withheld from him), went away, and the time
-    # limit finished him meanwhile: resuming, he is sent Ann's finish with his own
+    # limit finished him meanwhile: resuming — with the events he missed, or a snapshot —
+    # he is sent Ann's finish too
     server = await start_server(backend_kind, grace=30.0)
     code, line = WINS["klondike-3"]
     _, (ann, bob), _ = await race_room([server], game="klondike-3", code=code, time_limit=2)
@@ -333,13 +335,22 @@ async def test_a_racer_timed_out_while_away_gets_the_withheld_finishes_on_resume
     await ann_saw.wait(RaceEnded, timeout=6)
     await ann.close()  # nobody left in the room here: the worker takes it anew on the resume
     await until(lambda: not server.app.ctx.rooms.rooms)
-    again = await bob.reconnect()
-    again_saw = Timeline(again)
-    await again_saw.wait(RaceEnded, timeout=4)
-    await until(lambda: len(again_saw.of(PlayerFinished)) == 2)
+    if missed_events:
+        again = await bob.reconnect()  # the events after the last it saw
+        again_saw = Timeline(again)
+        await again_saw.wait(RaceEnded, timeout=4)
+        await until(lambda: len(again_saw.of(PlayerFinished)) == 2)
+    else:
+        again = await server.client()  # a snapshot, as after a reload
+        again_saw = Timeline(again)
+        joined = await again.resume(bob.room or "", bob.token or "")
+        assert joined.snapshot is not None and joined.snapshot.phase == "ended"
+        await until(lambda: len(again_saw.of(PlayerFinished)) == 1)
     finishes = {f.seat: f for _, f in again_saw.of(PlayerFinished)}
-    assert finishes[2].status == "timeout"
     assert finishes[1].status == "won" and finishes[1].move_list.split() == line.split()
+    assert finishes[1].deal == code  # the race is over: the deal is told
+    if missed_events:
+        assert finishes[2].status == "timeout"
 
 
 # --------------------------------------------------------------------- several boards
