@@ -245,9 +245,12 @@ async def test_a_killed_primary_loses_no_acknowledged_move(
     slot = _slot_of(ann.room)
     playing = asyncio.gather(ann.play(30, pause=0.05), bob.play(30, pause=0.05))
     await asyncio.sleep(0.3)
+    # the primary dies mid-race (30 moves with 0.05 s pauses each are not over yet); the
+    # players may notice (a refusal, a resume) or not (the worker's retry outlasts the
+    # takeover): either way, nothing acknowledged may be lost
+    assert not playing.done()
     await own_cluster.fail_over(slot)
     await asyncio.wait_for(playing, 90)
-    assert ann.refused + ann.resumed + bob.refused + bob.resumed > 0  # they did notice
     await asyncio.gather(ann.play(5), bob.play(5))
     await _check(workers, [ann, bob], spectator)
     await asyncio.to_thread(own_cluster.wait_healthy)
