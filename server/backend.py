@@ -52,6 +52,7 @@ __all__ = [
     "event_seq",
     "events_after",
     "log_entry",
+    "recent_events",
     "stamp_event",
 ]
 
@@ -171,6 +172,14 @@ def events_after(kept: Iterable[bytes], last_seq: int, after: int) -> list[bytes
     if not events or (event_seq(events[0]) or 0) > after + 1:
         return None
     return [e for e in events if (event_seq(e) or 0) > after]
+
+
+async def recent_events(backend: Backend, code: str, newest: int) -> list[bytes]:
+    """A room's kept events as of ``newest`` (a snapshot's seq), oldest first: all the store
+    keeps of them but the oldest tenth (at most 50), which events stamped since the snapshot
+    may have pushed out (none, when even those are gone)."""
+    margin = min(50, backend.event_cap // 10)
+    return await backend.events_since(code, max(0, newest - backend.event_cap + margin)) or []
 
 
 class Backend(abc.ABC):

@@ -31,7 +31,14 @@ import orjson
 from engine import GameError, replay
 from protocol.frames import SnapshotBody
 
-from .backend import Backend, Snapshot, StoreUnavailable, entry_move, entry_time
+from .backend import (
+    Backend,
+    Snapshot,
+    StoreUnavailable,
+    entry_move,
+    entry_time,
+    recent_events,
+)
 from .config import now_ms
 from .room import FINAL_STATUSES
 from .room_view import snapshot
@@ -256,11 +263,11 @@ class Feed:
         if room.race and room.phase != "lobby":
             for seat in room.participants:
                 logs[seat] = await backend.log(self.room_code, room.race, seat)
-        kept = await backend.events_since(self.room_code, max(0, snap.seq - backend.event_cap + 50))
+        kept = await recent_events(backend, self.room_code, snap.seq)
         begun = None
         queued = []
         clock = asyncio.get_running_loop().time()
-        for data in kept or []:
+        for data in kept:
             event = _loads(data)
             seq = int(event["seq"])
             if seq > snap.seq or event.get("type") not in _TIMED:

@@ -277,7 +277,7 @@ class Lobby:
                 else None
             )
             if missed and any(_finish_of(data, seat, snap.room.race) for data in missed):
-                await rooms.recall_finishes(lr)  # sent after that finish (Rooms.ready)
+                await rooms.recall_finishes(lr, snap.seq)  # sent after that finish (ready)
         except BaseException:
             rooms.detach(conn)
             raise
@@ -299,7 +299,7 @@ class Lobby:
             if p is not None and p.race == snap.room.race and p.status in FINAL_STATUSES:
                 # a snapshot shows no move lists: the finishes of the race (withheld while
                 # this racer raced, or sent to a connection now gone) come after it
-                await rooms.recall_finishes(lr)
+                await rooms.recall_finishes(lr, snap.seq)
                 rooms.send_finishes(lr, conn, upto=snap.seq)
         else:
             conn.last_seq = msg.last_seq

@@ -31,7 +31,7 @@ import orjson
 
 from protocol.frames import event_seq
 
-from .backend import Backend, Snapshot, StoreUnavailable
+from .backend import Backend, Snapshot, StoreUnavailable, recent_events
 from .config import Config, now_ms
 from .connection import Conn, Player
 from .feed import Feed
@@ -284,7 +284,7 @@ class Rooms:
                             and conn.role == "player"
                         ):
                             # finished while away: what was withheld before it went away
-                            self._send_withheld(lr, conn, s, upto=seq)
+                            self.send_finishes(lr, conn, upto=seq)
 
     def detach(self, conn: Conn) -> None:
         """Remove ``conn`` from its local room."""
@@ -405,7 +405,7 @@ class Rooms:
                     if deal_event:
                         conn.push(lr.frame_for(conn, event, data))
                         if conn.seat == finished and conn.role == "player":
-                            self._send_withheld(lr, conn, seq)
+                            self.send_finishes(lr, conn, upto=seq - 1)
                         continue
                     conn.push(data)
             if lr.feed is not None:
@@ -413,29 +413,21 @@ class Rooms:
         except Exception:
             logger.exception("could not deliver a message room=%s", room_code)
 
-    def _send_withheld(
-        self, lr: LocalRoom, conn: Conn, before: int, upto: int | None = None
-    ) -> None:
-        """A racer has finished: the ``player_finished`` events of this race withheld from
-        them while they raced, in ``seq`` order (their seq is older than the one just
-        sent); on a resume, only those up to ``upto`` (the later ones were in the events
-        it missed, sent already)."""
+    def send_finishes(self, lr: LocalRoom, conn: Conn, upto: int) -> None:
+        """A racer has finished: the other racers' ``player_finished`` events of this race
+        up to seq ``upto``, in ``seq`` order — withheld from them while they raced (sent
+        right after their own), or, on a resume, withheld before they went away or not
+        shown by a snapshot."""
         for seq, event, data in sorted(lr.finishes.values(), key=lambda f: f[0]):
-            if seq < before and (upto is None or seq <= upto) and event.get("seat") != conn.seat:
+            if seq <= upto and event.get("seat") != conn.seat:
                 self.send([conn], lr.frame_for(conn, event, data))
 
-    def send_finishes(self, lr: LocalRoom, conn: Conn, upto: int) -> None:
-        """The other racers' ``player_finished`` events of this race up to ``upto`` (a
-        finished racer's snapshot), in ``seq`` order."""
-        self._send_withheld(lr, conn, upto + 1, upto=upto)
-
-    async def recall_finishes(self, lr: LocalRoom) -> None:
+    async def recall_finishes(self, lr: LocalRoom, newest: int) -> None:
         """Learn the ``player_finished`` events of the room's race that this worker did not
-        deliver (it took the room after them) from the events the store keeps of it: a racer
-        who finished while away is sent them on resuming (:meth:`ready`). Those no longer
-        kept (a long race: the room keeps its last events) are not sent."""
-        kept = await self.backend.events_since(lr.room_code, 0)
-        for data in kept or ():
+        deliver (it took the room after them) from the events the store keeps as of seq
+        ``newest``: a racer who finished while away is sent them on resuming. Those no
+        longer kept (a long race: the room keeps its last events) are not sent."""
+        for data in await recent_events(self.backend, lr.room_code, newest):
             event = orjson.loads(data)
             if event.get("type") == "player_finished" and event.get("race") == lr.race:
                 lr.finishes.setdefault(event["seat"], (event_seq(data) or 0, event, data))
