@@ -1,17 +1,22 @@
 """How the records' database runs a call on a real PostgreSQL: writes and reads in a
 transaction, a single-statement read (:meth:`Database.read_single`) in none of its own —
-one round trip — with its statement prepared once per connection and reused."""
+one round trip — with its statement prepared once per connection and reused. And how a
+SQLite file shared by several workers is opened: switched to WAL even while another
+connection writes to it."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pg_fixtures import new_pg_database
 from sqlalchemy import Connection, func, literal_column, select, table
 
-from server.records.db import Database, open_database
+from server.records.db import Database, SqliteDatabase, open_database
 
 __all__: list[str] = []
 
@@ -62,3 +67,35 @@ async def test_a_single_reads_statements_are_prepared_once(pg_db: Database) -> N
     # first call: each statement was prepared once and reused
     assert again == [first] * 5
     assert first[1] >= 2
+
+
+async def test_a_new_sqlite_file_is_switched_to_wal_while_another_connection_writes(
+    tmp_path: Path,
+) -> None:
+    # SQLite refuses a switch to WAL at once, without waiting the busy timeout, while
+    # another connection holds the write lock of a file still in its rollback journal: the
+    # race of workers opening a new file together (it failed a CI run). The switch waits.
+    path = tmp_path / "new.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO t VALUES (1)")
+    released = threading.Event()
+
+    def release_soon() -> None:
+        released.wait(0.3)
+        writer.execute("COMMIT")
+
+    thread = threading.Thread(target=release_soon)
+    thread.start()
+    db = open_database(f"sqlite:///{path}")
+    assert isinstance(db, SqliteDatabase)
+    try:
+        mode = await db.read(lambda c: c.exec_driver_sql("PRAGMA journal_mode").scalar())
+        assert mode == "wal"
+        rows = await db.read(lambda c: c.exec_driver_sql("SELECT x FROM t").scalars().all())
+        assert rows == [1]  # the writer's transaction went through, after the switch waited
+    finally:
+        thread.join()
+        writer.close()
+        await db.dispose()

@@ -15,6 +15,8 @@ The only text SQL in the package is here: the pragmas and ``BEGIN``.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -239,8 +241,8 @@ def _sqlite_setup(engine: Engine, begin: str) -> None:
         # the driver's own transaction handling off: SQLAlchemy's "begin" below emits BEGIN
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        _enter_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
@@ -248,3 +250,21 @@ def _sqlite_setup(engine: Engine, begin: str) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
         connection.exec_driver_sql(begin)
+
+
+def _enter_wal(cursor: Any) -> None:
+    """Switch the file to WAL. Several connections opening a new file at once race to
+    switch it, and SQLite refuses the losers at once (``database is locked``) without
+    calling the busy handler, to avoid a deadlock; so the switch is retried, with short
+    sleeps, for as long as the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
