@@ -224,6 +224,10 @@ class Feed:
         #: the deal code and racers of ``body``'s race (for the followed boards)
         self.deal = ""
         self.participants: list[int] = []
+        #: racing seat → the race time (ms) up to which its moves have been shown: the
+        #: ``elapsed_ms`` of its last progress released (a followed board replays no
+        #: later move, so a board is never ahead of the player list)
+        self.shown: dict[int, int] = {}
         self.loaded = asyncio.Event()
         self._taken = 0  # the last event queued
         self._early: list[tuple[float, int, Event, bytes]] = []
@@ -251,6 +255,11 @@ class Feed:
             body = snapshot(snap.room, snap.progress, snap.seq, now, "", viewer=None)
         else:
             body, queued = await self._delayed_start(backend, snap, now)
+            start = body["start_at"]
+            if start is not None and body["race"] == snap.room.race:
+                # the rolled-back room shows every move made before the delay's moment
+                at = now - self.delay * 1000 - start
+                self.shown = dict.fromkeys(snap.room.participants, at)
         if not self.closed:
             self._start(snap, body, queued)
 
@@ -338,9 +347,12 @@ class Feed:
             return
         apply_event(self.body, event)
         kind = event.get("type")
-        if kind == "race_starting":
+        if kind == "progress" and event["race"] == self.body["race"]:
+            self.shown[event["seat"]] = int(event["elapsed_ms"])
+        elif kind == "race_starting":
             self.deal = event.get("deal") or self.deal
             self.participants = list(event["seats"])
+            self.shown = {}
 
     def _arm(self) -> None:
         if self._timer is not None or not self._queue or self.closed:

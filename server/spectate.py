@@ -5,8 +5,8 @@ A worker keeps one :class:`Follower` per followed seat of a room: a copy of that
 board, rebuilt from the move log as the room's feed releases their ``progress``, sent as
 ``board`` frames to the spectators of this worker who follow it. With a spectator delay the
 feed releases everything that many seconds late, and a follower replays only the moves
-made before that moment (the log keeps each move's time), so the boards a spectator sees
-agree with the player list and the finishes they are shown.
+its released ``progress`` covers (the log keeps each move's time), so the boards a
+spectator sees agree with the player list and the finishes they are shown.
 
 The spectator count is kept in the room (``CountSpectator``) and told to the room (a
 ``spectators`` event) at most once a second: the store refuses to tell it sooner and says
@@ -173,14 +173,20 @@ class Spectate:
 
     async def _new_moves(self, lr: LocalRoom, seat: int, f: Follower) -> list[str]:
         """The moves of the log not on the board yet — with a spectator delay, only those
-        made before the delay's moment (the feed's)."""
+        the feed has released the player's progress for, and none made after the delay's
+        moment. (A move's time is taken before it is stored, its event after: a slow
+        store would otherwise put a move on the board before the player's ack was a
+        delay old, and ahead of the player list.)"""
         feed = lr.feed
         assert feed is not None and feed.body is not None
         backend = self.ctx.backend
         if not feed.delay:
             return await backend.moves(lr.room_code, f.race, seat, f.applied)
+        shown = feed.shown.get(seat)
+        if shown is None:
+            return []
         start = feed.body["start_at"] or 0
-        cutoff = now_ms() - feed.delay * 1000 - start
+        cutoff = min(now_ms() - feed.delay * 1000 - start, shown)
         moves = []
         for entry in await backend.log(lr.room_code, f.race, seat, f.applied):
             at = entry_time(entry)

@@ -19,6 +19,7 @@ import logging
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -54,6 +55,7 @@ __all__ = [
     "http_get",
     "live_server",
     "on_day",
+    "own_redis",
     "paths_in_room",
     "redis_cluster",
     "redis_url",
@@ -122,6 +124,29 @@ async def get_json(port: int, path: str) -> tuple[int, Any]:
             return exc.code, json.loads(exc.read())
 
     return await asyncio.to_thread(fetch)
+
+
+@contextlib.contextmanager
+def own_redis(workdir: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A redis-server of the test's own (no persistence) — one it may pause — and its URL;
+    killed (and let go on, if paused) at the end."""
+    if not os.path.exists(REDIS_SERVER):
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    argv = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    proc = subprocess.Popen(
+        [*argv, "--appendonly", "no", "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_port(port)
+        yield proc, f"redis://127.0.0.1:{port}/0"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGCONT)
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
 import socket
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -17,7 +19,15 @@ import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from server_fixtures import WINS, LocalCluster, ServerHandle, StartServer, get_json
+from server_fixtures import (
+    TEST_CONFIG,
+    WINS,
+    LocalCluster,
+    ServerHandle,
+    StartServer,
+    get_json,
+    own_redis,
+)
 from watch_helpers import Timeline, race_room, until
 from websockets.asyncio.client import connect
 
@@ -34,6 +44,8 @@ from protocol import (
     Reactions,
     Spectators,
 )
+from server.app import Config, running
+from server.redis_backend import RedisBackend
 
 # --------------------------------------------------------------------- the live directory
 
@@ -260,6 +272,47 @@ async def test_a_delayed_spectator_gets_nothing_early(server: ServerHandle) -> N
     # the players are not delayed: ann's win reached bob at once
     win = next(m.seq for _, m in seen["ann"].items if isinstance(m, Progress) and m.status == "won")
     assert players_got[win] - max(acked.values()) < 0.5
+
+
+async def test_a_board_waits_for_the_progress_of_a_slowly_stored_move(
+    tmp_path: Path, no_error_logs: Any
+) -> None:
+    """A move's time is taken before it is stored, its event after. With Redis paused for
+    1.2 s under a move, the move is in the log with a time more than the delay ago by the
+    time it is acknowledged: the board showing it still comes a delay after the ack (it
+    follows the released progress), never ahead of the player list."""
+    with own_redis(tmp_path) as (redis_proc, url):
+        backend = RedisBackend(url, worker_id="slow")
+        async with running(backend, Config(**TEST_CONFIG)) as (app, _):
+            server = ServerHandle(app, "redis")
+            try:
+                _, (ann,), (watcher,) = await race_room(
+                    [server], players=1, watchers=[server], spectator_delay=1
+                )
+                loop = asyncio.get_running_loop()
+                seen = Timeline(watcher)
+                acked: dict[int, float] = {}
+                assert isinstance(await ann.move("s"), Ack) and ann.view is not None
+                acked[ann.view["moves"]] = loop.time()
+                await seen.wait(Progress, timeout=3, moves=ann.view["moves"])  # released
+                redis_proc.send_signal(signal.SIGSTOP)
+                try:
+                    slow = asyncio.create_task(ann.move("s"))
+                    await asyncio.sleep(1.2)
+                finally:
+                    redis_proc.send_signal(signal.SIGCONT)
+                assert isinstance(await slow, Ack) and ann.view is not None
+                acked[ann.view["moves"]] = loop.time()
+                await watcher.follow(1)
+                await seen.wait(Board, timeout=3)
+                await seen.wait(Progress, timeout=3, moves=ann.view["moves"])
+                await asyncio.sleep(0.3)  # the board of the released progress
+                boards = [(t, b.view["moves"]) for t, b in seen.of(Board)]
+                assert [moves for _, moves in boards] == sorted(acked)
+                for t, moves in boards:
+                    assert t - acked[moves] >= 0.9, (moves, t - acked[moves])
+            finally:
+                await server.close_clients()
 
 
 async def test_a_spectator_joining_mid_race_sees_the_room_of_the_delay_ago(
