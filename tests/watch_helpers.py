@@ -12,7 +12,7 @@ from server_fixtures import ServerHandle
 from clients.client import RaceClient
 from protocol import RaceStarting, ServerMessage
 
-__all__ = ["ACE_DEAL", "Timeline", "race_room", "until"]
+__all__ = ["ACE_DEAL", "LoopLag", "Timeline", "race_room", "until"]
 
 ACE_DEAL = "KL1-1-AAAAAAM"  # Klondike draw one: column 3 shows an ace ("t3-f" is legal)
 
@@ -94,4 +94,26 @@ class Timeline:
 
     def stop(self) -> None:
         """Stop recording."""
+        self._task.cancel()
+
+
+class LoopLag:
+    """How late this event loop ran its timers at worst while it was watched: a client
+    reads frames on the loop, so a frame may be read that much after it arrived (a loaded
+    machine, a crowd connecting on the same loop)."""
+
+    def __init__(self, every: float = 0.01) -> None:
+        self.every = every
+        self.worst = 0.0
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(self.every)
+            self.worst = max(self.worst, loop.time() - before - self.every)
+
+    def stop(self) -> None:
+        """Stop watching."""
         self._task.cancel()
