@@ -19,7 +19,7 @@ from browser_fixtures import (
     new_page,
     server,
 )
-from server_fixtures import LiveServer
+from server_fixtures import LiveServer, get_json
 
 from clients.client import RaceClient
 from protocol import Ack, RaceStarting
@@ -133,6 +133,18 @@ async def test_the_featured_race_moves_on_by_itself(
     first, (ann, bob), fans = await race(
         server, spectators=3, game="klondike-3", code="KL1-3-AAAAAAD"
     )
+
+    async def featured() -> str | None:
+        _, body = await get_json(server.port, "/api/live?game=klondike-3")
+        return next(f["room"] for f in body["featured"] if f["game"] == "klondike-3")
+
+    # featured while it races alone (two races started at once would be told apart by
+    # their spectator counts, which are told at most once a second: by the codes, maybe)
+    for _ in range(50):
+        if await featured() == first:
+            break
+        await asyncio.sleep(0.1)
+    assert await featured() == first
     second, others, fans2 = await race(
         server, spectators=1, game="klondike-3", code="KL1-3-AAAAAAD"
     )
