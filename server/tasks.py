@@ -4,6 +4,7 @@ shutdown; and its solver processes, which end with it."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures.process
 import logging
 import multiprocessing
 import os
@@ -89,10 +90,15 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
             process.terminate()
     # The pool's manager thread closes its wake-up pipe as it ends; were the interpreter to
     # exit meanwhile, its exit hook would write to the closing pipe (EBADF, a traceback in
-    # the log: CPython 3.11). Ended by the terminations above, it is waited for (briefly).
+    # the log: CPython 3.11). Ended by the terminations above, it is waited for (briefly),
+    # and then taken off the exit hook's list: it was told to stop already, and a thread
+    # slower than the wait (a loaded machine, a child still starting) raced the hook.
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(2.0)
+        wakeups = getattr(concurrent.futures.process, "_threads_wakeups", None)
+        if wakeups is not None:
+            wakeups.pop(manager, None)
 
 
 def retrieved(future: asyncio.Future[Any]) -> None:
