@@ -255,11 +255,6 @@ class Feed:
             body = snapshot(snap.room, snap.progress, snap.seq, now, "", viewer=None)
         else:
             body, queued = await self._delayed_start(backend, snap, now)
-            start = body["start_at"]
-            if start is not None and body["race"] == snap.room.race:
-                # the rolled-back room shows every move made before the delay's moment
-                at = now - self.delay * 1000 - start
-                self.shown = dict.fromkeys(snap.room.participants, at)
         if not self.closed:
             self._start(snap, body, queued)
 
@@ -287,6 +282,10 @@ class Feed:
             if when is not None and when > cutoff:
                 queued.append(_Item(clock + (when - cutoff) / 1000, seq, event, data))
         body = rolled_back(snap, logs, cutoff, begun)
+        start = body["start_at"]
+        if start is not None and body["race"] == room.race:
+            # the rolled-back room shows every move made before the cutoff
+            self.shown = dict.fromkeys(room.participants, cutoff - start)
         queued.sort(key=lambda item: item.seq or 0)
         return body, queued
 

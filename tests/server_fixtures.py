@@ -128,8 +128,8 @@ async def get_json(port: int, path: str) -> tuple[int, Any]:
 
 @contextlib.contextmanager
 def own_redis(workdir: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A redis-server of the test's own (no persistence) — one it may pause — and its URL;
-    killed (and let go on, if paused) at the end."""
+    """A throw-away redis-server on a free port (no persistence): its process (a test may
+    pause it) and URL; killed (and let go on, if paused) at the end."""
     if not os.path.exists(REDIS_SERVER):
         pytest.skip("redis-server is not installed")
     port = free_port()
@@ -152,33 +152,8 @@ def own_redis(workdir: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A throw-away redis-server on a free port (no persistence), killed at the end."""
-    if not os.path.exists(REDIS_SERVER):
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    workdir = tmp_path_factory.mktemp("redis")
-    proc = subprocess.Popen(
-        [
-            REDIS_SERVER,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(workdir),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_port(port)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.kill()
-        proc.wait()
+    with own_redis(tmp_path_factory.mktemp("redis")) as (_, url):
+        yield url
 
 
 class LocalCluster:
