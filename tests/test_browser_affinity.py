@@ -1,7 +1,7 @@
 """Room affinity in the browser client, real headless Chromium: the page's sockets for a
 known room say so in their address (``?room=CODE``, a routing hint for the balancer), and
-a room's creator moves to such a socket and keeps its seat (docs/scaling.md, "Room
-affinity")."""
+a room's creator moves to such a socket and keeps its seat, and a spectator who types a
+room's code in the lobby watches on one (docs/scaling.md, "Room affinity")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from browser_fixtures import Page, browser, contexts, expect, needs_chromium, new_page, server
 from server_fixtures import LiveServer, paths_in_room
+from watch_helpers import until
 
+from clients.client import RaceClient
 from clients.links import room_hint
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
@@ -62,3 +64,41 @@ async def test_the_creator_moves_to_its_room_and_a_guest_comes_with_it(
         await expect(p.page.locator("#countdown")).to_be_hidden()
         await expect(p.page.locator("#btn-resign")).to_be_enabled()
     assert not host.errors and not guest.errors
+
+
+async def test_a_spectator_who_types_a_code_watches_on_a_socket_for_its_room(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    host = await RaceClient.connect(server.url)
+    joined = await host.create("klondike", name="Ann", deal="code", code=DEAL)
+    room = joined.room
+    hint = f"/?room={room_hint(room)}"
+    p = await new_page(contexts, browser, "fan")
+    sockets: list[Any] = []
+    p.page.on("websocket", lambda ws: sockets.append(ws))
+    await p.page.goto(server.http + "/")
+    await expect(p.page.locator("#join-spectator")).to_be_enabled()
+
+    # a code that names no room: refused, and the socket opened for it is closed again
+    await p.page.fill("#join-code", "ZZZZ-99")
+    await p.page.click("#join-spectator")
+    await expect(p.page.locator("#join-error")).not_to_be_empty()
+    assert sockets[-1].url.endswith("/?room=ZZZZ99")
+    await until(lambda: sockets[-1].is_closed())
+    assert not sockets[0].is_closed()  # the lobby keeps its own
+
+    await p.page.fill("#join-code", room)
+    await p.page.click("#join-spectator")
+    await expect(p.page.locator("#room-code")).to_have_text(room)
+    await expect(p.page.locator("#players li")).to_have_count(1)
+    # watched on a socket that names the room; the lobby's socket (no room) is closed
+    assert sockets[0].url == f"ws://127.0.0.1:{server.port}/"
+    assert sockets[-1].url.endswith(hint) and not sockets[-1].is_closed()
+    await until(lambda: sockets[0].is_closed())
+    assert hint in paths_in_room(server.app, room)
+
+    # the room's events reach the spectator on its new socket
+    await host.start()
+    await expect(p.page.locator("#countdown")).to_be_visible()
+    assert not p.errors
+    await host.close()

@@ -387,12 +387,21 @@ async function joinRoom(role, code, errorBox) {
 /** Create or join; a refusal is shown in ``errorBox``, next to the form that asked. */
 async function enter(payload, errorBox) {
   for (const id of ["create-error", "join-error", "invite-error", "deal-error"]) $(id).textContent = "";
+  const routed = await routedForWatching(payload);
   let reply;
   try {
-    reply = await conn.request(payload);
+    reply = await conn.request(payload, routed ? routed.ws : undefined);
   } catch (e) {
     $(errorBox).textContent = errorText(e.code, e.message);
     return false;
+  }
+  if (routed) {
+    if (reply.type === "joined") {
+      conn.replace(routed.ws); // the lobby's socket closes: the room is watched on this one
+    } else {
+      conn.room = routed.before;
+      routed.ws.close();
+    }
   }
   if (reply.type !== "joined") {
     $(errorBox).textContent = errorText(reply.code, reply.message);
@@ -400,6 +409,25 @@ async function enter(payload, errorBox) {
   }
   takeJoined(await settleInRoom(reply));
   return true;
+}
+
+/** A spectator who typed a room's code in the lobby watches it on a socket routed by that
+ * room (``?room=CODE``), opened before joining: behind a balancer hashing the hint, the
+ * room's spectators reach its worker, as its players do (settleInRoom). Resolves with the
+ * socket and the room the page's sockets were for, or null to join on the page's own
+ * socket (already routed there, or the new one could not be opened). */
+async function routedForWatching(payload) {
+  if (payload.type !== "join" || payload.role !== "spectator") return null;
+  const hint = roomHint(payload.room);
+  if (!hint || hint === roomHint(conn.room)) return null;
+  const before = conn.room;
+  conn.room = payload.room;
+  try {
+    return { ws: await conn.open(), before };
+  } catch {
+    conn.room = before;
+    return null;
+  }
 }
 
 /** A seat taken on a socket not routed by its room (the room was just created, or its
