@@ -396,8 +396,10 @@ class Backend(abc.ABC):
         """This worker no longer has a connection of ``players`` on the tournament."""
 
     @abc.abstractmethod
-    async def present(self, tid: str, since: int) -> set[str]:
-        """The players some worker marked present at ``since`` or later."""
+    async def present(self, tid: str, since: int) -> dict[str, str]:
+        """The players some worker marked present at ``since`` or later, each with the
+        worker that marked them last (its connection is where the player's seat of a round
+        will be played)."""
 
     @abc.abstractmethod
     async def hold_lease(self, tid: str, ms: int) -> bool:

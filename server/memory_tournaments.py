@@ -47,6 +47,7 @@ class MemoryTournaments:
     gives ``_publish`` and ``event_cap``)."""
 
     event_cap: int
+    worker_id: str
 
     def __init__(self) -> None:
         super().__init__()
@@ -176,13 +177,13 @@ class MemoryTournaments:
         for player in players:
             entry.present.pop(player, None)
 
-    async def present(self, tid: str, since: int) -> set[str]:
-        """The players marked present since ``since``."""
+    async def present(self, tid: str, since: int) -> dict[str, str]:
+        """The players marked present since ``since`` (all on this one worker)."""
         try:
             entry = self._tournament(tid)
         except UnknownTournament:
-            return set()
-        return {p for p, at in entry.present.items() if at >= since}
+            return {}
+        return {p: self.worker_id for p, at in entry.present.items() if at >= since}
 
     async def hold_lease(self, tid: str, ms: int) -> bool:
         """One process holds every lease."""

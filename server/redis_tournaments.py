@@ -333,15 +333,21 @@ class RedisTournaments(RedisPart):
         key, fields = self._tkey(tid, "present"), [f"{p} {self.worker_id}" for p in players]
         await self._tat(tid, lambda r: r.hdel(key, *fields))
 
-    async def present(self, tid: str, since: int) -> set[str]:
-        """The players some worker saw at ``since`` or later (a dead worker's marks age)."""
+    async def present(self, tid: str, since: int) -> dict[str, str]:
+        """The players some worker saw at ``since`` or later (a dead worker's marks age),
+        each with the worker that marked them last."""
         key = self._tkey(tid, "present")
         raw = await self._tat(tid, lambda r: r.hgetall(key))
-        out = set()
-        for field, at in raw.items():
-            if int(at) >= since:
-                name = field.decode() if isinstance(field, bytes) else str(field)
-                out.add(name.rsplit(" ", 1)[0])
+        out: dict[str, str] = {}
+        latest: dict[str, int] = {}
+        for field, value in raw.items():
+            at = int(value)
+            if at < since:
+                continue
+            text = field.decode() if isinstance(field, bytes) else str(field)
+            player, worker = text.rsplit(" ", 1)
+            if at >= latest.get(player, -1):
+                out[player], latest[player] = worker, at
         return out
 
     async def hold_lease(self, tid: str, ms: int) -> bool:

@@ -14,7 +14,8 @@ past its lease — do each step once.
 **A round.** Its deal comes from ``next_round_deal`` (the solver, off the event loop in a
 process, for winnable-only deals: started ahead during the pause, and told to nobody). The
 participants — entered players connected then — are seated in rooms of at most 16
-(:func:`~server.tournaments.live.plan_rooms`), each a normal room whose race the server
+(:func:`~server.tournaments.live.plan_rooms`), grouped by the worker their connection is on
+(from the presence marks: a room's players on one worker), each a normal room whose race the server
 begins itself with the same start time; nobody is told the deal code before the round's
 deadline (``RoomState.secret_until``), and the round's end event tells it. Each participant
 is handed a seat token derived from the tournament's secret, and resumes the seat like any
@@ -233,7 +234,7 @@ class RoundRunner:
             now = now_ms()
             present = await backend.present(tid, now - self.present_for)
             planned = tuple(p.id for p in entered(state) if p.id in present)
-            rooms = await self._make_rooms(snap.live, deal, planned, now, countdown)
+            rooms = await self._make_rooms(snap.live, deal, planned, now, countdown, present)
             update = StartRound(
                 actor, deal, now, frozenset(present), countdown, planned, tuple(rooms)
             )
@@ -262,6 +263,7 @@ class RoundRunner:
         planned: tuple[str, ...],
         now: int,
         countdown: int,
+        worker_of: dict[str, str],
     ) -> list[RoundRoom]:
         state = live.state
         settings = state.settings
@@ -311,7 +313,8 @@ class RoundRunner:
             )
             return RoundRoom(code=code, created_at=now, seats=seats)
 
-        return list(await asyncio.gather(*(make(chunk) for chunk in plan_rooms(planned))))
+        chunks = plan_rooms(planned, worker_of=worker_of)
+        return list(await asyncio.gather(*(make(chunk) for chunk in chunks)))
 
     # ------------------------------------------------------------------ results
 

@@ -36,6 +36,33 @@ def test_rooms_hold_everyone_once_at_most_16_and_even(n: int) -> None:
         assert max(map(len, rooms)) - min(map(len, rooms)) <= 1
 
 
+@given(st.lists(st.sampled_from(["w1", "w2", "w3", "w4"]), max_size=300))
+def test_rooms_group_the_players_of_a_worker(workers: list[str]) -> None:
+    players = [f"p{i}" for i in range(len(workers))]
+    worker_of = dict(zip(players, workers, strict=True))
+    rooms = plan_rooms(players, worker_of=worker_of)
+    # the same shape as without workers: everyone once, at most 16, even sizes
+    assert sorted(p for room in rooms for p in room) == sorted(players)
+    assert [len(r) for r in rooms] == [len(r) for r in plan_rooms(players)]
+    # a room's players on one worker, but for one room at most per boundary between two
+    straddling = [r for r in rooms if len({worker_of[p] for p in r}) > 1]
+    assert len(straddling) <= max(0, len(set(workers)) - 1)
+    # join order within a worker
+    for worker in set(workers):
+        mine = [p for room in rooms for p in room if worker_of[p] == worker]
+        assert mine == [p for p in players if worker_of[p] == worker]
+
+
+def test_players_joined_in_turns_from_two_workers_play_in_a_room_per_worker() -> None:
+    players = [f"p{i}" for i in range(20)]
+    worker_of = {p: f"w{i % 2}" for i, p in enumerate(players)}
+    rooms = plan_rooms(players, worker_of=worker_of)
+    assert [{worker_of[p] for p in room} for room in rooms] == [{"w0"}, {"w1"}]
+    # a player whose worker is not known is seated all the same
+    rooms = plan_rooms(players, worker_of={p: w for p, w in worker_of.items() if p != "p3"})
+    assert sorted(p for room in rooms for p in room) == sorted(players)
+
+
 def test_a_field_of_1000_plays_in_63_rooms() -> None:
     rooms = plan_rooms([str(i) for i in range(1000)])
     assert len(rooms) == 63 and {len(r) for r in rooms} == {15, 16}

@@ -1,7 +1,8 @@
-"""A tournament of 20 players over two worker processes on one Redis: the worker running
-the tournament's timers is killed (SIGKILL) in the middle of a round. Its players resume on
-the other worker with every acknowledged move, the other worker takes the timers over, the
-round ends at its deadline, every result is kept, and the export verifies."""
+"""A tournament of 20 players over two worker processes on one Redis: a round seats each
+worker's players together (room affinity), then the worker running the tournament's timers
+is killed (SIGKILL) in the middle of the round. Its players resume on the other worker with
+every acknowledged move, the other worker takes the timers over, the round ends at its
+deadline, every result is kept, and the export verifies."""
 
 from __future__ import annotations
 
@@ -118,6 +119,12 @@ async def test_a_worker_killed_mid_round_loses_nothing(redis_url: str, tmp_path:
 
         await host.tournament_host(tid, "start")
         seats = await asyncio.gather(*(next_seat(c, 1) for c in clients))
+        # the players joined from the two workers in turns; each room's are on one worker
+        # (room affinity: a worker pays for a room's events once, not per worker)
+        ports_of: dict[str, set[int]] = {}
+        for i, s in enumerate(seats):
+            ports_of.setdefault(s.room, set()).add(ports[i % 2])
+        assert sorted(map(sorted, ports_of.values())) == sorted([[p] for p in ports])
         await asyncio.gather(*(c.take_seat(s) for c, s in zip(clients, seats, strict=True)))
         await at_start(clients[0], seats[0])
 

@@ -10,7 +10,8 @@ loading the whole state. Pure: no I/O.
 **Rounds are played in rooms of at most** :data:`ROOM_SIZE` **players.** Every participant
 of a round gets the same deal at the same moment, each in a seat of one of the round's
 rooms; a field of N players is split into ``ceil(N / 16)`` rooms of sizes differing by one
-at most, in join order. A room of 16 keeps each race's own traffic (every player's
+at most, in join order within each worker the players are connected to (a room's players
+on one worker, as room affinity wants). A room of 16 keeps each race's own traffic (every player's
 ``progress`` to every other) small whatever the field; the tournament's standings tell
 everyone how the whole field stands.
 """
@@ -21,7 +22,7 @@ import base64
 import hashlib
 import hmac
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
 
@@ -132,11 +133,20 @@ def seat_of(live: LiveTournament, number: int, player: str) -> tuple[RoundRoom, 
     return None
 
 
-def plan_rooms(participants: Sequence[str], size: int = ROOM_SIZE) -> list[list[str]]:
+def plan_rooms(
+    participants: Sequence[str],
+    size: int = ROOM_SIZE,
+    worker_of: Mapping[str, str] | None = None,
+) -> list[list[str]]:
     """Split the participants (in join order) into rooms of at most ``size``, whose sizes
-    differ by one at most."""
+    differ by one at most. With ``worker_of`` (player → the worker their connection is
+    on), the participants are first grouped by worker, in join order within each: a
+    room's players then share a worker (room affinity), but for the rooms that straddle
+    two groups, one at most per boundary."""
     if not participants:
         return []
+    if worker_of:
+        participants = sorted(participants, key=lambda p: worker_of.get(p, ""))
     count = -(-len(participants) // size)
     base, extra = divmod(len(participants), count)
     out, start = [], 0
