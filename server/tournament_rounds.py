@@ -15,11 +15,11 @@ past its lease — do each step once.
 process, for winnable-only deals: started ahead during the pause, and told to nobody). The
 participants — entered players connected then — are seated in rooms of at most 16
 (:func:`~server.tournaments.live.plan_rooms`), grouped by the worker their connection is on
-(from the presence marks: a room's players on one worker), each a normal room whose race the server
-begins itself with the same start time; nobody is told the deal code before the round's
-deadline (``RoomState.secret_until``), and the round's end event tells it. Each participant
-is handed a seat token derived from the tournament's secret, and resumes the seat like any
-reconnecting player.
+(from the presence marks: a room's players on one worker), each a normal room whose race
+the server begins itself with the same start time; nobody is told the deal code before the
+round's deadline (``RoomState.secret_until``), and the round's end event tells it. Each
+participant is handed a seat token derived from the tournament's secret, and resumes the
+seat like any reconnecting player.
 
 **Results.** The worker holding a finished player's seat reports the result at once
 (:meth:`RoundRunner.report`, batched every 0.1 s into one update); the driver also reads

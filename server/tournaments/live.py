@@ -11,9 +11,9 @@ loading the whole state. Pure: no I/O.
 of a round gets the same deal at the same moment, each in a seat of one of the round's
 rooms; a field of N players is split into ``ceil(N / 16)`` rooms of sizes differing by one
 at most, in join order within each worker the players are connected to (a room's players
-on one worker, as room affinity wants). A room of 16 keeps each race's own traffic (every player's
-``progress`` to every other) small whatever the field; the tournament's standings tell
-everyone how the whole field stands.
+on one worker, as room affinity wants). A room of 16 keeps each race's own traffic (every
+player's ``progress`` to every other) small whatever the field; the tournament's standings
+tell everyone how the whole field stands.
 """
 
 from __future__ import annotations
