@@ -94,6 +94,7 @@ from .redis_pubsub import RoomChannels
 from .redis_scripts import scripts
 from .redis_tournaments import RedisTournaments
 from .room import ProgressState, RoomState
+from .tasks import gather_all
 from .updates import Update
 
 __all__ = ["RedisBackend", "check_redis_url"]
@@ -228,7 +229,7 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBea
                 await asyncio.wait_for(self._check_now.wait(), self._health_interval)
             self._check_now.clear()
             try:
-                await asyncio.gather(*(s.probe.ping() for s in self._router.primaries()))
+                await gather_all(*(s.probe.ping() for s in self._router.primaries()))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -495,7 +496,7 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBea
         """Round trip of a PING in seconds (on a cluster: of the slowest primary)."""
         t0 = time.perf_counter()
         with self._reaching():
-            await asyncio.gather(*(s.redis.ping() for s in self._router.primaries()))
+            await gather_all(*(s.redis.ping() for s in self._router.primaries()))
         return time.perf_counter() - t0
 
 

@@ -42,6 +42,7 @@ from redis.commands.core import AsyncScript
 from .backend import TOURNAMENT_CHANNEL, StoreUnavailable
 from .redis_part import RedisPart
 from .redis_scripts import Scripts, lua
+from .tasks import gather_all
 from .tournaments.live import (
     LiveSnapshot,
     LiveTournament,
@@ -263,7 +264,7 @@ class RedisTournaments(RedisPart):
         keys = [self._tkey(tid, "summary") for tid in ids]
         found: list[Any]
         if self.cluster:
-            found = await asyncio.gather(*(self._tget(tid, "summary") for tid in ids))
+            found = await gather_all(*(self._tget(tid, "summary") for tid in ids))
         else:
 
             async def read(redis: aioredis.Redis) -> list[Any]:

@@ -10,11 +10,13 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, TypeVar, cast
 
-__all__ = ["Tasks", "retrieved", "solver_pool", "stop_pool"]
+T = TypeVar("T")
+
+__all__ = ["Tasks", "gather_all", "retrieved", "solver_pool", "stop_pool"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -99,6 +101,19 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
         wakeups = getattr(concurrent.futures.process, "_threads_wakeups", None)
         if wakeups is not None:
             wakeups.pop(manager, None)
+
+
+async def gather_all(*aws: Awaitable[T]) -> list[T]:
+    """Await every one of ``aws`` at once, then raise the first failure in the order given,
+    if any. A plain ``asyncio.gather`` raises at the first failure and leaves the others
+    running unawaited: a second failure is then never retrieved (asyncio logs it as an error
+    when the task is collected), and a caller that goes on cannot know what is still in
+    flight."""
+    results = await asyncio.gather(*aws, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return cast(list[T], results)
 
 
 def retrieved(future: asyncio.Future[Any]) -> None:

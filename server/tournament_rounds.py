@@ -46,6 +46,7 @@ from .context import Context
 from .history import History
 from .race import Race
 from .room import Refusal, RoomOptions, RoomState, SeatState
+from .tasks import gather_all
 from .tournament_deals import RoundDeals
 from .tournament_records import record_tournament
 from .tournament_updates import (
@@ -314,7 +315,7 @@ class RoundRunner:
             return RoundRoom(code=code, created_at=now, seats=seats)
 
         chunks = plan_rooms(planned, worker_of=worker_of)
-        return list(await asyncio.gather(*(make(chunk) for chunk in chunks)))
+        return await gather_all(*(make(chunk) for chunk in chunks))
 
     # ------------------------------------------------------------------ results
 
