@@ -79,12 +79,15 @@ async def test_a_stalled_redis_fails_the_waiting_commands_then_reconnects(
     pipe = pipe_for(redis_url, reply_timeout=0.2)
     try:
         assert await pipe.send(command("PING")) == b"PONG"
+        await admin.ping()  # connected: the script below goes out at once
         busy = "local t = redis.call('TIME') local s = t[1] * 1e6 + t[2] " + (
             "while true do t = redis.call('TIME') "
-            "if t[1] * 1e6 + t[2] - s > 600000 then return 1 end end"
+            "if t[1] * 1e6 + t[2] - s > 1000000 then return 1 end end"
         )
         stall = asyncio.create_task(admin.eval(busy, 0))
-        await asyncio.sleep(0.05)
+        # Redis runs the script a second; the PING is sent well after it started (a loaded
+        # machine may be slow to connect or to schedule Redis) and well before it ends
+        await asyncio.sleep(0.2)
         waited = asyncio.get_running_loop().time()
         with pytest.raises(RedisTimeoutError):
             await pipe.send(command("PING"))
