@@ -339,17 +339,14 @@ class RedisTournaments(RedisPart):
         each with the worker that marked them last."""
         key = self._tkey(tid, "present")
         raw = await self._tat(tid, lambda r: r.hgetall(key))
-        out: dict[str, str] = {}
-        latest: dict[str, int] = {}
+        latest: dict[str, tuple[int, str]] = {}  # player → (at, worker)
         for field, value in raw.items():
             at = int(value)
-            if at < since:
-                continue
             text = field.decode() if isinstance(field, bytes) else str(field)
             player, worker = text.rsplit(" ", 1)
-            if at >= latest.get(player, -1):
-                out[player], latest[player] = worker, at
-        return out
+            if at >= since and at >= latest.get(player, (-1, ""))[0]:
+                latest[player] = (at, worker)
+        return {player: worker for player, (_, worker) in latest.items()}
 
     async def hold_lease(self, tid: str, ms: int) -> bool:
         """SET NX PX, or PEXPIRE when this worker holds it."""
