@@ -33,7 +33,7 @@ from sqlalchemy import (
 )
 
 from .models import DailyEntry, DailyStats, RaceRecord
-from .tables import daily_attempts, daily_scores, players, seats
+from .tables import daily_attempts, daily_scores, dialect_insert, players, seats
 
 __all__ = [
     "OPEN_KEY",
@@ -69,8 +69,6 @@ def rank_key(score: int, moves: int, elapsed_ms: int | None) -> int:
 
 
 def _insert(conn: Connection) -> Any:
-    from .races import dialect_insert
-
     return dialect_insert(conn, daily_attempts)
 
 
@@ -221,8 +219,6 @@ def _count_score(conn: Connection, game: str, day: str, score: int, n: int) -> N
 
 
 def _insert_scores(conn: Connection) -> Any:
-    from .races import dialect_insert
-
     return dialect_insert(conn, daily_scores)
 
 

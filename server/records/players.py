@@ -11,8 +11,8 @@ from sqlalchemy.exc import IntegrityError
 
 from . import identity as ids
 from .models import HandleTaken, Identity, Player, Profile, RateLimited, UnknownPlayer
-from .races import dialect_insert, read_recent, read_stats
-from .tables import meta, player_stats, players, rate_buckets, seats
+from .races import read_recent, read_stats
+from .tables import dialect_insert, meta, player_stats, players, rate_buckets, seats
 
 __all__ = [
     "address_secret",

@@ -11,17 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Insert, Table, and_, case, delete, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, Insert, and_, case, delete, select
 
 from . import identity as ids
 from .daily import end_attempts
 from .models import PlayerStats, RaceRecord, RaceSummary, SeatRecord, StoredRace
-from .tables import player_stats, players, races, seats
+from .tables import dialect_insert, player_stats, players, races, seats
 
 __all__ = [
     "PURGE_CHUNK",
-    "dialect_insert",
     "player_pk",
     "purge_chunk",
     "read_race",
@@ -32,13 +30,6 @@ __all__ = [
 
 PURGE_CHUNK = 1000
 NAME_MAX = 64
-
-
-def dialect_insert(conn: Connection, table: Table) -> Any:
-    """The dialect's ``insert`` (with ``on_conflict_do_*``) for ``table``."""
-    if conn.dialect.name == "postgresql":
-        return postgresql.insert(table)
-    return sqlite.insert(table)
 
 
 # --------------------------------------------------------------------- writes

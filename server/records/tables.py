@@ -25,6 +25,8 @@ milliseconds since the Unix epoch (server clock), as everywhere in the server.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -39,11 +41,14 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 
 __all__ = [
     "ID",
     "daily_attempts",
     "daily_scores",
+    "dialect_insert",
     "meta",
     "metadata",
     "player_stats",
@@ -315,3 +320,10 @@ tournament_audit = Table(
     # JSON: what the act changed (edited settings, an announcement's text)
     Column("detail", Text, nullable=False),
 )
+
+
+def dialect_insert(conn: Connection, table: Table) -> Any:
+    """The dialect's ``insert`` (with ``on_conflict_do_*``) for ``table``."""
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
