@@ -16,14 +16,25 @@ ROOT = Path(__file__).resolve().parent.parent
 IO_LIBRARIES = ("asyncio", "websockets", "redis", "socket", "sqlalchemy", "aiosqlite", "asyncpg")
 
 
-def _imports(path: Path, package: str) -> set[str]:
+def _module_name(path: Path) -> str:
+    """The dotted name of the module at ``path`` (a package's ``__init__`` is the package)."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, package: str | None = None) -> set[str]:
     """The modules ``path`` imports at run time (``TYPE_CHECKING`` blocks left out), as
-    dotted names; relative imports resolved inside ``package``."""
+    dotted names; relative imports resolved from the module's own package (``from . import
+    x`` names both the package and ``package.x``, whichever is a module)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skip.update(id(n) for n in ast.walk(node))
+    name = _module_name(path)
+    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in skip:
@@ -32,22 +43,21 @@ def _imports(path: Path, package: str) -> set[str]:
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package
-                if node.module:
-                    found.add(f"{base}.{node.module}")
-                else:
-                    found.update(f"{base}.{alias.name}" for alias in node.names)
-            elif node.module:
-                found.add(node.module)
+                base = ".".join(here[: len(here) - node.level + 1])
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
     return found
 
 
 def _graph(package: str) -> dict[str, set[str]]:
-    modules = {
-        f"{package}.{p.stem}": p for p in (ROOT / package).glob("*.py") if p.stem != "__init__"
-    }
+    """Every module of ``package`` and its subpackages -> the modules of it that it imports."""
+    modules = {_module_name(p): p for p in (ROOT / package).rglob("*.py")}
     return {
-        name: {m for m in _imports(path, package) if m in modules and m != name}
+        # a module's own packages are left out: ``from . import sibling`` loads them first
+        name: {m for m in _imports(path) if m in modules and not name.startswith(f"{m}.")} - {name}
         for name, path in modules.items()
     }
 
