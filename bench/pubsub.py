@@ -63,7 +63,7 @@ async def _old_reader(url: str, rooms: int, listener: Any) -> Any:
     """The loop of RoomChannels before issue 21 (redis-py's PubSub), as it was."""
     import redis.asyncio as aioredis
 
-    from server.redis_pubsub import InOrder, room_of_channel
+    from server.store.redis.pubsub import InOrder, room_of_channel
 
     async def fetch(code: str, after: int) -> list[bytes] | None:
         return []
@@ -94,7 +94,7 @@ async def _old_reader(url: str, rooms: int, listener: Any) -> Any:
 async def _new_reader(url: str, rooms: int, listener: Any) -> Any:
     import redis.asyncio as aioredis
 
-    from server.redis_pubsub import RoomChannels
+    from server.store.redis.pubsub import RoomChannels
 
     async def fetch(code: str, after: int) -> list[bytes] | None:
         return []

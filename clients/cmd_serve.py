@@ -45,7 +45,7 @@ def _number(kind: type[float] | type[int], low: float, high: float | None = None
 
 
 def _redis_url(text: str) -> str:
-    from server.redis_backend import check_redis_url
+    from server.store.redis.backend import check_redis_url
 
     try:
         check_redis_url(text)
@@ -271,8 +271,8 @@ def _serve_one(args: argparse.Namespace) -> int:
     # a SIGTERM while starting up is a clean stop too (the event loop takes over below)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     from server.app import Config, run
-    from server.backend import Backend
     from server.collector import Collector
+    from server.store.backend import Backend
 
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
     config = Config(
@@ -306,7 +306,7 @@ def _serve_one(args: argparse.Namespace) -> int:
 
     def backend() -> Backend:
         if args.redis:
-            from server.redis_backend import RedisBackend
+            from server.store.redis.backend import RedisBackend
 
             return RedisBackend(
                 args.redis,
@@ -315,13 +315,13 @@ def _serve_one(args: argparse.Namespace) -> int:
                 finished_ttl=args.finished_ttl,
                 durability=args.durability,
             )
-        from server.memory import MemoryBackend
+        from server.store.memory.backend import MemoryBackend
 
         return MemoryBackend(
             worker_id=worker_id, active_ttl=args.active_ttl, finished_ttl=args.finished_ttl
         )
 
-    from server.backend import StoreUnavailable
+    from server.store.backend import StoreUnavailable
 
     collector = Collector()
     collector.install()

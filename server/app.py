@@ -55,33 +55,33 @@ from protocol import (
     TournamentWithdraw,
 )
 
-from .backend import TOURNAMENT_CHANNEL, Backend
-from .bots import Robots
 from .collector import Collector
 from .config import Config, now_ms
-from .connection import Conn, Gate
 from .context import Context
-from .daily import Daily
-from .gateway import Gateway, Route
-from .history import History
-from .identity import Identities
-from .invitation import Invitations
-from .liveness import Liveness
-from .lobby import Lobby
+from .daily.challenge import Daily
+from .edge.connection import Conn, Gate
+from .edge.gateway import Gateway, Route
 from .metrics import Metrics
-from .progress import Progress
-from .race import Race
-from .race_end import RaceEnd
-from .reactions import Reactions
+from .players.history import History
+from .players.identity import Identities
 from .records.store import SqlRecordsStore, purge_periodically
 from .records.writer import RaceWriter
-from .rematch import Rematches
-from .rooms import Rooms
-from .spectate import Spectate
+from .rooms.finish import RaceEnd
+from .rooms.invitation import Invitations
+from .rooms.liveness import Liveness
+from .rooms.lobby import Lobby
+from .rooms.progress import Progress
+from .rooms.race import Race
+from .rooms.registry import Rooms
+from .rooms.rematch import Rematches
+from .rooms.robots import Robots
+from .store.backend import TOURNAMENT_CHANNEL, Backend
 from .tasks import Tasks
-from .tournament import Tournaments
-from .tournament_rounds import RoundRunner
-from .watching import Watching
+from .tournaments.rounds import RoundRunner
+from .tournaments.service import Tournaments
+from .watching.directory import Watching
+from .watching.follow import Spectate
+from .watching.reactions import Reactions
 
 __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
 

@@ -7,14 +7,14 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from .backend import Backend, Health, StoreUnavailable
 from .codes import display_code
 from .config import Config
-from .connection import FrameWriter
-from .http import Router
+from .edge.connection import FrameWriter
+from .edge.http import Router
 from .metrics import Metrics
 from .records.store import SqlRecordsStore
-from .rooms import Rooms
+from .rooms.registry import Rooms
+from .store.backend import Backend, Health, StoreUnavailable
 from .tasks import Tasks
 
 __all__ = ["Context"]

@@ -39,10 +39,10 @@ from redis.crc import key_slot
 from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
 from server.app import Config, RaceServer, running
-from server.backend import Backend, StoreUnavailable
 from server.codes import normalize_code
-from server.memory import MemoryBackend
-from server.redis_backend import RedisBackend
+from server.store.backend import Backend, StoreUnavailable
+from server.store.memory.backend import MemoryBackend
+from server.store.redis.backend import RedisBackend
 
 __all__ = [
     "DAILY_TEST_KEY",

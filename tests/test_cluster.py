@@ -34,7 +34,7 @@ from engine import Game, new_game, replay
 from protocol import Ack, Progress
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.redis_backend import RedisBackend
+from server.store.redis.backend import RedisBackend
 
 pytestmark = pytest.mark.slow
 
@@ -356,8 +356,8 @@ async def test_rooms_spread_over_the_shards_and_keys_share_the_slot(
 
 
 def test_cluster_urls_are_checked() -> None:
-    from server.redis_backend import check_redis_url
-    from server.redis_cluster import cluster_node_urls
+    from server.store.redis.backend import check_redis_url
+    from server.store.redis.shards import cluster_node_urls
 
     assert cluster_node_urls("redis+cluster://u:p@a:7000,b:7001") == [
         "redis://u:p@a:7000",
@@ -376,7 +376,7 @@ async def test_a_transaction_refused_for_want_of_replicas_is_not_run(redis_url: 
     marks during a failover)."""
     from redis.exceptions import ResponseError
 
-    from server.redis_cluster import not_run
+    from server.store.redis.shards import not_run
 
     r = aioredis.Redis.from_url(redis_url)
     try:

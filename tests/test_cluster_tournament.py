@@ -41,7 +41,7 @@ from engine import replay
 from protocol import Ack, Rejected, TournamentEvent, TournamentSeat
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.redis_backend import RedisBackend
+from server.store.redis.backend import RedisBackend
 from server.tournaments import round_ranking, verify
 
 pytestmark = pytest.mark.slow

@@ -156,10 +156,10 @@ async def race(url):
 
 async def main(redis):
     if redis:
-        from server.redis_backend import RedisBackend
+        from server.store.redis.backend import RedisBackend
         backend = RedisBackend(redis)
     else:
-        from server.memory import MemoryBackend
+        from server.store.memory.backend import MemoryBackend
         backend = MemoryBackend()
     collector = Collector()
     collector.install()

@@ -23,10 +23,10 @@ from websockets.exceptions import ConnectionClosed
 from clients.client import RaceClient, RequestError
 from protocol import Ack
 from server.app import Config, RaceServer, running
-from server.backend import StoreUnsuitable
 from server.codes import normalize_code
-from server.redis_backend import RedisBackend
-from server.redis_durability import barrier
+from server.store.backend import StoreUnsuitable
+from server.store.redis.backend import RedisBackend
+from server.store.redis.durability import barrier
 
 CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
 

@@ -12,7 +12,7 @@ from typing import Any, cast
 from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
-from server.connection import Conn, FrameWriter
+from server.edge.connection import Conn, FrameWriter
 
 
 class KeptTransport:

@@ -35,10 +35,10 @@ from protocol import (
     decode_server,
     frames,
 )
-from server.live_entries import live_entry
-from server.room import ProgressState as StoredProgress
-from server.room import RematchOffer, RoomState, SeatState, progress_event
-from server.room_view import snapshot
+from server.rooms.room import ProgressState as StoredProgress
+from server.rooms.room import RematchOffer, RoomState, SeatState, progress_event
+from server.rooms.view import snapshot
+from server.watching.entries import live_entry
 
 VIEW = new_game("KL1-1-AAAAAAF").player_view()
 
@@ -253,10 +253,10 @@ def _tournament_frames() -> list[tuple[bytes, type[BaseModel]]]:
     from tournament_fixtures import begin_round, new, play_round, with_players
 
     from protocol import TournamentEvent, TournamentReply, TournamentSeat, TournamentStandings
-    from server.tournament_api import page_of
-    from server.tournament_updates import live_round
     from server.tournaments import standings
+    from server.tournaments.api import page_of
     from server.tournaments.live import RoundRoom, new_live
+    from server.tournaments.updates import live_round
 
     state = with_players(new(rounds=2), "ann", "bob")
     play_round(state, ["ann", "bob"], {"ann": ["s"], "bob": ["s", "s"]})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from server.connection import Gate
+from server.edge.connection import Gate
 
 
 async def _take(gate: Gate) -> None:

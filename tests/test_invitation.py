@@ -14,7 +14,7 @@ import pytest
 from server_fixtures import ServerHandle, StartServer
 
 from protocol.api import RoomSummary
-from server.ratelimit import AddressBuckets
+from server.edge.limits import AddressBuckets
 
 DEAL = "KL1-1-AAAAAAK"
 

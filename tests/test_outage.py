@@ -34,11 +34,11 @@ from clients.client import RaceClient, RequestError
 from engine import Game, new_game
 from protocol import Ack, PlayerFinished, Progress, Rejected, SeatEvent
 from server.app import Config, RaceServer, running
-from server.backend import Fenced
-from server.memory import MemoryBackend
-from server.redis_backend import RedisBackend
-from server.room import ProgressState, RoomState, SeatState
-from server.updates import Retake
+from server.rooms.room import ProgressState, RoomState, SeatState
+from server.rooms.updates import Retake
+from server.store.backend import Fenced
+from server.store.memory.backend import MemoryBackend
+from server.store.redis.backend import RedisBackend
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ from server_fixtures import ROOT, WINS, ServerHandle, StartServer
 from clients.client import RaceClient, RequestError
 from engine import new_game, replay
 from protocol import RaceEnded
-from server.history import record_to_json
+from server.players.history import record_to_json
 from server.records.models import RaceRecord, SeatRecord
 
 

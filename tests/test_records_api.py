@@ -39,7 +39,7 @@ def test_openapi_document_names_every_route_and_model() -> None:
     assert doc["openapi"].startswith("3.1")
     # exactly the server's own /api routes (placeholders' names aside)
     from server.app import RaceServer
-    from server.memory import MemoryBackend
+    from server.store.memory.backend import MemoryBackend
 
     served = RaceServer(MemoryBackend()).ctx.http.patterns
 

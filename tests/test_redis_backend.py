@@ -15,9 +15,9 @@ from server_fixtures import (
 from clients.client import RaceClient
 from engine import new_game, replay
 from protocol import Ack
-from server.backend import LogConflict
-from server.memory import MemoryBackend
-from server.room import ProgressState, RoomOptions, RoomState
+from server.rooms.room import ProgressState, RoomOptions, RoomState
+from server.store.backend import LogConflict
+from server.store.memory.backend import MemoryBackend
 
 
 async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, str]:
@@ -257,7 +257,7 @@ class _CuttingProxy:
 async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str) -> None:
     """The connection fails after Redis ran the update's EXEC: the update is recognised as
     done (by its token) instead of being applied a second time."""
-    from server.redis_backend import RedisBackend
+    from server.store.redis.backend import RedisBackend
 
     proxy = _CuttingProxy(int(redis_url.rsplit(":", 1)[1].split("/")[0]))
     port = await proxy.start()
@@ -299,7 +299,7 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
 ) -> None:
     """The append script reads the stored progress as text: wrong race, a final status, or a
     name that spells a status are refused; the seat's own race while playing is taken."""
-    from server.redis_backend import RedisBackend
+    from server.store.redis.backend import RedisBackend
 
     backend = RedisBackend(redis_url, worker_id="seat", prefix="seatcheck")
     await backend.start(lambda code, data: None)

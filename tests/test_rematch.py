@@ -21,8 +21,8 @@ from protocol import (
     Spectators,
 )
 from server.codes import normalize_code
-from server.room import Refusal
-from server.updates import AnswerRematch, OfferDeadline
+from server.rooms.room import Refusal
+from server.rooms.updates import AnswerRematch, OfferDeadline
 
 DEAL = "KL1-1-AAAAAAK"
 

@@ -9,16 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.offers import offer_racers, offer_waiting
-from server.room import (
+from server.rooms.offers import offer_racers, offer_waiting
+from server.rooms.room import (
     ProgressState,
     Refusal,
     RoomOptions,
     RoomState,
     SeatState,
 )
-from server.room_view import snapshot
-from server.updates import (
+from server.rooms.updates import (
     AnswerRematch,
     Disconnect,
     LeaveSeat,
@@ -28,6 +27,7 @@ from server.updates import (
     SeatRobot,
     TakeSeat,
 )
+from server.rooms.view import snapshot
 
 DEAL = "KL1-1-AAAAAAK"
 WAIT = 20_000

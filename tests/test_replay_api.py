@@ -17,8 +17,8 @@ from server_fixtures import ServerHandle, StartServer
 from engine import new_game
 from protocol import RaceEnded, RaceRecorded, frames, merge_view
 from protocol.api import SeatBoards
-from server.history import TellRecorded
-from server.room import ProgressState, RoomState, SeatState
+from server.players.history import TellRecorded
+from server.rooms.room import ProgressState, RoomState, SeatState
 
 DEAL = "KL1-1-AAAAAAM"  # t3 shows an ace, t1-t2 is legal
 ANN = ["t3-f", "s", "u", "t1-t2", "s", "s"]  # a shorthand, an undo, a stock draw

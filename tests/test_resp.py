@@ -11,8 +11,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.redis_scripts import command
-from server.resp import RespPipe
+from server.store.redis.pipe import RespPipe
+from server.store.redis.scripts import command
 
 
 def pipe_for(url: str, **kwargs: Any) -> RespPipe:

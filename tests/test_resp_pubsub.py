@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from server.redis_pubsub import RoomChannels
-from server.resp_pubsub import PubSubProtocolError, PubSubReader, RespSubscriber, pack
+from server.store.redis.pubsub import RoomChannels
+from server.store.redis.subscriber import PubSubProtocolError, PubSubReader, RespSubscriber, pack
 
 # ----------------------------------------------------------------- the parser
 

@@ -15,8 +15,8 @@ from clients.client import RequestError
 from engine import replay
 from engine.strategy import greedy_line
 from protocol import PlayerFinished, ProtocolError, RaceEnded, SeatEvent, decode_client
-from server import bots as server_bots
-from server.bots import BotDriver, Strength
+from server.rooms import robots as server_bots
+from server.rooms.robots import BotDriver, Strength
 
 GREEDY_WINS = "KL1-1-AAAAAAB"  # greedy alone clears this one
 

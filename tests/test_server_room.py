@@ -13,7 +13,7 @@ from server.codes import (
     new_token,
     normalize_code,
 )
-from server.room import (
+from server.rooms.room import (
     ProgressState,
     Refusal,
     RoomOptions,

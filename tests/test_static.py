@@ -12,7 +12,7 @@ import pytest
 from server_fixtures import StartServer, http_get
 
 from clients.cmd_serve import WEB_DIR
-from server.static import StaticFiles
+from server.edge.static import StaticFiles
 
 
 def test_static_files_served_with_types_and_no_traversal() -> None:

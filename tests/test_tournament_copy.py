@@ -11,8 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tournament_fixtures import HOST, a_result, begin_round, new, with_players
 
-from server.tournament_standings import LiveCopy, add_result
-from server.tournament_updates import RecordResults
 from server.tournaments import (
     SYSTEM,
     RoundResult,
@@ -30,6 +28,8 @@ from server.tournaments import (
 )
 from server.tournaments.live import LiveSnapshot, LiveTournament, new_live
 from server.tournaments.state import Event
+from server.tournaments.table import LiveCopy, add_result
+from server.tournaments.updates import RecordResults
 
 PLAYERS = [f"p{i}" for i in range(6)]
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.ranking import race_key
-from server.room import ProgressState, rank
+from server.rooms.ranking import race_key
+from server.rooms.room import ProgressState, rank
 from server.tournaments.scoring import (
     CARD_PENALTY_MS,
     TIEBREAKS,

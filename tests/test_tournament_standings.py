@@ -8,16 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tournament_fixtures import HOST, a_result, begin_round, new, with_players
 
-from server.tournament_standings import (
-    SLICE,
-    SLICE_PAUSE,
-    SPREAD,
-    WATCHER_ROWS,
-    Table,
-    pause_between,
-    slices,
-)
-from server.tournament_updates import PLAYER_ROWS
 from server.tournaments import (
     SYSTEM,
     TournamentError,
@@ -33,6 +23,16 @@ from server.tournaments import (
     standings,
     withdraw,
 )
+from server.tournaments.table import (
+    SLICE,
+    SLICE_PAUSE,
+    SPREAD,
+    WATCHER_ROWS,
+    Table,
+    pause_between,
+    slices,
+)
+from server.tournaments.updates import PLAYER_ROWS
 
 PLAYERS = [f"p{i}" for i in range(6)]
 

@@ -14,9 +14,12 @@ from hypothesis import strategies as st
 
 from engine import new_game
 from protocol import RoomOptions
-from server.backend import Snapshot, log_entry
-from server.feed import apply_event, event_time, rolled_back
-from server.live_entries import (
+from server.rooms.feed import apply_event, event_time, rolled_back
+from server.rooms.room import ProgressState, RoomState, SeatState
+from server.rooms.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
+from server.rooms.view import snapshot
+from server.store.backend import Snapshot, log_entry
+from server.watching.entries import (
     FEATURED_POOL,
     Entry,
     Listing,
@@ -26,9 +29,6 @@ from server.live_entries import (
     pick_featured,
     top,
 )
-from server.room import ProgressState, RoomState, SeatState
-from server.room_view import snapshot
-from server.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
 
 DEAL = "KL1-1-AAAAAAM"  # column 3 shows an ace
 

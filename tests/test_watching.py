@@ -45,7 +45,7 @@ from protocol import (
     Spectators,
 )
 from server.app import Config, running
-from server.redis_backend import RedisBackend
+from server.store.redis.backend import RedisBackend
 
 # --------------------------------------------------------------------- the live directory
 

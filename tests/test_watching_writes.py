@@ -16,7 +16,7 @@ from watch_helpers import race_room, until
 
 from protocol import Ack
 from server.codes import normalize_code
-from server.watching import REFRESH_EVERY, ROOM_EVERY
+from server.watching.directory import REFRESH_EVERY, ROOM_EVERY
 
 Writes = list[tuple[float, ServerHandle]]
 

@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from engine import DealCode, new_game
-from server.ranking import race_key
+from server.rooms.ranking import race_key
 
 from .settings import TournamentSettings
 from .state import PlayerState, RoundResult, RoundState, TournamentState

@@ -1,0 +1,318 @@
+"""The daily challenge: each day's secret winnable deal, first attempts, leaderboards.
+
+Every UTC day each daily game (Klondike draw one, Easy Harp) has one deal, drawn from the
+server's secret daily key (``docs/spec/fair-deals.md``: the first candidate the solver
+proves winnable within a fixed node budget, so every worker draws the same one) and kept
+secret until the day is over: a commitment — SHA-256 of the code and a salt — is published
+from 00:00 UTC, and the code and salt from the next 00:00, so anyone can check that the deal
+was not changed (``samedeal daily verify``). Nobody is told the code meanwhile, not even in
+the results of a race on it (the fair-play filter, ``RoomState.secret_until``), and a race
+on it times out at the day's end.
+
+A player's first play of a day's deal is their attempt: it is made in the records store
+(one row per player, game and day, by its key) before a race on the deal starts with them in
+it, or when they join a room on it to watch; every later play is practice. Attempts rank on
+the day's leaderboard by score, then fewer moves, then the shorter time; only identities
+made before the day began rank.
+
+The key: ``Config.daily_key`` (``samedeal serve --daily-key-file``), else one kept in the
+records database (made on first use, the same for every worker and host), else — no records
+— one made by this process (a single worker's own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import secrets
+from concurrent.futures import ProcessPoolExecutor
+from http import HTTPStatus
+
+from websockets.http11 import Response
+
+from engine.fair import DAILY_GAMES, SecretDaily, secret_daily
+from protocol import api
+
+from ..config import now
+from ..context import Context
+from ..edge.http import HttpRequest, error_response, json_response
+from ..records.models import DailyEntry, RecordsError
+from ..rooms.room import Refusal, RoomState
+from ..tasks import retrieved, solver_pool, stop_pool
+
+__all__ = ["DAY_ONE", "Daily", "day_number"]
+
+logger = logging.getLogger("samedeal.server")
+
+DAY_ONE = dt.date(2026, 1, 1)
+"""Day 1 of the daily challenge (its number in share texts)."""
+_DAY_MS = 86_400_000
+
+
+def day_number(day: dt.date) -> int:
+    """The day's number: 1 on :data:`DAY_ONE`."""
+    return (day - DAY_ONE).days + 1
+
+
+def day_start_ms(day: dt.date) -> int:
+    """00:00 UTC of ``day``, in ms since the epoch."""
+    return int(dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp() * 1000)
+
+
+class Daily:
+    """The daily layer of a worker."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.key: bytes | None = None
+        self._deals: dict[tuple[str, dt.date], asyncio.Future[SecretDaily]] = {}
+        self._pool: ProcessPoolExecutor | None = None
+        ctx.http.get("/api/daily", self._api_today)
+        ctx.http.get("/api/daily/{day}", self._api_day)
+        ctx.http.get("/api/daily/{day}/{game}", self._api_board)
+
+    # ------------------------------------------------------------------ time and key
+
+    def now(self) -> float:
+        """The server clock, seconds since the epoch (a test may move it)."""
+        return now()
+
+    def today(self) -> dt.date:
+        """Today, UTC."""
+        return dt.datetime.fromtimestamp(self.now(), dt.UTC).date()
+
+    def over(self, day: dt.date) -> bool:
+        """Whether ``day`` is over (its deal may be told)."""
+        return day < self.today()
+
+    async def start(self) -> None:
+        """Take the key; warm today's deals and close past attempts at each day's end."""
+        if self.ctx.config.daily_key is not None:
+            self.key = self.ctx.config.daily_key
+        elif self.ctx.records is not None:
+            self.key = await self.ctx.records.daily_key()
+        else:
+            if self.ctx.backend.shared:
+                logger.warning(
+                    "no records and no --daily-key-file: each worker draws its own deal of the day"
+                )
+            self.key = secrets.token_bytes(32)
+        self.ctx.tasks.spawn(self._days(), "daily")
+
+    async def close(self) -> None:
+        """Stop the solver process."""
+        if self._pool is not None:
+            stop_pool(self._pool)
+            self._pool = None
+
+    async def _days(self) -> None:
+        """At each day's end: close the attempts left open; and (``samedeal serve``) prove
+        today's and tomorrow's deals ahead, so the commitment is there at 00:00."""
+        while True:
+            today = self.today()
+            if self.ctx.config.daily_warm:
+                for day in (today, today + dt.timedelta(days=1)):
+                    for game in DAILY_GAMES:
+                        self.deal_of(game, day)
+            if self.ctx.records is not None:
+                try:
+                    closed = await self.ctx.records.close_unfinished(
+                        today.isoformat(), int(self.now() * 1000)
+                    )
+                    if closed:
+                        logger.info("daily attempts closed unfinished count=%s", closed)
+                except Exception:
+                    logger.warning("could not close past daily attempts", exc_info=True)
+            tomorrow = day_start_ms(today + dt.timedelta(days=1)) / 1000
+            await asyncio.sleep(max(1.0, min(tomorrow - self.now() + 0.5, 3600.0)))
+
+    def deal_of(self, game: str, day: dt.date) -> asyncio.Future[SecretDaily]:
+        """The day's secret deal of ``game``, proved off the event loop (once per day and
+        game on this worker)."""
+        found = self._deals.get((game, day))
+        if found is None or (found.done() and found.exception() is not None):
+            if self._pool is None:
+                self._pool = solver_pool()
+            assert self.key is not None
+            loop = asyncio.get_running_loop()
+            found = asyncio.ensure_future(
+                loop.run_in_executor(self._pool, secret_daily, self.key, game, day)
+            )
+            found.add_done_callback(retrieved)
+            self._deals[(game, day)] = found
+            for old in [k for k in self._deals if k[1] < day - dt.timedelta(days=2)]:
+                del self._deals[old]
+        return found
+
+    # ------------------------------------------------------------------ rooms
+
+    async def todays_deal(self, game: str) -> tuple[str, str, int]:
+        """The deal of the day to play now: its code, the day and when the day ends (ms)."""
+        if game not in DAILY_GAMES:
+            raise Refusal("no_daily", f"{game} has no deal of the day (Klondike draw one has)")
+        day = self.today()
+        deal = await asyncio.shield(self.deal_of(game, day))
+        return str(deal.code), day.isoformat(), day_start_ms(day + dt.timedelta(days=1))
+
+    async def begin_attempts(
+        self, room: RoomState, racers: list[tuple[int, str | None]], *, race_no: int
+    ) -> dict[str, str]:
+        """Make the day's attempts of the identified racers of a race about to start on the
+        day's deal; per seat: ranked, unranked, practice or guest. Raises :class:`Refusal`
+        when they cannot be recorded (the race must not show the deal then)."""
+        assert room.daily_day is not None
+        kinds = {str(seat): "guest" for seat, pid in racers if pid is None}
+        identified = [(seat, pid) for seat, pid in racers if pid is not None]
+        if not identified or self.ctx.records is None:
+            return {**kinds, **{str(seat): "guest" for seat, _ in identified}}
+        day = dt.date.fromisoformat(room.daily_day)
+        try:
+            made = await self.ctx.records.begin_attempts(
+                game=room.game,
+                day=room.daily_day,
+                day_start=day_start_ms(day),
+                race=(room.code, room.created_at, race_no),
+                players=[(pid, False) for _, pid in identified],
+                now=int(self.now() * 1000),
+            )
+        except RecordsError as exc:
+            raise Refusal(exc.code, str(exc)) from None
+        except Exception:
+            logger.warning("could not record daily attempts room=%s", room.code, exc_info=True)
+            raise Refusal(
+                "storage", "the attempts of the day could not be recorded: try again"
+            ) from None
+        for seat, pid in identified:
+            kinds[str(seat)] = made.get(pid, "guest")
+        return kinds
+
+    async def begin_watching(self, room: RoomState, player_id: str | None) -> None:
+        """An identified spectator of a room on the day's deal: watching shows its cards,
+        so it is that player's attempt of the day (unranked, unplayed)."""
+        if room.daily_day is None or player_id is None or self.ctx.records is None:
+            return
+        day = dt.date.fromisoformat(room.daily_day)
+        try:
+            await self.ctx.records.begin_attempts(
+                game=room.game,
+                day=room.daily_day,
+                day_start=day_start_ms(day),
+                race=(room.code, room.created_at, room.race),
+                players=[(player_id, True)],
+                now=int(self.now() * 1000),
+            )
+        except Exception:
+            raise Refusal(
+                "storage", "your watching of the day's deal could not be recorded: try again"
+            ) from None
+
+    # ------------------------------------------------------------------ HTTP
+
+    def _game_day(self, game: str, day: dt.date) -> api.DailyGame:
+        """What may be shown of a day's deal now: nothing while its proof runs (a request
+        never waits for it: the commitment appears seconds after the day begins, or before
+        it with ``samedeal serve``, which proves the next day's deals ahead)."""
+        future = self.deal_of(game, day)
+        if not future.done() or future.exception() is not None:
+            return api.DailyGame(
+                game=game,  # type: ignore[arg-type]
+                commitment=None,
+                code=None,
+                salt=None,
+                proven=None,
+            )
+        deal = future.result()
+        over = self.over(day)
+        return api.DailyGame(
+            game=game,  # type: ignore[arg-type]
+            commitment=deal.commitment,
+            code=str(deal.code) if over else None,
+            salt=deal.salt.hex() if over else None,
+            proven=deal.verified if over else None,
+        )
+
+    def _day(self, day: dt.date) -> api.DailyDay:
+        games = [self._game_day(game, day) for game in DAILY_GAMES]
+        return api.DailyDay(
+            day=day.isoformat(),
+            number=day_number(day),
+            over=self.over(day),
+            ends_at=day_start_ms(day + dt.timedelta(days=1)),
+            games=games,
+        )
+
+    def _parse_day(self, text: str) -> dt.date | Response:
+        try:
+            day = dt.date.fromisoformat(text)
+        except ValueError:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_day", "a day is YYYY-MM-DD")
+        if day > self.today():
+            return error_response(HTTPStatus.NOT_FOUND, "future_day", "that day has not begun")
+        if day < DAY_ONE:
+            return error_response(HTTPStatus.NOT_FOUND, "no_daily", "no deal of the day then")
+        return day
+
+    async def _api_today(self, request: HttpRequest) -> Response:
+        today = self.today()
+        days = [self._day(today), self._day(today - dt.timedelta(days=1))]
+        return json_response(api.DailyToday(today=days[0], yesterday=days[1]))
+
+    async def _api_day(self, request: HttpRequest) -> Response:
+        day = self._parse_day(request.params["day"])
+        if isinstance(day, Response):
+            return day
+        return json_response(self._day(day))
+
+    async def _api_board(self, request: HttpRequest) -> Response:
+        day = self._parse_day(request.params["day"])
+        if isinstance(day, Response):
+            return day
+        game = request.params["game"]
+        if game not in DAILY_GAMES:
+            return error_response(HTTPStatus.NOT_FOUND, "no_daily", "no daily of that game")
+        records = self.ctx.records
+        if records is None:
+            return error_response(HTTPStatus.NOT_FOUND, "no_records", "no leaderboards here")
+        try:
+            offset = max(0, int(request.query.get("offset", "0")))
+            limit = min(100, max(1, int(request.query.get("limit", "100"))))
+        except ValueError:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_query", "offset, limit: numbers")
+        key = day.isoformat()
+        player = request.query.get("player")
+        entries = await records.leaderboard(game, key, limit=limit, offset=offset)
+        you = await records.own_entry(game, key, player) if player else None
+        friends = await records.raced_with(player, game, key) if player else []
+        over = self.over(day)
+        return json_response(
+            api.DailyBoard(
+                day=key,
+                number=day_number(day),
+                game=game,  # type: ignore[arg-type]
+                over=over,
+                deal=self._game_day(game, day),
+                entries=[_entry(e, over) for e in entries],
+                you=_entry(you, over) if you is not None else None,
+                raced_with=[_entry(e, over) for e in friends],
+            )
+        )
+
+
+def _entry(entry: DailyEntry, over: bool) -> api.DailyEntry:
+    """An attempt for the API: its replay only once the day is over."""
+    return api.DailyEntry(
+        rank=entry.rank,
+        player=entry.player_id,
+        name=entry.name,
+        handle=entry.handle,
+        ranked=entry.ranked,
+        status=entry.status,
+        won=entry.status == "won",
+        score=entry.score,
+        moves=entry.moves,
+        on_foundations=entry.on_foundations,
+        deck_turns=entry.deck_turns,
+        elapsed_ms=entry.elapsed_ms,
+        game_id=entry.race_id if over else None,
+    )

@@ -1,0 +1,257 @@
+"""The gateway: what comes in on the port. HTTP routes (``/healthz``, ``/metrics``, the
+browser client's files), the websocket handshake and ``hello``, message credits, frame
+decoding, and the dispatch table from message type to the layer that serves it. Every
+request gets exactly one direct reply; a refused one gets an ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from protocol import (
+    PROTOCOL_VERSION,
+    ClientMessage,
+    Hello,
+    Ping,
+    ProtocolError,
+    decode_client,
+    frames,
+    request_id,
+)
+
+from ..config import now_ms
+from ..context import Context
+from ..rooms.room import Refusal
+from ..store.backend import StoreUnavailable, UnknownRoom
+from .connection import Conn
+from .http import HttpRequest, respond, text_response
+from .static import StaticFiles
+
+__all__ = ["Gateway", "Handler", "Route"]
+
+logger = logging.getLogger("samedeal.server")
+
+Handler = Callable[[Conn, Any], Awaitable[None]]
+"""Serves one request; raises :class:`~server.room.Refusal` to refuse it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Where a request type goes, and whether ``ok`` answers it once served (otherwise
+    the handler sends its own reply)."""
+
+    handler: Handler
+    answers_ok: bool = False
+
+
+LeaveHook = Callable[[Conn], Awaitable[None]]
+
+
+class Gateway:
+    """Connections in, requests dispatched."""
+
+    def __init__(self, ctx: Context, routes: dict[type[Any], Route], on_close: LeaveHook) -> None:
+        self.ctx = ctx
+        self.routes: dict[type[Any], Route] = {**routes, Ping: Route(self._ping)}
+        self.on_close = on_close
+        # files served on the websocket port (the browser client), read once
+        self.static = StaticFiles(ctx.config.static_dir) if ctx.config.static_dir else None
+        ctx.http.get("/healthz", self._healthz)
+        ctx.http.get("/metrics", self._metrics)
+
+    # ------------------------------------------------------------------ HTTP
+
+    async def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
+        """Answer plain HTTP on the websocket port: the routes (``/healthz``, ``/metrics``
+        and the layers' own), then the static files (the last: they answer 404 to any
+        other address). A websocket upgrade goes on to the handshake."""
+        if "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
+        peer = connection.remote_address
+        found = await self.ctx.http.dispatch(request, str(peer[0]) if peer else "")
+        if found is not None or self.static is None:
+            return found
+        return self.static.serve(connection, request)
+
+    async def _healthz(self, request: HttpRequest) -> Response:
+        health = self.ctx.backend.health()
+        if not health.ok:
+            # a load balancer takes this worker out while it cannot store anything
+            return text_response(
+                f"store unreachable: {health.reason}\n", HTTPStatus.SERVICE_UNAVAILABLE
+            )
+        return text_response("ok\n")
+
+    async def _metrics(self, request: HttpRequest) -> Response:
+        metrics = self.ctx.metrics
+        try:
+            metrics.store_rtt_seconds = await asyncio.wait_for(self.ctx.backend.ping(), 2)
+        except Exception:
+            metrics.store_rtt_seconds = -1.0
+        metrics.rooms = len(self.ctx.rooms)
+        with contextlib.suppress(Exception):
+            metrics.records_pending = await self.ctx.backend.pending_count()
+        return respond(
+            HTTPStatus.OK,
+            metrics.render(self.ctx.worker_id).encode(),
+            [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+        )
+
+    # ------------------------------------------------------------------ connections
+
+    async def handler(self, ws: ServerConnection) -> None:
+        """Serve one connection from ``hello`` to close; undo its registrations in
+        ``finally:``."""
+        ctx = self.ctx
+        config, metrics = ctx.config, ctx.metrics
+        conn = Conn(ws, config.burst, ctx.worker_id, ctx.frames)
+        ctx.rooms.conns[conn.id] = conn
+        metrics.connections += 1
+        metrics.connections_total += 1
+        try:
+            if not await self._hello(conn):
+                return
+            async for frame in ws:
+                if conn.closing:
+                    continue  # reading on lets the closing handshake through
+                metrics.messages_total += 1
+                if not ctx.rooms.writable(conn):
+                    continue  # it does not read its replies: closed (1013) by writable
+                if not self._take_credit(conn):
+                    if conn.strikes > config.max_strikes:
+                        metrics.abuse_closes_total += 1
+                        logger.warning("closing flooding connection conn=%s", conn.id)
+                        ctx.rooms.close(conn, 1008, "too many messages")
+                        continue
+                    await self._error(
+                        conn, request_id(frame), "rate_limited", "too many messages: slow down"
+                    )
+                    continue
+                await self.serve_frame(conn, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            metrics.connections -= 1
+            del ctx.rooms.conns[conn.id]
+            await self.on_close(conn)
+
+    async def _hello(self, conn: Conn) -> bool:
+        config = self.ctx.config
+        try:
+            frame = await asyncio.wait_for(conn.ws.recv(), config.hello_timeout)
+        except TimeoutError:
+            await conn.ws.close(1008, "no hello")
+            return False
+        try:
+            msg = _decode(frame)
+        except ProtocolError as exc:
+            await self._error(conn, request_id(frame), exc.code, exc.message)
+            await conn.ws.close(1002, "expected hello")
+            return False
+        if not isinstance(msg, Hello):
+            await self._error(conn, msg.id, "hello_first", "the first message must be hello")
+            await conn.ws.close(1002, "expected hello")
+            return False
+        if msg.v != PROTOCOL_VERSION:
+            await self._error(
+                conn,
+                msg.id,
+                "unsupported_version",
+                f"protocol version {msg.v} is not supported; this server speaks "
+                f"version {PROTOCOL_VERSION}",
+            )
+            await conn.ws.close(1002, "unsupported protocol version")
+            return False
+        await conn.send(
+            frames.welcome(
+                id=msg.id,
+                worker=self.ctx.worker_id,
+                max_frame=config.max_frame,
+                rate=config.rate,
+                burst=config.burst,
+                bots=True,
+            )
+        )
+        return True
+
+    def _take_credit(self, conn: Conn) -> bool:
+        config = self.ctx.config
+        now = time.monotonic()
+        conn.credits = min(float(config.burst), conn.credits + (now - conn.refilled) * config.rate)
+        conn.refilled = now
+        if conn.credits < 1.0:
+            # strikes count a flood: they are forgiven after a quiet spell
+            if now - conn.last_strike > 10.0:
+                conn.strikes = 0
+            conn.last_strike = now
+            conn.strikes += 1
+            return False
+        conn.credits -= 1.0
+        return True
+
+    async def _ping(self, conn: Conn, msg: Ping) -> None:
+        await conn.send(frames.pong(id=msg.id, now=now_ms()))
+
+    async def _error(self, conn: Conn, rid: int | None, code: str, message: str) -> None:
+        self.ctx.metrics.errors_total += 1
+        await conn.send(frames.error(id=rid, code=code, message=message))
+
+    async def serve_frame(self, conn: Conn, frame: str | bytes) -> None:
+        """Decode one frame and serve it; anything refused gets an ``error`` reply."""
+        try:
+            msg = _decode(frame)
+        except ProtocolError as exc:
+            conn.bad += 1
+            await self._error(conn, request_id(frame), exc.code, exc.message)
+            if conn.bad > self.ctx.config.max_bad_messages:
+                self.ctx.metrics.abuse_closes_total += 1
+                logger.warning("closing abusive connection conn=%s", conn.id)
+                self.ctx.rooms.close(conn, 1008, "too many bad messages")
+            return
+        rid = msg.id
+        try:
+            route = self.routes.get(type(msg))
+            if route is None:
+                raise Refusal("hello_again", "hello is only the first message")
+            await route.handler(conn, msg)
+            if route.answers_ok:
+                await conn.send(frames.ok(rid))
+        except Refusal as exc:
+            await self._error(conn, rid, exc.error_code, exc.message)
+        except (UnknownRoom, KeyError):
+            await self._error(conn, rid, "unknown_room", "no such room (it may have expired)")
+        except StoreUnavailable:
+            await self._error(
+                conn, rid, "storage", "the store cannot be reached: nothing was done, try again"
+            )
+        except ConnectionClosed:
+            raise
+        except Exception:
+            logger.exception(
+                "request failed type=%s room=%s seat=%s conn=%s",
+                msg.type,
+                conn.room_code,
+                conn.seat,
+                conn.id,
+            )
+            await self._error(conn, rid, "server_error", "the server could not do that now")
+
+
+def _decode(frame: str | bytes) -> ClientMessage:
+    """A message from a text frame (a binary frame is refused, whatever it holds)."""
+    if isinstance(frame, bytes):
+        raise ProtocolError("invalid_message", "messages are sent as text frames, not binary")
+    return decode_client(frame)

@@ -1,0 +1,1 @@
+"""Players: identities, and the finished races kept for them."""

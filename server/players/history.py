@@ -1,0 +1,351 @@
+"""History: every finished race goes to the records store, and the HTTP routes read it back.
+
+When a race ends (the one worker whose ``EndIfDone`` ended it), its record is built from
+the room — results, the racers' names and identities as the race started — and every
+racer's move log with the server time of each move. It is first kept in the backend
+(``keep_pending``), then handed to the records writer (:class:`RaceWriter`, batched, off the
+event loop); once the database has it, the kept copy is dropped. If the worker dies in
+between, any worker finds the kept copy (``pending_due``) and writes it again: the store
+takes a race once (its natural key), so a retry never duplicates it, and one transaction
+writes a race whole.
+
+Once the database has the race, the room is told where its replay is: a
+``race_recorded`` room event with the race's public id (the results a player is looking at
+link to ``/g/ID``), unless the room has moved on to another race or is gone.
+
+Routes (``protocol.api`` models; ``protocol/openapi.json``): ``GET /api/games/{id}``,
+``GET /api/games/{id}/seats/{seat}/moves`` (plain text, ``samedeal replay DEAL -`` reads
+it), ``GET /api/games/{id}/seats/{seat}/boards`` (each board of one racer's game, computed
+by the engine: the browser's replay page has none), ``GET /api/players/{handle}``. Only
+finished races are stored, so a replay never shows a race still being played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import re
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+import orjson
+from websockets.http11 import Response
+
+from engine import GameError, new_game, replay
+from protocol import frames
+from protocol.api import RACE_ID_PATTERN, SeatBoards
+
+from ..codes import display_code
+from ..config import now_ms
+from ..context import Context
+from ..daily.challenge import Daily
+from ..edge.http import HttpRequest, error_response, json_response, text_response
+from ..records.models import RaceRecord, SeatRecord, StoredRace
+from ..records.views import game_replay, player_page, seat_moves_text
+from ..records.writer import RaceWriter
+from ..rooms.room import Events, ProgressState, RoomState
+from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom
+
+__all__ = ["History", "TellRecorded", "record_from_json", "record_to_json", "seat_boards"]
+
+logger = logging.getLogger("samedeal.server")
+
+_RACE_ID = re.compile(RACE_ID_PATTERN)
+
+
+def record_to_json(record: RaceRecord) -> bytes:
+    """A race record as JSON (kept in the backend until it is written)."""
+    return orjson.dumps(dataclasses.asdict(record))
+
+
+def record_from_json(data: bytes) -> RaceRecord:
+    """The race record :func:`record_to_json` wrote."""
+    raw: dict[str, Any] = orjson.loads(data)
+    seats = tuple(
+        SeatRecord(
+            **{**s, "actions": tuple(s["actions"]), "action_times": tuple(s["action_times"])}
+        )
+        for s in raw.pop("seats")
+    )
+    return RaceRecord(**raw, seats=seats)
+
+
+def _pending_key(record: RaceRecord) -> str:
+    return f"race:{record.room}:{record.room_created_at}:{record.race}"
+
+
+@dataclass(frozen=True, slots=True)
+class TellRecorded:
+    """A room update: race ``race`` of the room made at ``created_at`` is recorded as
+    ``game_id``; value: whether the room was told (``race_recorded``). A room whose code
+    now names another room, or that has started a later race, is left alone."""
+
+    created_at: int
+    race: int
+    game_id: str
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        if room.created_at != self.created_at or room.race != self.race:
+            return [], False
+        event = frames.race_recorded(
+            room=display_code(room.code), race=self.race, game_id=self.game_id
+        )
+        return [event], True
+
+
+def seat_boards(stored: StoredRace, seat: int) -> SeatBoards | None:
+    """Every board of one racer's game (``None``: no such seat), replayed by the engine
+    from the deal and the racer's actions. Raises :class:`engine.GameError` if an action
+    does not replay (a record the engine cannot follow)."""
+    record = stored.record
+    racer = next((s for s in record.seats if s.seat == seat), None)
+    if racer is None:
+        return None
+    game = new_game(record.deal)
+    start = game.player_view()
+    moves: list[str] = []
+    changes: list[dict[str, Any]] = []
+    for action in racer.actions:
+        outcome = game.push(action)
+        moves.append(str(outcome.move))
+        changes.append(game.view_changes(outcome.move))
+    return SeatBoards.model_validate(
+        {
+            "id": stored.race_id,
+            "game": record.game,
+            "seat": seat,
+            "start": start,
+            "moves": moves,
+            "changes": changes,
+        }
+    )
+
+
+def _seat_number(text: str) -> int | None:
+    return int(text) if text.isdigit() and len(text) < 5 else None
+
+
+class History:
+    """The history layer of a worker."""
+
+    def __init__(self, ctx: Context, daily: Daily) -> None:
+        self.ctx = ctx
+        self.daily = daily
+        self.writer: RaceWriter | None = None
+        ctx.http.get("/api/games/{race_id}", self._game)
+        ctx.http.get("/api/games/{race_id}/seats/{seat}/moves", self._moves)
+        ctx.http.get("/api/games/{race_id}/seats/{seat}/boards", self._boards)
+        ctx.http.get("/api/players/{handle}", self._player)
+
+    async def start(self, writer: RaceWriter | None) -> None:
+        """Take the records writer (None: no records kept) and start the retry loop."""
+        self.writer = writer
+        if writer is not None:
+            self.ctx.tasks.spawn(self._retry_loop(), "records retry")
+
+    # ------------------------------------------------------------------ recording
+
+    async def race_ended(self, room_code: str, snap: Snapshot) -> None:
+        """Record the race that just ended in ``snap`` (called once per race). A tournament
+        round's races are recorded once the round is over (their replays tell the deal):
+        the tournament layer calls :meth:`record` then."""
+        if snap.room.tournament is None:
+            await self.record(room_code, snap)
+
+    async def record(self, room_code: str, snap: Snapshot) -> None:
+        """Keep the record of the race ended in ``snap`` and hand it to the writer (a race
+        written twice is written once)."""
+        if self.writer is None:
+            return
+        record = await self.build(room_code, snap)
+        if record is None:
+            return
+        key = _pending_key(record)
+        try:
+            await self.ctx.backend.keep_pending(key, record_to_json(record))
+        except StoreUnavailable:
+            logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
+        self._submit(key, record)
+
+    async def build(self, room_code: str, snap: Snapshot) -> RaceRecord | None:
+        """The record of the room's last race, from the room and the racers' move logs."""
+        room = snap.room
+        if room.phase != "ended" or not room.results:
+            return None
+        backend = self.ctx.backend
+        seats = []
+        for row in room.results:
+            seat = row["seat"]
+            moves = await backend.moves(room_code, room.race, seat)
+            times = await backend.times(room_code, room.race, seat)
+            try:
+                deck_turns = replay(room.deal, moves).deck_turns
+            except GameError:
+                deck_turns = 0
+            seats.append(
+                SeatRecord(
+                    seat=seat,
+                    name=row["name"],
+                    status=row["status"],  # type: ignore[arg-type]
+                    rank=row["rank"],
+                    score=row["score"],
+                    moves=row["moves"],
+                    on_foundations=row["on_foundations"],
+                    elapsed_ms=row["elapsed_ms"],
+                    actions=tuple(moves),
+                    action_times=tuple(t if t is not None else 0 for t in times),
+                    player_id=room.racer_ids.get(seat),
+                    deck_turns=deck_turns,
+                )
+            )
+        return RaceRecord(
+            room=room.code,
+            room_created_at=room.created_at,
+            race=room.race,
+            game=room.game,
+            deal=room.deal,
+            started_at=room.start_at or room.created_at,
+            ended_at=now_ms(),
+            seats=tuple(seats),
+            # races on a day's deal and tournament rounds are kept for good
+            casual=room.daily_day is None and room.tournament is None,
+            daily_day=room.daily_day,
+        )
+
+    def _submit(self, key: str, record: RaceRecord) -> None:
+        assert self.writer is not None
+        if self.ctx.tasks.closed:
+            return  # the worker is stopping (its writer too): the kept copy is written later
+        future = self.writer.submit(record)
+
+        def done(f: asyncio.Future[str]) -> None:
+            if f.cancelled() or f.exception() is not None:
+                return  # kept: written again later by whoever finds it due
+            self.ctx.tasks.spawn(self._drop(key), "record written")
+            if record.daily_day is None:  # a daily's replay opens only once its day is over
+                self.ctx.tasks.spawn(self._tell(record, f.result()), "race recorded")
+
+        future.add_done_callback(done)
+
+    async def _tell(self, record: RaceRecord, game_id: str) -> None:
+        """Tell the race's room where its replay is (``race_recorded``)."""
+        # nobody left to tell, or the store is away: the player page links the race too
+        with contextlib.suppress(UnknownRoom, StoreUnavailable):
+            await self.ctx.backend.update_room(
+                record.room, TellRecorded(record.room_created_at, record.race, game_id)
+            )
+
+    async def _drop(self, key: str) -> None:
+        try:
+            await self.ctx.backend.drop_pending(key)
+        except StoreUnavailable:
+            self.ctx.when_store_is_back(lambda: self.ctx.backend.drop_pending(key), "drop")
+
+    async def _retry_loop(self) -> None:
+        """Write again the records a worker kept and did not confirm (it died, or the
+        database refused for a while)."""
+        retry_after = self.ctx.config.records_retry_after
+        while True:
+            await asyncio.sleep(retry_after / 4)
+            try:
+                due = await self.ctx.backend.pending_due(retry_after)
+            except StoreUnavailable:
+                continue
+            except Exception:
+                logger.exception("could not read the records to write again")
+                continue
+            for key, data in due:
+                try:
+                    record = record_from_json(data)
+                except Exception:
+                    logger.exception("a kept record does not read: dropped key=%s", key)
+                    await self._drop(key)
+                    continue
+                logger.info("writing a kept record again key=%s", key)
+                self._submit(key, record)
+
+    # ------------------------------------------------------------------ HTTP
+
+    async def _game(self, request: HttpRequest) -> Response:
+        stored = await self._stored(request.params["race_id"])
+        if isinstance(stored, Response):
+            return stored
+        return json_response(game_replay(stored))
+
+    async def _moves(self, request: HttpRequest) -> Response:
+        stored = await self._stored(request.params["race_id"])
+        if isinstance(stored, Response):
+            return stored
+        seat = _seat_number(request.params["seat"])
+        text = seat_moves_text(stored, seat) if seat is not None else None
+        if text is None:
+            return _unknown_seat()
+        return text_response(text)
+
+    async def _boards(self, request: HttpRequest) -> Response:
+        stored = await self._stored(request.params["race_id"])
+        if isinstance(stored, Response):
+            return stored
+        seat = _seat_number(request.params["seat"])
+        try:
+            boards = seat_boards(stored, seat) if seat is not None else None
+        except GameError as exc:
+            logger.warning("a recorded game does not replay race=%s: %s", stored.race_id, exc)
+            return error_response(
+                HTTPStatus.INTERNAL_SERVER_ERROR, "bad_record", "this game does not replay"
+            )
+        if boards is None:
+            return _unknown_seat()
+        return json_response(boards)
+
+    async def _player(self, request: HttpRequest) -> Response:
+        records = self.ctx.records
+        handle = request.params["handle"]
+        if records is None:
+            return _no_records()
+        if len(handle) > 64:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_handle", "not a handle")
+        try:
+            limit = min(100, max(1, int(request.query.get("limit", "20"))))
+            offset = max(0, int(request.query.get("offset", "0")))
+        except ValueError:
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_query", "limit and offset: numbers")
+        profile = await records.profile(handle, limit=limit, offset=offset)
+        if profile is None:
+            return error_response(
+                HTTPStatus.NOT_FOUND, "unknown_player", "no player has this handle"
+            )
+        today = self.daily.today().isoformat()
+        daily = await records.daily_stats(profile.player.player_id, today)
+        return json_response(player_page(profile, today, daily))
+
+    async def _stored(self, race_id: str) -> Any:
+        records = self.ctx.records
+        if records is None:
+            return _no_records()
+        if not _RACE_ID.match(race_id):
+            return error_response(HTTPStatus.BAD_REQUEST, "bad_game_id", "not a game id")
+        stored = await records.race(race_id)
+        if stored is None:
+            return error_response(
+                HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
+            )
+        day = stored.record.daily_day
+        if day is not None and day >= self.daily.today().isoformat():
+            return error_response(
+                HTTPStatus.FORBIDDEN,
+                "not_yet",
+                "a game on the deal of the day opens when the day is over (00:00 UTC)",
+            )
+        return stored
+
+
+def _no_records() -> Response:
+    return error_response(HTTPStatus.NOT_FOUND, "no_records", "this server keeps no records")
+
+
+def _unknown_seat() -> Response:
+    return error_response(HTTPStatus.NOT_FOUND, "unknown_seat", "no such seat in this game")

@@ -1,0 +1,131 @@
+"""Player identities over the websocket: a device account, no password.
+
+A client that has no identity asks for one (``new_player``) and keeps the player id and
+secret it gets (the browser in localStorage, the terminal client in its config directory);
+each time it connects it says who it is (``identify``). The server keeps only hashes of the
+secret and of the recovery code, in the records store (:mod:`server.records`). The seats an
+identified connection takes carry its player id, so its finished races go on its record.
+Creating identities is rate-limited per client address; a wrong secret gets
+``bad_identity`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from protocol import ForgetMe, Identify, NewPlayer, Recover, Rename, SetHandle, frames
+
+from ..context import Context
+from ..edge.connection import Conn
+from ..records.models import Identity, Player, RecordsError
+from ..records.store import SqlRecordsStore
+from ..rooms.room import Refusal
+
+__all__ = ["Identities"]
+
+logger = logging.getLogger("samedeal.server")
+
+
+class Identities:
+    """The identity layer of a worker (over the records store)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def _store(self) -> SqlRecordsStore:
+        if self.ctx.records is None:
+            raise Refusal("no_records", "this server keeps no players: play as a guest")
+        return self.ctx.records
+
+    @staticmethod
+    def _address(conn: Conn) -> str:
+        remote = conn.ws.remote_address
+        if isinstance(remote, tuple) and remote:
+            return str(remote[0])
+        return str(remote or "unknown")
+
+    async def _reply(
+        self, conn: Conn, rid: int | None, player: Player, identity: Identity | None = None
+    ) -> None:
+        await conn.send(
+            frames.identity(
+                id=rid,
+                player=player.player_id,
+                name=player.name,
+                handle=player.handle,
+                created_at=player.created_at,
+                secret=identity.secret if identity is not None else None,
+                recovery_code=identity.recovery_code if identity is not None else None,
+            )
+        )
+
+    def _take(self, conn: Conn, player: Player) -> None:
+        conn.player_id, conn.player_name = player.player_id, player.name
+
+    def _require(self, conn: Conn) -> str:
+        if conn.player_id is None:
+            raise Refusal("no_identity", "say who you are first (identify)")
+        return conn.player_id
+
+    async def on_new_player(self, conn: Conn, msg: NewPlayer) -> None:
+        """``new_player``: a new identity, for this connection from now on."""
+        store = self._store()
+        try:
+            identity = await store.create_player(msg.name, self._address(conn))
+            player = await store.player(identity.player_id)
+        except RecordsError as exc:
+            raise Refusal(exc.code, str(exc)) from None
+        assert player is not None
+        self._take(conn, player)
+        logger.info("player created player=%s conn=%s", player.player_id, conn.id)
+        await self._reply(conn, msg.id, player, identity)
+
+    async def on_identify(self, conn: Conn, msg: Identify) -> None:
+        """``identify``: the connection is this player's."""
+        player = await self._store().authenticate(msg.player, msg.secret)
+        if player is None:
+            # the same answer for an unknown id, a wrong secret and a deleted identity
+            raise Refusal("bad_identity", "no player has this id and secret")
+        self._take(conn, player)
+        await self._reply(conn, msg.id, player)
+
+    async def on_recover(self, conn: Conn, msg: Recover) -> None:
+        """``recover``: the identity of a recovery code, with a new secret and code."""
+        store = self._store()
+        identity = await store.recover(msg.code)
+        player = await store.player(identity.player_id) if identity is not None else None
+        if identity is None or player is None:
+            raise Refusal("bad_recovery_code", "this recovery code moves no identity")
+        self._take(conn, player)
+        logger.info("identity recovered player=%s conn=%s", player.player_id, conn.id)
+        await self._reply(conn, msg.id, player, identity)
+
+    async def on_rename(self, conn: Conn, msg: Rename) -> None:
+        """``rename``: the identified player's display name."""
+        player_id = self._require(conn)
+        try:
+            player = await self._store().rename(player_id, msg.name)
+        except RecordsError as exc:
+            raise Refusal(exc.code, str(exc)) from None
+        self._take(conn, player)
+        await self._reply(conn, msg.id, player)
+
+    async def on_set_handle(self, conn: Conn, msg: SetHandle) -> None:
+        """``set_handle``: the identified player's handle (or none)."""
+        player_id = self._require(conn)
+        try:
+            player = await self._store().set_handle(player_id, msg.handle)
+        except RecordsError as exc:
+            raise Refusal(exc.code, str(exc)) from None
+        self._take(conn, player)
+        await self._reply(conn, msg.id, player)
+
+    async def on_forget_me(self, conn: Conn, msg: ForgetMe) -> None:
+        """``forget_me``: delete the identity (answered ``ok``)."""
+        player_id = self._require(conn)
+        try:
+            await self._store().delete_player(player_id)
+        except RecordsError as exc:
+            raise Refusal(exc.code, str(exc)) from None
+        logger.info("identity deleted player=%s conn=%s", player_id, conn.id)
+        conn.player_id, conn.player_name = None, None

@@ -1,0 +1,344 @@
+"""Races: start, moves, resigning (finishing and the time limit are in
+:mod:`server.race_end`, coalesced progress in :mod:`server.progress`, a rematch is offered and
+answered in :mod:`server.rematch`).
+
+A move takes one path whoever makes it, a person's connection or a robot
+(:class:`~server.connection.Player`): :meth:`Race.move` checks it with the seat's game (the
+engine), stores it with its ``progress`` event in one backend call (``Backend.append``)
+and only then answers :class:`MoveAccepted`. The event reaches every worker's connections
+through :meth:`server.rooms.Rooms.deliver`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from engine import GameError, IllegalMoveError, card_name, replay
+from engine.game import Game
+from protocol import MoveRequest, Resign, Start, frames
+
+from ..config import now_ms
+from ..context import Context
+from ..daily.challenge import Daily
+from ..edge.connection import Conn, HeldProgress, Player
+from ..store.backend import Fenced, LogConflict, OutcomeUnknown, StoreUnavailable
+from .finish import RaceEnd, finished_body, progress_state
+from .progress import Progress
+from .registry import LocalRoom
+from .room import ProgressState, Refusal, logged_deal, progress_body
+from .updates import StartRace
+
+__all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
+
+logger = logging.getLogger("samedeal.server")
+
+REMINDERS: dict[str, str] = {
+    "no-race": "you are not racing: wait for the host to start the next race",
+    "finished": "your race is over",
+    "not-started": "the race has not started yet",
+    "time-up": "the time limit has passed",
+    "stale": "your board changed elsewhere: look again",
+}
+"""The reminders of the rule ids a move gets for its timing (the engine has the rest)."""
+
+
+@dataclass(slots=True, frozen=True)
+class MoveAccepted:
+    """A move was stored: as resolved, the cards it turned up, the board's changes."""
+
+    move: str
+    revealed: list[str]
+    changes: dict[str, Any]
+
+
+@dataclass(slots=True, frozen=True)
+class MoveRejected:
+    """A move was refused: the rule it broke and its reminder."""
+
+    rule: str
+    reminder: str
+
+
+def _rejected(rule: str) -> MoveRejected:
+    return MoveRejected(rule, REMINDERS[rule])
+
+
+class Race:
+    """The race layer of a worker."""
+
+    def __init__(self, ctx: Context, daily: Daily, end: RaceEnd, progress: Progress) -> None:
+        self.ctx = ctx
+        self.daily = daily
+        self.end = end
+        self.progress = progress
+
+    # ------------------------------------------------------------------ state
+
+    def host_seat(self, player: Player) -> tuple[str, int]:
+        """The room and seat of ``player``, who must hold a seat (the host checks it)."""
+        if player.room_code is None:
+            raise Refusal("not_in_room", "join a room first")
+        if player.role != "player" or player.seat is None:
+            raise Refusal("not_host", "only the host can do that")
+        return player.room_code, player.seat
+
+    async def load_game(self, player: Player, race: int, deal_code: str) -> Game:
+        """Rebuild the seat's game from its stored move log."""
+        assert player.room_code is not None and player.seat is not None
+        moves = await self.ctx.backend.moves(player.room_code, race, player.seat)
+        player.game = replay(deal_code, moves)
+        player.game_race = race
+        return player.game
+
+    def _racing(
+        self, player: Player, *, countdown: bool = False
+    ) -> tuple[str, int, LocalRoom] | str:
+        """The room, seat and local room of a player allowed to act now, or the rule id that
+        refuses the action (``countdown``: allowed before the start too)."""
+        if player.room_code is None:
+            raise Refusal("not_in_room", "join a room first")
+        if player.role != "player" or player.seat is None:
+            raise Refusal("spectator", "spectators cannot play")
+        lr = self.ctx.rooms[player.room_code]
+        if lr.race == 0 or player.seat not in lr.participants:
+            return "no-race"
+        if lr.phase != "running" or player.seat in lr.finished:
+            return "finished"
+        now = now_ms()
+        if lr.start_at is not None and now < lr.start_at and not countdown:
+            return "not-started"
+        if lr.deadline is not None and now >= lr.deadline:
+            self.ctx.tasks.spawn(self.end.expire(player.room_code, lr.race), "expire")
+            return "time-up"
+        return player.room_code, player.seat, lr
+
+    # ------------------------------------------------------------------ requests
+
+    async def on_start(self, conn: Conn, msg: Start) -> None:
+        """``start``: the host starts the first race (on the day's deal, the racers'
+        attempts are recorded first: the race shows its cards)."""
+        room_code, seat = self.host_seat(conn)
+        countdown = int(self.ctx.config.countdown * 1000)
+        attempts = await self._first_attempts(room_code, seat)
+        snap, _ = await self.ctx.backend.update_room(
+            room_code, StartRace(seat, now_ms(), countdown, attempts)
+        )
+        logger.info(
+            "race started room=%s race=%s deal=%s",
+            room_code,
+            snap.room.race,
+            logged_deal(snap.room),
+        )
+
+    async def _first_attempts(self, room_code: str, host: int) -> dict[str, str] | None:
+        """Before the first race of a room on the day's deal starts: the racers' attempts
+        of the day (the race shows its cards). None for any other room."""
+        snap = await self.ctx.backend.snapshot(room_code)
+        if snap is None:
+            raise Refusal("unknown_room", "no such room (it may have expired)")
+        room = snap.room
+        if room.secret_until is None or now_ms() >= room.secret_until:
+            return None
+        # what the start would refuse is refused before any attempt is made
+        if room.host != host:
+            raise Refusal("not_host", "only the host can start the race")
+        if room.phase == "running":
+            raise Refusal("race_running", "the race is already running")
+        if room.phase == "ended":
+            raise Refusal("race_over", "the race is over: ask for a rematch")
+        racers = [(s.seat, s.player_id) for s in room.seats if s.connected]
+        return await self.daily.begin_attempts(room, racers, race_no=room.race + 1)
+
+    async def on_move(self, conn: Conn, msg: MoveRequest) -> None:
+        """``move``: answered with ``ack`` or ``rejected``."""
+        result = await self.move(conn, msg.move)
+        if isinstance(result, MoveAccepted):
+            await conn.send(
+                frames.ack(
+                    id=msg.id, move=result.move, revealed=result.revealed, changes=result.changes
+                )
+            )
+        else:
+            await conn.send(
+                frames.rejected(
+                    id=msg.id, move=msg.move, rule=result.rule, reminder=result.reminder
+                )
+            )
+
+    async def on_resign(self, conn: Conn, msg: Resign) -> None:
+        """``resign``: answered with ``ok``."""
+        await self.resign(conn)
+
+    # ------------------------------------------------------------------ moves
+
+    async def move(self, player: Player, text: str) -> MoveAccepted | MoveRejected:
+        """Check, store and (once stored) accept one action of ``player``; raises
+        :class:`Refusal` when it cannot be stored (nothing was applied then)."""
+        racing = self._racing(player)
+        if isinstance(racing, str):
+            self.ctx.metrics.moves_rejected_total += 1
+            return _rejected(racing)
+        room_code, seat, lr = racing
+        race = lr.race
+        game = player.game
+        if game is None or player.game_race != race:
+            game = await self.load_game(player, race, lr.deal_code)
+        try:
+            outcome = game.push(text)
+        except IllegalMoveError as exc:
+            self.ctx.metrics.moves_rejected_total += 1
+            return MoveRejected(exc.rule, exc.reminder)
+        except GameError as exc:
+            self.ctx.metrics.moves_rejected_total += 1
+            return MoveRejected("notation", str(exc))
+        backend = self.ctx.backend
+        elapsed = now_ms() - lr.start_at if lr.start_at is not None else 0
+        outbox = player.outbox
+        clock = asyncio.get_running_loop().time()
+        progress: ProgressState | None = None
+        events: list[frames.EventBody]
+        if game.won:
+            progress = progress_state(race, seat, "won", game, elapsed)
+            times = [*await backend.times(room_code, race, seat), elapsed]
+            won = finished_body(room_code, race, seat, "won", elapsed, game, times, lr.secret_until)
+            events = [progress_body(room_code, progress, "won", elapsed), won]
+        elif clock - outbox.sent_at >= self.ctx.config.progress_interval:
+            # the first move after a quiet spell, or after the interval: shows at once, and
+            # its state supersedes a held one (the outbox timer then has nothing to send)
+            if outbox.timer is not None:
+                outbox.timer.cancel()
+                outbox.timer = None
+            outbox.held = None
+            progress = progress_state(race, seat, "playing", game, None)
+            events = [progress_body(room_code, progress, "playing", elapsed)]
+            outbox.sent_at = clock
+        else:
+            events = []  # held: the outbox timer sends the latest state
+        try:
+            async with outbox.gate:  # the outbox timer may be storing a held progress
+                stored = await backend.append(
+                    room_code,
+                    race,
+                    seat,
+                    move=str(outcome.move),
+                    # stored with its event: a held one goes with the outbox's
+                    progress=progress,
+                    events=events,
+                    index=len(game.actions) - 1,
+                    at=elapsed,
+                    epoch=player.epoch,
+                )
+                if stored is not None and not events:
+                    self.progress.hold(
+                        player,
+                        HeldProgress(
+                            room_code,
+                            race,
+                            seat,
+                            game.on_foundations,
+                            game.total,
+                            game.score,
+                            game.moves,
+                            elapsed,
+                        ),
+                    )
+        except LogConflict:
+            player.game = None  # another connection of this seat moved: reload from the log
+            self.ctx.metrics.moves_rejected_total += 1
+            return _rejected("stale")
+        except Fenced:
+            self.ctx.rooms.replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        except OutcomeUnknown:
+            # stored or not, nobody can tell until the store answers again: the client must
+            # not be told either way; it resumes and sees its board as stored
+            player.game = None
+            self.ctx.metrics.moves_unknown_total += 1
+            if isinstance(player, Conn):
+                self.ctx.rooms.close(player, 1011, "store unreachable: resume")
+            raise Refusal("storage", "the store did not answer: resume to see your board") from None
+        except StoreUnavailable:
+            player.game = None  # the local game is ahead of the log: rebuild it
+            self.ctx.metrics.moves_unstored_total += 1
+            raise Refusal(
+                "storage", "the move was not stored (the store cannot be reached): send it again"
+            ) from None
+        except Exception:
+            player.game = None  # the local game is ahead of the log: rebuild it
+            logger.exception("could not store move room=%s seat=%s", room_code, seat)
+            raise Refusal("storage", "the move was not stored: send it again") from None
+        if stored is None:
+            player.game = None
+            lr.finished.add(seat)
+            self.ctx.metrics.moves_rejected_total += 1
+            return _rejected("finished")
+        self.ctx.metrics.moves_accepted_total += 1
+        if game.won:
+            logger.info("player won room=%s seat=%s moves=%s", room_code, seat, game.moves)
+            self.ctx.tasks.spawn(self.end.check_end(room_code), f"race end {room_code}")
+        return MoveAccepted(
+            str(outcome.move),
+            [card_name(c) for c in outcome.revealed],
+            game.view_changes(outcome.move),
+        )
+
+    async def resign(self, player: Player) -> None:
+        """Give up the race, the countdown included (a page shows the board by its estimate
+        of the server's clock: a resign may arrive an instant before the start, and a player
+        may give up before it as leaving does); raises :class:`Refusal` when the player is
+        not racing."""
+        racing = self._racing(player, countdown=True)
+        if isinstance(racing, str):
+            raise Refusal(racing.replace("-", "_"), REMINDERS[racing])
+        room_code, seat, lr = racing
+        game = player.game
+        if game is None or player.game_race != lr.race:
+            game = await self.load_game(player, lr.race, lr.deal_code)
+        elapsed = max(0, now_ms() - (lr.start_at or 0))
+        try:
+            done = await self.end.finish(
+                room_code,
+                lr.race,
+                seat,
+                "resigned",
+                elapsed,
+                game,
+                epoch=player.epoch,
+                secret_until=lr.secret_until,
+            )
+        except Fenced:
+            self.ctx.rooms.replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        except StoreUnavailable:
+            raise Refusal("storage", "the store cannot be reached: try again") from None
+        if not done:
+            raise Refusal("finished", "your race is over")
+        logger.info("player resigned room=%s seat=%s", room_code, seat)
+        await self.end.check_end(room_code)
+
+    async def forfeit(self, player: Player) -> None:
+        """Resign ``player`` if they race (the countdown included): they are leaving the
+        room. Nothing happens for a player who is not racing or has finished."""
+        room_code, seat = player.room_code, player.seat
+        lr = self.ctx.rooms.get(room_code or "")
+        if room_code is None or seat is None or lr is None:
+            return
+        if lr.phase != "running" or seat not in lr.participants or seat in lr.finished:
+            return
+        game = player.game
+        if game is None or player.game_race != lr.race:
+            game = await self.load_game(player, lr.race, lr.deal_code)
+        elapsed = max(0, now_ms() - (lr.start_at or 0))
+        try:
+            done = await self.end.finish(
+                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+            )
+        except Fenced:
+            self.ctx.rooms.replaced(player)
+            raise Refusal("replaced", "a newer connection took this seat") from None
+        if done:
+            logger.info("player resigned leaving room=%s seat=%s", room_code, seat)
+            await self.end.check_end(room_code)

@@ -1,0 +1,1 @@
+"""The store in one process's memory (the embedded default)."""

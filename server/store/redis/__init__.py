@@ -1,0 +1,1 @@
+"""The store on Redis (one server, or a Redis Cluster through its shard router)."""

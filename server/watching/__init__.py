@@ -1,0 +1,1 @@
+"""Watching races: the live directory, followed boards and reactions."""
