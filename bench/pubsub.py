@@ -7,7 +7,7 @@ of ``--rooms`` rooms on a redis-server started on a free port (127.0.0.1, no per
 - ``redis-py``: the loop of the reader before issue 21 (``RoomChannels`` at ``ac48e09``):
   redis-py's ``PubSub.get_message(timeout=None)``, each message's dict dispatched by type
   and its channel decoded to the room;
-- ``resp``: ``server.redis_pubsub.RoomChannels`` (its own RESP2 subscriber).
+- ``resp``: ``server.store.redis.pubsub.RoomChannels`` (its own RESP2 subscriber).
 
 Both pass each event to ``InOrder`` and a listener that only counts. This process
 publishes ``--messages`` stamped events (about 100 bytes, as a progress event) round-robin

@@ -1,10 +1,14 @@
-"""samedeal's asyncio websocket race server, in layers (see docs/architecture.md).
+"""samedeal's asyncio websocket race server, one package per capability (docs/architecture.md).
 
-:mod:`server.room` — rooms and races as plain values and named updates (sans-I/O);
-:mod:`server.backend` — the store + broker interface, with :mod:`server.memory` and
-:mod:`server.redis_backend`; :mod:`server.gateway`, :mod:`server.lobby`, :mod:`server.race`,
-:mod:`server.spectate`, :mod:`server.bots`, :mod:`server.liveness` — the layers of a
-worker; :mod:`server.app` — wiring them and ``running()``.
+:mod:`server.edge` — the network's edge: the gateway, HTTP routes, static files,
+connections, per-address limits; :mod:`server.rooms` — rooms and races: the room's state
+and its named updates (sans-I/O), the local registry with the fair-play filter, and the
+services that create, race, finish and rematch; :mod:`server.watching` — the live
+directory, followed boards, reactions; :mod:`server.daily` — the deal of the day;
+:mod:`server.tournaments` — tournaments (the pure state machine and its services);
+:mod:`server.players` — identities and finished races; :mod:`server.store` — the store +
+broker interface, in memory, on Redis and on a Redis Cluster; :mod:`server.records` — the
+records database; :mod:`server.app` — wiring them and ``running()``.
 """
 
 from __future__ import annotations

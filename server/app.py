@@ -1,13 +1,14 @@
 """Wiring: build a worker's parts, run it, drain it.
 
-The layers (docs/architecture.md): :mod:`server.gateway` takes connections and requests in
-and dispatches each request type to the layer that serves it — :mod:`server.lobby`,
-:mod:`server.race`, :mod:`server.rematch`, :mod:`server.spectate`, :mod:`server.watching`
-(the live directory), :mod:`server.reactions`, :mod:`server.bots` (:mod:`server.invitation`
-answers an HTTP route); :mod:`server.rooms` delivers room events from the backend
-(:mod:`server.backend`) to connections; :mod:`server.liveness` frees the seats of dead
-workers. Nothing below this module knows the others exist beyond
-what it is given here.
+The parts (docs/architecture.md): :mod:`server.edge.gateway` takes connections and requests
+in and dispatches each request type to the part that serves it — :mod:`server.rooms.lobby`,
+:mod:`server.rooms.race`, :mod:`server.rooms.rematch`, :mod:`server.watching.follow`,
+:mod:`server.watching.directory` (the live directory), :mod:`server.watching.reactions`,
+:mod:`server.rooms.robots` (:mod:`server.rooms.invitation` answers an HTTP route);
+:mod:`server.rooms.registry` delivers room events from the store
+(:mod:`server.store.backend`) to connections; :mod:`server.rooms.liveness` frees the seats
+of dead workers. Nothing below this module knows the others exist beyond what it is given
+here.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The room channels' subscriber connection (server.resp_pubsub, server.redis_pubsub): its
-parser on any split of the stream, and the connection against a real Redis — confirmed
-subscriptions, the URL's user and database, a killed connection repaired by seq."""
+"""The room channels' subscriber connection (server.store.redis.subscriber and
+server.store.redis.pubsub): its parser on any split of the stream, and the connection
+against a real Redis — confirmed subscriptions, the URL's user and database, a killed
+connection repaired by seq."""
 
 from __future__ import annotations
 

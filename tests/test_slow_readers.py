@@ -1,4 +1,4 @@
-"""Frames are written without waiting for the reader (server/connection.py's FrameWriter):
+"""Frames are written without waiting for the reader (server/edge/connection.py's FrameWriter):
 a client that asks and asks but reads none of its replies is closed (1013) once its unread
 bytes pass ``max_backlog``, and its neighbours in the room go on; frames keep their order."""
 

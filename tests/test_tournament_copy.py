@@ -1,5 +1,5 @@
 """The parsed copy of a tournament a worker pushes the standings from
-(server.tournament_standings.LiveCopy): kept current by the stored events where an event
+(server.tournaments.table.LiveCopy): kept current by the stored events where an event
 tells the whole change, dropped otherwise — never a state the store does not hold."""
 
 from __future__ import annotations
