@@ -44,35 +44,29 @@ and one when it is back, and tells the server's layers (``health_hooks``).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import orjson
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError, WatchError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import WatchError
 
 from protocol.frames import EventBody
 
 from ...rooms.room import ProgressState, RoomState
 from ...rooms.updates import Update
-from ...tasks import gather_all
 from ..backend import (
     Backend,
     Fenced,
     Health,
-    HealthWatch,
     Listener,
     LogConflict,
     Snapshot,
-    StoreUnavailable,
     UnknownRoom,
     entry_move,
     entry_time,
@@ -82,19 +76,12 @@ from ..backend import (
 from ..cluster.pubsub import ShardChannels
 from .beats import RedisBeats
 from .directory import RedisLive, RedisWatching
-from .durability import DURABILITY, apply_durability, settle
+from .link import RedisLink
 from .moves import MoveWriter
 from .pending import RedisPendingWrites
 from .pubsub import RoomChannels
-from .scripts import scripts
-from .shards import (
-    ClusterRouter,
-    Router,
-    check_redis_url,
-    make_router,
-    not_run,
-    open_router,
-)
+from .scripts import Scripts
+from .shards import ClusterRouter, check_redis_url
 from .tournaments import RedisTournaments
 
 __all__ = ["RedisBackend", "check_redis_url"]
@@ -102,8 +89,6 @@ __all__ = ["RedisBackend", "check_redis_url"]
 T = TypeVar("T")
 
 logger = logging.getLogger("samedeal.redis")
-
-_UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
 class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBeats, Backend):
@@ -130,166 +115,108 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBea
         self.event_cap = event_cap
         self.active_ttl = active_ttl
         self.finished_ttl = finished_ttl
-        check_redis_url(url)
-        if durability is not None and durability not in DURABILITY:
-            raise ValueError(f"not a durability level: {durability!r}")
-        self._url = url
-        #: asked for (None: the default, memory on one Redis, replica on a cluster)
-        self._asked_durability = durability
-        self.durability = durability or "memory"
-        self.durability_timeout = durability_timeout
-        self._router: Router = make_router(url, {"reply_timeout": 10.0})
+        self.link = RedisLink(
+            url,
+            worker_id=worker_id,
+            prefix=prefix,
+            health_interval=health_interval,
+            durability=durability,
+            durability_timeout=durability_timeout,
+            health_hooks=self.health_hooks,
+        )
         self.channels: RoomChannels | ShardChannels | None = None
-        self._watch = HealthWatch("redis", self.health_hooks)
-        self._health_interval = health_interval
-        self._health_task: asyncio.Task[None] | None = None
-        self._check_now = asyncio.Event()
         self._beat = 0
-        self._scripts = scripts()
         self._events_script: AsyncScript | None = None
         self._writer: MoveWriter | None = None
-        self.live = RedisLive(self._at, self._live_subscriber, prefix, worker_id)
+        self.live = RedisLive(self._at, self.link.subscriber, prefix, worker_id)
 
     @property
     def cluster(self) -> bool:
         """Whether the rooms are on a Redis Cluster."""
-        return self._router.cluster
+        return self.link.cluster
+
+    @property
+    def durability(self) -> str:
+        """The durability every write is confirmed with (known once started)."""
+        return self.link.durability
 
     @property
     def write_timeout(self) -> float:
-        """Seconds a move may wait for Redis to answer before its connection is dropped
-        (the move is then sent again on a new connection, until Redis says whether it
-        was stored, for as long again at most)."""
-        return float(self._router.pipe_options["reply_timeout"])
+        """Seconds a move may wait for Redis to answer (:attr:`RedisLink.write_timeout`)."""
+        return self.link.write_timeout
 
     @write_timeout.setter
     def write_timeout(self, seconds: float) -> None:
-        self._router.set_pipe_option("reply_timeout", seconds)
+        self.link.write_timeout = seconds
+
+    @property
+    def _scripts(self) -> Scripts:
+        return self.link.scripts
 
     # ------------------------------------------------------------------ keys
 
     def _key(self, code: str, what: str) -> str:
-        return f"{self.prefix}:{{{code}}}:{what}"
+        return self.link.key(code, what)
 
     def _moves_key(self, code: str, race: int, seat: int) -> str:
         return self._key(code, f"moves:{race}:{seat}")
 
     def _channel(self, code: str) -> str:
-        return self._key(code, "ch")
-
-    def _live_subscriber(self, key: str) -> aioredis.Redis:
-        """The client whose pub/sub carries the live directory's channel: the shard of its
-        keys (on a cluster, PUBLISH reaches every node, so any would do)."""
-        try:
-            return self._router.shard_of_key(key).redis
-        except Exception:
-            self.check_health()
-            raise
+        return self.link.channel(code)
 
     # ------------------------------------------------------------------ health
 
     def health(self) -> Health:
         """Whether every primary answered the last health check."""
-        return self._watch.state
+        return self.link.health()
 
-    def check_health(self) -> None:
-        """Something failed to reach Redis: check it now rather than at the next tick (and,
-        on a cluster, read the slot map again: it may be a failover)."""
-        self._check_now.set()
-        self._router.changed()
-
-    @contextlib.contextmanager
-    def _reaching(self) -> Iterator[None]:
-        """Turn Redis's connection failures, and the error replies of a cluster that cannot
-        run a command now, into :class:`StoreUnavailable`."""
-        try:
-            yield
-        except StoreUnavailable:
-            raise  # told already (an OSError too: not to be wrapped again)
-        except _UNREACHABLE as exc:
-            self.check_health()
-            raise StoreUnavailable(f"Redis cannot be reached: {exc}") from exc
-        except ResponseError as exc:
-            if not not_run(exc):
-                raise
-            self.check_health()
-            raise StoreUnavailable(f"Redis did not run it: {exc}") from exc
+    def _reaching(self) -> contextlib.AbstractContextManager[None]:
+        return self.link.reaching()
 
     async def _at(
         self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
     ) -> T:
-        """Run ``op`` on the shard of room ``where`` (of the key ``where`` with ``key``),
-        following the cluster (:meth:`Router.run`); failures as :class:`StoreUnavailable`."""
-        with self._reaching():
-            return await self._router.run(where, op, key=key)
-
-    async def _health_loop(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._check_now.wait(), self._health_interval)
-            self._check_now.clear()
-            try:
-                await gather_all(*(s.probe.ping() for s in self._router.primaries()))
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self._watch.down(str(exc) or type(exc).__name__)
-                self._router.changed()
-            else:
-                self._watch.up()
+        return await self.link.run(where, op, key=key)
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self, listener: Listener) -> None:
         """Find the shards, check they can give the durability asked for, start the
         listener and the health watch."""
-        with self._reaching():
-            self._router = await open_router(self._router, self._url)
-            primaries = self._router.primaries()
-            self.durability = await apply_durability(
-                self._router, self._asked_durability, self.durability_timeout
-            )
-            self._scripts = scripts("SPUBLISH" if self.cluster else "PUBLISH")
-            self._events_script = AsyncScript(primaries[0].redis, self._scripts.events)
+        link = self.link
+        await link.open()
+        with link.reaching():
+            router = link.router
+            self._events_script = AsyncScript(router.primaries()[0].redis, link.scripts.events)
             self._writer = MoveWriter(
-                self._router,
-                self._scripts.append,
-                self._key,
+                router,
+                link.scripts.append,
+                link.key,
                 self.event_cap,
                 self.active_ttl,
-                self.check_health,
-                self.durability,
+                link.check_health,
+                link.durability,
             )
-            if isinstance(self._router, ClusterRouter):
+            if isinstance(router, ClusterRouter):
                 self.channels = ShardChannels(
-                    self._router, self._channel, self.events_since, self.check_health
+                    router, link.channel, self.events_since, link.check_health
                 )
             else:
                 self.channels = RoomChannels(
-                    self._router.shard("").redis,
+                    router.shard("").redis,
                     f"{self.prefix}:worker:{self.worker_id}",
-                    self._channel,
+                    link.channel,
                     self.events_since,
-                    self.check_health,
+                    link.check_health,
                 )
             await self.channels.start(listener)
-        logger.info(
-            "redis: %s, durability %s",
-            f"cluster of {len(primaries)} primaries" if self.cluster else "one server",
-            self.durability,
-        )
-        self._health_task = asyncio.create_task(self._health_loop())
 
     async def close(self) -> None:
         """Stop the listeners, the health watch and the writers; close the connections."""
         await self.live.close()
-        if self._health_task is not None:
-            self._health_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._health_task
         if self.channels is not None:
             await self.channels.close()
-        await self._router.close()
+        await self.link.close()
 
     async def subscribe(self, code: str) -> None:
         """Subscribe to the room's channel (returns once Redis confirmed it)."""
@@ -321,9 +248,7 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBea
         return bool(ok)
 
     async def _settle(self, code: str, key: str, ttl: int) -> None:
-        """Return once the room's writes so far are as durable as asked (a no-op for
-        ``memory``), else :class:`NotDurable` (see :func:`settle`)."""
-        await settle(self._router, code, key, ttl, self.durability)
+        await self.link.settle(code, key, ttl)
 
     async def snapshot(self, code: str) -> Snapshot | None:
         """Room, progress and seq in one MULTI, so they agree."""
@@ -494,10 +419,7 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBea
 
     async def ping(self) -> float:
         """Round trip of a PING in seconds (on a cluster: of the slowest primary)."""
-        t0 = time.perf_counter()
-        with self._reaching():
-            await gather_all(*(s.redis.ping() for s in self._router.primaries()))
-        return time.perf_counter() - t0
+        return await self.link.ping()
 
 
 #: seconds a room update's token is kept (long enough to look it up after a failure)

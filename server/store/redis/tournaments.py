@@ -106,12 +106,15 @@ class RedisTournaments(RedisPart):
 
     worker_id: str
     event_cap: int
-    _scripts: Scripts
     _tournament_locks: dict[str, asyncio.Lock]
     _tournament_lua: dict[str, AsyncScript]
 
     @property
     def cluster(self) -> bool:  # pragma: no cover - the backend's
+        raise NotImplementedError
+
+    @property
+    def _scripts(self) -> Scripts:  # pragma: no cover - the backend's
         raise NotImplementedError
 
     def _key(self, code: str, what: str) -> str:  # pragma: no cover - the backend's
