@@ -103,7 +103,7 @@ class Gateway:
             metrics.store_rtt_seconds = -1.0
         metrics.rooms = len(self.ctx.rooms)
         with contextlib.suppress(Exception):
-            metrics.records_pending = await self.ctx.backend.pending_count()
+            metrics.records_pending = await self.ctx.backend.pending.count()
         return respond(
             HTTPStatus.OK,
             metrics.render(self.ctx.worker_id).encode(),

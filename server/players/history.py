@@ -2,12 +2,12 @@
 
 When a race ends (the one worker whose ``EndIfDone`` ended it), its record is built from
 the room — results, the racers' names and identities as the race started — and every
-racer's move log with the server time of each move. It is first kept in the backend
-(``keep_pending``), then handed to the records writer (:class:`RaceWriter`, batched, off the
-event loop); once the database has it, the kept copy is dropped. If the worker dies in
-between, any worker finds the kept copy (``pending_due``) and writes it again: the store
-takes a race once (its natural key), so a retry never duplicates it, and one transaction
-writes a race whole.
+racer's move log with the server time of each move. It is first kept in the store's
+pending writes (``pending.keep``), then handed to the records writer (:class:`RaceWriter`,
+batched, off the event loop); once the database has it, the kept copy is dropped. If the
+worker dies in between, any worker finds the kept copy (``pending.due``) and writes it
+again: the store takes a race once (its natural key), so a retry never duplicates it, and
+one transaction writes a race whole.
 
 Once the database has the race, the room is told where its replay is: a
 ``race_recorded`` room event with the race's public id (the results a player is looking at
@@ -165,7 +165,7 @@ class History:
             return
         key = _pending_key(record)
         try:
-            await self.ctx.backend.keep_pending(key, record_to_json(record))
+            await self.ctx.backend.pending.keep(key, record_to_json(record))
         except StoreUnavailable:
             logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
         self._submit(key, record)
@@ -240,9 +240,9 @@ class History:
 
     async def _drop(self, key: str) -> None:
         try:
-            await self.ctx.backend.drop_pending(key)
+            await self.ctx.backend.pending.drop(key)
         except StoreUnavailable:
-            self.ctx.when_store_is_back(lambda: self.ctx.backend.drop_pending(key), "drop")
+            self.ctx.when_store_is_back(lambda: self.ctx.backend.pending.drop(key), "drop")
 
     async def _retry_loop(self) -> None:
         """Write again the records a worker kept and did not confirm (it died, or the
@@ -251,7 +251,7 @@ class History:
         while True:
             await asyncio.sleep(retry_after / 4)
             try:
-                due = await self.ctx.backend.pending_due(retry_after)
+                due = await self.ctx.backend.pending.due(retry_after)
             except StoreUnavailable:
                 continue
             except Exception:

@@ -30,6 +30,7 @@ from ..rooms.updates import (
     Update,
 )
 from ..tournaments.live import LiveSnapshot, LiveTournament, Summary, TournamentUpdate
+from .pending import PendingWrites
 
 __all__ = [
     "TOURNAMENT_CHANNEL",
@@ -193,6 +194,8 @@ class Backend(abc.ABC):
     finished_ttl: float
     #: several workers share the store (so some of them may die while others run)
     shared: bool = False
+    #: records writes not confirmed yet
+    pending: PendingWrites
 
     def __init__(self) -> None:
         self.health_hooks: list[HealthHook] = []
@@ -286,28 +289,6 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """The stored events with seq > ``after``, or None when some are no longer kept."""
-
-    # ------------------------------------------------------------------ pending writes
-
-    @abc.abstractmethod
-    async def keep_pending(self, key: str, data: bytes) -> None:
-        """Keep ``data`` under ``key`` until :meth:`drop_pending`: a write to the records
-        store not yet confirmed (a finished race), so that another worker can make it if
-        this one dies first. Keeping the same key again replaces it."""
-
-    @abc.abstractmethod
-    async def pending_due(self, older_than: float, limit: int = 100) -> list[tuple[str, bytes]]:
-        """Up to ``limit`` kept writes older than ``older_than`` seconds; each is claimed
-        (its age starts again), so workers asking at once rarely take the same one (and a
-        write made twice is harmless)."""
-
-    @abc.abstractmethod
-    async def drop_pending(self, key: str) -> None:
-        """The write kept under ``key`` is done."""
-
-    @abc.abstractmethod
-    async def pending_count(self) -> int:
-        """How many writes are kept, not yet confirmed."""
 
     # ------------------------------------------------------------------ live directory
     # One entry per listed room, written by the workers that have the room, and the featured

@@ -35,6 +35,7 @@ from ..backend import (
     log_entry,
     stamp_event,
 )
+from .pending import MemoryPending
 from .tournaments import MemoryTournaments
 
 T = TypeVar("T")
@@ -76,7 +77,7 @@ class MemoryBackend(MemoryTournaments, Backend):
         self._subscribed: set[str] = set()
         self._listener: Listener | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._pending: dict[str, tuple[bytes, float]] = {}
+        self.pending = MemoryPending()
         # the live directory: room code → (seq, entry); game → featured room
         self._live: dict[str, tuple[int, bytes]] = {}
         self._featured: dict[str, str] = {}
@@ -302,26 +303,6 @@ class MemoryBackend(MemoryTournaments, Backend):
         if entry is None:
             return None
         return events_after(entry.events, entry.seq, after)
-
-    async def keep_pending(self, key: str, data: bytes) -> None:
-        """Keep a write to confirm."""
-        self._pending[key] = (data, time.monotonic())
-
-    async def pending_due(self, older_than: float, limit: int = 100) -> list[tuple[str, bytes]]:
-        """The kept writes older than ``older_than`` seconds, claimed."""
-        now = time.monotonic()
-        due = [(k, d) for k, (d, at) in self._pending.items() if now - at >= older_than][:limit]
-        for key, data in due:
-            self._pending[key] = (data, now)
-        return due
-
-    async def drop_pending(self, key: str) -> None:
-        """The write is done."""
-        self._pending.pop(key, None)
-
-    async def pending_count(self) -> int:
-        """How many writes are kept."""
-        return len(self._pending)
 
     async def ping(self) -> float:
         """No store to reach."""

@@ -78,7 +78,7 @@ from .beats import RedisBeats
 from .directory import RedisLive, RedisWatching
 from .link import RedisLink
 from .moves import MoveWriter
-from .pending import RedisPendingWrites
+from .pending import RedisPending
 from .pubsub import RoomChannels
 from .scripts import Scripts
 from .shards import ClusterRouter, check_redis_url
@@ -91,7 +91,7 @@ T = TypeVar("T")
 logger = logging.getLogger("samedeal.redis")
 
 
-class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBeats, Backend):
+class RedisBackend(RedisTournaments, RedisWatching, RedisBeats, Backend):
     """Rooms in Redis (one, or a cluster), events over its pub/sub."""
 
     shared = True
@@ -128,6 +128,7 @@ class RedisBackend(RedisTournaments, RedisPendingWrites, RedisWatching, RedisBea
         self._beat = 0
         self._events_script: AsyncScript | None = None
         self._writer: MoveWriter | None = None
+        self.pending = RedisPending(self.link)
         self.live = RedisLive(self._at, self.link.subscriber, prefix, worker_id)
 
     @property
