@@ -66,7 +66,7 @@ class Liveness:
         """Beat once, then keep beating in the background (a store shared by workers)."""
         if self.ctx.config.liveness <= 0 or not self.ctx.backend.shared:
             return
-        await self.ctx.backend.beat()
+        await self.ctx.backend.beats.beat()
         self.connected_since = time.monotonic()
         self.ctx.tasks.spawn(self._beats(), "beats")
         self.ctx.tasks.spawn(self._loop(), "liveness")
@@ -92,7 +92,7 @@ class Liveness:
         while True:
             await asyncio.sleep(liveness / 3)
             try:
-                await self.ctx.backend.beat()
+                await self.ctx.backend.beats.beat()
                 if self.connected_since is None:
                     self.connected_since = time.monotonic()
             except asyncio.CancelledError:
@@ -119,7 +119,7 @@ class Liveness:
         """Judge the workers by their beats, then read the rooms that may need freeing:
         every room of this worker when a worker was found dead since the last look, else
         those not read yet and those watched."""
-        beats = await self.ctx.backend.beats()
+        beats = await self.ctx.backend.beats.latest()
         dead = self.dead(beats)
         await self._forget(beats, dead)
         local = set(self.ctx.rooms.rooms)
@@ -167,7 +167,7 @@ class Liveness:
         oldest = time.monotonic() - FORGET_AFTER * self.ctx.config.liveness
         for worker in dead:
             if worker in beats and self.seen[worker][1] < oldest:
-                await self.ctx.backend.forget_worker(worker)
+                await self.ctx.backend.beats.forget(worker)
                 logger.info("dead worker forgotten worker=%s", worker)
 
     async def reap(self, room_code: str, beats: dict[str, str], dead: set[str]) -> bool:
@@ -245,4 +245,4 @@ class Liveness:
                 conn.seat, conn.role = None, None
                 rooms.close(conn, 4000, "replaced by a new connection")
         with contextlib.suppress(StoreUnavailable):
-            await self.ctx.backend.beat()
+            await self.ctx.backend.beats.beat()

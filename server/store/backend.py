@@ -30,6 +30,7 @@ from ..rooms.updates import (
     Update,
 )
 from ..tournaments.live import LiveSnapshot, LiveTournament, Summary, TournamentUpdate
+from .beats import Beats
 from .pending import PendingWrites
 
 __all__ = [
@@ -196,6 +197,8 @@ class Backend(abc.ABC):
     shared: bool = False
     #: records writes not confirmed yet
     pending: PendingWrites
+    #: every worker's beat, for liveness
+    beats: Beats
 
     def __init__(self) -> None:
         self.health_hooks: list[HealthHook] = []
@@ -386,17 +389,6 @@ class Backend(abc.ABC):
     async def hold_lease(self, tid: str, ms: int) -> bool:
         """Take the tournament's lease for ``ms``, or renew it if this worker holds it;
         whether this worker holds it now. The holder runs the tournament's timers."""
-
-    async def beat(self) -> None:  # noqa: B027 - one process has nobody to tell
-        """Tell the other workers this one is alive (a new beat: see :meth:`beats`)."""
-
-    async def beats(self) -> dict[str, str]:
-        """The last beat of every worker kept. A worker is alive while its beat changes;
-        the judging is the liveness layer's."""
-        return {}
-
-    async def forget_worker(self, worker: str) -> None:  # noqa: B027 - nothing kept
-        """Drop a dead worker's beat."""
 
     @abc.abstractmethod
     async def ping(self) -> float:

@@ -35,6 +35,7 @@ from ..backend import (
     log_entry,
     stamp_event,
 )
+from .beats import MemoryBeats
 from .pending import MemoryPending
 from .tournaments import MemoryTournaments
 
@@ -78,6 +79,7 @@ class MemoryBackend(MemoryTournaments, Backend):
         self._listener: Listener | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.pending = MemoryPending()
+        self.beats = MemoryBeats()
         # the live directory: room code → (seq, entry); game → featured room
         self._live: dict[str, tuple[int, bytes]] = {}
         self._featured: dict[str, str] = {}

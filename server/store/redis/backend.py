@@ -91,7 +91,7 @@ T = TypeVar("T")
 logger = logging.getLogger("samedeal.redis")
 
 
-class RedisBackend(RedisTournaments, RedisWatching, RedisBeats, Backend):
+class RedisBackend(RedisTournaments, RedisWatching, Backend):
     """Rooms in Redis (one, or a cluster), events over its pub/sub."""
 
     shared = True
@@ -125,10 +125,10 @@ class RedisBackend(RedisTournaments, RedisWatching, RedisBeats, Backend):
             health_hooks=self.health_hooks,
         )
         self.channels: RoomChannels | ShardChannels | None = None
-        self._beat = 0
         self._events_script: AsyncScript | None = None
         self._writer: MoveWriter | None = None
         self.pending = RedisPending(self.link)
+        self.beats = RedisBeats(self.link)
         self.live = RedisLive(self._at, self.link.subscriber, prefix, worker_id)
 
     @property
