@@ -31,6 +31,7 @@ from ..rooms.updates import (
 )
 from ..tournaments.live import LiveSnapshot, LiveTournament, Summary, TournamentUpdate
 from .beats import Beats
+from .directory import Directory
 from .pending import PendingWrites
 
 __all__ = [
@@ -41,7 +42,6 @@ __all__ = [
     "HealthHook",
     "HealthWatch",
     "Listener",
-    "LiveListener",
     "LogConflict",
     "NotDurable",
     "OutcomeUnknown",
@@ -60,9 +60,6 @@ __all__ = [
 
 Listener = Callable[[str, bytes], None]
 """Called with (room code, message bytes) for every message on a subscribed room."""
-
-LiveListener = Callable[[bytes], None]
-"""Called with every change of the live directory (:meth:`Backend.live_listen`)."""
 
 T = TypeVar("T")
 
@@ -199,6 +196,8 @@ class Backend(abc.ABC):
     pending: PendingWrites
     #: every worker's beat, for liveness
     beats: Beats
+    #: the live directory
+    directory: Directory
 
     def __init__(self) -> None:
         self.health_hooks: list[HealthHook] = []
@@ -292,39 +291,6 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """The stored events with seq > ``after``, or None when some are no longer kept."""
-
-    # ------------------------------------------------------------------ live directory
-    # One entry per listed room, written by the workers that have the room, and the featured
-    # race of each game; every change is told to every worker (their own included), which
-    # keep a copy (server/watching.py). Messages: {"by": WORKER, "put": [ENTRY, …], "drop":
-    # [[CODE, SEQ], …]} (entries as written: server/watching.py's); {"tv": GAME, "room": CODE}.
-
-    @abc.abstractmethod
-    async def live_listen(self, listener: LiveListener) -> None:
-        """Tell ``listener`` every change of the live directory from now on; returns once
-        listening (read :meth:`live_entries` after, and nothing is missed)."""
-
-    @abc.abstractmethod
-    async def live_write(
-        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
-    ) -> None:
-        """Store each entry of ``puts`` (room code, the room event it is as of, entry) and
-        remove the rooms of ``drops`` (room code, event) — each unless the store holds an
-        entry of a later event — and tell what was done in one message."""
-
-    @abc.abstractmethod
-    async def live_entries(self) -> list[bytes]:
-        """Every stored entry."""
-
-    @abc.abstractmethod
-    async def featured(self) -> dict[str, str]:
-        """The featured race of each game that has one: game → room code."""
-
-    @abc.abstractmethod
-    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
-        """Make ``new`` the featured race of ``game`` if ``old`` still is (compare and set:
-        the workers that see a featured race end agree on the next one), and tell it;
-        returns the featured race now."""
 
     # ------------------------------------------------------------------ tournaments
 

@@ -25,7 +25,6 @@ from ..backend import (
     Backend,
     Fenced,
     Listener,
-    LiveListener,
     LogConflict,
     Snapshot,
     UnknownRoom,
@@ -36,6 +35,7 @@ from ..backend import (
     stamp_event,
 )
 from .beats import MemoryBeats
+from .directory import MemoryDirectory
 from .pending import MemoryPending
 from .tournaments import MemoryTournaments
 
@@ -80,10 +80,7 @@ class MemoryBackend(MemoryTournaments, Backend):
         self._sweeper: asyncio.Task[None] | None = None
         self.pending = MemoryPending()
         self.beats = MemoryBeats()
-        # the live directory: room code → (seq, entry); game → featured room
-        self._live: dict[str, tuple[int, bytes]] = {}
-        self._featured: dict[str, str] = {}
-        self._live_listeners: list[LiveListener] = []
+        self.directory = MemoryDirectory(worker_id)
 
     @property
     def room_count(self) -> int:
@@ -249,55 +246,6 @@ class MemoryBackend(MemoryTournaments, Backend):
         if entry is None:
             return []
         return list(entry.moves.get((race, seat), [])[start:])
-
-    # ------------------------------------------------------------------ live directory
-
-    def _tell_live(self, message: bytes) -> None:
-        for listener in list(self._live_listeners):
-            listener(message)
-
-    async def live_listen(self, listener: LiveListener) -> None:
-        """Call ``listener`` with every change."""
-        self._live_listeners.append(listener)
-
-    async def live_write(
-        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
-    ) -> None:
-        """Keep and forget entries unless later ones are kept; tell it in one message."""
-        done_puts, done_drops = [], []
-        for code, seq, entry in puts:
-            kept = self._live.get(code)
-            if kept is None or kept[0] <= seq:
-                self._live[code] = (seq, entry)
-                done_puts.append(entry)
-        for code, seq in drops:
-            kept = self._live.get(code)
-            if kept is None or kept[0] <= seq:
-                self._live.pop(code, None)
-                done_drops.append([code, seq])
-        if done_puts or done_drops:
-            head = orjson.dumps({"by": self.worker_id, "drop": done_drops})[:-1]
-            self._tell_live(head + b',"put":[' + b",".join(done_puts) + b"]}")
-
-    async def live_entries(self) -> list[bytes]:
-        """The kept entries."""
-        return [entry for _, entry in self._live.values()]
-
-    async def featured(self) -> dict[str, str]:
-        """The featured races."""
-        return dict(self._featured)
-
-    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
-        """Compare and set the featured race of ``game``."""
-        current = self._featured.get(game)
-        if current != old:
-            return current
-        if new is None:
-            self._featured.pop(game, None)
-        else:
-            self._featured[game] = new
-        self._tell_live(orjson.dumps({"tv": game, "room": new}))
-        return new
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``; None if the first missed one was dropped."""

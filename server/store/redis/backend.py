@@ -75,7 +75,7 @@ from ..backend import (
 )
 from ..cluster.pubsub import ShardChannels
 from .beats import RedisBeats
-from .directory import RedisLive, RedisWatching
+from .directory import RedisDirectory
 from .link import RedisLink
 from .moves import MoveWriter
 from .pending import RedisPending
@@ -91,7 +91,7 @@ T = TypeVar("T")
 logger = logging.getLogger("samedeal.redis")
 
 
-class RedisBackend(RedisTournaments, RedisWatching, Backend):
+class RedisBackend(RedisTournaments, Backend):
     """Rooms in Redis (one, or a cluster), events over its pub/sub."""
 
     shared = True
@@ -129,7 +129,7 @@ class RedisBackend(RedisTournaments, RedisWatching, Backend):
         self._writer: MoveWriter | None = None
         self.pending = RedisPending(self.link)
         self.beats = RedisBeats(self.link)
-        self.live = RedisLive(self._at, self.link.subscriber, prefix, worker_id)
+        self.directory = RedisDirectory(self.link)
 
     @property
     def cluster(self) -> bool:
@@ -214,7 +214,7 @@ class RedisBackend(RedisTournaments, RedisWatching, Backend):
 
     async def close(self) -> None:
         """Stop the listeners, the health watch and the writers; close the connections."""
-        await self.live.close()
+        await self.directory.close()
         if self.channels is not None:
             await self.channels.close()
         await self.link.close()
@@ -405,6 +405,12 @@ class RedisBackend(RedisTournaments, RedisWatching, Backend):
         key = self._moves_key(code, race, seat)
         items = await self._at(code, lambda r: r.lrange(key, 0, -1))
         return [entry_time(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
+
+    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+        """LRANGE of the seat's move log, entries with their times."""
+        key = self._moves_key(code, race, seat)
+        items = await self._at(code, lambda r: r.lrange(key, start, -1))
+        return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
 
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``, or None when the first missed one was trimmed."""
