@@ -76,7 +76,8 @@ from .rooms.race import Race
 from .rooms.registry import Rooms
 from .rooms.rematch import Rematches
 from .rooms.robots import Robots
-from .store.backend import TOURNAMENT_CHANNEL, Backend
+from .store.backend import Backend
+from .store.tournaments import TOURNAMENT_CHANNEL
 from .tasks import Tasks
 from .tournaments.rounds import RoundRunner
 from .tournaments.service import Tournaments

@@ -300,7 +300,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     # (the records writer is a thread of its own: the replay's id comes soon after)
     code = normalize_code(tid) or ""
     deadline = time.monotonic() + 30
-    while code in await store_retry(backend.active_tournaments):
+    while code in await store_retry(backend.tournaments.active):
         assert time.monotonic() < deadline, "the tournament was not written to the records"
         await asyncio.sleep(0.1)
     while True:

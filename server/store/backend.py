@@ -29,13 +29,13 @@ from ..rooms.room import (
 from ..rooms.updates import (
     Update,
 )
-from ..tournaments.live import LiveSnapshot, LiveTournament, Summary, TournamentUpdate
 from .beats import Beats
 from .directory import Directory
 from .pending import PendingWrites
+from .presence import PresenceMarks
+from .tournaments import TournamentStore
 
 __all__ = [
-    "TOURNAMENT_CHANNEL",
     "Backend",
     "Fenced",
     "Health",
@@ -62,10 +62,6 @@ Listener = Callable[[str, bytes], None]
 """Called with (room code, message bytes) for every message on a subscribed room."""
 
 T = TypeVar("T")
-
-TOURNAMENT_CHANNEL = "T:"
-"""A tournament's events travel on the room channel of code ``T:<id>`` (its keys share the
-hash tag ``{T:<id>}``): subscribing, ordering and gap repair are the rooms' own."""
 
 logger = logging.getLogger("samedeal.store")
 
@@ -198,6 +194,10 @@ class Backend(abc.ABC):
     beats: Beats
     #: the live directory
     directory: Directory
+    #: tournaments' live state
+    tournaments: TournamentStore
+    #: who is present in each tournament
+    presence: PresenceMarks
 
     def __init__(self) -> None:
         self.health_hooks: list[HealthHook] = []
@@ -291,70 +291,6 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def events_since(self, code: str, after: int) -> list[bytes] | None:
         """The stored events with seq > ``after``, or None when some are no longer kept."""
-
-    # ------------------------------------------------------------------ tournaments
-
-    @abc.abstractmethod
-    async def create_tournament(
-        self, live: LiveTournament, events: list[dict[str, object]]
-    ) -> bool:
-        """Store a new tournament (and its summary, in the list of active ones, and of
-        public ones unless private) and publish ``events``; False if its id is taken."""
-
-    @abc.abstractmethod
-    async def load_tournament(self, tid: str) -> LiveSnapshot | None:
-        """The tournament's stored form and its last event seq; None if unknown."""
-
-    @abc.abstractmethod
-    async def update_tournament(
-        self, tid: str, update: TournamentUpdate[T]
-    ) -> tuple[LiveSnapshot, T]:
-        """Apply ``update`` atomically — optimistically: read, apply, write only if nobody
-        wrote meanwhile (``rev``), else again — store the summary, and store and publish
-        its events on the tournament's channel. Raises what ``update`` raises (nothing
-        changed) and :class:`~server.tournaments.live.UnknownTournament`."""
-
-    @abc.abstractmethod
-    async def tournament_summaries(self, ids: list[str]) -> list[Summary]:
-        """The summaries of the tournaments ``ids`` still stored, in that order."""
-
-    @abc.abstractmethod
-    async def active_tournaments(self, *, public: bool = False) -> list[str]:
-        """The ids of the tournaments not retired (``public``: only those listed), oldest
-        first."""
-
-    @abc.abstractmethod
-    async def retire_tournament(self, tid: str) -> None:
-        """Take a finished tournament, written to the records, off the active lists (its
-        state stays until it expires)."""
-
-    @abc.abstractmethod
-    async def keep_round_moves(self, tid: str, number: int, moves: dict[str, str]) -> None:
-        """Keep the move lists (text, actions separated by spaces) of players' races in
-        round ``number``."""
-
-    @abc.abstractmethod
-    async def round_moves(self, tid: str) -> dict[tuple[int, str], str]:
-        """Every kept move list: (round, player) → text."""
-
-    @abc.abstractmethod
-    async def mark_present(self, tid: str, players: list[str], now: int) -> None:
-        """This worker has connections of ``players`` on the tournament at ``now`` (ms)."""
-
-    @abc.abstractmethod
-    async def drop_present(self, tid: str, players: list[str]) -> None:
-        """This worker no longer has a connection of ``players`` on the tournament."""
-
-    @abc.abstractmethod
-    async def present(self, tid: str, since: int) -> dict[str, str]:
-        """The players some worker marked present at ``since`` or later, each with the
-        worker that marked them last (its connection is where the player's seat of a round
-        will be played)."""
-
-    @abc.abstractmethod
-    async def hold_lease(self, tid: str, ms: int) -> bool:
-        """Take the tournament's lease for ``ms``, or renew it if this worker holds it;
-        whether this worker holds it now. The holder runs the tournament's timers."""
 
     @abc.abstractmethod
     async def ping(self) -> float:

@@ -2,8 +2,8 @@
 rooms of each round, the results, and writing what lasts to the records store.
 
 **The lease.** Every worker, every third of ``Config.tournament_lease``, tries to take or
-renew each active tournament's lease (``Backend.hold_lease``: Redis ``SET NX PX``); the
-holder runs that tournament's driver: it starts the tournament at its scheduled time, starts
+renew each active tournament's lease (``TournamentStore.hold_lease``: Redis ``SET NX PX``);
+the holder runs that tournament's driver: it starts the tournament at its scheduled time, starts
 each round when it is due, ends it when every participant is done or at its deadline, and
 writes the tournament to the records store. A worker killed mid-round stops renewing; another
 takes the lease within one lease period and goes on from the stored state, so the round
@@ -140,12 +140,12 @@ class RoundRunner:
 
     async def _leases(self) -> None:
         period = self.lease_ms / 3000
-        backend = self.ctx.backend
+        tournaments = self.ctx.backend.tournaments
         while True:
             try:
-                active = await backend.active_tournaments()
+                active = await tournaments.active()
                 for tid in active:
-                    held = await backend.hold_lease(tid, self.lease_ms)
+                    held = await tournaments.hold_lease(tid, self.lease_ms)
                     if held and not self.drives(tid):
                         logger.info("tournament lease taken tournament=%s", tid)
                         self._drivers[tid] = self.ctx.tasks.spawn(
@@ -166,14 +166,14 @@ class RoundRunner:
 
     async def _drive(self, tid: str) -> None:
         """Run one tournament's timers while this worker holds its lease."""
-        backend = self.ctx.backend
+        tournaments = self.ctx.backend.tournaments
         collected = 0.0
         loop = asyncio.get_running_loop()
         while True:
             try:
-                found = await backend.tournament_summaries([tid])
+                found = await tournaments.summaries([tid])
                 if not found:
-                    await backend.retire_tournament(tid)
+                    await tournaments.retire(tid)
                     return
                 summary = found[0]
                 due = summary_due(summary, now_ms())
@@ -181,7 +181,7 @@ class RoundRunner:
                     await self.catch_up(tid)  # a round ended: its races, the tournament
                 elif summary.phase == "finished":
                     if summary.recorded:
-                        await backend.retire_tournament(tid)
+                        await tournaments.retire(tid)
                         logger.info("tournament retired tournament=%s", tid)
                         return
                     await record_tournament(self.ctx, tid)
@@ -202,7 +202,7 @@ class RoundRunner:
                 pass
             except UnknownTournament:
                 logger.info("tournament gone from the live store tournament=%s", tid)
-                await backend.retire_tournament(tid)
+                await tournaments.retire(tid)
                 return
             except (TournamentError, Refusal) as exc:
                 logger.info("tournament step refused tournament=%s: %s", tid, exc)
@@ -211,7 +211,7 @@ class RoundRunner:
             await asyncio.sleep(_TICK)
 
     async def _act(self, tid: str, act: Callable[[TournamentState], list[TEvent]]) -> None:
-        await self.ctx.backend.update_tournament(tid, Act(act))
+        await self.ctx.backend.tournaments.update(tid, Act(act))
 
     # ------------------------------------------------------------------ starting a round
 
@@ -222,7 +222,7 @@ class RoundRunner:
         backend = self.ctx.backend
         countdown = int(self.ctx.config.tournament_countdown * 1000)
         for _ in range(5):
-            snap = await backend.load_tournament(tid)
+            snap = await backend.tournaments.load(tid)
             if snap is None:
                 raise Refusal("unknown_tournament", "no such tournament")
             state = snap.live.state
@@ -233,14 +233,14 @@ class RoundRunner:
                 raise Refusal("wrong_phase", f"cannot start a round while it is {state.phase}")
             deal = await asyncio.shield(self.deals.deal_of(state))
             now = now_ms()
-            present = await backend.present(tid, now - self.present_for)
+            present = await backend.presence.present(tid, now - self.present_for)
             planned = tuple(p.id for p in entered(state) if p.id in present)
             rooms = await self._make_rooms(snap.live, deal, planned, now, countdown, present)
             update = StartRound(
                 actor, deal, now, frozenset(present), countdown, planned, tuple(rooms)
             )
             try:
-                await backend.update_tournament(tid, update)
+                await backend.tournaments.update(tid, update)
             except Replan:
                 continue
             except TournamentError as exc:
@@ -359,9 +359,9 @@ class RoundRunner:
         recorded are skipped); how many were new."""
         if not items:
             return 0
-        backend = self.ctx.backend
-        await backend.keep_round_moves(tid, number, {r.player: moves for r, moves in items})
-        _, new = await backend.update_tournament(
+        tournaments = self.ctx.backend.tournaments
+        await tournaments.keep_round_moves(tid, number, {r.player: moves for r, moves in items})
+        _, new = await tournaments.update(
             tid, RecordResults(number, tuple(r for r, _ in items), now_ms())
         )
         return new
@@ -398,7 +398,7 @@ class RoundRunner:
         return out
 
     async def _collect_and_report(self, tid: str) -> None:
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.backend.tournaments.load(tid)
         current = current_round(snap.live.state) if snap is not None else None
         if snap is None or current is None:
             return
@@ -411,7 +411,7 @@ class RoundRunner:
     async def out_of_round(self, tid: str, player: str) -> None:
         """A player left the tournament (withdrawn, kicked, banned) while playing a round:
         their race ends now, resigned, and its result is recorded."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.backend.tournaments.load(tid)
         current = current_round(snap.live.state) if snap is not None else None
         if snap is None or current is None or player in current.results:
             return
@@ -437,7 +437,7 @@ class RoundRunner:
     async def end_round(self, tid: str) -> None:
         """The round is due to end: time out whoever still plays (at the deadline), record
         every result, end it; then write its races and the tournament to the records."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.backend.tournaments.load(tid)
         current = current_round(snap.live.state) if snap is not None else None
         if snap is None or current is None:
             return
@@ -451,7 +451,7 @@ class RoundRunner:
     async def end_early(self, tid: str, actor: str, reason: str | None) -> None:
         """The host ends the tournament now: a round being played ends as at its deadline
         (every race still played is timed out now), then the tournament finishes."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.backend.tournaments.load(tid)
         if snap is None:
             raise Refusal("unknown_tournament", "no such tournament")
         trial = snap.live.state.model_copy(deep=True)
@@ -484,7 +484,7 @@ class RoundRunner:
         """Write the races of the rounds ended since the last write (their replays open
         now: they tell the deal) and the tournament — again after a worker died between
         the two, as the driver finds the rounds not written (a race is written once)."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.backend.tournaments.load(tid)
         if snap is None:
             return
         live = snap.live

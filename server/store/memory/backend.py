@@ -37,6 +37,7 @@ from ..backend import (
 from .beats import MemoryBeats
 from .directory import MemoryDirectory
 from .pending import MemoryPending
+from .presence import MemoryPresence
 from .tournaments import MemoryTournaments
 
 T = TypeVar("T")
@@ -56,7 +57,7 @@ class _Entry:
     expires_at: float = 0.0
 
 
-class MemoryBackend(MemoryTournaments, Backend):
+class MemoryBackend(Backend):
     """Rooms in a dict; publishing calls the listener directly."""
 
     def __init__(
@@ -81,6 +82,8 @@ class MemoryBackend(MemoryTournaments, Backend):
         self.pending = MemoryPending()
         self.beats = MemoryBeats()
         self.directory = MemoryDirectory(worker_id)
+        self.tournaments = MemoryTournaments(self._publish, event_cap)
+        self.presence = MemoryPresence(self.tournaments, worker_id)
 
     @property
     def room_count(self) -> int:

@@ -79,6 +79,7 @@ from .directory import RedisDirectory
 from .link import RedisLink
 from .moves import MoveWriter
 from .pending import RedisPending
+from .presence import RedisPresence
 from .pubsub import RoomChannels
 from .scripts import Scripts
 from .shards import ClusterRouter, check_redis_url
@@ -91,7 +92,7 @@ T = TypeVar("T")
 logger = logging.getLogger("samedeal.redis")
 
 
-class RedisBackend(RedisTournaments, Backend):
+class RedisBackend(Backend):
     """Rooms in Redis (one, or a cluster), events over its pub/sub."""
 
     shared = True
@@ -130,6 +131,8 @@ class RedisBackend(RedisTournaments, Backend):
         self.pending = RedisPending(self.link)
         self.beats = RedisBeats(self.link)
         self.directory = RedisDirectory(self.link)
+        self.tournaments = RedisTournaments(self.link, event_cap)
+        self.presence = RedisPresence(self.link)
 
     @property
     def cluster(self) -> bool:
