@@ -321,7 +321,7 @@ def _serve_one(args: argparse.Namespace) -> int:
             worker_id=worker_id, active_ttl=args.active_ttl, finished_ttl=args.finished_ttl
         )
 
-    from server.store.backend import StoreUnavailable
+    from server.store.errors import StoreUnavailable
 
     collector = Collector()
     collector.install()

@@ -14,7 +14,9 @@ from .edge.http import Router
 from .metrics import Metrics
 from .records.store import SqlRecordsStore
 from .rooms.registry import Rooms
-from .store.backend import Backend, Health, StoreUnavailable
+from .store.backend import Backend
+from .store.errors import StoreUnavailable
+from .store.health import Health
 from .tasks import Tasks
 
 __all__ = ["Context"]

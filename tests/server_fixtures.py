@@ -40,7 +40,8 @@ from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.backend import Backend, StoreUnavailable
+from server.store.backend import Backend
+from server.store.errors import StoreUnavailable
 from server.store.memory.backend import MemoryBackend
 from server.store.redis.backend import RedisBackend
 
@@ -419,7 +420,7 @@ class ServerHandle:
         """The room's deal code as the server knows it (players are not told it while
         racing: fair play)."""
         code = normalize_code(room)
-        snap = await self.app.backend.snapshot(code) if code else None
+        snap = await self.app.backend.rooms.snapshot(code) if code else None
         assert snap is not None, f"no room {room}"
         return snap.room.deal
 

@@ -95,7 +95,7 @@ class Racer:
 
     async def _reload(self) -> None:
         code = normalize_code(self.room) or ""
-        log = await store_retry(self.workers.backend.moves, code, 1, self.seat)
+        log = await store_retry(self.workers.backend.rooms.moves, code, 1, self.seat)
         self.game = replay(DEAL, log)
 
     async def _resume(self) -> None:
@@ -168,7 +168,7 @@ async def _check(workers: Workers, racers: list[Racer], spectator: RaceClient) -
     board as stored."""
     code = normalize_code(racers[0].room) or ""
     for racer in racers:
-        log = await store_retry(workers.backend.moves, code, 1, racer.seat)
+        log = await store_retry(workers.backend.rooms.moves, code, 1, racer.seat)
         for index, move in racer.acked.items():
             assert index < len(log) and log[index] == move, (racer.seat, index, move, log)
         game = replay(DEAL, log)  # the log replays: no move twice, none out of place
@@ -239,7 +239,7 @@ async def test_a_killed_primary_loses_no_acknowledged_move(
     """SIGKILL of the primary holding the racing room: a replica takes over, the killed
     node comes back as its replica, the players carry on, and with ``replica`` durability
     every acknowledged move is still there."""
-    assert workers.backend.durability == "replica"  # a cluster's default
+    assert workers.backend.link.durability == "replica"  # a cluster's default
     ann, bob, spectator = await _race(workers)
     await asyncio.gather(ann.play(10), bob.play(10))
     slot = _slot_of(ann.room)

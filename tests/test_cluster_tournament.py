@@ -140,16 +140,16 @@ class Entrant:
         """The seat's move log as stored."""
         assert self.seat is not None
         backend = self.app.backend
-        snap = await store_retry(backend.snapshot, self.room)
+        snap = await store_retry(backend.rooms.snapshot, self.room)
         assert snap is not None
         moves: list[str] = await store_retry(
-            backend.moves, self.room, snap.room.race, self.seat.seat
+            backend.rooms.moves, self.room, snap.room.race, self.seat.seat
         )
         return moves
 
     async def status(self) -> str:
         assert self.seat is not None
-        snap = await store_retry(self.app.backend.snapshot, self.room)
+        snap = await store_retry(self.app.backend.rooms.snapshot, self.room)
         assert snap is not None
         return snap.progress[self.seat.seat].status
 
@@ -221,7 +221,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
 ) -> None:
     """Six players, one round, the tournament's primary SIGKILLed mid-round."""
     backend = apps[0].backend
-    assert isinstance(backend, RedisBackend) and backend.durability == "replica"
+    assert isinstance(backend, RedisBackend) and backend.link.durability == "replica"
     clients: list[RaceClient] = []
 
     async def identified(app: RaceServer, name: str) -> tuple[RaceClient, str, str]:

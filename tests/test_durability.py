@@ -24,7 +24,7 @@ from clients.client import RaceClient, RequestError
 from protocol import Ack
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.backend import StoreUnsuitable
+from server.store.errors import StoreUnsuitable
 from server.store.redis.backend import RedisBackend
 from server.store.redis.durability import barrier
 
@@ -103,7 +103,7 @@ async def test_aof_needs_appendfsync_always(lone: str, tmp_path: Path) -> None:
     backend = RedisBackend(f"redis://127.0.0.1:{port}/0", worker_id="d", durability="aof")
     try:
         await backend.start(lambda code, data: None)
-        assert backend.durability == "aof"
+        assert backend.link.durability == "aof"
     finally:
         await backend.close()
         proc.kill()
@@ -160,9 +160,9 @@ async def test_a_move_no_replica_confirmed_is_never_acknowledged(
     pair.replica.send_signal(signal.SIGCONT)
     back = await ann.reconnect(url)
     code = normalize_code(joined.room) or ""
-    log = await app.backend.moves(code, 1, 1)
+    log = await app.backend.rooms.moves(code, 1, 1)
     assert log[:3] == ["s", "s", "s"] and len(log) in (3, 4)  # the 4th ran on the primary
     assert isinstance(await back.move("s"), Ack)
-    assert len(await app.backend.moves(code, 1, 1)) == len(log) + 1
+    assert len(await app.backend.rooms.moves(code, 1, 1)) == len(log) + 1
     await back.close()
     await other.close()

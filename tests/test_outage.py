@@ -36,9 +36,9 @@ from protocol import Ack, PlayerFinished, Progress, Rejected, SeatEvent
 from server.app import Config, RaceServer, running
 from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import Retake
-from server.store.backend import Fenced
 from server.store.memory.backend import MemoryBackend
 from server.store.redis.backend import RedisBackend
+from server.store.rooms import Fenced
 
 pytestmark = pytest.mark.slow
 
@@ -257,7 +257,7 @@ async def _check_after(
     code = room.replace("-", "")
     backend = workers.apps[0].backend
     for seat, racer in racers.items():
-        assert await backend.moves(code, 1, seat) == racer.acked
+        assert await backend.rooms.moves(code, 1, seat) == racer.acked
     # and in the final move list of each player
     for seat, racer in racers.items():
         await racer.client.resign()
@@ -346,7 +346,7 @@ async def test_the_store_refuses_a_write_with_an_old_epoch(
     await backend.start(lambda code, data: None)
     try:
         room = RoomState(code="FENCE2", game="klondike", options={}, deal=DEAL)  # type: ignore[arg-type]
-        assert await backend.create_room(room)
+        assert await backend.rooms.create(room)
 
         def seat_and_race(
             room: RoomState, progress: dict[int, ProgressState]
@@ -356,26 +356,26 @@ async def test_the_store_refuses_a_write_with_an_old_epoch(
             progress[1] = ProgressState(race=1, seat=1)
             return [], None
 
-        await backend.update_room("FENCE2", seat_and_race)
+        await backend.rooms.update("FENCE2", seat_and_race)
         assert (
-            await backend.append(
+            await backend.rooms.append(
                 "FENCE2", 1, 1, move="s", progress=None, events=[], index=0, epoch=1
             )
             == []
         )
-        _, (old, epoch) = await backend.update_room("FENCE2", Retake(1, "h", "c2", 0))
+        _, (old, epoch) = await backend.rooms.update("FENCE2", Retake(1, "h", "c2", 0))
         assert old == "c1" and epoch == 2
         with pytest.raises(Fenced):
-            await backend.append(
+            await backend.rooms.append(
                 "FENCE2", 1, 1, move="s", progress=None, events=[], index=1, epoch=1
             )
-        assert await backend.moves("FENCE2", 1, 1) == ["s"]  # nothing of the old holder
+        assert await backend.rooms.moves("FENCE2", 1, 1) == ["s"]  # nothing of the old holder
         assert (
-            await backend.append(
+            await backend.rooms.append(
                 "FENCE2", 1, 1, move="s", progress=None, events=[], index=1, epoch=2
             )
             == []
         )
-        assert await backend.moves("FENCE2", 1, 1) == ["s", "s"]
+        assert await backend.rooms.moves("FENCE2", 1, 1) == ["s", "s"]
     finally:
         await backend.close()

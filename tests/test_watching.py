@@ -392,7 +392,10 @@ async def test_a_racer_timed_out_while_away_gets_the_withheld_finishes_on_resume
     await ann.close()  # nobody left in the room here: the worker takes it anew on the resume
     await until(lambda: not server.app.ctx.rooms.rooms)
     if trimmed:  # the race's first events are gone: the finish is read from the last ones
-        assert await server.app.backend.events_since((bob.room or "").replace("-", ""), 0) is None
+        assert (
+            await server.app.backend.rooms.events_since((bob.room or "").replace("-", ""), 0)
+            is None
+        )
     if missed_events:
         again = await bob.reconnect()  # the events after the last it saw
         again_saw = Timeline(again)

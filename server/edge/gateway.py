@@ -33,7 +33,8 @@ from protocol import (
 from ..config import now_ms
 from ..context import Context
 from ..rooms.room import Refusal
-from ..store.backend import StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import UnknownRoom
 from .connection import Conn
 from .http import HttpRequest, respond, text_response
 from .static import StaticFiles

@@ -47,7 +47,8 @@ from ..records.models import RaceRecord, SeatRecord, StoredRace
 from ..records.views import game_replay, player_page, seat_moves_text
 from ..records.writer import RaceWriter
 from ..rooms.room import Events, ProgressState, RoomState
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom
 
 __all__ = ["History", "TellRecorded", "record_from_json", "record_to_json", "seat_boards"]
 
@@ -179,8 +180,8 @@ class History:
         seats = []
         for row in room.results:
             seat = row["seat"]
-            moves = await backend.moves(room_code, room.race, seat)
-            times = await backend.times(room_code, room.race, seat)
+            moves = await backend.rooms.moves(room_code, room.race, seat)
+            times = await backend.rooms.times(room_code, room.race, seat)
             try:
                 deck_turns = replay(room.deal, moves).deck_turns
             except GameError:
@@ -234,7 +235,7 @@ class History:
         """Tell the race's room where its replay is (``race_recorded``)."""
         # nobody left to tell, or the store is away: the player page links the race too
         with contextlib.suppress(UnknownRoom, StoreUnavailable):
-            await self.ctx.backend.update_room(
+            await self.ctx.backend.rooms.update(
                 record.room, TellRecorded(record.room_created_at, record.race, game_id)
             )
 

@@ -30,7 +30,8 @@ import time
 
 from ..config import now_ms
 from ..context import Context
-from ..store.backend import Health, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.health import Health
 from .lobby import Lobby
 from .updates import Disconnect, DropWatchers, Reassert
 
@@ -176,7 +177,7 @@ class Liveness:
         the next look: a seat is away (its grace period may be nobody's to end), or a
         worker it names has no beat kept (it is judged by the looks to come)."""
         backend, config = self.ctx.backend, self.ctx.config
-        snap = await backend.snapshot(room_code)
+        snap = await backend.rooms.snapshot(room_code)
         if snap is None:
             return False
         me = self.ctx.worker_id
@@ -205,13 +206,13 @@ class Liveness:
                 room_code,
                 ",".join(sorted(gone)),
             )
-            await backend.update_room(room_code, DropWatchers(frozenset(gone)))
+            await backend.rooms.update(room_code, DropWatchers(frozenset(gone)))
         for seat_no, worker in held.items():
             if worker not in dead:
                 continue
             away = True
             conn_id = snap.room.seat(seat_no).conn  # type: ignore[union-attr]
-            await backend.update_room(room_code, Disconnect(seat_no, conn_id, now_ms()))
+            await backend.rooms.update(room_code, Disconnect(seat_no, conn_id, now_ms()))
             logger.warning(
                 "seat held by a dead worker room=%s seat=%s worker=%s", room_code, seat_no, worker
             )
@@ -227,7 +228,7 @@ class Liveness:
             if room_code is None or seat is None or conn.role != "player" or conn.closing:
                 continue
             try:
-                _, holds = await self.ctx.backend.update_room(
+                _, holds = await self.ctx.backend.rooms.update(
                     room_code, Reassert(seat, conn.id, conn.epoch, now_ms())
                 )
             except StoreUnavailable:

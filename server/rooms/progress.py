@@ -10,7 +10,9 @@ import logging
 
 from ..context import Context
 from ..edge.connection import HeldProgress, Player
-from ..store.backend import Fenced, Health, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.health import Health
+from ..store.rooms import Fenced
 from .room import ProgressState, progress_body
 
 __all__ = ["Progress"]
@@ -84,7 +86,7 @@ class Progress:
             outbox.sent_at = asyncio.get_running_loop().time()
             body = progress_body(held.room_code, progress, "playing", held.elapsed)
             try:
-                await self.ctx.backend.append(
+                await self.ctx.backend.rooms.append(
                     held.room_code,
                     held.race,
                     held.seat,

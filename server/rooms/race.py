@@ -4,7 +4,7 @@ answered in :mod:`server.rematch`).
 
 A move takes one path whoever makes it, a person's connection or a robot
 (:class:`~server.connection.Player`): :meth:`Race.move` checks it with the seat's game (the
-engine), stores it with its ``progress`` event in one backend call (``Backend.append``)
+engine), stores it with its ``progress`` event in one backend call (``RoomStore.append``)
 and only then answers :class:`MoveAccepted`. The event reaches every worker's connections
 through :meth:`server.rooms.Rooms.deliver`.
 """
@@ -24,7 +24,8 @@ from ..config import now_ms
 from ..context import Context
 from ..daily.challenge import Daily
 from ..edge.connection import Conn, HeldProgress, Player
-from ..store.backend import Fenced, LogConflict, OutcomeUnknown, StoreUnavailable
+from ..store.errors import OutcomeUnknown, StoreUnavailable
+from ..store.rooms import Fenced, LogConflict
 from .finish import RaceEnd, finished_body, progress_state
 from .progress import Progress
 from .registry import LocalRoom
@@ -88,7 +89,7 @@ class Race:
     async def load_game(self, player: Player, race: int, deal_code: str) -> Game:
         """Rebuild the seat's game from its stored move log."""
         assert player.room_code is not None and player.seat is not None
-        moves = await self.ctx.backend.moves(player.room_code, race, player.seat)
+        moves = await self.ctx.backend.rooms.moves(player.room_code, race, player.seat)
         player.game = replay(deal_code, moves)
         player.game_race = race
         return player.game
@@ -123,7 +124,7 @@ class Race:
         room_code, seat = self.host_seat(conn)
         countdown = int(self.ctx.config.countdown * 1000)
         attempts = await self._first_attempts(room_code, seat)
-        snap, _ = await self.ctx.backend.update_room(
+        snap, _ = await self.ctx.backend.rooms.update(
             room_code, StartRace(seat, now_ms(), countdown, attempts)
         )
         logger.info(
@@ -136,7 +137,7 @@ class Race:
     async def _first_attempts(self, room_code: str, host: int) -> dict[str, str] | None:
         """Before the first race of a room on the day's deal starts: the racers' attempts
         of the day (the race shows its cards). None for any other room."""
-        snap = await self.ctx.backend.snapshot(room_code)
+        snap = await self.ctx.backend.rooms.snapshot(room_code)
         if snap is None:
             raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
@@ -202,7 +203,7 @@ class Race:
         events: list[frames.EventBody]
         if game.won:
             progress = progress_state(race, seat, "won", game, elapsed)
-            times = [*await backend.times(room_code, race, seat), elapsed]
+            times = [*await backend.rooms.times(room_code, race, seat), elapsed]
             won = finished_body(room_code, race, seat, "won", elapsed, game, times, lr.secret_until)
             events = [progress_body(room_code, progress, "won", elapsed), won]
         elif clock - outbox.sent_at >= self.ctx.config.progress_interval:
@@ -219,7 +220,7 @@ class Race:
             events = []  # held: the outbox timer sends the latest state
         try:
             async with outbox.gate:  # the outbox timer may be storing a held progress
-                stored = await backend.append(
+                stored = await backend.rooms.append(
                     room_code,
                     race,
                     seat,

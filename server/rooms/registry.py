@@ -34,7 +34,9 @@ from protocol.frames import event_seq
 from ..config import Config, now_ms
 from ..edge.connection import Conn, Player
 from ..metrics import Metrics
-from ..store.backend import Backend, Snapshot, StoreUnavailable, recent_events
+from ..store.backend import Backend
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, recent_events
 from ..tasks import Tasks
 from .feed import Feed
 
@@ -228,7 +230,7 @@ class Rooms:
             self.rooms[room_code] = lr
             self.metrics.rooms = len(self.rooms)
             try:
-                await self.backend.subscribe(room_code)
+                await self.backend.broker.subscribe(room_code)
             except BaseException:
                 if not lr.conns and not lr.robots:
                     self.rooms.pop(room_code, None)
@@ -246,7 +248,7 @@ class Rooms:
         pause = 0.2
         while not feed.closed:
             try:
-                await feed.load(self.backend)
+                await feed.load(self.backend.rooms)
                 return
             except StoreUnavailable:
                 await asyncio.sleep(pause)
@@ -321,7 +323,7 @@ class Rooms:
 
     async def _unsubscribe(self, room_code: str) -> None:
         if room_code not in self.rooms:  # nobody came back meanwhile
-            await self.backend.unsubscribe(room_code)
+            await self.backend.broker.unsubscribe(room_code)
 
     def close(self, conn: Conn, code: int, reason: str) -> None:
         """Start closing; the handler reads on (ignoring frames) so the handshake can end."""
@@ -427,7 +429,7 @@ class Rooms:
         deliver (it took the room after them) from the events the store keeps as of seq
         ``newest``: a racer who finished while away is sent them on resuming. Those no
         longer kept (a long race: the room keeps its last events) are not sent."""
-        for data in await recent_events(self.backend, lr.room_code, newest):
+        for data in await recent_events(self.backend.rooms, lr.room_code, newest):
             event = orjson.loads(data)
             if event.get("type") == "player_finished" and event.get("race") == lr.race:
                 lr.finishes.setdefault(event["seat"], (event_seq(data) or 0, event, data))

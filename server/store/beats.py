@@ -11,7 +11,7 @@ __all__ = ["Beats"]
 
 class Beats(Protocol):
     """Every worker's last beat. A method that cannot reach the store raises
-    :class:`~server.store.backend.StoreUnavailable`."""
+    :class:`~server.store.errors.StoreUnavailable`."""
 
     async def beat(self) -> None:
         """Tell the other workers this one is alive (a new beat: see :meth:`latest`)."""

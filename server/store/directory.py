@@ -20,7 +20,7 @@ DirectoryListener = Callable[[bytes], None]
 
 class Directory(Protocol):
     """The stored live directory. A method that cannot reach the store raises
-    :class:`~server.store.backend.StoreUnavailable` (nothing changed)."""
+    :class:`~server.store.errors.StoreUnavailable` (nothing changed)."""
 
     async def listen(self, listener: DirectoryListener) -> None:
         """Tell ``listener`` every change from now on; returns once listening (read

@@ -10,7 +10,7 @@ __all__ = ["PendingWrites"]
 
 class PendingWrites(Protocol):
     """The kept writes of the whole deployment. A method that cannot reach the store raises
-    :class:`~server.store.backend.StoreUnavailable` (nothing changed)."""
+    :class:`~server.store.errors.StoreUnavailable` (nothing changed)."""
 
     async def keep(self, key: str, data: bytes) -> None:
         """Keep ``data`` under ``key`` until :meth:`drop`; keeping the same key again

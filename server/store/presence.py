@@ -12,7 +12,7 @@ __all__ = ["PresenceMarks"]
 
 class PresenceMarks(Protocol):
     """The presence marks of every tournament. A method that cannot reach the store raises
-    :class:`~server.store.backend.StoreUnavailable`."""
+    :class:`~server.store.errors.StoreUnavailable`."""
 
     async def mark(self, tid: str, players: list[str], now: int) -> None:
         """This worker has connections of ``players`` on the tournament at ``now`` (ms)."""

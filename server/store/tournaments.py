@@ -20,7 +20,7 @@ hash tag ``{T:<id>}``): subscribing, ordering and gap repair are the rooms' own.
 
 class TournamentStore(Protocol):
     """Where live tournaments are kept. A method that cannot reach the store raises
-    :class:`~server.store.backend.StoreUnavailable` (nothing changed)."""
+    :class:`~server.store.errors.StoreUnavailable` (nothing changed)."""
 
     async def create(self, live: LiveTournament, events: list[dict[str, object]]) -> bool:
         """Store a new tournament (and its summary, in the list of active ones, and of

@@ -27,7 +27,7 @@ from protocol.api import TournamentList, TournamentSummary
 from ..codes import display_code, normalize_code
 from ..context import Context
 from ..edge.http import HttpRequest, error_response, json_response, respond
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 from . import (
     TIEBREAKS,
     TournamentState,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ..config import now_ms
 from ..context import Context
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 
 __all__ = ["Presence"]
 

@@ -45,7 +45,8 @@ from ..context import Context
 from ..players.history import History
 from ..rooms.race import Race
 from ..rooms.room import Refusal, RoomOptions, RoomState, SeatState
-from ..store.backend import Snapshot, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot
 from ..tasks import gather_all
 from . import (
     SYSTEM,
@@ -305,11 +306,11 @@ class RoundRunner:
                     secret_until=deadline,
                     tournament=state.id,
                 )
-                if await self.ctx.backend.create_room(room):
+                if await self.ctx.backend.rooms.create(room):
                     break
             else:
                 raise Refusal("busy", "could not find free room codes")
-            await self.ctx.backend.update_room(
+            await self.ctx.backend.rooms.update(
                 code, BeginRoundRace(now, countdown, first.total, first.player_view())
             )
             return RoundRoom(code=code, created_at=now, seats=seats)
@@ -376,7 +377,7 @@ class RoundRunner:
         current = live.state.rounds[number - 1]
         out = []
         for room in live.round_rooms(number):
-            snap = await backend.snapshot(room.code)
+            snap = await backend.rooms.snapshot(room.code)
             if snap is None:
                 logger.warning(
                     "a round's room is gone tournament=%s room=%s", live.state.id, room.code
@@ -384,7 +385,7 @@ class RoundRunner:
                 continue
             if expire and snap.room.phase == "running" and now_ms() >= (snap.room.deadline or 0):
                 await self.race.end.expire(room.code, snap.room.race)
-                snap = await backend.snapshot(room.code) or snap
+                snap = await backend.rooms.snapshot(room.code) or snap
             for player, seat in room.seats.items():
                 if player in current.results:
                     continue
@@ -393,7 +394,7 @@ class RoundRunner:
                     continue
                 result = result_of_progress(player, p)
                 if result is not None:
-                    moves = await backend.moves(room.code, snap.room.race, seat)
+                    moves = await backend.rooms.moves(room.code, snap.room.race, seat)
                     out.append((result, " ".join(moves)))
         return out
 
@@ -420,7 +421,7 @@ class RoundRunner:
             return
         room, seat = found
         backend = self.ctx.backend
-        rsnap = await backend.snapshot(room.code)
+        rsnap = await backend.rooms.snapshot(room.code)
         if rsnap is None:
             return
         p = rsnap.progress.get(seat)
@@ -463,7 +464,7 @@ class RoundRunner:
         if current is not None:
             backend = self.ctx.backend
             for room in snap.live.round_rooms(current.number):
-                rsnap = await backend.snapshot(room.code)
+                rsnap = await backend.rooms.snapshot(room.code)
                 if rsnap is None or rsnap.room.phase != "running":
                     continue
                 for seat, p in sorted(rsnap.progress.items()):
@@ -494,7 +495,7 @@ class RoundRunner:
                 continue
             for room in live.round_rooms(number):
                 try:
-                    rsnap: Snapshot | None = await self.ctx.backend.snapshot(room.code)
+                    rsnap: Snapshot | None = await self.ctx.backend.rooms.snapshot(room.code)
                     if rsnap is not None and rsnap.room.phase == "ended":
                         await self.history.record(room.code, rsnap)
                 except StoreUnavailable:

@@ -46,7 +46,7 @@ from ..context import Context
 from ..edge.connection import Conn
 from ..rooms.registry import Event, LocalRoom
 from ..rooms.room import Refusal
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 from ..store.tournaments import TOURNAMENT_CHANNEL
 from . import (
     TournamentError,
@@ -332,7 +332,7 @@ class Tournaments:
             local = LocalTournament(tid)
             self.local[tid] = local
             try:
-                await self.ctx.backend.subscribe(TOURNAMENT_CHANNEL + tid)
+                await self.ctx.backend.broker.subscribe(TOURNAMENT_CHANNEL + tid)
             except BaseException:
                 self.local.pop(tid, None)
                 raise
@@ -365,7 +365,7 @@ class Tournaments:
     async def _unsubscribe(self, tid: str) -> None:
         if tid not in self.local:
             with contextlib.suppress(StoreUnavailable):
-                await self.ctx.backend.unsubscribe(TOURNAMENT_CHANNEL + tid)
+                await self.ctx.backend.broker.unsubscribe(TOURNAMENT_CHANNEL + tid)
 
     # ------------------------------------------------------------------ delivery
 

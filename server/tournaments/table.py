@@ -30,7 +30,7 @@ from typing import Any, Final, TypeVar
 import orjson
 from pydantic import ValidationError
 
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 from ..store.tournaments import TournamentStore
 from . import RoundResult, TournamentState, standings, standings_key
 from .live import LiveSnapshot, LiveTournament

@@ -48,7 +48,7 @@ from ..context import Context
 from ..edge.connection import Conn
 from ..edge.http import HttpRequest, error_response, json_response
 from ..rooms.registry import Event, LocalRoom
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 from .entries import Entry, Listing, encode_entry, live_entry, pick_featured, top
 
 __all__ = [

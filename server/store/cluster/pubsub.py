@@ -38,7 +38,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from ..backend import Listener
+from ..broker import Listener
 from ..redis.pubsub import Fetch, InOrder, room_of_channel
 from ..redis.shards import ClusterRouter, Shard
 

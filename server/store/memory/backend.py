@@ -5,60 +5,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections import deque
-from dataclasses import dataclass, field
-from typing import TypeVar
 
-import orjson
-
-from protocol.frames import EventBody
-
-from ...rooms.room import (
-    ProgressState,
-    RoomState,
-)
-from ...rooms.updates import (
-    Update,
-)
-from ..backend import (
-    Backend,
-    Fenced,
-    Listener,
-    LogConflict,
-    Snapshot,
-    UnknownRoom,
-    entry_move,
-    entry_time,
-    events_after,
-    log_entry,
-    stamp_event,
-)
+from ..backend import Backend
+from ..broker import Listener
 from .beats import MemoryBeats
+from .broker import MemoryBroker
 from .directory import MemoryDirectory
 from .pending import MemoryPending
 from .presence import MemoryPresence
+from .rooms import MemoryRooms
 from .tournaments import MemoryTournaments
-
-T = TypeVar("T")
 
 __all__ = ["MemoryBackend"]
 
 
-@dataclass(slots=True)
-class _Entry:
-    room: str  # RoomState JSON: a stored copy, never aliased
-    progress: dict[int, ProgressState] = field(default_factory=dict)
-    seq: int = 0
-    events: deque[bytes] = field(default_factory=deque)
-    moves: dict[tuple[int, int], list[str]] = field(default_factory=dict)
-    #: each seat's epoch, as the room says (the fencing token checked by append)
-    epochs: dict[int, int] = field(default_factory=dict)
-    expires_at: float = 0.0
-
-
 class MemoryBackend(Backend):
-    """Rooms in a dict; publishing calls the listener directly."""
+    """Every part in this process's memory; publishing calls the listener directly."""
+
+    rooms: MemoryRooms
 
     def __init__(
         self,
@@ -71,28 +35,21 @@ class MemoryBackend(Backend):
     ) -> None:
         super().__init__()
         self.worker_id = worker_id
-        self.event_cap = event_cap
-        self.active_ttl = active_ttl
-        self.finished_ttl = finished_ttl
         self._sweep_interval = sweep_interval
-        self._rooms: dict[str, _Entry] = {}
-        self._subscribed: set[str] = set()
-        self._listener: Listener | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.broker = broker = MemoryBroker()
+        self.rooms = MemoryRooms(
+            broker.publish, event_cap=event_cap, active_ttl=active_ttl, finished_ttl=finished_ttl
+        )
         self.pending = MemoryPending()
         self.beats = MemoryBeats()
         self.directory = MemoryDirectory(worker_id)
-        self.tournaments = MemoryTournaments(self._publish, event_cap)
+        self.tournaments = MemoryTournaments(broker.publish, event_cap)
         self.presence = MemoryPresence(self.tournaments, worker_id)
-
-    @property
-    def room_count(self) -> int:
-        """Rooms currently stored (for tests and metrics)."""
-        return len(self._rooms)
 
     async def start(self, listener: Listener) -> None:
         """Remember the listener and start the expiry sweep."""
-        self._listener = listener
+        await self.broker.listen(listener)
         self._sweeper = asyncio.create_task(self._sweep_loop())
 
     async def close(self) -> None:
@@ -105,157 +62,7 @@ class MemoryBackend(Backend):
     async def _sweep_loop(self) -> None:
         while True:
             await asyncio.sleep(self._sweep_interval)
-            self.sweep()
-
-    def sweep(self, now: float | None = None) -> int:
-        """Drop expired rooms; returns how many."""
-        now = time.monotonic() if now is None else now
-        dead = [code for code, e in self._rooms.items() if e.expires_at <= now]
-        for code in dead:
-            del self._rooms[code]
-        return len(dead)
-
-    def _get(self, code: str) -> _Entry | None:
-        entry = self._rooms.get(code)
-        if entry is not None and entry.expires_at <= time.monotonic():
-            del self._rooms[code]
-            return None
-        return entry
-
-    def _touch(self, entry: _Entry, room: RoomState) -> None:
-        entry.expires_at = time.monotonic() + self.ttl_for(room)
-
-    async def subscribe(self, code: str) -> None:
-        """Deliver this room's messages to the listener."""
-        self._subscribed.add(code)
-
-    async def unsubscribe(self, code: str) -> None:
-        """Stop delivering this room's messages."""
-        self._subscribed.discard(code)
-
-    def _publish(self, code: str, data: bytes) -> None:
-        if code in self._subscribed and self._listener is not None:
-            self._listener(code, data)
-
-    async def publish_control(self, code: str, data: bytes) -> None:
-        """Deliver a control message to the listener."""
-        self._publish(code, data)
-
-    async def create_room(self, room: RoomState) -> bool:
-        """Store a new room unless the code is taken."""
-        if self._get(room.code) is not None:
-            return False
-        entry = _Entry(room=room.model_dump_json())
-        self._touch(entry, room)
-        self._rooms[room.code] = entry
-        return True
-
-    async def snapshot(self, code: str) -> Snapshot | None:
-        """A copy of the room's state and progress."""
-        entry = self._get(code)
-        if entry is None:
-            return None
-        return Snapshot(
-            RoomState.model_validate_json(entry.room),
-            {s: p.model_copy() for s, p in entry.progress.items()},
-            entry.seq,
-        )
-
-    def _store_events(self, entry: _Entry, events: list[EventBody]) -> list[bytes]:
-        out = []
-        for body in events:
-            entry.seq += 1
-            data = stamp_event(entry.seq, orjson.dumps(body))
-            entry.events.append(data)
-            if len(entry.events) > self.event_cap:
-                entry.events.popleft()
-            out.append(data)
-        return out
-
-    async def update_room(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
-        """Apply ``update`` to copies; store them only if it returns (no await in between,
-        so nothing else runs in the middle)."""
-        snap = await self.snapshot(code)
-        entry = self._get(code)
-        if snap is None or entry is None:
-            raise UnknownRoom(code)
-        events, value = update(snap.room, snap.progress)
-        entry.room = snap.room.model_dump_json()
-        entry.progress = {s: p.model_copy() for s, p in snap.progress.items()}
-        entry.epochs = {s.seat: s.epoch for s in snap.room.seats}
-        if snap.room.phase == "running":
-            # older races' move logs are never read again
-            for key in [k for k in entry.moves if k[0] < snap.room.race]:
-                del entry.moves[key]
-        data = self._store_events(entry, events)
-        self._touch(entry, snap.room)
-        snap.seq = entry.seq
-        for item in data:
-            self._publish(code, item)
-        return snap, value
-
-    async def append(
-        self,
-        code: str,
-        race: int,
-        seat: int,
-        *,
-        move: str | None,
-        progress: ProgressState | None,
-        events: list[EventBody],
-        index: int | None = None,
-        at: int | None = None,
-        epoch: int | None = None,
-    ) -> list[bytes] | None:
-        """Store a move, the seat's progress and its events, if the seat is still racing
-        (and held with ``epoch``)."""
-        entry = self._get(code)
-        if entry is None:
-            return None
-        if epoch is not None and entry.epochs.get(seat, 1) != epoch:
-            raise Fenced(f"seat {seat} is held with epoch {entry.epochs.get(seat)}, not {epoch}")
-        current = entry.progress.get(seat)
-        if current is None or current.race != race or current.status != "playing":
-            return None
-        if move is not None:
-            log = entry.moves.setdefault((race, seat), [])
-            if index is not None and len(log) != index:
-                raise LogConflict(f"log has {len(log)} moves, not {index}")
-            log.append(log_entry(move, at))
-        if progress is not None:
-            entry.progress[seat] = progress  # kept as given: the caller does not change it
-        data = self._store_events(entry, events)
-        for item in data:
-            self._publish(code, item)
-        return data
-
-    async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
-        """A copy of the move log from ``start``."""
-        entry = self._get(code)
-        if entry is None:
-            return []
-        return [entry_move(e) for e in entry.moves.get((race, seat), [])[start:]]
-
-    async def times(self, code: str, race: int, seat: int) -> list[int | None]:
-        """The time of each move of the log."""
-        entry = self._get(code)
-        if entry is None:
-            return []
-        return [entry_time(e) for e in entry.moves.get((race, seat), [])]
-
-    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
-        """A copy of the move log's entries from ``start``, with their times."""
-        entry = self._get(code)
-        if entry is None:
-            return []
-        return list(entry.moves.get((race, seat), [])[start:])
-
-    async def events_since(self, code: str, after: int) -> list[bytes] | None:
-        """Kept events after ``after``; None if the first missed one was dropped."""
-        entry = self._get(code)
-        if entry is None:
-            return None
-        return events_after(entry.events, entry.seq, after)
+            self.rooms.sweep()
 
     async def ping(self) -> float:
         """No store to reach."""

@@ -13,6 +13,8 @@ from typing import TypeVar
 
 import orjson
 
+from protocol.frames import stamp_event
+
 from ...tournaments.live import (
     LiveSnapshot,
     LiveTournament,
@@ -21,7 +23,6 @@ from ...tournaments.live import (
     UnknownTournament,
     summary_of,
 )
-from ..backend import stamp_event
 from ..tournaments import TOURNAMENT_CHANNEL
 
 __all__ = ["FINISHED_TOURNAMENT_TTL", "TOURNAMENT_TTL", "MemoryTournaments"]

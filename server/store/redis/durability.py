@@ -27,7 +27,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from ..backend import NotDurable, StoreUnsuitable
+from ..errors import NotDurable, StoreUnsuitable
 from .pipe import NotSettled
 from .scripts import command
 from .shards import Router

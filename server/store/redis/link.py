@@ -23,7 +23,8 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ...tasks import gather_all
-from ..backend import Health, HealthHook, HealthWatch, StoreUnavailable
+from ..errors import StoreUnavailable
+from ..health import Health, HealthHook, HealthWatch
 from .durability import DURABILITY, apply_durability, settle
 from .scripts import Scripts, scripts
 from .shards import Router, check_redis_url, make_router, not_run, open_router

@@ -34,7 +34,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from protocol.frames import EventBody
 
 from ...rooms.room import ProgressState
-from ..backend import NotDurable, OutcomeUnknown, StoreUnavailable
+from ..errors import NotDurable, OutcomeUnknown, StoreUnavailable
 from .pipe import NotSent, NotSettled
 from .scripts import resp_args
 from .shards import Router, Shard, not_run, redirection

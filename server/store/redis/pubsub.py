@@ -29,7 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.frames import event_seq
 
-from ..backend import Listener
+from ..broker import Listener
 from .subscriber import RespSubscriber
 
 __all__ = ["Fetch", "InOrder", "RoomChannels", "room_of_channel"]

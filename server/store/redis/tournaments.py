@@ -47,7 +47,7 @@ from ...tournaments.live import (
     UnknownTournament,
     summary_of,
 )
-from ..backend import StoreUnavailable
+from ..errors import StoreUnavailable
 from ..tournaments import TOURNAMENT_CHANNEL
 from .link import RedisLink
 from .scripts import lua
