@@ -467,7 +467,7 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
     assert mine["status"] == "timeout" and mine["moves"] == 10
 
     # the live store lets it go: the records store has it all, move lists included
-    while tid.replace("-", "") in await tserver.app.backend.tournaments.active():
+    while tid.replace("-", "") in await tserver.app.store.tournaments.active():
         await asyncio.sleep(0.05)  # written to the records, then retired
     await forget(tserver, tid.replace("-", ""))
     await asyncio.sleep(0.1)
@@ -483,7 +483,7 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
 
 async def forget(server: ServerHandle, tid: str) -> None:
     """Drop a tournament from the live store, as its expiry would."""
-    tournaments: Any = server.app.backend.tournaments
+    tournaments: Any = server.app.store.tournaments
     if server.kind == "memory":
         tournaments._tournaments.pop(tid)
     else:

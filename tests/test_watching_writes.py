@@ -26,7 +26,7 @@ def count_writes(servers: list[ServerHandle], code: str, monkeypatch: pytest.Mon
     (the real writes, counted)."""
     writes: Writes = []
     for server in servers:
-        directory = server.app.backend.directory
+        directory = server.app.store.directory
         real = directory.write
 
         async def write(

@@ -58,7 +58,7 @@ _RACE_ID = re.compile(RACE_ID_PATTERN)
 
 
 def record_to_json(record: RaceRecord) -> bytes:
-    """A race record as JSON (kept in the backend until it is written)."""
+    """A race record as JSON (kept in the store's pending writes until it is written)."""
     return orjson.dumps(dataclasses.asdict(record))
 
 
@@ -166,7 +166,7 @@ class History:
             return
         key = _pending_key(record)
         try:
-            await self.ctx.backend.pending.keep(key, record_to_json(record))
+            await self.ctx.store.pending.keep(key, record_to_json(record))
         except StoreUnavailable:
             logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
         self._submit(key, record)
@@ -176,12 +176,12 @@ class History:
         room = snap.room
         if room.phase != "ended" or not room.results:
             return None
-        backend = self.ctx.backend
+        store = self.ctx.store
         seats = []
         for row in room.results:
             seat = row["seat"]
-            moves = await backend.rooms.moves(room_code, room.race, seat)
-            times = await backend.rooms.times(room_code, room.race, seat)
+            moves = await store.rooms.moves(room_code, room.race, seat)
+            times = await store.rooms.times(room_code, room.race, seat)
             try:
                 deck_turns = replay(room.deal, moves).deck_turns
             except GameError:
@@ -235,15 +235,15 @@ class History:
         """Tell the race's room where its replay is (``race_recorded``)."""
         # nobody left to tell, or the store is away: the player page links the race too
         with contextlib.suppress(UnknownRoom, StoreUnavailable):
-            await self.ctx.backend.rooms.update(
+            await self.ctx.store.rooms.update(
                 record.room, TellRecorded(record.room_created_at, record.race, game_id)
             )
 
     async def _drop(self, key: str) -> None:
         try:
-            await self.ctx.backend.pending.drop(key)
+            await self.ctx.store.pending.drop(key)
         except StoreUnavailable:
-            self.ctx.when_store_is_back(lambda: self.ctx.backend.pending.drop(key), "drop")
+            self.ctx.when_store_is_back(lambda: self.ctx.store.pending.drop(key), "drop")
 
     async def _retry_loop(self) -> None:
         """Write again the records a worker kept and did not confirm (it died, or the
@@ -252,7 +252,7 @@ class History:
         while True:
             await asyncio.sleep(retry_after / 4)
             try:
-                due = await self.ctx.backend.pending.due(retry_after)
+                due = await self.ctx.store.pending.due(retry_after)
             except StoreUnavailable:
                 continue
             except Exception:

@@ -71,7 +71,7 @@ class Invitations:
             )
         code = normalize_code(request.params["code"])
         try:
-            snap = await self.ctx.backend.rooms.snapshot(code) if code is not None else None
+            snap = await self.ctx.store.rooms.snapshot(code) if code is not None else None
         except StoreUnavailable:
             return error_response(
                 HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now"

@@ -51,9 +51,9 @@ class Presence:
     async def _tell(self, tid: str, player: str) -> None:
         with contextlib.suppress(StoreUnavailable):
             if player in self.here(tid):
-                await self.ctx.backend.presence.mark(tid, [player], now_ms())
+                await self.ctx.store.presence.mark(tid, [player], now_ms())
             else:
-                await self.ctx.backend.presence.drop(tid, [player])
+                await self.ctx.store.presence.drop(tid, [player])
 
     async def renew(self) -> None:
         """Renew this worker's marks every ``every`` seconds, for as long as it runs."""
@@ -61,7 +61,7 @@ class Presence:
             await asyncio.sleep(self.every)
             for tid, counts in list(self._counts.items()):
                 try:
-                    await self.ctx.backend.presence.mark(tid, list(counts), now_ms())
+                    await self.ctx.store.presence.mark(tid, list(counts), now_ms())
                 except StoreUnavailable:
                     break
                 except Exception:

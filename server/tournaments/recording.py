@@ -18,7 +18,7 @@ logger = logging.getLogger("samedeal.server")
 async def record_tournament(ctx: Context, tid: str, rounds: int = 0) -> None:
     """Write the tournament to the records store, then mark the state written (and
     ``rounds``' races); a store that refuses leaves it to the driver's next look."""
-    tournaments = ctx.backend.tournaments
+    tournaments = ctx.store.tournaments
     snap = await tournaments.load(tid)
     if snap is None:
         return

@@ -131,7 +131,7 @@ class Watching:
 
     async def start(self) -> None:
         """Listen to the directory's changes, then read what is stored (nothing missed)."""
-        directory = self.ctx.backend.directory
+        directory = self.ctx.store.directory
         await directory.listen(self._on_live)
         for data in await directory.entries():
             self._take(Entry.told(orjson.loads(data)))
@@ -223,7 +223,7 @@ class Watching:
                 drops.append((code, feed.seq))
         if puts or drops:
             try:
-                await self.ctx.backend.directory.write(puts, drops)
+                await self.ctx.store.directory.write(puts, drops)
             except StoreUnavailable:
                 # written again once the store is back (the refresh loop would, at the
                 # latest): this worker's copy is left as the store has it
@@ -274,7 +274,7 @@ class Watching:
 
     async def _drop_stale(self, entries: list[Entry]) -> None:
         with contextlib.suppress(StoreUnavailable):  # another refresh tries again
-            await self.ctx.backend.directory.write([], [(e.code, e.seq) for e in entries])
+            await self.ctx.store.directory.write([], [(e.code, e.seq) for e in entries])
 
     # ------------------------------------------------------------------ store → copy
 
@@ -334,7 +334,7 @@ class Watching:
 
     async def _feature(self, game: str, old: str | None, new: str | None) -> None:
         try:
-            now = await self.ctx.backend.directory.feature(game, old, new)
+            now = await self.ctx.store.directory.feature(game, old, new)
         except StoreUnavailable:
             now = old
         finally:

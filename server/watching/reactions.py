@@ -80,7 +80,7 @@ class Reactions:
         rows = [[seat, reaction, by, n] for (seat, reaction, by), n in tally.items()]
         # reactions are of the moment: those of an outage are not kept
         with contextlib.suppress(StoreUnavailable):
-            await self.ctx.backend.broker.publish_control(
+            await self.ctx.store.broker.publish_control(
                 code, orjson.dumps({"ctl": "react", "r": rows})
             )
 

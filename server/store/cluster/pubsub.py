@@ -64,7 +64,7 @@ class _Node:
 
 
 class ShardChannels:
-    """The pub/sub side of :class:`server.redis_backend.RedisBackend` on a cluster."""
+    """The pub/sub side of :class:`~server.store.redis.broker.RedisBroker` on a cluster."""
 
     def __init__(
         self,
@@ -75,7 +75,7 @@ class ShardChannels:
     ) -> None:
         self._router = router
         self._channel_of = channel_of
-        #: called when a connection fails (the backend checks its health at once)
+        #: called when a connection fails (the link checks its health at once)
         self._trouble = trouble
         self._order = InOrder(fetch)
         #: subscribed rooms: the primary confirmed (its name), or None while moving
@@ -176,7 +176,7 @@ class ShardChannels:
                         future.set_exception(exc)
                 continue
             except _LOST as exc:
-                # an outage is told once, by the backend's health watch
+                # an outage is told once, by the link's health watch
                 logger.debug("pub/sub connection to %s failed: %r", node.shard.name, exc)
                 break
             except Exception:

@@ -24,7 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ...tasks import gather_all
 from ..errors import StoreUnavailable
-from ..health import Health, HealthHook, HealthWatch
+from ..health import Health, HealthWatch
 from .durability import DURABILITY, apply_durability, settle
 from .scripts import Scripts, scripts
 from .shards import Router, check_redis_url, make_router, not_run, open_router
@@ -51,7 +51,6 @@ class RedisLink:
         health_interval: float = 0.5,
         durability: str | None = None,
         durability_timeout: float = 1.0,
-        health_hooks: list[HealthHook] | None = None,
     ) -> None:
         check_redis_url(url)
         if durability is not None and durability not in DURABILITY:
@@ -66,7 +65,7 @@ class RedisLink:
         self.router: Router = make_router(url, {"reply_timeout": 10.0})
         #: the scripts' source, publishing as the deployment does (known once open)
         self.scripts: Scripts = scripts()
-        self.watch = HealthWatch("redis", [] if health_hooks is None else health_hooks)
+        self.watch = HealthWatch("redis", [])
         self._health_interval = health_interval
         self._health_task: asyncio.Task[None] | None = None
         self._check_now = asyncio.Event()

@@ -37,7 +37,7 @@ __all__ = ["Fetch", "InOrder", "RoomChannels", "room_of_channel"]
 logger = logging.getLogger("samedeal.redis")
 
 Fetch = Callable[[str, int], Awaitable[list[bytes] | None]]
-"""Reads a room's stored events after a seq (``Backend.events_since``)."""
+"""Reads a room's stored events after a seq (``RoomStore.events_since``)."""
 
 
 def room_of_channel(channel: str | bytes) -> str:
@@ -134,7 +134,7 @@ class InOrder:
 
 
 class RoomChannels:
-    """The pub/sub side of :class:`server.redis_backend.RedisBackend` on one Redis: one
+    """The pub/sub side of :class:`~server.store.redis.broker.RedisBroker` on one Redis: one
     subscriber connection (:class:`server.resp_pubsub.RespSubscriber`, opened with the
     settings of ``redis``'s pool) for the worker's own channel and its rooms'."""
 
@@ -148,7 +148,7 @@ class RoomChannels:
     ) -> None:
         self.redis = redis
         self._channel_of = channel_of
-        #: called when the connection fails (the backend checks its health at once)
+        #: called when the connection fails (the link checks its health at once)
         self._trouble = trouble
         self._order = InOrder(fetch)
         self._link: RespSubscriber | None = None
@@ -216,7 +216,7 @@ class RoomChannels:
                 await asyncio.shield(link.closed)
                 if self._link is link:
                     self._link = None
-                # an outage is told once, by the backend's health watch
+                # an outage is told once, by the link's health watch
                 logger.debug("pub/sub connection lost; again in %.1fs", backoff)
                 self._trouble()
             await asyncio.sleep(backoff)

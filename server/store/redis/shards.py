@@ -191,7 +191,7 @@ def _pool(url: str) -> aioredis.BlockingConnectionPool:
     # waits for a connection instead of failing with "too many connections". A command on a
     # connection that Redis closed (a restart, a kill, an idle timeout) is sent again on a
     # new one, instead of failing once per pooled connection. Moves do not go this way (the
-    # shard's pipe), nor do room updates (the backend's update_room).
+    # shard's pipe), nor do room updates (RedisRooms.update).
     return aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=64,

@@ -2,7 +2,7 @@
 
 redis-py's ``PubSub`` turns each published message into a dict after going through a few
 coroutine layers, its connection's lock and its health check; a worker reads one message
-per room event, so under load that was most of what Redis cost it over the memory backend.
+per room event, so under load that was most of what Redis cost it over the memory store.
 Here the bytes Redis sends are parsed as they arrive (hiredis, incrementally: a message
 split anywhere between two reads is simply completed by the next), and each message is
 passed on as ``(channel, data)`` from the transport's callback, with no task, coroutine or
