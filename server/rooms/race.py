@@ -262,7 +262,7 @@ class Race:
                 self.ctx.rooms.close(player, 1011, "store unreachable: resume")
             raise Refusal("storage", "the store did not answer: resume to see your board") from None
         except StoreUnavailable:
-            player.game = None  # the local game is ahead of the log: rebuild it
+            game.pop()  # certainly not stored: the game goes back to the log
             self.ctx.metrics.moves_unstored_total += 1
             raise Refusal(
                 "storage", "the move was not stored (the store cannot be reached): send it again"
@@ -272,7 +272,7 @@ class Race:
             logger.exception("could not store move room=%s seat=%s", room_code, seat)
             raise Refusal("storage", "the move was not stored: send it again") from None
         if stored is None:
-            player.game = None
+            game.pop()  # the seat no longer races: nothing was stored
             lr.finished.add(seat)
             self.ctx.metrics.moves_rejected_total += 1
             return _rejected("finished")
