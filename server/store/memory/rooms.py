@@ -5,14 +5,11 @@ lists are capped — so nothing grows without bound. Each change is whole before
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-import orjson
-
-from protocol.frames import EventBody, stamp_event
+from protocol.frames import EventBody
 
 from ...rooms.room import ProgressState, RoomState
 from ...rooms.updates import Update
@@ -27,6 +24,7 @@ from ..rooms import (
     kept_for,
     log_entry,
 )
+from .events import EventLog
 
 __all__ = ["MemoryRooms"]
 
@@ -36,9 +34,8 @@ T = TypeVar("T")
 @dataclass(slots=True)
 class _Entry:
     room: str  # RoomState JSON: a stored copy, never aliased
+    events: EventLog
     progress: dict[int, ProgressState] = field(default_factory=dict)
-    seq: int = 0
-    events: deque[bytes] = field(default_factory=deque)
     moves: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     #: each seat's epoch, as the room says (the fencing token checked by append)
     epochs: dict[int, int] = field(default_factory=dict)
@@ -90,7 +87,7 @@ class MemoryRooms:
         """Store a new room unless the code is taken."""
         if self._get(room.code) is not None:
             return False
-        entry = _Entry(room=room.model_dump_json())
+        entry = _Entry(room=room.model_dump_json(), events=EventLog(self.event_cap))
         self._touch(entry, room)
         self._rooms[room.code] = entry
         return True
@@ -103,19 +100,8 @@ class MemoryRooms:
         return Snapshot(
             RoomState.model_validate_json(entry.room),
             {s: p.model_copy() for s, p in entry.progress.items()},
-            entry.seq,
+            entry.events.seq,
         )
-
-    def _store_events(self, entry: _Entry, events: list[EventBody]) -> list[bytes]:
-        out = []
-        for body in events:
-            entry.seq += 1
-            data = stamp_event(entry.seq, orjson.dumps(body))
-            entry.events.append(data)
-            if len(entry.events) > self.event_cap:
-                entry.events.popleft()
-            out.append(data)
-        return out
 
     async def update(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
         """Apply ``update`` to copies; store them only if it returns (no await in between,
@@ -132,9 +118,9 @@ class MemoryRooms:
             # older races' move logs are never read again
             for key in [k for k in entry.moves if k[0] < snap.room.race]:
                 del entry.moves[key]
-        data = self._store_events(entry, events)
+        data = entry.events.stamp(events)
         self._touch(entry, snap.room)
-        snap.seq = entry.seq
+        snap.seq = entry.events.seq
         for item in data:
             self._publish(code, item)
         return snap, value
@@ -169,7 +155,7 @@ class MemoryRooms:
             log.append(log_entry(move, at))
         if progress is not None:
             entry.progress[seat] = progress  # kept as given: the caller does not change it
-        data = self._store_events(entry, events)
+        data = entry.events.stamp(events)
         for item in data:
             self._publish(code, item)
         return data
@@ -200,4 +186,4 @@ class MemoryRooms:
         entry = self._get(code)
         if entry is None:
             return None
-        return events_after(entry.events, entry.seq, after)
+        return events_after(entry.events.kept, entry.events.seq, after)

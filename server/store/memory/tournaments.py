@@ -6,14 +6,9 @@ change (its record is in the records store)."""
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
-
-import orjson
-
-from protocol.frames import stamp_event
 
 from ...tournaments.live import (
     LiveSnapshot,
@@ -24,6 +19,7 @@ from ...tournaments.live import (
     summary_of,
 )
 from ..tournaments import TOURNAMENT_CHANNEL
+from .events import EventLog
 
 __all__ = ["FINISHED_TOURNAMENT_TTL", "TOURNAMENT_TTL", "MemoryTournaments"]
 
@@ -40,8 +36,7 @@ class KeptTournament:
 
     live: str  # LiveTournament JSON: a stored copy, never aliased
     summary: Summary
-    seq: int = 0
-    events: deque[bytes] = field(default_factory=deque)
+    events: EventLog
     moves: dict[tuple[int, str], str] = field(default_factory=dict)
     present: dict[str, int] = field(default_factory=dict)
     expires_at: float = 0.0
@@ -81,14 +76,9 @@ class MemoryTournaments:
         entry.expires_at = time.monotonic() + (
             FINISHED_TOURNAMENT_TTL if finished else TOURNAMENT_TTL
         )
-        for body in events:
-            entry.seq += 1
-            data = stamp_event(entry.seq, orjson.dumps(body))
-            entry.events.append(data)
-            if len(entry.events) > self.event_cap:
-                entry.events.popleft()
+        for data in entry.events.stamp(events):
             self._publish(TOURNAMENT_CHANNEL + live.state.id, data)
-        return entry.seq
+        return entry.events.seq
 
     async def create(self, live: LiveTournament, events: list[dict[str, object]]) -> bool:
         """Store a new tournament unless its id is taken."""
@@ -98,7 +88,7 @@ class MemoryTournaments:
             return False
         except UnknownTournament:
             pass
-        entry = KeptTournament(live="", summary=summary_of(live))
+        entry = KeptTournament(live="", summary=summary_of(live), events=EventLog(self.event_cap))
         self._tournaments[tid] = entry
         self._active[tid] = not live.state.settings.private
         self._keep(entry, live, events)
@@ -110,7 +100,7 @@ class MemoryTournaments:
             entry = self._tournament(tid)
         except UnknownTournament:
             return None
-        return LiveSnapshot(LiveTournament.model_validate_json(entry.live), entry.seq)
+        return LiveSnapshot(LiveTournament.model_validate_json(entry.live), entry.events.seq)
 
     async def update(self, tid: str, update: TournamentUpdate[T]) -> tuple[LiveSnapshot, T]:
         """Apply ``update`` to a copy; keep it only if it returns."""
