@@ -17,7 +17,7 @@ A subscription moves when its slot does:
 
 and then the room is subscribed again on its slot's primary (trying until one answers,
 with capped back-off), and the events published meanwhile are read from the room's stored
-event list by ``seq`` (:class:`server.redis_pubsub.InOrder`), so no client sees a gap.
+event list by ``seq`` (:class:`server.store.redis.pubsub.InOrder`), so no client sees a gap.
 
 redis-py 8's ``ClusterPubSub`` is not used for reading: it polls its per-node connections
 in turn (``get_sharded_message(timeout=…)``), reconnects them silently (the moment to fill

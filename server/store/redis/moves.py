@@ -1,5 +1,5 @@
 """The moves' path to Redis: each move one call of the append script, packed by us and
-pipelined on the connection of the room's shard (:class:`server.resp.RespPipe`).
+pipelined on the connection of the room's shard (:class:`~.pipe.RespPipe`).
 
 A seat's constant arguments (script, keys, seat, race, caps) are packed once; a move adds
 its own few. The call is sent to the primary of the room's slot and, until Redis tells

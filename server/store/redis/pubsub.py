@@ -7,11 +7,11 @@ ones are read from the room's stored event list. It serves both transports:
 
 * :class:`RoomChannels` (one Redis): one pub/sub connection per worker carries the channels
   of the rooms it has connections in (and the worker's own channel, which keeps it open
-  while it has none). It speaks RESP2 itself (:mod:`server.resp_pubsub`): each message goes
+  while it has none). It speaks RESP2 itself (:mod:`.subscriber`): each message goes
   from the transport's callback to :class:`InOrder`, with no task or dict per message.
   When the connection fails, the watcher backs off (capped), reconnects, resubscribes
   (waiting for Redis to confirm) and fills every room's gap;
-* :class:`server.redis_cluster_pubsub.ShardChannels` (Redis Cluster): sharded pub/sub, one
+* :class:`server.store.cluster.pubsub.ShardChannels` (Redis Cluster): sharded pub/sub, one
   connection per primary that holds rooms of this worker.
 """
 
@@ -135,7 +135,7 @@ class InOrder:
 
 class RoomChannels:
     """The pub/sub side of :class:`~server.store.redis.broker.RedisBroker` on one Redis: one
-    subscriber connection (:class:`server.resp_pubsub.RespSubscriber`, opened with the
+    subscriber connection (:class:`~server.store.redis.subscriber.RespSubscriber`, opened with the
     settings of ``redis``'s pool) for the worker's own channel and its rooms'."""
 
     def __init__(

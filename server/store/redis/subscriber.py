@@ -14,8 +14,8 @@ object per message.
   (Redis confirms each channel of a command, in the order the commands were sent) and tells
   when the connection is lost. It is opened and authenticated by redis-py (every URL form
   it knows works: TCP, TLS, Unix sockets, ACL users, a database number), then its transport
-  is taken over (:func:`server.resp.take_transport`). It does not reconnect: its owner
-  (:class:`server.redis_pubsub.RoomChannels`) opens a new one and fills the gap.
+  is taken over (:func:`~.pipe.take_transport`). It does not reconnect: its owner
+  (:class:`server.store.redis.pubsub.RoomChannels`) opens a new one and fills the gap.
 """
 
 from __future__ import annotations
