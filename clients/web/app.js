@@ -32,7 +32,7 @@ import {
   showDailyPage,
 } from "./daily.js";
 import { render as refreshYou, setupIdentity } from "./identity.js";
-import { clearSelection, dragging, markSelection, resetInput, setupInput } from "./input.js";
+import { dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { ReactionPops, liveRow, reactionButtons } from "./live.js";
 import { Connection, roomHint } from "./net.js";
 import { refreshProfile, showProfile } from "./profile.js";
