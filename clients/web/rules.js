@@ -6,6 +6,8 @@
 import { foundationFor, fitsOn, isRun } from "./cards.js";
 import { el, renderBoard } from "./board.js";
 import { ruleText, t } from "./i18n.js";
+import { $, showScreen } from "./page.js";
+import { state } from "./store.js";
 
 // Sections in reading order: [section id, example id or null]. Title and text are the
 // catalogue's rules.<game>.<section>.title / .text (paragraphs split on blank lines).
@@ -310,4 +312,39 @@ export function renderRules(body, game, section = null) {
       target.scrollIntoView({ block: "start" });
     }
   }
+}
+
+// ---------------------------------------------------------------------- the page and the overlay
+
+export function showRulesPage(game, section) {
+  showScreen("rules");
+  $("rules-close").hidden = true;
+  $("rules-back").hidden = false;
+  fillRules(game, section);
+}
+
+export function fillRules(game, section) {
+  const which = rulesGame(game);
+  $("rules-title").textContent = t("rules.title", { game: t(`rules.${which}.name`) });
+  for (const a of document.querySelectorAll(".rules-tabs a")) {
+    if (a.dataset.game === which) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  renderRules($("rules-body"), which, section);
+  if (!state.room) document.title = `${$("rules-title").textContent} · samedeal`;
+}
+
+/** The rules over the room (the race goes on underneath), at ``rule``'s section. */
+export function openRulesOverlay(rule) {
+  $("rules").hidden = false;
+  $("rules").classList.add("overlay");
+  $("rules-close").hidden = false;
+  $("rules-back").hidden = true;
+  fillRules(state.game || "easy-harp", rule ? ruleSection(state.game, rule) : null);
+  $("rules-close").focus();
+}
+
+export function closeRulesOverlay() {
+  $("rules").hidden = true;
+  $("rules").classList.remove("overlay");
 }

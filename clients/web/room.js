@@ -1,0 +1,191 @@
+// The room around the race: taking a seat (and taking it back after a drop or a reload),
+// leaving, the header, the waiting room and the players beside the board, with their
+// reactions.
+
+import { el, icon } from "./board.js";
+import { errorText, formatTime, t, tn } from "./i18n.js";
+import { ReactionPops } from "./live.js";
+import { $, conn, render, showScreen, toast } from "./page.js";
+import { toggleFollow } from "./spectate.js";
+import { applySnapshot, isPlaying, setView, state } from "./store.js";
+
+export const pops = new ReactionPops(() => state.room && renderPlayers());
+
+/** Take the seat again on a new connection (after a drop or a reload); the old
+ * connection is retired. */
+export async function resumeSeat() {
+  const ws = await conn.open();
+  // The server closes the seat's old connection when the new one resumes: expected.
+  const old = conn.ws;
+  if (old) conn.retiring.add(old);
+  const reply = await conn.request(
+    { type: "resume", room: state.room, token: state.token, last_seq: state.lastSeq || null },
+    ws,
+  );
+  if (reply.type !== "joined") {
+    if (old) conn.retiring.delete(old);
+    ws.close();
+    throw new Error(errorText(reply.code, reply.message));
+  }
+  conn.replace(ws);
+  if (reply.seat !== undefined && reply.seat !== null) state.seat = reply.seat;
+  state.reconnects = 0;
+  if (reply.snapshot) applySnapshot(reply.snapshot);
+  if (reply.view) setView(reply.view);
+  render();
+}
+
+/** Take the room a ``joined`` reply gives (``keepPath``: stay at the page's address). */
+export function takeJoined(reply, { keepPath = false } = {}) {
+  if (state.room && reply.room !== state.room) {
+    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map() });
+  }
+  state.role = reply.role;
+  state.seat = reply.seat ?? null;
+  state.token = reply.token ?? null;
+  state.key = reply.key ?? state.key;
+  if (reply.snapshot) applySnapshot(reply.snapshot);
+  if (reply.view) setView(reply.view);
+  if (state.token) {
+    // Kept for this tab only, so a reload takes the seat back.
+    sessionStorage.setItem(seatKey(state.room), JSON.stringify({ token: state.token, key: state.key }));
+  }
+  if (!keepPath) history.replaceState(null, "", roomPath());
+  conn.request({ type: "live", limit: 0 }); // the lobby's list of live races is not needed now
+  showScreen("room");
+  render();
+}
+
+function seatKey(room) {
+  return "samedeal.seat." + room.toUpperCase().replace(/[^A-Z0-9]/g, "");
+}
+
+/** After a reload: take back the seat this tab held in the linked room, if any. */
+export async function resumeSaved(code) {
+  const saved = JSON.parse(sessionStorage.getItem(seatKey(code)) || "null");
+  if (!saved || !saved.token) return false;
+  state.room = code.toUpperCase();
+  state.token = saved.token;
+  state.key = saved.key || state.key;
+  state.role = "player";
+  try {
+    await resumeSeat();
+  } catch {
+    sessionStorage.removeItem(seatKey(code));
+    Object.assign(state, { room: null, token: null, role: null });
+    return false;
+  }
+  showScreen("room");
+  render();
+  return true;
+}
+
+/** Leave the room: the server frees the seat at once (a running race is resigned
+ * first); the tab forgets the seat and goes back to the lobby. */
+export async function leaveRoom() {
+  try {
+    const reply = await conn.request({ type: "leave" });
+    if (reply.type === "error" && isPlaying()) await conn.request({ type: "resign" });
+  } catch {
+    // the connection is gone: the grace period frees the seat
+  }
+  if (state.room) sessionStorage.removeItem(seatKey(state.room));
+  conn.close();
+  location.assign("/");
+}
+
+function roomPath() {
+  return `/r/${state.room}` + (state.key ? `?key=${encodeURIComponent(state.key)}` : "");
+}
+
+export function roomLink() {
+  return location.origin + roomPath();
+}
+
+export async function react(reaction) {
+  const seat = state.role === "spectator" ? state.following : null;
+  const reply = await conn.request({ type: "react", reaction, seat });
+  if (reply.type === "error") toast(errorText(reply.code, reply.message));
+}
+
+export function gameTitle() {
+  return state.game ? t(`game.${state.game}`) : "";
+}
+
+export function statusLabel(status) {
+  return t(`status.${status}`);
+}
+
+export function renderPlayers() {
+  const list = $("players");
+  list.replaceChildren();
+  const seats = [...state.seats.values()].sort((a, b) => a.seat - b.seat);
+  for (const s of seats) {
+    const li = el("li", "player");
+    li.dataset.seat = s.seat;
+    li.dataset.onFoundations = s.on_foundations || 0;
+    li.dataset.moves = s.moves || 0;
+    li.dataset.status = s.status || "waiting";
+    const me = s.seat === state.seat && state.role === "player";
+    if (me) li.classList.add("me");
+    if (!s.connected) li.classList.add("offline");
+    if (s.status === "won") li.classList.add("won");
+    if (state.follows.includes(s.seat)) li.classList.add("followed");
+    const who = el("div", "who");
+    who.append(el("span", "name", s.name));
+    if (me) who.append(el("span", "you", t("players.you")));
+    if (s.seat === state.host) who.append(el("span", "host-badge", t("players.host")));
+    const popped = pops.node(s.seat);
+    if (popped) who.append(popped);
+    if (state.role === "spectator" && state.phase !== "lobby" && state.participants.includes(s.seat)) {
+      const on = state.follows.includes(s.seat);
+      const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
+      b.type = "button";
+      b.setAttribute("aria-pressed", String(on));
+      b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: s.name }));
+      b.addEventListener("click", () => toggleFollow(s.seat));
+      who.append(b);
+    }
+    li.append(who);
+    if (state.phase !== "lobby" && state.participants.includes(s.seat)) {
+      const total = s.total || (state.game === "easy-harp" ? 104 : 52);
+      const done = s.on_foundations || 0;
+      const bar = el("div", "bar");
+      bar.setAttribute("role", "progressbar");
+      bar.setAttribute("aria-valuemin", "0");
+      bar.setAttribute("aria-valuemax", String(total));
+      bar.setAttribute("aria-valuenow", String(done));
+      bar.setAttribute("aria-label", t("players.progress", { name: s.name }));
+      const fill = el("div", "fill");
+      fill.style.width = `${Math.round((100 * done) / total)}%`;
+      bar.append(fill);
+      li.append(bar);
+      const stats = el("div", "stats");
+      if (s.status === "won") stats.append(icon("trophy"), " ");
+      let status = statusLabel(s.status);
+      if (s.status === "won" && s.elapsed_ms !== null && s.elapsed_ms !== undefined) status = t("status.won_in", { time: formatTime(s.elapsed_ms) });
+      stats.append(
+        [`${done}/${total}`, tn("stats.points", s.score || 0), tn("stats.moves", s.moves || 0), status].join(" · "),
+      );
+      li.append(stats);
+    } else {
+      li.append(el("div", "stats", s.connected ? t("players.ready") : t("status.disconnected")));
+    }
+    list.append(li);
+  }
+  $("follow-hint").hidden = !(state.role === "spectator" && state.phase !== "lobby" && state.following === null);
+  const crowd = pops.node("crowd");
+  $("crowd-reactions").replaceChildren(...(crowd ? [crowd] : []));
+  $("reaction-row").hidden = !(state.role === "player" || state.role === "spectator");
+}
+
+export function roomOptionsText() {
+  const o = state.options || {};
+  const parts = [t("waiting.max_players", { n: o.max_players })];
+  parts.push(o.time_limit ? t("waiting.time_limit", { time: formatTime(o.time_limit * 1000) }) : t("waiting.no_limit"));
+  if (!o.spectators) parts.push(t("waiting.no_spectators"));
+  else if (o.spectator_delay) parts.push(t("waiting.spectators_delay", { s: o.spectator_delay }));
+  else parts.push(t("waiting.spectators"));
+  if (o.private) parts.push(t("waiting.private"));
+  return parts.join(" · ");
+}
