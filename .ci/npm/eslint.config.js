@@ -7,6 +7,20 @@
 import js from "@eslint/js";
 import globals from "globals";
 
+/** Selectors for a write to ``name`` (``name.x = …``, ``name.x += …``, ``name.x++``,
+ * ``Object.assign(name, …)``, ``name.x.set(…)`` and the like), also as a property
+ * (``this.app.name.x = …``). */
+function writesTo(name) {
+  const message = `${name} is changed by store.js's updates only`;
+  const target = `:matches([object.name='${name}'], [object.property.name='${name}'])`;
+  return [
+    `AssignmentExpression > MemberExpression.left${target}`,
+    `UpdateExpression > MemberExpression.argument${target}`,
+    `CallExpression[callee.object.name='Object'][callee.property.name='assign'][arguments.0.name='${name}']`,
+    `CallExpression > MemberExpression.callee[property.name=/^(set|delete|clear|push|pop|shift|unshift|splice)$/] > MemberExpression.object${target}`,
+  ].map((selector) => ({ selector, message }));
+}
+
 export default [
   js.configs.recommended,
   {
@@ -16,6 +30,12 @@ export default [
   {
     files: ["tests/web/**/*.js"],
     languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: globals.node },
+  },
+  {
+    // the room's state is written by store.js's named updates only: screens read it
+    files: ["clients/web/**/*.js"],
+    ignores: ["clients/web/store.js"],
+    rules: { "no-restricted-syntax": ["error", ...writesTo("state")] },
   },
   {
     rules: {

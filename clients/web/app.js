@@ -21,7 +21,7 @@ import {
 } from "./daily.js";
 import { currentLang, detectLang, errorText, setLang, t, tn, translateDom } from "./i18n.js";
 import { render as refreshYou, setupIdentity } from "./identity.js";
-import { resetInput, setupInput } from "./input.js";
+import { setupInput } from "./input.js";
 import { reactionButtons } from "./live.js";
 import {
   createOnSharedDeal,
@@ -35,17 +35,25 @@ import {
 } from "./lobby.js";
 import { $, conn, copy, onRender, render, showScreen, toast } from "./page.js";
 import { refreshProfile, showProfile } from "./profile.js";
-import { drawBoard, renderBar, sendMove, tickClock, typedMove } from "./race.js";
+import {
+  drawBoard,
+  drawPutOff,
+  newRace,
+  renderBar,
+  sendMove,
+  tickClock,
+  typedMove,
+} from "./race.js";
 import { refreshReplay, replayKey, showReplay } from "./replay.js";
 import { answerRematch, offerAsked, rematch, renderResults } from "./results.js";
 import {
+  connectionLost,
   gameTitle,
   leaveRoom,
   pops,
   react,
   renderPlayers,
   resumeSaved,
-  resumeSeat,
   roomLink,
   roomOptionsText,
   takeJoined,
@@ -53,17 +61,18 @@ import {
 import { route } from "./routes.js";
 import { closeRulesOverlay, fillRules, openRulesOverlay, showRulesPage } from "./rules.js";
 import { settings, settingsIcon } from "./settings.js";
-import { follow } from "./spectate.js";
+import { follow, keepFollowing } from "./spectate.js";
 import {
-  applySnapshot,
+  applyEvent,
+  forgetSeat,
   isDailyRoom,
   isPlaying,
-  onRematchOffered,
   serverNow,
-  setView,
+  setRoomKey,
   state,
+  takeSeq,
 } from "./store.js";
-import { listTournaments, TournamentPage } from "./tournament.js";
+import { TournamentPage, listTournaments } from "./tournament.js";
 import { startTv } from "./tv.js";
 import { startWatch } from "./watch.js";
 
@@ -72,7 +81,7 @@ conn.onClose = onClose;
 onRender(draw);
 
 // the tournament page (/t/CODE) shares the connection and the room view
-const tournament = new TournamentPage({ conn, state, takeJoined, follow, showScreen, toast, serverNow, render });
+const tournament = new TournamentPage({ conn, state, forgetSeat, takeJoined, follow, showScreen, toast, serverNow, render });
 
 function onClose(code) {
   if (tournament.active && code !== 4000) {
@@ -80,14 +89,8 @@ function onClose(code) {
     setTimeout(() => tournament.follow().catch(() => toast(t("net.lost_reload"))), 800);
     return;
   }
-  if (code === 4000) {
-    toast(t("net.taken_elsewhere"));
-  } else if (state.room && state.token && state.reconnects < 5) {
-    state.reconnects += 1;
-    setTimeout(() => resumeSeat().catch(() => toast(t("net.lost_reload"))), 800);
-  } else if (state.room && state.role === "spectator") {
-    toast(t("net.lost_watch"));
-  }
+  if (code === 4000) toast(t("net.taken_elsewhere"));
+  else connectionLost();
 }
 
 function onFrameEvent(msg) {
@@ -96,105 +99,25 @@ function onFrameEvent(msg) {
     return;
   }
   if (String(msg.type).startsWith("tournament") && tournament.onMessage(msg)) return;
-  if (typeof msg.seq === "number") {
-    // a finish withheld while I raced comes once I have finished, with its older seq
-    if (msg.seq <= state.lastSeq && msg.type !== "player_finished") return;
-    state.lastSeq = Math.max(state.lastSeq, msg.seq);
-  }
-  onEvent(msg);
+  if (takeSeq(msg)) onEvent(msg);
 }
 
+/** A frame that is not a reply: a room event goes to the store, then the room is drawn. */
 function onEvent(msg) {
-  switch (msg.type) {
-    case "seat": {
-      if (msg.left) {
-        state.seats.delete(msg.seat);
-      } else {
-        const seat = state.seats.get(msg.seat) || { status: "waiting", on_foundations: 0, total: 0, score: 0, moves: 0 };
-        Object.assign(seat, { name: msg.name, connected: msg.connected, seat: msg.seat });
-        state.seats.set(msg.seat, seat);
-        state.names.set(msg.seat, msg.name);
-      }
-      if (msg.host) state.host = msg.seat;
-      break;
-    }
-    case "race_starting":
-      noteRaceStarting(state.room, msg); // the deal of the day: what the race is for whom
-      state.phase = "running";
-      state.race = msg.race;
-      state.deal = msg.deal || "";
-      if (typeof msg.daily === "boolean") state.daily = msg.daily;
-      state.startAt = msg.start_at;
-      state.deadline = msg.deadline;
-      state.clockOffset = msg.now - Date.now();
-      state.participants = msg.seats;
-      state.results = null;
-      state.view = null;
-      state.offer = null;
-      resetInput();
-      $("move-input").value = ""; // a bad text typed in the last race is not this one's
-      $("move-error").textContent = "";
-      for (const [n, s] of state.seats) {
-        Object.assign(s, { status: msg.seats.includes(n) ? "playing" : "waiting", on_foundations: 0, score: 0, moves: 0, elapsed_ms: null });
-      }
-      if (state.role === "player" && msg.seats.includes(state.seat)) {
-        if (msg.view) setView(msg.view); // the starting board, the same for every player
-      } else if (state.role === "spectator" && state.follows.length) {
-        follow(state.follows.filter((s) => msg.seats.includes(s)));
-      }
-      break;
-    case "progress": {
-      const seat = state.seats.get(msg.seat);
-      if (seat && msg.race === state.race) {
-        Object.assign(seat, {
-          on_foundations: msg.on_foundations,
-          total: msg.total,
-          score: msg.score,
-          moves: msg.moves,
-          status: msg.status,
-          elapsed_ms: msg.elapsed_ms,
-        });
-      }
-      break;
-    }
-    case "player_finished": {
-      const seat = state.seats.get(msg.seat);
-      if (seat) Object.assign(seat, { status: msg.status, elapsed_ms: msg.elapsed_ms });
-      if (msg.deal) state.deal = msg.deal; // told to a player once they have finished
-      break;
-    }
-    case "race_ended":
-      state.phase = "ended";
-      state.results = msg.results;
-      if (msg.deal) state.deal = msg.deal;
-      break;
-    case "rematch_offered":
-      onRematchOffered(msg);
-      break;
-    case "race_recorded":
-      state.recorded = { race: msg.race, game_id: msg.game_id };
-      break;
-    case "board":
-      if (state.role === "spectator" && state.follows.includes(msg.seat)) {
-        state.boards.set(msg.seat, msg.view);
-        if (msg.seat === state.following) setView(msg.view);
-        else state.viewVersion += 1;
-      }
-      break;
-    case "reactions":
-      pops.add(msg);
-      return; // drawn by the pops themselves
-    case "resync":
-      applySnapshot(msg.snapshot);
-      break;
-    case "spectators":
-      state.spectators = msg.count;
-      break;
-    case "error":
-      toast(errorText(msg.code, msg.message));
-      break;
-    default:
-      return;
+  if (msg.type === "reactions") {
+    pops.add(msg); // drawn by the pops themselves
+    return;
+  }
+  if (msg.type === "error") {
+    toast(errorText(msg.code, msg.message));
+    render();
+    return;
+  }
+  if (msg.type === "race_starting") noteRaceStarting(state.room, msg); // the deal of the day: what the race is for whom
+  if (!applyEvent(msg)) return;
+  if (msg.type === "race_starting") {
+    newRace();
+    if (state.role === "spectator") keepFollowing(msg.seats);
   }
   render();
 }
@@ -351,7 +274,7 @@ function bind() {
     playing: isPlaying,
     send: sendMove,
     version: () => state.viewVersion,
-    redraw: () => state.boardStale && drawBoard(),
+    redraw: drawPutOff,
     doubleClick: () => settings.doubleClick,
   });
   setInterval(() => state.room && tickClock(), 250);
@@ -411,7 +334,7 @@ async function init() {
   if (r.screen === "deal") showDealPanel(r.deal);
   if (r.screen === "room") {
     const code = r.code.toUpperCase();
-    state.key = r.key;
+    setRoomKey(r.key);
     $("join-code").value = code;
     conn.room = code; // the page's sockets go to the room's worker
     if (await resumeSaved(code).catch(() => false)) return;

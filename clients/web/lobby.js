@@ -8,7 +8,7 @@ import { roomHint } from "./net.js";
 import { $, conn, toast } from "./page.js";
 import { takeJoined } from "./room.js";
 import { gameOfDeal, route } from "./routes.js";
-import { state } from "./store.js";
+import { setDaily, state } from "./store.js";
 
 /** A deal code naming the other game switches the game choice instead of being refused. */
 export function followDealCode() {
@@ -44,7 +44,7 @@ export async function createRoom(ev) {
   const deal = form.elements.deal.value;
   if (deal === "code") followDealCode();
   const payload = createPayload(form.elements.game.value, deal, $("deal-code").value.trim());
-  state.daily = deal === "daily"; // the host knows; see isDailyRoom for everyone else
+  setDaily(deal === "daily"); // the host knows; see isDailyRoom for everyone else
   await enter(payload, "create-error");
 }
 
@@ -53,7 +53,7 @@ export async function createRoom(ev) {
 export async function playDaily(game, solo, errorBox) {
   const payload = { type: "create", game, deal: "daily", name: playerName() };
   if (solo) Object.assign(payload, { max_players: 1, spectators: false });
-  state.daily = true;
+  setDaily(true);
   if (!(await enter(payload, errorBox))) return;
   if (!solo) return;
   const reply = await conn.request({ type: "start" });

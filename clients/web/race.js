@@ -5,7 +5,7 @@
 import { el, renderBoard, wonBanner } from "./board.js";
 import { noteAck } from "./daily.js";
 import { currentLang, errorText, formatTime, ruleText, t } from "./i18n.js";
-import { dragging, markSelection } from "./input.js";
+import { dragging, markSelection, resetInput } from "./input.js";
 import { $, conn, render, toast } from "./page.js";
 import { tickOffer } from "./results.js";
 import { openRulesOverlay, ruleSection, rulesGame } from "./rules.js";
@@ -14,12 +14,23 @@ import { drawBoards } from "./spectate.js";
 import { isPlaying, serverNow, setView, state } from "./store.js";
 import { mergeView } from "./views.js";
 
+let reminder = null; // {text, rule, pile, until}: a refused move's rule, shown next to its card
+let boardStale = false; // a drawing put off until a drag ends
+let celebrated = 0; // the race whose win was celebrated
+
+/** A race starts: nothing of the last one's picks, taps or typed text is this one's. */
+export function newRace() {
+  resetInput();
+  $("move-input").value = ""; // a bad text typed in the last race is not this one's
+  $("move-error").textContent = "";
+}
+
 export async function sendMove(text, anchorPile) {
   if (!isPlaying()) return null;
   if (serverNow() < (state.startAt || 0)) return null;
   const reply = await conn.request({ type: "move", move: text });
   if (reply.type === "ack") {
-    state.reminder = null;
+    reminder = null;
     const before = state.view;
     setView(mergeView(state.view, reply.changes));
     noteAck(state.room, state.race, before, state.view, reply.move);
@@ -42,7 +53,7 @@ function refused(reply, anchorPile) {
     anchor.classList.add("shake");
   }
   if (!settings.rules) return;
-  state.reminder = { text: ruleText(reply.rule, reply.reminder), rule: reply.rule, pile: anchorPile, until: Date.now() + 6000 };
+  reminder = { text: ruleText(reply.rule, reply.reminder), rule: reply.rule, pile: anchorPile, until: Date.now() + 6000 };
   placeReminder();
   setTimeout(placeReminder, 6100);
 }
@@ -61,9 +72,9 @@ function placeReminder() {
   for (const old of board.querySelectorAll(".reminder")) {
     if (!old.contains(document.activeElement)) old.remove();
   }
-  const r = state.reminder;
+  const r = reminder;
   if (!r || Date.now() > r.until) {
-    state.reminder = null;
+    reminder = null;
     return;
   }
   if (board.querySelector(".reminder")) return; // the reader is on its link
@@ -99,7 +110,7 @@ export async function typedMove(ev) {
     input.value = "";
   } else if (reply && reply.type === "rejected") {
     // a typed move is answered under its input, not over the stock
-    state.reminder = null;
+    reminder = null;
     placeReminder();
     note.append(`${reply.move}: ${ruleText(reply.rule, reply.reminder)} `);
     const more = el("a", "more", t("reminder.why"));
@@ -143,12 +154,12 @@ let boardKey = "";
 export function drawBoard() {
   const seat = state.following !== null ? state.seats.get(state.following) : null;
   const key = [state.viewVersion, state.race, state.phase, state.role, state.follows.join(","), seat && seat.name, currentLang()].join("|");
-  if (key === boardKey && !state.boardStale) return;
+  if (key === boardKey && !boardStale) return;
   if (dragging()) {
-    state.boardStale = true;
+    boardStale = true;
     return;
   }
-  state.boardStale = false;
+  boardStale = false;
   boardKey = key;
   const board = $("board");
   if (state.role === "spectator" && state.follows.length > 1) {
@@ -179,13 +190,18 @@ export function drawBoard() {
   }
   if (view.won) {
     board.append(wonBanner());
-    if (state.celebrated !== state.race && state.role === "player") {
-      state.celebrated = state.race;
+    if (celebrated !== state.race && state.role === "player") {
+      celebrated = state.race;
       sound("won");
     }
   }
   markSelection();
   placeReminder();
+}
+
+/** Draw the board if a drawing was put off during a drag (the drag has ended). */
+export function drawPutOff() {
+  if (boardStale) drawBoard();
 }
 
 export function renderBar() {

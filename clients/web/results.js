@@ -4,27 +4,29 @@
 
 import { el, icon } from "./board.js";
 import { dailyRaceShare } from "./daily.js";
-import { errorText, formatTime, t, tn, tOrdinal } from "./i18n.js";
+import { errorText, formatTime, t, tOrdinal, tn } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
 import { gameTitle, statusLabel } from "./room.js";
-import { isDailyRoom, serverNow, state } from "./store.js";
+import { dropOffer, isDailyRoom, serverNow, state } from "./store.js";
+
+let answered = null; // {race, accept}: this player's answer to the pending rematch offer
 
 /** Whether this player is asked to answer the pending offer now. */
 export function offerAsked() {
   const o = state.offer;
   if (!o || state.role !== "player" || state.seat === o.by || serverNow() > o.deadline) return false;
-  return !(state.answered && state.answered.race === o.race);
+  return !(answered && answered.race === o.race);
 }
 
 export async function answerRematch(accept) {
   const offer = state.offer;
   if (!offer) return;
-  state.answered = { race: offer.race, accept };
+  answered = { race: offer.race, accept };
   render();
   const reply = await conn.request({ type: "rematch_reply", race: offer.race, accept });
   if (reply.type === "error") {
-    state.answered = null;
-    if (reply.code === "no_offer") state.offer = null; // it started or lapsed meanwhile
+    answered = null;
+    if (reply.code === "no_offer") dropOffer(); // it started or lapsed meanwhile
     toast(errorText(reply.code, reply.message));
     render();
   }
@@ -41,7 +43,7 @@ function rematchStatus() {
   const o = state.offer;
   if (!o || state.role !== "player") return "";
   if (state.seat === o.by) return t("rematch.waiting");
-  if (state.answered && state.answered.race === o.race) return t(state.answered.accept ? "rematch.accepted" : "rematch.sitting_out");
+  if (answered && answered.race === o.race) return t(answered.accept ? "rematch.accepted" : "rematch.sitting_out");
   return "";
 }
 
@@ -138,7 +140,7 @@ export function tickOffer() {
   if (!o) return;
   const left = o.deadline - serverNow();
   if (left < -2000) {
-    state.offer = null;
+    dropOffer();
     render();
     return;
   }

@@ -7,9 +7,21 @@ import { errorText, formatTime, t, tn } from "./i18n.js";
 import { ReactionPops } from "./live.js";
 import { $, conn, render, showScreen, toast } from "./page.js";
 import { toggleFollow } from "./spectate.js";
-import { applySnapshot, isPlaying, setView, state } from "./store.js";
+import { forgetSeat, isPlaying, rememberSeat, seatResumed, state, takeSeat } from "./store.js";
 
 export const pops = new ReactionPops(() => state.room && renderPlayers());
+let reconnects = 0; // tries to take the seat back since it was last taken
+
+/** The room's connection closed under the page: take the seat back on a new one (a few
+ * tries), or tell a spectator the room is lost. */
+export function connectionLost() {
+  if (state.room && state.token && reconnects < 5) {
+    reconnects += 1;
+    setTimeout(() => resumeSeat().catch(() => toast(t("net.lost_reload"))), 800);
+  } else if (state.room && state.role === "spectator") {
+    toast(t("net.lost_watch"));
+  }
+}
 
 /** Take the seat again on a new connection (after a drop or a reload); the old
  * connection is retired. */
@@ -28,24 +40,14 @@ export async function resumeSeat() {
     throw new Error(errorText(reply.code, reply.message));
   }
   conn.replace(ws);
-  if (reply.seat !== undefined && reply.seat !== null) state.seat = reply.seat;
-  state.reconnects = 0;
-  if (reply.snapshot) applySnapshot(reply.snapshot);
-  if (reply.view) setView(reply.view);
+  reconnects = 0;
+  seatResumed(reply);
   render();
 }
 
 /** Take the room a ``joined`` reply gives (``keepPath``: stay at the page's address). */
 export function takeJoined(reply, { keepPath = false } = {}) {
-  if (state.room && reply.room !== state.room) {
-    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map() });
-  }
-  state.role = reply.role;
-  state.seat = reply.seat ?? null;
-  state.token = reply.token ?? null;
-  state.key = reply.key ?? state.key;
-  if (reply.snapshot) applySnapshot(reply.snapshot);
-  if (reply.view) setView(reply.view);
+  takeSeat(reply);
   if (state.token) {
     // Kept for this tab only, so a reload takes the seat back.
     sessionStorage.setItem(seatKey(state.room), JSON.stringify({ token: state.token, key: state.key }));
@@ -64,15 +66,12 @@ function seatKey(room) {
 export async function resumeSaved(code) {
   const saved = JSON.parse(sessionStorage.getItem(seatKey(code)) || "null");
   if (!saved || !saved.token) return false;
-  state.room = code.toUpperCase();
-  state.token = saved.token;
-  state.key = saved.key || state.key;
-  state.role = "player";
+  rememberSeat(code, saved.token, saved.key);
   try {
     await resumeSeat();
   } catch {
     sessionStorage.removeItem(seatKey(code));
-    Object.assign(state, { room: null, token: null, role: null });
+    forgetSeat();
     return false;
   }
   showScreen("room");

@@ -19,6 +19,11 @@ export async function follow(seats) {
   }
 }
 
+/** A new race: keep following those of the followed players who race in it. */
+export function keepFollowing(racers) {
+  if (state.follows.length) follow(state.follows.filter((s) => racers.includes(s)));
+}
+
 /** "Watch" on a player: add their board (the oldest goes beyond four); again: remove it. */
 export function toggleFollow(seat) {
   if (state.follows.includes(seat)) {
