@@ -2,6 +2,7 @@
 // by code or by invitation (/r/CODE), and the short list of live races.
 
 import { el } from "./board.js";
+import { setupDaily } from "./daily.js";
 import { errorText, t } from "./i18n.js";
 import { liveRow } from "./live.js";
 import { roomHint } from "./net.js";
@@ -11,7 +12,7 @@ import { gameOfDeal, route } from "./routes.js";
 import { setDaily, state } from "./store.js";
 
 /** A deal code naming the other game switches the game choice instead of being refused. */
-export function followDealCode() {
+function followDealCode() {
   const game = gameOfDeal($("deal-code").value);
   const form = $("create-form");
   $("deal-note").textContent = "";
@@ -38,7 +39,7 @@ function createPayload(game, deal, code) {
   return payload;
 }
 
-export async function createRoom(ev) {
+async function createRoom(ev) {
   ev.preventDefault();
   const form = $("create-form");
   const deal = form.elements.deal.value;
@@ -50,7 +51,7 @@ export async function createRoom(ev) {
 
 /** A room on today's deal of ``game``: of one's own and started at once (``solo``), or
  * one to race friends in (the daily lobby and pages, daily.js). */
-export async function playDaily(game, solo, errorBox) {
+async function playDaily(game, solo, errorBox) {
   const payload = { type: "create", game, deal: "daily", name: playerName() };
   if (solo) Object.assign(payload, { max_players: 1, spectators: false });
   setDaily(true);
@@ -60,7 +61,7 @@ export async function playDaily(game, solo, errorBox) {
   if (reply.type === "error") toast(errorText(reply.code, reply.message));
 }
 
-export async function createOnSharedDeal() {
+async function createOnSharedDeal() {
   const code = linkDeal();
   const game = gameOfDeal(code);
   await enter(createPayload(game, "code", code), "deal-error");
@@ -227,4 +228,22 @@ export function showDealPanel(deal) {
   $("deal-code").disabled = false;
   $("deal-code").value = deal;
   $("create-on-deal").focus();
+}
+
+/** Wire the lobby's forms and buttons. */
+export function setupLobby() {
+  setupDaily(playDaily); // the daily's "Play" and "Race friends on it" make their rooms here
+  $("create-form").addEventListener("submit", createRoom);
+  $("join-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    joinRoom("player", $("join-code").value.trim(), "join-error");
+  });
+  $("join-spectator").addEventListener("click", () => joinRoom("spectator", $("join-code").value.trim(), "join-error"));
+  $("invite-join").addEventListener("click", () => joinRoom("player", route().code, "invite-error"));
+  $("invite-watch").addEventListener("click", () => joinRoom("spectator", route().code, "invite-error"));
+  $("create-on-deal").addEventListener("click", createOnSharedDeal);
+  for (const r of document.querySelectorAll('input[name="deal"]')) {
+    r.addEventListener("change", () => ($("deal-code").disabled = $("create-form").elements.deal.value !== "code"));
+  }
+  $("deal-code").addEventListener("input", followDealCode);
 }

@@ -5,7 +5,7 @@
 import { el, renderBoard, wonBanner } from "./board.js";
 import { noteAck } from "./daily.js";
 import { currentLang, errorText, formatTime, ruleText, t } from "./i18n.js";
-import { dragging, markSelection, resetInput } from "./input.js";
+import { dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { $, conn, render, toast } from "./page.js";
 import { tickOffer } from "./results.js";
 import { openRulesOverlay, ruleSection, rulesGame } from "./rules.js";
@@ -25,7 +25,7 @@ export function newRace() {
   $("move-error").textContent = "";
 }
 
-export async function sendMove(text, anchorPile) {
+async function sendMove(text, anchorPile) {
   if (!isPlaying()) return null;
   if (serverNow() < (state.startAt || 0)) return null;
   const reply = await conn.request({ type: "move", move: text });
@@ -98,7 +98,7 @@ function placeReminder() {
   board.append(box);
 }
 
-export async function typedMove(ev) {
+async function typedMove(ev) {
   ev.preventDefault();
   const input = $("move-input");
   const text = input.value.trim();
@@ -200,7 +200,7 @@ export function drawBoard() {
 }
 
 /** Draw the board if a drawing was put off during a drag (the drag has ended). */
-export function drawPutOff() {
+function drawPutOff() {
   if (boardStale) drawBoard();
 }
 
@@ -250,4 +250,51 @@ export function tickClock() {
   } else {
     cd.hidden = true;
   }
+}
+
+/** The race's buttons and typed move, usable while this player races. */
+export function renderControls() {
+  $("controls").hidden = !(state.role === "player" && state.phase === "running" && state.participants.includes(state.seat));
+  const playing = isPlaying();
+  for (const id of ["btn-stock", "btn-undo", "btn-auto", "btn-resign", "move-input"]) $(id).disabled = !playing;
+  $("btn-auto").hidden = !(state.view && state.view.auto_finish);
+  if (state.view) $("btn-undo").disabled = !playing || !state.view.can_undo;
+}
+
+/** Wire the race's buttons, typed moves, and the board's pointer and keys. */
+export function setupRace() {
+  $("btn-stock").addEventListener("click", () => sendMove("s", null));
+  $("btn-undo").addEventListener("click", () => sendMove("u", null));
+  $("btn-auto").addEventListener("click", () => sendMove("a", null));
+  const resign = $("btn-resign");
+  // the first click asks, a second within 3 s resigns; one timer at a time, so an earlier
+  // question's timer never takes back a later one
+  let disarm = null;
+  const settleResign = (armed) => {
+    clearTimeout(disarm);
+    disarm = null;
+    resign.dataset.armed = armed ? "1" : "";
+    resign.textContent = t(armed ? "controls.resign_sure" : "controls.resign");
+  };
+  resign.addEventListener("click", async () => {
+    if (resign.dataset.armed !== "1") {
+      settleResign(true);
+      disarm = setTimeout(() => settleResign(false), 3000);
+      return;
+    }
+    settleResign(false);
+    const reply = await conn.request({ type: "resign" });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  });
+  $("move-form").addEventListener("submit", typedMove);
+  $("move-input").addEventListener("input", () => $("move-error").replaceChildren());
+  setupInput($("board"), {
+    view: () => state.view,
+    game: () => state.game,
+    playing: isPlaying,
+    send: sendMove,
+    version: () => state.viewVersion,
+    redraw: drawPutOff,
+    doubleClick: () => settings.doubleClick,
+  });
 }

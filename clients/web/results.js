@@ -3,22 +3,22 @@
 // and a ghost of a run to race again.
 
 import { el, icon } from "./board.js";
-import { dailyRaceShare } from "./daily.js";
+import { dailyRaceShare, setupShareButton, shareOut } from "./daily.js";
 import { errorText, formatTime, t, tOrdinal, tn } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
-import { gameTitle, statusLabel } from "./room.js";
+import { gameTitle, leaveRoom, statusLabel } from "./room.js";
 import { dropOffer, isDailyRoom, serverNow, state } from "./store.js";
 
 let answered = null; // {race, accept}: this player's answer to the pending rematch offer
 
 /** Whether this player is asked to answer the pending offer now. */
-export function offerAsked() {
+function offerAsked() {
   const o = state.offer;
   if (!o || state.role !== "player" || state.seat === o.by || serverNow() > o.deadline) return false;
   return !(answered && answered.race === o.race);
 }
 
-export async function answerRematch(accept) {
+async function answerRematch(accept) {
   const offer = state.offer;
   if (!offer) return;
   answered = { race: offer.race, accept };
@@ -32,7 +32,7 @@ export async function answerRematch(accept) {
   }
 }
 
-export async function rematch(deal) {
+async function rematch(deal) {
   const reply = await conn.request({ type: "rematch", deal });
   if (reply.type === "error") toast(errorText(reply.code, reply.message));
 }
@@ -147,4 +147,32 @@ export function tickOffer() {
   const text = t("rematch.time_left", { s: Math.max(0, Math.ceil(left / 1000)) });
   if ($("rematch-offer-time").textContent !== text) $("rematch-offer-time").textContent = text;
   if (left < 0 && !$("rematch-offer").hidden) render();
+}
+
+/** The question of a rematch someone offered, while this player is asked it. */
+export function renderOffer() {
+  const asked = offerAsked();
+  $("rematch-offer").hidden = !asked;
+  if (asked) {
+    const text = t("rematch.offer", { name: state.names.get(state.offer.by) || "", deal: t(`rematch.deal.${state.offer.deal}`) });
+    if ($("rematch-offer-text").textContent !== text) $("rematch-offer-text").textContent = text;
+  }
+}
+
+/** Wire the results' buttons: share, rematch, ghost, and the answers to an offer. */
+export function setupResults() {
+  $("add-ghost-button").addEventListener("click", async () => {
+    const seat = Number($("ghost-seat").value);
+    const reply = await conn.request({ type: "add_ghost", race: state.race, seat });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
+    else toast(t("toast.ghost_added"));
+  });
+  setupShareButton($("copy-share"));
+  $("copy-share").addEventListener("click", () => shareOut($("share-text").value, toast));
+  $("rematch-same").addEventListener("click", () => rematch("same"));
+  $("rematch-new").addEventListener("click", () => rematch("random"));
+  $("rematch-daily").addEventListener("click", () => rematch("daily"));
+  $("rematch-accept").addEventListener("click", () => answerRematch(true));
+  $("rematch-sit-out").addEventListener("click", () => answerRematch(false));
+  $("rematch-decline").addEventListener("click", leaveRoom);
 }

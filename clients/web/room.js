@@ -3,11 +3,21 @@
 // reactions.
 
 import { el, icon } from "./board.js";
+import { renderRoomDaily } from "./daily.js";
 import { errorText, formatTime, t, tn } from "./i18n.js";
-import { ReactionPops } from "./live.js";
-import { $, conn, render, showScreen, toast } from "./page.js";
+import { ReactionPops, reactionButtons } from "./live.js";
+import { $, conn, copy, render, showScreen, toast } from "./page.js";
 import { toggleFollow } from "./spectate.js";
-import { forgetSeat, isPlaying, rememberSeat, seatResumed, state, takeSeat } from "./store.js";
+import {
+  forgetSeat,
+  isDailyRoom,
+  isPlaying,
+  rememberSeat,
+  seatResumed,
+  serverNow,
+  state,
+  takeSeat,
+} from "./store.js";
 
 export const pops = new ReactionPops(() => state.room && renderPlayers());
 let reconnects = 0; // tries to take the seat back since it was last taken
@@ -25,7 +35,7 @@ export function connectionLost() {
 
 /** Take the seat again on a new connection (after a drop or a reload); the old
  * connection is retired. */
-export async function resumeSeat() {
+async function resumeSeat() {
   const ws = await conn.open();
   // The server closes the seat's old connection when the new one resumes: expected.
   const old = conn.ws;
@@ -97,11 +107,11 @@ function roomPath() {
   return `/r/${state.room}` + (state.key ? `?key=${encodeURIComponent(state.key)}` : "");
 }
 
-export function roomLink() {
+function roomLink() {
   return location.origin + roomPath();
 }
 
-export async function react(reaction) {
+async function react(reaction) {
   const seat = state.role === "spectator" ? state.following : null;
   const reply = await conn.request({ type: "react", reaction, seat });
   if (reply.type === "error") toast(errorText(reply.code, reply.message));
@@ -178,7 +188,7 @@ export function renderPlayers() {
   $("reaction-row").hidden = !(state.role === "player" || state.role === "spectator");
 }
 
-export function roomOptionsText() {
+function roomOptionsText() {
   const o = state.options || {};
   const parts = [t("waiting.max_players", { n: o.max_players })];
   parts.push(o.time_limit ? t("waiting.time_limit", { time: formatTime(o.time_limit * 1000) }) : t("waiting.no_limit"));
@@ -187,4 +197,50 @@ export function roomOptionsText() {
   else parts.push(t("waiting.spectators"));
   if (o.private) parts.push(t("waiting.private"));
   return parts.join(" · ");
+}
+
+/** The header's room, game and watchers (and what a daily race is for the player). */
+export function renderHeader() {
+  $("roominfo").hidden = false;
+  $("room-code").textContent = state.room;
+  $("daily-badge").hidden = !isDailyRoom();
+  $("game-title").textContent = gameTitle() + (state.deal ? ` · ${state.deal}` : "");
+  $("room-heading").textContent = t("room.heading", { room: state.room, game: gameTitle() });
+  const daily = isDailyRoom() ? ` · ${t("room.daily")}` : "";
+  document.title = `${state.room} · ${gameTitle()}${daily} · samedeal`;
+  const { room, race, seat, role, phase, game } = state;
+  renderRoomDaily({ daily: isDailyRoom(), room, race, seat, role, phase, game, now: serverNow() }, render);
+  $("spectator-count").textContent = typeof state.spectators === "number" && state.spectators ? tn("room.watching", state.spectators) : "";
+}
+
+/** The waiting room: who is in, who starts, the link and the options. */
+export function renderWaiting() {
+  const waiting = state.phase === "lobby";
+  $("waiting").hidden = !waiting;
+  if (waiting) {
+    const n = state.seats.size;
+    const host = state.seats.get(state.host);
+    $("waiting-text").textContent = tn("waiting.players", n) + (host ? " " + t("waiting.host_starts", { name: host.name }) : "");
+    $("start").hidden = !(state.role === "player" && state.seat === state.host);
+    // A server that can seat bots says so in welcome ("bots": true).
+    $("add-bot").hidden = !(state.role === "player" && state.seat === state.host && conn.welcome && conn.welcome.bots);
+    $("room-link").value = roomLink();
+    $("room-options").textContent = roomOptionsText();
+  }
+}
+
+/** Wire the waiting room's and the side panel's buttons. */
+export function setupRoom() {
+  $("start").addEventListener("click", async () => {
+    const reply = await conn.request({ type: "start" });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  });
+  $("copy-link").addEventListener("click", () => copy(roomLink()));
+  $("add-bot-button").addEventListener("click", async () => {
+    const reply = await conn.request({ type: "add_bot", strength: $("bot-strength").value, pace: Number($("bot-pace").value) || 2 });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  });
+  $("room-link").addEventListener("focus", (e) => e.target.select());
+  $("leave").addEventListener("click", leaveRoom);
+  $("reaction-row").prepend(reactionButtons(react));
 }

@@ -344,7 +344,20 @@ export function openRulesOverlay(rule) {
   $("rules-close").focus();
 }
 
-export function closeRulesOverlay() {
+function closeRulesOverlay() {
   $("rules").hidden = true;
   $("rules").classList.remove("overlay");
+}
+
+/** Wire the rules over a room: the header's link opens them there, Escape or Close shuts. */
+export function setupRulesOverlay() {
+  $("rules-link").addEventListener("click", (ev) => {
+    if (!state.room) return; // a page of its own from the lobby
+    ev.preventDefault();
+    openRulesOverlay(null);
+  });
+  $("rules-close").addEventListener("click", closeRulesOverlay);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && $("rules").classList.contains("overlay") && !$("rules").hidden) closeRulesOverlay();
+  });
 }

@@ -107,7 +107,7 @@ export function forgetSeat() {
 // ---------------------------------------------------------------------- what the server says
 
 /** The whole room at once (on joining, resuming, or a ``resync``). */
-export function applySnapshot(snap) {
+function applySnapshot(snap) {
   state.room = snap.room;
   state.game = snap.game;
   state.options = snap.options;
