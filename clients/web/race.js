@@ -6,6 +6,8 @@ import { el, renderBoard, wonBanner } from "./board.js";
 import { noteAck } from "./daily.js";
 import { currentLang, errorText, formatTime, ruleText, t } from "./i18n.js";
 import { dragging, markSelection, resetInput, setupInput } from "./input.js";
+import { reminderPlace } from "./layout.js";
+import { AUTO_FINISH, STOCK, UNDO } from "./notation.js";
 import { $, conn, render, toast } from "./page.js";
 import { tickOffer } from "./results.js";
 import { openRulesOverlay, ruleSection, rulesGame } from "./rules.js";
@@ -89,12 +91,9 @@ function placeReminder() {
     openRulesOverlay(r.rule);
   });
   box.append(more);
-  const b = board.getBoundingClientRect();
-  const a = anchor.getBoundingClientRect();
-  const x = Math.max(0, Math.min(a.left - b.left, b.width - 270));
-  const top = anchor === board ? 8 : Math.min(a.top - b.top + Math.min(a.height, 40) + 8, b.height);
-  box.style.left = `${x}px`;
-  box.style.top = `${top}px`;
+  const place = reminderPlace(board.getBoundingClientRect(), anchor === board ? null : anchor.getBoundingClientRect());
+  box.style.left = `${place.left}px`;
+  box.style.top = `${place.top}px`;
   board.append(box);
 }
 
@@ -263,9 +262,9 @@ export function renderControls() {
 
 /** Wire the race's buttons, typed moves, and the board's pointer and keys. */
 export function setupRace() {
-  $("btn-stock").addEventListener("click", () => sendMove("s", null));
-  $("btn-undo").addEventListener("click", () => sendMove("u", null));
-  $("btn-auto").addEventListener("click", () => sendMove("a", null));
+  $("btn-stock").addEventListener("click", () => sendMove(STOCK, null));
+  $("btn-undo").addEventListener("click", () => sendMove(UNDO, null));
+  $("btn-auto").addEventListener("click", () => sendMove(AUTO_FINISH, null));
   const resign = $("btn-resign");
   // the first click asks, a second within 3 s resigns; one timer at a time, so an earlier
   // question's timer never takes back a later one

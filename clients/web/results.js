@@ -4,9 +4,10 @@
 
 import { el, icon } from "./board.js";
 import { dailyRaceShare, setupShareButton, shareOut } from "./daily.js";
-import { errorText, formatTime, t, tOrdinal, tn } from "./i18n.js";
+import { errorText, formatTime, t } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
-import { gameTitle, leaveRoom, statusLabel } from "./room.js";
+import { leaveRoom, statusLabel } from "./room.js";
+import { raceShareText } from "./share.js";
 import { dropOffer, isDailyRoom, serverNow, state } from "./store.js";
 
 let answered = null; // {race, accept}: this player's answer to the pending rematch offer
@@ -113,24 +114,8 @@ function shareText() {
     const { room, race, seat, role, game, deadline, results, view } = state;
     return dailyRaceShare({ room, race, seat, role, game, deadline, results, view, now: serverNow() });
   }
-  const lines = [`samedeal · ${gameTitle()} · ${t("share.deal", { deal: state.deal })}`];
-  const mine = state.results && state.results.find((r) => r.seat === state.seat);
-  const n = state.results ? state.results.length : 0;
-  const total = state.game === "easy-harp" ? 104 : 52;
-  if (state.role === "player" && mine) {
-    const how = mine.status === "won"
-      ? tn("share.cleared", mine.moves, { time: formatTime(mine.elapsed_ms) })
-      : t("share.home", { cards: mine.on_foundations, total });
-    lines.push(`${tOrdinal("share.place", { rank: mine.rank, n })}: ${how}`);
-  } else if (n) {
-    const best = state.results[0];
-    const winner = best.status === "won"
-      ? t("share.winner_time", { time: formatTime(best.elapsed_ms) })
-      : t("share.winner_cards", { cards: best.on_foundations, total });
-    lines.push(`${tn("share.racing", n)}; ${winner}`);
-  }
-  lines.push(t("share.link", { url: `${location.origin}/d/${state.deal}` }));
-  return lines.join("\n");
+  const { game, deal, role, seat, results } = state;
+  return raceShareText({ game, deal, role, seat, results, origin: location.origin });
 }
 
 /** The time left to answer a rematch offer; an offer past its deadline (it started, or

@@ -3,9 +3,10 @@
 // reactions.
 
 import { el, icon } from "./board.js";
+import { deckSize } from "./cards.js";
 import { renderRoomDaily } from "./daily.js";
 import { errorText, formatTime, t, tn } from "./i18n.js";
-import { ReactionPops, reactionButtons } from "./live.js";
+import { ReactionPops, progressBar, reactionButtons } from "./live.js";
 import { $, conn, copy, render, showScreen, toast } from "./page.js";
 import { toggleFollow } from "./spectate.js";
 import {
@@ -157,18 +158,9 @@ export function renderPlayers() {
     }
     li.append(who);
     if (state.phase !== "lobby" && state.participants.includes(s.seat)) {
-      const total = s.total || (state.game === "easy-harp" ? 104 : 52);
+      const total = s.total || deckSize(state.game);
       const done = s.on_foundations || 0;
-      const bar = el("div", "bar");
-      bar.setAttribute("role", "progressbar");
-      bar.setAttribute("aria-valuemin", "0");
-      bar.setAttribute("aria-valuemax", String(total));
-      bar.setAttribute("aria-valuenow", String(done));
-      bar.setAttribute("aria-label", t("players.progress", { name: s.name }));
-      const fill = el("div", "fill");
-      fill.style.width = `${Math.round((100 * done) / total)}%`;
-      bar.append(fill);
-      li.append(bar);
+      li.append(progressBar(s.name, done, total));
       const stats = el("div", "stats");
       if (s.status === "won") stats.append(icon("trophy"), " ");
       let status = statusLabel(s.status);

@@ -6,6 +6,7 @@
 import { foundationFor, fitsOn, isRun } from "./cards.js";
 import { el, renderBoard } from "./board.js";
 import { ruleText, t } from "./i18n.js";
+import { destination } from "./notation.js";
 import { $, showScreen } from "./page.js";
 import { state } from "./store.js";
 
@@ -225,7 +226,7 @@ function mountExample(id) {
       const from = picked;
       picked = null;
       if (pile !== from.pile) {
-        const rule = tryExampleMove(ex, from.pile, from.count, pile.startsWith("f") ? "f" : pile);
+        const rule = tryExampleMove(ex, from.pile, from.count, destination(pile));
         status.textContent = rule
           ? ruleText(rule)
           : EXAMPLES[id].goal(ex)
