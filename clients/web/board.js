@@ -199,6 +199,20 @@ export function renderBoard(board, view, game, options = {}) {
   if (before) slide(board, before);
 }
 
+/** One followed player's board under a ``heading`` (their name, or with the spectators'
+ * delay): a spectator's boards side by side, in a room or on TV. */
+export function followedBoard(seat, name, heading, view, game) {
+  const cell = el("section", "followed");
+  cell.dataset.seat = String(seat);
+  cell.setAttribute("aria-label", t("spectate.watching", { name }));
+  cell.append(el("h3", "watching", heading));
+  const inner = el("div", "board readonly");
+  cell.append(inner);
+  renderBoard(inner, view, game);
+  if (view && view.won) inner.append(wonBanner());
+  return cell;
+}
+
 /** The "cleared!" banner, with a short burst of stars unless motion is reduced. */
 export function wonBanner() {
   const banner = el("div", "won-banner");

@@ -1,6 +1,6 @@
 // Spectating a room: following up to four players' boards, side by side.
 
-import { el, renderBoard, wonBanner } from "./board.js";
+import { followedBoard } from "./board.js";
 import { errorText, t } from "./i18n.js";
 import { conn, render, toast } from "./page.js";
 import { MAX_FOLLOWED, setFollows, state } from "./store.js";
@@ -43,15 +43,7 @@ export function drawBoards(board) {
   for (const seatNo of state.follows) {
     const seat = state.seats.get(seatNo);
     const name = seat ? seat.name : String(seatNo);
-    const cell = el("section", "followed");
-    cell.dataset.seat = String(seatNo);
-    cell.setAttribute("aria-label", t("spectate.watching", { name }));
-    cell.append(el("h3", "watching", delay ? t("spectate.watching_delay", { name, s: delay }) : name));
-    const inner = el("div", "board readonly");
-    cell.append(inner);
-    board.append(cell);
-    const view = state.boards.get(seatNo);
-    renderBoard(inner, view, state.game);
-    if (view && view.won) inner.append(wonBanner());
+    const heading = delay ? t("spectate.watching_delay", { name, s: delay }) : name;
+    board.append(followedBoard(seatNo, name, heading, state.boards.get(seatNo), state.game));
   }
 }
