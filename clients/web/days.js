@@ -9,10 +9,12 @@ export function dayNumber(day) {
   return Math.round((Date.parse(`${day}T00:00:00Z`) - DAY_ONE) / DAY_MS) + 1;
 }
 
+/** The UTC date of a moment (ms). */
 export function dayOf(ms) {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** The date ``n`` days after ``day`` (before, when negative). */
 export function addDays(day, n) {
   return dayOf(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS);
 }

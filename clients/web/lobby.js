@@ -67,6 +67,7 @@ async function createOnSharedDeal() {
   await enter(createPayload(game, "code", code), "deal-error");
 }
 
+/** Join room ``code`` as ``role`` ("player" or "spectator"); a refusal shows in ``errorBox``. */
 export async function joinRoom(role, code, errorBox) {
   if (!code) {
     $(errorBox).textContent = t("lobby.need_code");
@@ -174,6 +175,7 @@ async function fetchRoomInfo(code, key) {
   }
 }
 
+/** The invitation to room ``code`` (/r/CODE): what the room is, Join or Watch. */
 export async function showInvite(code) {
   $("invite-panel").hidden = false;
   $("join-panel").hidden = true;
@@ -212,6 +214,7 @@ function linkDeal() {
   return r.screen === "deal" ? r.deal : "";
 }
 
+/** A shared deal (/d/CODE): one tap to a room on it, and the create form set to it. */
 export function showDealPanel(deal) {
   const game = gameOfDeal(deal);
   if (!game) {

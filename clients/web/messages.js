@@ -8,6 +8,7 @@ export function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (m, name) => (params && name in params ? String(params[name]) : m));
 }
 
+/** One language's messages, as the page and the unit tests use them. */
 export class Catalogue {
   /** ``messages``: the language's entries (key → text, or → {one, few, …} for a plural);
    * ``fallback``: English's, for a key the language lacks. */

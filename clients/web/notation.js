@@ -3,6 +3,7 @@
 // foundation that takes the card: a tap) and `w-t` (the game's double-tap destination).
 // The server reads and judges every move; the page only writes them.
 
+// The actions that are one letter.
 export const STOCK = "s";
 export const UNDO = "u";
 export const AUTO_FINISH = "a";

@@ -5,6 +5,7 @@
 import { t } from "./i18n.js";
 import { Connection } from "./net.js";
 
+/** The page's element with this id. */
 export const $ = (id) => document.getElementById(id);
 
 /** The page's connection to the server; app.js gives it its handlers for events and for a
@@ -23,12 +24,14 @@ export function onRender(draw) {
   drawRoom = draw;
 }
 
+/** Show the screen (a <section> of index.html) called ``name``, and hide the others. */
 export function showScreen(name) {
   for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily", "watch", "tv", "tournament"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;
 
+/** Tell the reader ``text`` for a few seconds (an alert role: read out). */
 export function toast(text) {
   const box = $("toast");
   box.textContent = text;
@@ -37,6 +40,7 @@ export function toast(text) {
   toastTimer = setTimeout(() => (box.hidden = true), 4000);
 }
 
+/** Copy ``text`` to the clipboard, and say whether it worked. */
 export async function copy(text) {
   try {
     await navigator.clipboard.writeText(text);

@@ -203,6 +203,7 @@ function drawPutOff() {
   if (boardStale) drawBoard();
 }
 
+/** The race bar: the shown board's score and moves, and the clock. */
 export function renderBar() {
   const me = state.role === "player" ? state.seats.get(state.seat) : state.seats.get(state.following);
   const v = state.view;
@@ -222,6 +223,7 @@ function statusText() {
   return t("race.on");
 }
 
+/** The status line, the race clock (with the time left) and the countdown to the start. */
 export function tickClock() {
   tickOffer();
   const status = statusText();

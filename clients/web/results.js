@@ -53,6 +53,7 @@ function resultName(r) {
   return /^Player \d+$/.test(r.name) && state.names.has(r.seat) ? state.names.get(r.seat) : r.name;
 }
 
+/** The results once the race is over: the table, replay, share text, rematch and ghost. */
 export function renderResults() {
   const panel = $("results");
   const show = state.phase === "ended" && Boolean(state.results);

@@ -20,6 +20,7 @@ import {
   takeSeat,
 } from "./store.js";
 
+/** The reactions shown beside the players (and the crowd's) for a few seconds. */
 export const pops = new ReactionPops(() => state.room && renderPlayers());
 let reconnects = 0; // tries to take the seat back since it was last taken
 
@@ -118,14 +119,18 @@ async function react(reaction) {
   if (reply.type === "error") toast(errorText(reply.code, reply.message));
 }
 
+/** The room's game, in words. */
 export function gameTitle() {
   return state.game ? t(`game.${state.game}`) : "";
 }
 
+/** A seat's status (playing, won, resigned, …), in words. */
 export function statusLabel(status) {
   return t(`status.${status}`);
 }
 
+/** The players beside the board: name, host, progress and figures, and for a spectator a
+ * Watch button on each racer. */
 export function renderPlayers() {
   const list = $("players");
   list.replaceChildren();

@@ -4,6 +4,7 @@
 import { currentLang } from "./i18n.js";
 import { $ } from "./page.js";
 
+/** The settings' flags, read where they matter (the reminders, a double tap, a sound). */
 export const settings = {
   flag(name, fallback) {
     const v = localStorage.getItem(`samedeal.${name}`);

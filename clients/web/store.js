@@ -6,6 +6,7 @@
 
 export const MAX_FOLLOWED = 4; // boards a spectator sees side by side
 
+/** The room: read it anywhere, change it with the updates below. */
 export const state = {
   room: null,
   key: null,
