@@ -1,4 +1,5 @@
-"""``samedeal deal`` and ``samedeal replay``: a public interface that scripts depend on.
+"""``samedeal deal``, ``samedeal replay`` and ``samedeal solve CODE``: a public interface
+that scripts depend on, for numbered and sealed deals.
 
 The commands run in-process through :func:`clients.cli.main` (fast); one test runs the
 installed console script.
@@ -225,6 +226,20 @@ def test_an_illegal_move_read_from_stdin_is_indexed_in_the_whole_list(
     error = json.loads(out)["error"]
     assert error["index"] == 4 and error["move"] == "a"
     assert error["rule"] == "auto-finish-not-offered"
+
+
+# ---------------------------------------------------------------- solve
+
+
+def test_solve_takes_a_sealed_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code = "KL1-1-PQHZMCOLUTDHZEZILPDZKFQFUL"  # won within a few hundred nodes
+    status, out, err = run(capsys, "solve", code.lower(), "--nodes", "20000", "--json")
+    assert status == 0 and err == ""
+    answer = json.loads(out)
+    assert answer["code"] == code and answer["verdict"] == "winnable"
+    assert replay(code, answer["solution"].split()).won
+    status, out, _ = run(capsys, "solve", code, "--nodes", "20000")
+    assert status == 0 and out.startswith(f"{code}  winnable  nodes ")
 
 
 # ---------------------------------------------------------------- the console script
