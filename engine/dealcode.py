@@ -34,8 +34,9 @@ __all__ = [
 ]
 
 MAX_NUMBER: Final = 999_999
-#: letters of a numbered deal's NUMBER part, and of a sealed deal's
+#: letters of a numbered deal's NUMBER part
 NUMBERED_LETTERS: Final = 7
+#: letters of a sealed deal's NUMBER part
 SEALED_LETTERS: Final = 26
 #: bytes that :meth:`DealCode.from_bytes` reads (``sealed(prefix, b)`` of ``fair-deals.md``)
 SEALED_BYTES: Final = 16
