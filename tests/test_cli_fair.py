@@ -18,6 +18,7 @@ import pytest
 from tournament_fixtures import HOST, T0, new, play_round, with_players
 
 from clients.cli import main
+from engine import DealCode
 from engine.fair import secret_daily
 from engine.solver import solve
 from server.tournaments import TournamentState, disqualify, full_export
@@ -175,6 +176,39 @@ def test_daily_verify_options(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "daily", "verify", *options(KLONDIKE_DAY))
     assert (status, err) == (0, "")
     assert out == "verified: the klondike of 2025-01-01 was KL1-1-AACEGOQ, as committed\n"
+
+
+def sealed_day(vector: dict[str, Any], candidate: int = 0) -> dict[str, str]:
+    """A version 2 day's reveal from ``fair-vectors.json`` (its candidate 0 was committed)."""
+    return {
+        "game": vector["game"],
+        "date": vector["date"],
+        "code": vector["candidates"][candidate],
+        "salt": vector["salt_hex"],
+        "commitment": vector["commitment_of_candidate_0"],
+    }
+
+
+def test_daily_verify_a_sealed_day(capsys: pytest.CaptureFixture[str]) -> None:
+    vectors = json.loads((ROOT / "docs/spec/fair-vectors.json").read_text(encoding="utf-8"))
+    for vector in vectors["daily"]:
+        reveal = sealed_day(vector)
+        assert DealCode.parse(reveal["code"]).sealed
+        status, out, err = run(capsys, "daily", "verify", *options(reveal))
+        assert (status, err) == (0, "")
+        assert out == (
+            f"verified: the {reveal['game']} of {reveal['date']} was {reveal['code']}, "
+            "as committed\n"
+        )
+        status, out, _ = run(capsys, "daily", "verify", *options(sealed_day(vector, 1)))
+        assert status == 1 and "not the commitment" in out
+    # a sealed code a letter short is bad input, not a mismatch
+    short = sealed_day(vectors["daily"][0])
+    short["code"] = short["code"][:-1]
+    status, out, err = run(capsys, "daily", "verify", *options(short))
+    assert status == 2 and out == ""
+    one_line_error(err)
+    assert "7 letters A-Z (a numbered deal) or 26 (a sealed deal)" in err
 
 
 def test_daily_verify_a_served_reveal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
