@@ -368,7 +368,8 @@ def _tournament_paths() -> dict[str, Any]:
                 "parameters": [_TOURNAMENT, _KEY],
                 "responses": {
                     "200": {
-                        "description": "format `samedeal-tournament/1`: `samedeal tournament "
+                        "description": "format `samedeal-tournament/2` (`fair`: the version "
+                        "of fair deals its rounds were drawn by, 1 or 2): `samedeal tournament "
                         "verify FILE` checks it",
                         "content": {"application/json": {"schema": {"type": "object"}}},
                     },

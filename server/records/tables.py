@@ -231,6 +231,8 @@ tournaments = Table(
     Column("seed", String(64), nullable=True),
     Column("node_budget", Integer, nullable=False),
     Column("max_candidates", Integer, nullable=False),
+    # the version of fair-deals.md its rounds were drawn by (1: before sealed deals)
+    Column("fair", Integer, nullable=False, server_default="1"),
     Column("rounds_played", Integer, nullable=False),
     Column("version", Integer, nullable=False),
     Column("created_at", BigInteger, nullable=False),
