@@ -143,7 +143,9 @@ class Create(_Message):
     """Create a room and take its first seat as the host.
 
     ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
-    ``time_limit`` and ``spectator_delay`` are in seconds.
+    ``time_limit`` and ``spectator_delay`` are in seconds. ``rated``: the room's races
+    change the racers' ratings (its creator and every player who joins need an identity;
+    no robots; not with the deal of the day).
     """
 
     type: Literal["create"] = "create"
@@ -158,6 +160,7 @@ class Create(_Message):
     private: bool = False
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
     spectator_reactions: bool = True
+    rated: bool = False
 
 
 class Join(_Message):
@@ -502,6 +505,8 @@ class RoomOptions(_Message):
     spectator_delay: int = 0
     #: False: the racers do not see the spectators' reactions while they race
     spectator_reactions: bool = True
+    #: the room's races change the racers' ratings (identified players only, no robots)
+    rated: bool = False
 
 
 class SeatInfo(_Message):
