@@ -21,7 +21,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .api import StandingRow, TournamentPage
-from .live import FeaturedRace, GameName, LivePlayer, LiveRoom, LiveSort, SeatStatus
+from .live import (
+    FeaturedRace,
+    GameName,
+    LivePlayer,
+    LiveRoom,
+    LiveSort,
+    RatingChange,
+    SeatStatus,
+)
 
 __all__ = [
     "EVENT_TYPES",
@@ -62,6 +70,7 @@ __all__ = [
     "RaceEnded",
     "RaceRecorded",
     "RaceStarting",
+    "RatingChange",
     "React",
     "Reaction",
     "ReactionCount",
@@ -788,11 +797,13 @@ class RaceEnded(_Event):
 class RaceRecorded(_Event):
     """Race ``race`` of the room is in the records store: ``game_id`` names its replay
     (``/g/GAME_ID``, ``GET /api/games/GAME_ID``). Sent once the database has the race, a
-    moment after ``race_ended``; never by a server that keeps no records."""
+    moment after ``race_ended``; never by a server that keeps no records. ``ratings``:
+    each racer's new rating and its change, by seat (``null``: the race was not rated)."""
 
     type: Literal["race_recorded"] = "race_recorded"
     race: int
     game_id: str
+    ratings: list[RatingChange] | None = None
 
 
 class LiveRooms(_Message):
