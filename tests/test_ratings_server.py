@@ -12,7 +12,7 @@ import pytest
 from server_fixtures import ServerHandle, StartServer, get_json
 
 from clients.client import RaceClient, RequestError
-from protocol import Ack, RaceRecorded, RaceStarting, RematchOffered
+from protocol import Ack, Progress, RaceRecorded, RaceStarting, RematchOffered
 from server.config import now_ms
 
 
@@ -53,14 +53,15 @@ async def test_a_rated_room_seats_identified_people_only(
     assert casual.snapshot is not None and not casual.snapshot.options.rated
 
 
-async def race(racers: dict[RaceClient, int]) -> list[RaceRecorded]:
-    """Race the race just started: each racer draws from the stock that many times and
-    resigns (the fewer moves, the better the place); what each is told once it is
-    recorded."""
-    starts = [await c.next_event("race_starting") for c in racers]
-    first = starts[0]
-    assert isinstance(first, RaceStarting)
-    await asyncio.sleep(max(0, first.start_at - first.now) / 1000)  # moves count from then
+async def race(racers: dict[RaceClient, int], *, started: bool = False) -> list[RaceRecorded]:
+    """Race the race just started (``started``: and begun): each racer draws from the stock
+    that many times and resigns (the fewer moves, the better the place); what each is told
+    once it is recorded."""
+    if not started:
+        starts = [await c.next_event("race_starting") for c in racers]
+        first = starts[0]
+        assert isinstance(first, RaceStarting)
+        await asyncio.sleep(max(0, first.start_at - first.now) / 1000)  # moves count from then
     for client, draws in racers.items():
         for _ in range(draws):
             assert isinstance(await client.move("s"), Ack)
@@ -155,3 +156,27 @@ async def test_bad_rating_requests_get_a_clear_error(
     server = await with_records(start_server, f"sqlite:///{tmp_path / 'r.db'}")
     got, body = await get_json(server.port, path)
     assert (got, body["error"]) == (status, error)
+
+
+async def test_leaving_a_rated_race_abandons_it(start_server: StartServer, tmp_path: Path) -> None:
+    """Leave during a rated race counts as abandoning (in a casual room it resigns)."""
+    server = await with_records(start_server, f"sqlite:///{tmp_path / 'r.db'}")
+    ann, bob = await identified(server, "Ann"), await identified(server, "Bob")
+    room = (await ann.create("klondike", rated=True)).room
+    await bob.join(room)
+    await ann.start()
+    started = await bob.next_event("race_starting")
+    assert isinstance(started, RaceStarting)
+    await asyncio.sleep(max(0, started.start_at - started.now) / 1000)
+    assert isinstance(await bob.move("s"), Ack)
+    await bob.leave()
+    gone = await ann.next_event("progress")
+    while isinstance(gone, Progress) and gone.status == "playing":  # Bob's move first
+        gone = await ann.next_event("progress")
+    assert isinstance(gone, Progress) and (gone.seat, gone.status) == (2, "left")
+    (recorded,) = await race({ann: 0}, started=True)
+    assert recorded.ratings is not None
+    assert [(r.seat, r.abandoned, r.change > 0) for r in recorded.ratings] == [
+        (1, False, True),
+        (2, True, False),
+    ]
