@@ -30,6 +30,33 @@ def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": _json("ApiError")}
 
 
+_HANDLE = {
+    "name": "handle",
+    "in": "path",
+    "required": True,
+    "description": "compared with case and look-alike letters folded",
+    "schema": {"type": "string", "minLength": 3, "maxLength": 20},
+}
+
+
+def _paging(default_limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` (1-100) and ``offset`` query parameters of a paged list."""
+    return [
+        {
+            "name": "limit",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": default_limit},
+        },
+        {
+            "name": "offset",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "integer", "minimum": 0, "default": 0},
+        },
+    ]
+
+
 _DAY = {
     "name": "day",
     "in": "path",
@@ -167,18 +194,7 @@ def build_openapi() -> dict[str, Any]:
                         "description": "a player id: their own attempt and who they raced with",
                         "schema": {"type": "string"},
                     },
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 100},
-                    },
-                    {
-                        "name": "offset",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 0, "default": 0},
-                    },
+                    *_paging(100),
                 ],
                 "responses": {
                     "200": {"description": "the leaderboard", "content": _json("DailyBoard")},
@@ -192,25 +208,8 @@ def build_openapi() -> dict[str, Any]:
                 "summary": "A player's recent races and stats per game",
                 "operationId": "getPlayer",
                 "parameters": [
-                    {
-                        "name": "handle",
-                        "in": "path",
-                        "required": True,
-                        "description": "compared with case and look-alike letters folded",
-                        "schema": {"type": "string", "minLength": 3, "maxLength": 20},
-                    },
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-                    },
-                    {
-                        "name": "offset",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 0, "default": 0},
-                    },
+                    _HANDLE,
+                    *_paging(20),
                 ],
                 "responses": {
                     "200": {"description": "the player", "content": _json("PlayerPage")},
@@ -296,13 +295,7 @@ def _rating_paths() -> dict[str, Any]:
                 "summary": "A player's rating in one game and after each rated race (a chart)",
                 "operationId": "getPlayerRatings",
                 "parameters": [
-                    {
-                        "name": "handle",
-                        "in": "path",
-                        "required": True,
-                        "description": "compared with case and look-alike letters folded",
-                        "schema": {"type": "string", "minLength": 3, "maxLength": 20},
-                    },
+                    _HANDLE,
                     _GAME,
                     {
                         "name": "limit",
@@ -331,18 +324,7 @@ def _rating_paths() -> dict[str, Any]:
                 "operationId": "getLeaderboard",
                 "parameters": [
                     _GAME,
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 100},
-                    },
-                    {
-                        "name": "offset",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 0, "default": 0},
-                    },
+                    *_paging(100),
                 ],
                 "responses": {
                     "200": {"description": "the leaderboard", "content": _json("Leaderboard")},

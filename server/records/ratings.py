@@ -260,12 +260,7 @@ def read_history(conn: Connection, pk: int, game: str, limit: int) -> list[Ratin
         .limit(limit)
     )
     return [
-        RatingPoint(
-            race_id=row.public_id,
-            ended_at=row.ended_at,
-            before=Rating(row.rating_before, row.rd_before),
-            after=Rating(row.rating, row.rd, row.volatility),
-        )
+        RatingPoint(row.public_id, row.ended_at, *_before_after(row))
         for row in reversed(list(result))
     ]
 
@@ -286,15 +281,14 @@ def read_race_ratings(conn: Connection, race_id: str) -> list[SeatRating]:
         .order_by(c.seat)
     )
     return [
-        SeatRating(
-            seat=row.seat,
-            player_id=row.public_id,
-            before=Rating(row.rating_before, row.rd_before),
-            after=Rating(row.rating, row.rd, row.volatility),
-            abandoned=row.abandoned,
-        )
+        SeatRating(row.seat, row.public_id, *_before_after(row), abandoned=row.abandoned)
         for row in result
     ]
+
+
+def _before_after(row: Row[Any]) -> tuple[Rating, Rating]:
+    """A change's rating before (the volatility is not kept: not shown) and after."""
+    return Rating(row.rating_before, row.rd_before), Rating(row.rating, row.rd, row.volatility)
 
 
 def leaderboard(
