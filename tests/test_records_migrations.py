@@ -69,15 +69,15 @@ async def test_from_the_previous_revision_keeps_the_players(records_url: str) ->
 
 
 async def test_from_the_revision_before_ratings_keeps_the_races(records_url: str) -> None:
-    """0006_ratings on a database of 0005 with a race in it: the race stays, not rated;
+    """0007 (ratings) on a database of 0006 with a race in it: the race stays, not rated;
     rated races are rated from then on."""
-    await upgrade(records_url, "0005")
+    await upgrade(records_url, "0006")
     old = await SqlRecordsStore.open(records_url, migrate=False)
     try:
         ada = await old.create_player("Ada", "192.0.2.1")
         bob = await old.create_player("Bob", "192.0.2.1")
 
-        def write_as_0005(conn: Connection) -> None:  # the columns 0005 knows, no `rated`
+        def write_as_0006(conn: Connection) -> None:  # the columns 0006 knows, no `rated`
             race_pk = conn.execute(
                 races.insert()
                 .values(
@@ -111,7 +111,7 @@ async def test_from_the_revision_before_ratings_keeps_the_races(records_url: str
                 )
             )
 
-        await old.db.write(write_as_0005)
+        await old.db.write(write_as_0006)
     finally:
         await old.close()
     new = await SqlRecordsStore.open(records_url)

@@ -1,8 +1,8 @@
 """Ratings (issue 32): races say whether they were rated; each player's rating and rated
 record per game, and every change a rated race made.
 
-Revision ID: 0006_ratings
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006_ratings"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
