@@ -9,7 +9,8 @@ state: a handful of small interfaces a :class:`Store` holds, each in memory (one
 * ``pending`` (:class:`~.pending.PendingWrites`): records writes not confirmed yet;
 * ``beats`` (:class:`~.beats.Beats`): every worker's beat, for liveness;
 * ``tournaments`` (:class:`~.tournaments.TournamentStore`): tournaments' live state, leases;
-* ``presence`` (:class:`~.presence.PresenceMarks`): who has a tournament open, and where.
+* ``presence`` (:class:`~.presence.PresenceMarks`): who has a tournament open, and where;
+* ``pools`` (:class:`~.pools.PoolStore`): who seeks a race in each quick-play pool.
 
 The parts share a :class:`Link` (how the worker reaches the store: its health, opening and
 closing). :func:`open_store` builds the memory or the Redis set.
@@ -25,6 +26,7 @@ from .broker import Broker, Listener
 from .directory import Directory
 from .health import Health, HealthHook, HealthWatch
 from .pending import PendingWrites
+from .pools import PoolStore
 from .presence import PresenceMarks
 from .rooms import RoomStore
 from .tournaments import TournamentStore
@@ -69,6 +71,7 @@ class Store:
     beats: Beats
     tournaments: TournamentStore
     presence: PresenceMarks
+    pools: PoolStore
 
     @property
     def health_hooks(self) -> list[HealthHook]:

@@ -4,12 +4,14 @@ listener directly."""
 
 from __future__ import annotations
 
+from ...config import now_ms
 from .. import Store
 from .beats import MemoryBeats
 from .broker import MemoryBroker
 from .directory import MemoryDirectory
 from .link import MemoryLink
 from .pending import MemoryPending
+from .pools import MemoryPools
 from .presence import MemoryPresence
 from .rooms import MemoryRooms
 from .tournaments import MemoryTournaments
@@ -43,4 +45,5 @@ def memory_store(
         beats=MemoryBeats(),
         tournaments=tournaments,
         presence=MemoryPresence(tournaments, worker_id),
+        pools=MemoryPools(worker_id, broker.publish, now_ms),
     )

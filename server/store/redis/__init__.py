@@ -4,7 +4,8 @@ Every part is given the worker's :class:`~.link.RedisLink` (the router, the keys
 health watch, the durability) and keeps its own keys, each group of keys a script or
 transaction touches under one hash tag: rooms and move logs (:mod:`.rooms`), the broker
 (:mod:`.broker`), the live directory (:mod:`.directory`), pending writes (:mod:`.pending`),
-beats (:mod:`.beats`), tournaments (:mod:`.tournaments`) and presence (:mod:`.presence`).
+beats (:mod:`.beats`), tournaments (:mod:`.tournaments`), presence (:mod:`.presence`) and
+the quick-play pools (:mod:`.pools`).
 
 While Redis cannot be reached, every call raises
 :class:`~server.store.errors.StoreUnavailable` (nothing was stored); the link's health watch
@@ -20,6 +21,7 @@ from .broker import RedisBroker
 from .directory import RedisDirectory
 from .link import RedisLink
 from .pending import RedisPending
+from .pools import RedisPools
 from .presence import RedisPresence
 from .rooms import RedisRooms
 from .tournaments import RedisTournaments
@@ -62,4 +64,5 @@ def redis_store(
         beats=RedisBeats(link),
         tournaments=RedisTournaments(link, event_cap),
         presence=RedisPresence(link),
+        pools=RedisPools(link),
     )
