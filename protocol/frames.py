@@ -75,7 +75,8 @@ BoardView = dict[str, Any]
 
 
 class SeatBody(TypedDict):
-    """``seat``: a seat was taken, left, (dis)connected or became the host."""
+    """``seat``: a seat was taken, left, (dis)connected or became the host; in a rated
+    room, the player's rating and whether it is provisional."""
 
     type: Literal["seat"]
     room: str
@@ -84,6 +85,8 @@ class SeatBody(TypedDict):
     connected: bool
     left: bool
     host: bool
+    rating: int | None
+    provisional: bool
 
 
 class SpectatorsBody(TypedDict):
@@ -218,7 +221,17 @@ EventBody = (
 """A room event before the store numbers it."""
 
 
-def seat(*, room: str, seat: int, name: str, connected: bool, left: bool, host: bool) -> SeatBody:
+def seat(
+    *,
+    room: str,
+    seat: int,
+    name: str,
+    connected: bool,
+    left: bool,
+    host: bool,
+    rating: int | None = None,
+    provisional: bool = False,
+) -> SeatBody:
     """The ``seat`` event body."""
     return {
         "type": "seat",
@@ -228,6 +241,8 @@ def seat(*, room: str, seat: int, name: str, connected: bool, left: bool, host: 
         "connected": connected,
         "left": left,
         "host": host,
+        "rating": rating,
+        "provisional": provisional,
     }
 
 
@@ -392,11 +407,14 @@ def event_seq(data: bytes) -> int | None:
 
 
 class SeatInfoBody(TypedDict, total=False):
-    """One seat in a snapshot (the progress keys only while the seat races)."""
+    """One seat in a snapshot (the progress keys only while the seat races; the rating
+    keys only in a rated room)."""
 
     seat: int
     name: str
     connected: bool
+    rating: int | None
+    provisional: bool
     status: str
     on_foundations: int
     total: int
@@ -698,3 +716,4 @@ def tournament_seat(
         "deadline": deadline,
         "now": now,
     }
+

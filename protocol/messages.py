@@ -519,11 +519,15 @@ class RoomOptions(_Message):
 
 
 class SeatInfo(_Message):
-    """One player seat in a snapshot, with its progress in the current race."""
+    """One player seat in a snapshot, with its progress in the current race. ``rating``: in
+    a rated room, the player's rating in its game as shown (``provisional``: shown with a
+    "?", as "1500?"); null in a casual room."""
 
     seat: int
     name: str
     connected: bool
+    rating: int | None = None
+    provisional: bool = False
     status: SeatStatus
     on_foundations: int = 0
     total: int = 0
@@ -700,7 +704,9 @@ class _Event(_Message):
 
 
 class SeatEvent(_Event):
-    """A seat was taken, left, (dis)connected or became the host."""
+    """A seat was taken, left, (dis)connected or became the host. ``rating``: in a rated
+    room, the player's rating in its game as shown (``provisional``: with a "?"); null in a
+    casual room."""
 
     type: Literal["seat"] = "seat"
     seat: int
@@ -708,6 +714,8 @@ class SeatEvent(_Event):
     connected: bool
     left: bool = False
     host: bool = False
+    rating: int | None = None
+    provisional: bool = False
 
 
 class RaceStarting(_Event):

@@ -106,7 +106,8 @@ class RaceServer:
         self.race_end = race_end = RaceEnd(ctx)
         self.race = race = Race(ctx, daily, race_end, Progress(ctx))
         self.rematches = rematches = Rematches(ctx, race)
-        self.lobby = lobby = Lobby(ctx, race, rematches)
+        self.ratings = ratings = Ratings(ctx)
+        self.lobby = lobby = Lobby(ctx, race, rematches, ratings)
         self.invitations = Invitations(ctx)
         self.spectate = spectate = Spectate(ctx)
         self.watching = watching = Watching(ctx)
@@ -115,7 +116,6 @@ class RaceServer:
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
-        self.ratings = Ratings(ctx)
         race_end.end_hooks.append(history.race_ended)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
         self._writer: RaceWriter | None = None

@@ -110,6 +110,19 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
         frames.seat(room="K7QF-2M", seat=1, name="Ann", connected=True, left=False, host=True),
         SeatEvent,
     ),
+    (
+        frames.seat(
+            room="K7QF-2M",
+            seat=2,
+            name="Bob",
+            connected=True,
+            left=False,
+            host=False,
+            rating=1520,
+            provisional=True,
+        ),
+        SeatEvent,
+    ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
     (frames.race_recorded(room="K7QF-2M", race=1, game_id="0123456789ab"), RaceRecorded),
     (
@@ -229,6 +242,17 @@ def test_the_snapshot_is_a_room_snapshot() -> None:
     assert set(SNAPSHOT) == set(type(reply.snapshot).model_fields)
     assert reply.snapshot.seats[0].status == "playing"
     assert reply.snapshot.deal is None  # racing: fair play withholds the deal code
+
+
+def test_a_rated_rooms_seats_show_their_ratings_in_the_snapshot() -> None:
+    room, progress = _room()
+    room.seats[0].rating, room.seats[0].provisional = 1612, False
+    reply = decode_server(frames.resync(snapshot(room, progress, 8, 5000, "", viewer=None)))
+    assert isinstance(reply, Resync)
+    (seat,) = reply.snapshot.seats
+    assert (seat.rating, seat.provisional) == (1612, False)
+    casual = decode_server(frames.resync(SNAPSHOT))
+    assert isinstance(casual, Resync) and casual.snapshot.seats[0].rating is None
 
 
 def test_a_non_event_has_no_seq() -> None:

@@ -12,7 +12,7 @@ import pytest
 from server_fixtures import ServerHandle, StartServer, get_json
 
 from clients.client import RaceClient, RequestError
-from protocol import Ack, Progress, RaceRecorded, RaceStarting, RematchOffered
+from protocol import Ack, Progress, RaceRecorded, RaceStarting, RematchOffered, SeatEvent
 from server.config import now_ms
 
 
@@ -180,3 +180,26 @@ async def test_leaving_a_rated_race_abandons_it(start_server: StartServer, tmp_p
         (1, False, True),
         (2, True, False),
     ]
+
+
+async def test_a_rated_rooms_seats_show_each_players_rating(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    """A seat of a rated room shows its player's rating (a casual room's none), and after
+    a rated race the seats show the new ones."""
+    server = await with_records(start_server, f"sqlite:///{tmp_path / 'r.db'}")
+    ann, bob = await identified(server, "Ann"), await identified(server, "Bob")
+    joined = await ann.create("klondike", rated=True)
+    assert joined.snapshot is not None
+    assert [(s.rating, s.provisional) for s in joined.snapshot.seats] == [(1500, True)]
+    await bob.join(joined.room)
+    seat = await ann.next_event("seat")
+    assert isinstance(seat, SeatEvent) and (seat.name, seat.rating) == ("Bob", 1500)
+    await ann.start()
+    (recorded, _) = await race({ann: 0, bob: 1})
+    assert recorded.ratings is not None
+    again = await (await identified(server, "Cid")).join(joined.room, role="spectator")
+    assert again.snapshot is not None
+    assert [s.rating for s in again.snapshot.seats] == [r.rating for r in recorded.ratings]
+    casual = await (await server.client()).create("klondike")
+    assert casual.snapshot is not None and casual.snapshot.seats[0].rating is None

@@ -84,8 +84,9 @@ def _pending_key(record: RaceRecord) -> str:
 @dataclass(frozen=True, slots=True)
 class TellRecorded:
     """A room update: race ``race`` of the room made at ``created_at`` is recorded as
-    ``game_id`` (with its racers' ``ratings`` changes when it was rated); value: whether
-    the room was told (``race_recorded``). A room whose code now names another room, or
+    ``game_id`` (with its racers' ``ratings`` changes when it was rated: the seats of the
+    racers still seated show their new rating); value: whether the room was told
+    (``race_recorded``). A room whose code now names another room, or
     that has started a later race, is left alone."""
 
     created_at: int
@@ -96,6 +97,11 @@ class TellRecorded:
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
         if room.created_at != self.created_at or room.race != self.race:
             return [], False
+        for change in self.ratings or ():
+            # the seats show the ratings as they are now (a snapshot, the next race)
+            seat = room.seat(change["seat"])
+            if seat is not None and seat.player_id == change["player"]:
+                seat.rating, seat.provisional = change["rating"], change["provisional"]
         event = frames.race_recorded(
             room=display_code(room.code),
             race=self.race,

@@ -61,6 +61,12 @@ class Ratings:
             return {p: Standing() for p in player_ids}
         return await records.standings_of(player_ids, game)
 
+    async def shown(self, player_id: str, game: str) -> tuple[int, bool]:
+        """A player's rating in ``game`` as a seat shows it: whole points, and whether it
+        is provisional (shown with "?")."""
+        standing = (await self.standings_of([player_id], game))[player_id]
+        return round(standing.rating.rating), standing.provisional
+
     async def seek_cooldown(self, player_id: str) -> int:
         """How many ms the player must still wait before seeking a race (0: none)."""
         records = self.ctx.records

@@ -16,6 +16,7 @@ from ..codes import display_code, hash_token, new_room_code, new_token, normaliz
 from ..config import now_ms
 from ..context import Context
 from ..edge.connection import Conn, Player
+from ..ratings.service import Ratings
 from ..store.errors import StoreUnavailable
 from ..store.rooms import Snapshot, UnknownRoom
 from ..watching.follow import SpectatorCounter
@@ -38,6 +39,7 @@ from .updates import (
     ReleaseSeat,
     Retake,
     TakeSeat,
+    Update,
 )
 from .view import snapshot
 
@@ -49,11 +51,18 @@ logger = logging.getLogger("samedeal.server")
 class Lobby:
     """The lobby layer of a worker."""
 
-    def __init__(self, ctx: Context, race: Race, rematches: Rematches | None = None) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        race: Race,
+        rematches: Rematches | None = None,
+        ratings: Ratings | None = None,
+    ) -> None:
         self.ctx = ctx
         self.race = race
         self.daily = race.daily
         self.rematches = rematches
+        self.ratings = ratings
         self.counter = SpectatorCounter(ctx)
 
     @staticmethod
@@ -115,7 +124,8 @@ class Lobby:
             raise Refusal("busy", "could not find a free room code")
         self.ctx.metrics.rooms_created_total += 1
         logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, logged_deal(room))
-        await self._take_new_seat(conn, room.code, msg.name, msg.id, key)
+        rating = await self._rating(conn, msg.game) if msg.rated else None
+        await self._take_new_seat(conn, room.code, msg.name, msg.id, key, rating)
 
     async def on_join(self, conn: Conn, msg: Join) -> None:
         """``join``: a seat in the lobby or between races, or a spectator's place."""
@@ -123,7 +133,8 @@ class Lobby:
         snap = await self.find(msg.room, msg.key)
         room_code = snap.room.code
         if msg.role == "player":
-            await self._take_new_seat(conn, room_code, msg.name, msg.id, snap.room.key)
+            rating = await self._rating(conn, snap.room.game) if snap.room.options.rated else None
+            await self._take_new_seat(conn, room_code, msg.name, msg.id, snap.room.key, rating)
             return
         if not snap.room.options.spectators:
             raise Refusal("no_spectators", "this room does not allow spectators")
@@ -184,23 +195,50 @@ class Lobby:
         )
         return body["seq"]
 
+    async def _rating(self, conn: Conn, game: str) -> tuple[int, bool] | None:
+        """The rating a seat of a rated room shows for ``conn``'s player (None: a guest,
+        whom a rated room refuses anyway)."""
+        if conn.player_id is None or self.ratings is None:
+            return None
+        return await self.ratings.shown(conn.player_id, game)
+
     async def _take_new_seat(
-        self, conn: Conn, room_code: str, name: str, rid: int | None, key: str | None
+        self,
+        conn: Conn,
+        room_code: str,
+        name: str,
+        rid: int | None,
+        key: str | None,
+        rating: tuple[int, bool] | None = None,
     ) -> None:
         token = new_token()
+        update = TakeSeat(
+            name or conn.player_name or "",
+            hash_token(token),
+            conn.id,
+            now_ms(),
+            conn.player_id,
+            rating,
+        )
+        await self.enter(conn, room_code, update, token=token, rid=rid, key=key)
+
+    async def enter(
+        self,
+        conn: Conn,
+        room_code: str,
+        update: Update[int],
+        *,
+        token: str,
+        rid: int | None = None,
+        key: str | None = None,
+    ) -> Snapshot:
+        """Seat ``conn`` in room ``room_code`` by ``update`` (its value: the seat taken,
+        held by ``token``), and send it ``joined`` and the room's events from then on;
+        the snapshot after the update."""
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, seat = await self.ctx.store.rooms.update(
-                room_code,
-                TakeSeat(
-                    name or conn.player_name or "",
-                    hash_token(token),
-                    conn.id,
-                    now_ms(),
-                    conn.player_id,
-                ),
-            )
+            snap, seat = await self.ctx.store.rooms.update(room_code, update)
         except BaseException:
             rooms.detach(conn)
             raise
@@ -212,6 +250,7 @@ class Lobby:
         self.race.end.arm_timer(lr)
         if self.rematches is not None:
             self.rematches.learn(lr, snap.room.offer)
+        return snap
 
     async def _send_joined(
         self,

@@ -133,6 +133,10 @@ class SeatState(_State):
     player_id: str | None = None
     #: played by the server (a bot or a ghost): it accepts every rematch unasked
     robot: bool = False
+    #: in a rated room, the player's rating in its game as shown (whole points) and
+    #: whether it is provisional (shown with "?"); None in a casual room
+    rating: int | None = None
+    provisional: bool = False
 
 
 class ProgressState(_State):
@@ -237,6 +241,8 @@ def seat_event(room: RoomState, seat: SeatState, *, left: bool = False) -> SeatB
         connected=seat.connected and not left,
         left=left,
         host=room.host == seat.seat,
+        rating=seat.rating,
+        provisional=seat.provisional,
     )
 
 
@@ -291,9 +297,12 @@ def add_player(
     conn: str,
     now: int,
     player_id: str | None = None,
+    rating: tuple[int, bool] | None = None,
 ) -> tuple[SeatState, Events]:
-    """Seat a new player (``player_id``: their identity, when they gave one); refuses a
-    full room, a running race, and a player without an identity in a rated room."""
+    """Seat a new player (``player_id``: their identity, when they gave one; ``rating``:
+    their rating in the room's game as shown and whether it is provisional, kept in a rated
+    room); refuses a full room, a running race, and a player without an identity in a rated
+    room."""
     if room.phase == "running":
         raise Refusal("race_running", "a race is running: join as a spectator or wait")
     if len(room.seats) >= room.options.max_players:
@@ -307,6 +316,8 @@ def add_player(
         conn=conn,
         player_id=player_id,
     )
+    if room.options.rated and rating is not None:
+        seat.rating, seat.provisional = rating
     room.next_seat += 1
     room.seats.append(seat)
     if room.host is None:

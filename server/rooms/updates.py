@@ -65,17 +65,19 @@ class Update(Protocol[T_co]):
 
 @dataclass(frozen=True, slots=True)
 class TakeSeat:
-    """A player takes a new seat (the first one becomes the host); value: the seat."""
+    """A player takes a new seat (the first one becomes the host; ``rating``: their rating
+    as shown and whether it is provisional, kept in a rated room); value: the seat."""
 
     name: str
     token_hash: str
     conn: str
     now: int
     player_id: str | None = None
+    rating: tuple[int, bool] | None = None
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
         seat, events = add_player(
-            room, self.name, self.token_hash, self.conn, self.now, self.player_id
+            room, self.name, self.token_hash, self.conn, self.now, self.player_id, self.rating
         )
         return events, seat.seat
 

@@ -59,6 +59,9 @@ def snapshot(
             "connected": s.connected,
             "status": "waiting",
         }
+        if s.rating is not None:
+            info["rating"] = s.rating
+            info["provisional"] = s.provisional
         if p is not None and p.race == room.race and room.race > 0:
             ev = progress_event(room, p, now, s)
             info["status"] = ev["status"]
