@@ -43,6 +43,7 @@ from protocol import (
     ProtocolError,
     RaceStarting,
     Rejected,
+    Seeking,
     ServerMessage,
     TournamentReply,
     TournamentSeat,
@@ -488,6 +489,46 @@ class RaceClient:
                 await self.leave()
         self.token = seat.token
         return await self.resume(seat.room, seat.token)
+
+    async def seek(
+        self,
+        game: str,
+        players: int = 2,
+        time_limit: int | None = None,
+        *,
+        rated: bool | None = None,
+        wait: int = 20,
+        name: str = "",
+    ) -> Seeking:
+        """Play now: wait in a quick-play pool (``seeking``); the seat comes as ``joined``
+        (an event: read it with :meth:`next_event`), then the room's events."""
+        payload: dict[str, Any] = {
+            "type": "seek",
+            "game": game,
+            "players": players,
+            "time_limit": time_limit,
+            "rated": rated,
+            "wait": wait,
+            "name": name,
+        }
+        reply = await self.request(payload)
+        assert isinstance(reply, Seeking)
+        return reply
+
+    async def cancel_seek(self) -> None:
+        """Leave the pool."""
+        await self.request({"type": "cancel_seek"})
+
+    async def take_offer(self, offer: str) -> Joined | Seeking:
+        """Race what ``seek_offer`` offered: ``bot`` or ``ghost`` (``joined``), ``smaller``
+        (``seeking``)."""
+        reply = await self.request({"type": "take_offer", "offer": offer})
+        assert isinstance(reply, Joined | Seeking)
+        return reply
+
+    async def watch_pools(self, watch: bool = True) -> None:
+        """Receive how many seek each pool (``pool_counts``), or stop."""
+        await self.request({"type": "pools", "watch": watch})
 
     async def ping(self) -> int:
         """The server clock in ms."""

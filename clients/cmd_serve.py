@@ -178,6 +178,12 @@ def register(sub: Any) -> None:
         help="prove a day's deals of the day when first asked, not ahead (a solver process "
         "works a few seconds at start and at each day's end otherwise)",
     )
+    p.add_argument(
+        "--pools-warm",
+        action="store_true",
+        help="prove the quick-play pools' deals of every game at start, not when the lobby "
+        "first asks (a solver process works some seconds per game)",
+    )
     # tests: move the server clock (seconds), e.g. to just before a day's end
     p.add_argument("--clock-offset", type=float, default=0.0, help=argparse.SUPPRESS)
     p.add_argument("--compression", action="store_true", help="offer permessage-deflate to clients")
@@ -292,6 +298,7 @@ def _serve_one(args: argparse.Namespace) -> int:
         identity_limit=args.identity_limit,
         daily_key=args.daily_key,
         daily_warm=not args.no_daily_warm,
+        pools_warm=args.pools_warm,
         tournament_lease=args.tournament_lease,
         tournament_countdown=args.tournament_countdown,
     )
@@ -366,6 +373,8 @@ def _supervise(args: argparse.Namespace) -> int:
         argv += ["--clock-offset", str(args.clock_offset)]
     if args.no_daily_warm:
         argv.append("--no-daily-warm")
+    if args.pools_warm:
+        argv.append("--pools-warm")
     argv += ["--identity-limit", str(args.identity_limit)]
     if args.records_url is None:
         argv.append("--no-records")

@@ -26,6 +26,7 @@ __all__ = [
     "FeaturedBody",
     "LivePlayerBody",
     "LiveRoomBody",
+    "PoolCountBody",
     "ProgressBody",
     "RaceEndedBody",
     "RaceRecordedBody",
@@ -49,6 +50,7 @@ __all__ = [
     "ok",
     "player_finished",
     "pong",
+    "pool_counts",
     "progress",
     "race_ended",
     "race_recorded",
@@ -58,6 +60,8 @@ __all__ = [
     "rematch_offered",
     "resync",
     "seat",
+    "seek_offer",
+    "seeking",
     "spectators",
     "stamp_event",
     "tournament_event",
@@ -717,3 +721,59 @@ def tournament_seat(
         "now": now,
     }
 
+
+# --------------------------------------------------------------------- quick play
+
+
+class PoolCountBody(TypedDict):
+    """``PoolCount``: how many seek in one pool."""
+
+    pool: str
+    game: str
+    players: int
+    time_limit: int | None
+    rated: bool
+    seeking: int
+
+
+def seeking(
+    *,
+    id: int | None,
+    pool: str,
+    game: str,
+    players: int,
+    time_limit: int | None,
+    rated: bool,
+    since: int,
+    offer_at: int,
+    now: int,
+    rating: int | None,
+    provisional: bool,
+) -> bytes:
+    """Reply to ``seek``: the player waits in ``pool``."""
+    return orjson.dumps(
+        {
+            "type": "seeking",
+            "id": id,
+            "pool": pool,
+            "game": game,
+            "players": players,
+            "time_limit": time_limit,
+            "rated": rated,
+            "since": since,
+            "offer_at": offer_at,
+            "now": now,
+            "rating": rating,
+            "provisional": provisional,
+        }
+    )
+
+
+def seek_offer(*, pool: str, offers: list[str]) -> bytes:
+    """What a player who has waited may race instead."""
+    return orjson.dumps({"type": "seek_offer", "pool": pool, "offers": offers})
+
+
+def pool_counts(pools: list[PoolCountBody]) -> bytes:
+    """How many seek in each pool."""
+    return orjson.dumps({"type": "pool_counts", "pools": pools})

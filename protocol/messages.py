@@ -41,6 +41,7 @@ __all__ = [
     "AddBot",
     "AddGhost",
     "Board",
+    "CancelSeek",
     "ClientMessage",
     "Create",
     "Error",
@@ -66,6 +67,9 @@ __all__ = [
     "Ping",
     "PlayerFinished",
     "Pong",
+    "PoolCount",
+    "PoolCounts",
+    "Pools",
     "Progress",
     "RaceEnded",
     "RaceRecorded",
@@ -90,10 +94,15 @@ __all__ = [
     "RoomSnapshot",
     "SeatEvent",
     "SeatInfo",
+    "Seek",
+    "SeekOffer",
+    "SeekOfferKind",
+    "Seeking",
     "ServerMessage",
     "SetHandle",
     "Spectators",
     "Start",
+    "TakeOffer",
     "TournamentClose",
     "TournamentCreate",
     "TournamentEvent",
@@ -459,6 +468,60 @@ class TournamentClose(_Message):
     id: RequestId = None
 
 
+SeekOfferKind = Literal["bot", "ghost", "smaller"]
+"""What a player who has waited may race instead (``seek_offer``): a labelled bot, the
+ghost of another player's run, or a room of 2 instead of 4."""
+
+
+class Seek(_Message):
+    """Play now: wait in the quick-play pool of ``game`` × ``players`` (2 or 4) ×
+    ``time_limit`` (null, 300 or 600 seconds) until the server fills a room with players of
+    close ratings and starts the race (``joined``, then the room's events, as any racer).
+    ``rated``: null races rated when the player has an identity and the pool a time limit
+    (races without one are casual), casual otherwise; true asks for a rated pool (an
+    identity and a time limit needed), false for a casual one. After ``wait`` seconds the
+    server offers something else to race (``seek_offer``). Answered with ``seeking``; refused
+    with ``no_such_pool``, ``bad_time_limit``, ``rated_needs_time_limit``,
+    ``rated_needs_identity``, ``already_seeking``, ``already_in_room`` or
+    ``seek_cooldown`` (docs/protocol.md)."""
+
+    type: Literal["seek"] = "seek"
+    id: RequestId = None
+    game: Annotated[str, Field(max_length=32)]
+    players: int
+    time_limit: int | None = None
+    rated: bool | None = None
+    wait: Annotated[int, Field(ge=5, le=300)] = 20
+    name: Name = ""
+
+
+class CancelSeek(_Message):
+    """Leave the pool (answered with ``ok``; ``not_seeking`` without a seek). A seek also
+    ends when its connection closes or enters a room."""
+
+    type: Literal["cancel_seek"] = "cancel_seek"
+    id: RequestId = None
+
+
+class TakeOffer(_Message):
+    """Race what ``seek_offer`` offered instead of waiting on: ``bot`` or ``ghost`` (a
+    casual room of one's own with it, answered with ``joined``), ``smaller`` (the pool of
+    rooms of 2, the wait so far kept, answered with ``seeking``)."""
+
+    type: Literal["take_offer"] = "take_offer"
+    id: RequestId = None
+    offer: SeekOfferKind
+
+
+class Pools(_Message):
+    """``watch``: receive how many seek in each pool (``pool_counts``, now and whenever
+    the counts change, at most once a second); false stops."""
+
+    type: Literal["pools"] = "pools"
+    id: RequestId = None
+    watch: bool = True
+
+
 class Ping(_Message):
     """Ask for a ``pong`` (with the server clock)."""
 
@@ -495,7 +558,11 @@ ClientMessage = Annotated[
     | TournamentWithdraw
     | TournamentRejoin
     | TournamentHost
-    | TournamentClose,
+    | TournamentClose
+    | Seek
+    | CancelSeek
+    | TakeOffer
+    | Pools,
     Field(discriminator="type"),
 ]
 """Any client → server message."""
@@ -597,7 +664,8 @@ class Welcome(_Message):
 
 
 class Joined(_Message):
-    """Reply to ``create``, ``join`` and ``resume``.
+    """Reply to ``create``, ``join``, ``resume`` and ``take_offer`` (a bot or a ghost); sent
+    unasked (``id`` null) when a seek is paired: the seat in the pool's room.
 
     ``token`` (create and join only) is the seat's session token: keep it, it is the only
     way to act for the seat and to resume it. ``view`` is the player's own board when a
@@ -658,7 +726,8 @@ class Error(_Message):
 class Ok(_Message):
     """Reply to ``start``, ``resign``, ``rematch``, ``rematch_reply``, ``leave``, ``follow``,
     ``live``, ``react``, ``add_bot``, ``add_ghost``, ``tournament_withdraw``,
-    ``tournament_rejoin``, ``tournament_host`` and ``tournament_close`` when done."""
+    ``tournament_rejoin``, ``tournament_host``, ``tournament_close``, ``cancel_seek`` and
+    ``pools`` when done."""
 
     type: Literal["ok"] = "ok"
     id: int | None = None
@@ -936,6 +1005,56 @@ class TournamentStandings(_Message):
     live: TournamentLiveRound | None
 
 
+class Seeking(_Message):
+    """Reply to ``seek`` (and to ``take_offer`` ``smaller``): the player waits in ``pool``
+    (``GAME:PLAYERS:SECONDS:rated|casual``), since ``since`` (server ms; ``now`` is the
+    server clock), and is offered something else at ``offer_at`` if still waiting.
+    ``rating``: the player's rating in the game as the pairing uses it (shown with a "?"
+    while ``provisional``; null for a guest)."""
+
+    type: Literal["seeking"] = "seeking"
+    id: int | None = None
+    pool: str
+    game: GameName
+    players: int
+    time_limit: int | None
+    rated: bool
+    since: int
+    offer_at: int
+    now: int
+    rating: int | None = None
+    provisional: bool = False
+
+
+class SeekOffer(_Message):
+    """The player has waited as long as they chose: what they may race instead
+    (``take_offer``), while they keep waiting in ``pool``. ``bot``: a labelled bot (a casual
+    race); ``ghost``: the ghost of another player's run of a deal new to them (casual);
+    ``smaller``: a room of 2 instead of 4 (the wait so far kept)."""
+
+    type: Literal["seek_offer"] = "seek_offer"
+    pool: str
+    offers: list[SeekOfferKind]
+
+
+class PoolCount(_Message):
+    """How many seek in one pool."""
+
+    pool: str
+    game: GameName
+    players: int
+    time_limit: int | None
+    rated: bool
+    seeking: int
+
+
+class PoolCounts(_Message):
+    """How many seek in each pool (for a ``pools`` watch)."""
+
+    type: Literal["pool_counts"] = "pool_counts"
+    pools: list[PoolCount]
+
+
 ServerMessage = Annotated[
     Welcome
     | Joined
@@ -960,7 +1079,10 @@ ServerMessage = Annotated[
     | TournamentReply
     | TournamentEvent
     | TournamentStandings
-    | TournamentSeat,
+    | TournamentSeat
+    | Seeking
+    | SeekOffer
+    | PoolCounts,
     Field(discriminator="type"),
 ]
 """Any server → client message."""

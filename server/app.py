@@ -26,9 +26,11 @@ from typing import Any
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import serve
 
+from engine import GAME_NAMES
 from protocol import (
     AddBot,
     AddGhost,
+    CancelSeek,
     Create,
     Follow,
     ForgetMe,
@@ -38,6 +40,7 @@ from protocol import (
     Live,
     MoveRequest,
     NewPlayer,
+    Pools,
     React,
     Recover,
     Rematch,
@@ -45,8 +48,10 @@ from protocol import (
     Rename,
     Resign,
     Resume,
+    Seek,
     SetHandle,
     Start,
+    TakeOffer,
     TournamentClose,
     TournamentCreate,
     TournamentHost,
@@ -61,10 +66,11 @@ from .config import Config, now_ms
 from .context import Context
 from .daily.challenge import Daily
 from .edge.connection import Conn, Gate
-from .edge.gateway import Gateway, Route
+from .edge.gateway import Gateway, Handler, Route
 from .metrics import Metrics
 from .players.history import History
 from .players.identity import Identities
+from .quickplay.service import Pools as QuickPlay
 from .ratings.service import Ratings
 from .records.store import SqlRecordsStore, purge_periodically
 from .records.writer import RaceWriter
@@ -78,6 +84,7 @@ from .rooms.registry import Rooms
 from .rooms.rematch import Rematches
 from .rooms.robots import Robots
 from .store import Store
+from .store.pools import POOL_CHANNEL
 from .store.tournaments import TOURNAMENT_CHANNEL
 from .tasks import Tasks
 from .tournaments.rounds import RoundRunner
@@ -117,13 +124,14 @@ class RaceServer:
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
         race_end.end_hooks.append(history.race_ended)
+        self.quickplay = quickplay = QuickPlay(ctx, lobby, race, robots, ratings)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
         self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
-            Create: Route(lobby.on_create),
-            Join: Route(lobby.on_join),
-            Resume: Route(lobby.on_resume),
+            Create: Route(self._entering(lobby.on_create)),
+            Join: Route(self._entering(lobby.on_join)),
+            Resume: Route(self._entering(lobby.on_resume)),
             Start: Route(race.on_start, answers_ok=True),
             Resign: Route(race.on_resign, answers_ok=True),
             Rematch: Route(rematches.on_rematch, answers_ok=True),
@@ -147,6 +155,10 @@ class RaceServer:
             TournamentRejoin: Route(tournaments.on_rejoin, answers_ok=True),
             TournamentHost: Route(tournaments.on_host, answers_ok=True),
             TournamentClose: Route(tournaments.on_close, answers_ok=True),
+            Seek: Route(quickplay.on_seek),
+            CancelSeek: Route(quickplay.on_cancel_seek, answers_ok=True),
+            TakeOffer: Route(quickplay.on_take_offer),
+            Pools: Route(quickplay.on_pools, answers_ok=True),
         }
         self.gateway = Gateway(ctx, routes, self._closed)
 
@@ -168,12 +180,24 @@ class RaceServer:
     async def _closed(self, conn: Conn) -> None:
         self.watching.forget(conn)
         self.tournaments.closed(conn)
+        await self.quickplay.closed(conn)
         await self.lobby.leave(conn)
 
+    def _entering(self, handler: Handler) -> Handler:
+        """``handler`` (a request that enters a room) after the connection's seek ends."""
+
+        async def enter(conn: Conn, msg: Any) -> None:
+            await self.quickplay.entering(conn)
+            await handler(conn, msg)
+
+        return enter
+
     def _deliver(self, code: str, data: bytes) -> None:
-        """A message from the broker: a tournament's event, or a room's."""
+        """A message from the broker: a tournament's event, a pool's, or a room's."""
         if code.startswith(TOURNAMENT_CHANNEL):
             self.tournaments.deliver(code[len(TOURNAMENT_CHANNEL) :], data)
+        elif code.startswith(POOL_CHANNEL):
+            self.quickplay.deliver(code[len(POOL_CHANNEL) :], data)
         else:
             self.ctx.rooms.deliver(code, data)
 
@@ -198,6 +222,9 @@ class RaceServer:
         await self.history.start(self._writer)
         await self.daily.start()
         await self.tournaments.start()
+        await self.quickplay.start()
+        if self.ctx.config.pools_warm:
+            self.quickplay.deals.warm(list(GAME_NAMES))
         if self.ctx.records is not None:
             self.ctx.tasks.spawn(purge_periodically(self.ctx.records), "records purge")
 
@@ -213,6 +240,7 @@ class RaceServer:
         for lr in list(self.ctx.rooms.rooms.values()):
             self.ctx.rooms.drop(lr)
         self.robots.close()
+        self.quickplay.close()
         await self.daily.close()
         await self.tournaments.close()
         if self._writer is not None:

@@ -90,6 +90,9 @@ class Config:
     tournament_lease: float = 2.0
     #: seconds from a round's start to its first move (every participant's countdown)
     tournament_countdown: float = 5.0
+    #: prove the quick-play pools' deals of every game from the start (``samedeal serve``),
+    #: not when first asked
+    pools_warm: bool = False
     #: the solver's node budget per candidate deal of a winnable-only round, and how many
     #: candidates it tries (None: the defaults of ``engine.fair``); fixed at creation
     tournament_nodes: int | None = None

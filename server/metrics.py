@@ -35,6 +35,13 @@ class Metrics:
     records_pending: int = 0
     #: tournaments whose timers this worker runs (it holds their lease)
     tournaments_driven: int = 0
+    #: connections of this worker seeking a race in a quick-play pool
+    pool_seekers: int = 0
+    #: rooms this worker's pairings filled from the pools
+    pool_rooms_total: int = 0
+    #: rooms a pairing made and could not fill (a seeker left, or another worker took one
+    #: first): left unused to expire
+    pool_rooms_unused_total: int = 0
 
     def render(self, worker: str) -> str:
         """The exposition text; every sample labelled with the worker id."""
@@ -46,6 +53,7 @@ class Metrics:
             "store_up": "gauge",
             "records_pending": "gauge",
             "tournaments_driven": "gauge",
+            "pool_seekers": "gauge",
         }
         lines = []
         label = worker.replace("\\", "\\\\").replace('"', '\\"')

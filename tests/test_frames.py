@@ -21,6 +21,7 @@ from protocol import (
     Ok,
     PlayerFinished,
     Pong,
+    PoolCounts,
     Progress,
     RaceEnded,
     RaceRecorded,
@@ -30,6 +31,8 @@ from protocol import (
     RematchOffered,
     Resync,
     SeatEvent,
+    Seeking,
+    SeekOffer,
     Spectators,
     Welcome,
     decode_server,
@@ -102,6 +105,38 @@ REPLIES: list[tuple[bytes, type[BaseModel]]] = [
             room="K7QF-2M", counts=[{"seat": None, "reaction": "gg", "by": "spectator", "n": 2}]
         ),
         Reactions,
+    ),
+    (
+        frames.seeking(
+            id=7,
+            pool="klondike:2:300:rated",
+            game="klondike",
+            players=2,
+            time_limit=300,
+            rated=True,
+            since=1,
+            offer_at=20_001,
+            now=2,
+            rating=1500,
+            provisional=True,
+        ),
+        Seeking,
+    ),
+    (frames.seek_offer(pool="klondike:4:0:casual", offers=["bot", "smaller"]), SeekOffer),
+    (
+        frames.pool_counts(
+            [
+                {
+                    "pool": "easy-harp:4:600:rated",
+                    "game": "easy-harp",
+                    "players": 4,
+                    "time_limit": 600,
+                    "rated": True,
+                    "seeking": 3,
+                }
+            ]
+        ),
+        PoolCounts,
     ),
 ]
 

@@ -220,6 +220,10 @@ class RoomState(_State):
     # a tournament round's room: the tournament's id (its races are recorded when the
     # round ends, and its deal is told to nobody before: ``secret_until``)
     tournament: str | None = None
+    # a quick-play pool's room: the pool's id, and when its race starts at the latest
+    # (server ms) with whoever has taken their seat by then
+    pool: str | None = None
+    pool_start_by: int | None = None
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""

@@ -47,6 +47,7 @@ __all__ = [
     "TakeSeat",
     "TellSpectators",
     "Update",
+    "first_board",
 ]
 
 T_co = TypeVar("T_co", covariant=True)
@@ -266,7 +267,7 @@ def _start(
     if room.secret_until is not None and now >= room.secret_until:
         room.daily = False  # the day is over: an ordinary deal from now on
         room.daily_day = room.secret_until = None
-    total, view = _first_board(deal or room.deal)
+    total, view = first_board(deal or room.deal)
     return start_race(
         room,
         progress,
@@ -282,7 +283,7 @@ def _start(
 
 
 @functools.lru_cache(maxsize=64)
-def _first_board(deal: str) -> tuple[int, dict[str, Any]]:
+def first_board(deal: str) -> tuple[int, dict[str, Any]]:
     """The card total and the first board of ``deal``, made once for the many rooms that
     start one deal (the day's, a shared one: a thousand players starting the day's deal
     would lay it out a thousand times). The board is encoded into ``race_starting``, never
