@@ -42,6 +42,8 @@ class Metrics:
     #: rooms a pairing made and could not fill (a seeker left, or another worker took one
     #: first): left unused to expire
     pool_rooms_unused_total: int = 0
+    #: deals the pools' solver process proved winnable on this worker
+    pool_deals_proven_total: int = 0
 
     def render(self, worker: str) -> str:
         """The exposition text; every sample labelled with the worker id."""

@@ -171,7 +171,7 @@ async def test_a_seeker_who_waits_is_offered_a_smaller_room_then_a_bot(
     assert smaller.since == seeking.since  # the wait so far is kept
     with pytest.raises(RequestError) as info:
         await ann.take_offer("smaller")
-    assert info.value.code == "no_offer"
+    assert info.value.code == "not_offered"
     joined = await ann.take_offer("bot")  # still offered, in the smaller pool too
     assert isinstance(joined, Joined) and joined.snapshot is not None
     robot = await ann.next_event("seat")
@@ -295,7 +295,7 @@ async def test_seeking_twice_or_while_seated_and_acting_on_no_seek_are_refused(
     await refused("not_seeking", ann.take_offer("bot"))
     await ann.seek("klondike", 4)
     await refused("already_seeking", ann.seek("klondike", 2))
-    await refused("no_offer", ann.take_offer("bot"))  # not waited long enough yet
+    await refused("not_offered", ann.take_offer("bot"))  # not waited long enough yet
     # the same identity on another connection: one seek per player
     tab = await server.client()
     assert made.secret is not None

@@ -83,7 +83,8 @@ class _Proven:
 class ProvenBuffer:
     """:class:`DealSource` of one worker: per game asked for (or warmed), ``size`` proven
     deals kept ready by the solver in a process; a deal leaves once dealt to ``max_uses``
-    players or ``lifetime`` seconds after it was proven. ``tasks`` runs the filler."""
+    players or ``lifetime`` seconds after it was proven. ``tasks`` runs the filler;
+    ``on_proven`` is told the game of each deal proven."""
 
     def __init__(
         self,
@@ -95,6 +96,7 @@ class ProvenBuffer:
         nodes: int = 100_000,
         wait: float = 60.0,
         executor: Callable[[], ProcessPoolExecutor] = solver_pool,
+        on_proven: Callable[[str], None] | None = None,
     ) -> None:
         self.size = size
         self.max_uses = max_uses
@@ -104,6 +106,7 @@ class ProvenBuffer:
         self.wait = wait
         self._tasks = tasks
         self._executor = executor
+        self._on_proven = on_proven
         self._pool: ProcessPoolExecutor | None = None
         self._deals: dict[str, list[_Proven]] = {}
         self._by_code: dict[str, _Proven] = {}
@@ -222,6 +225,8 @@ class ProvenBuffer:
             self._deals.setdefault(game, []).append(proven)
             self._by_code[code] = proven
             self.proven += 1
+            if self._on_proven is not None:
+                self._on_proven(game)
             self._proven.set()
             self._proven.clear()
 

@@ -135,7 +135,7 @@ class Pools:
         self.race = race
         self.robots = robots
         self.ratings = ratings
-        self.deals: DealSource = deals or ProvenBuffer(ctx.tasks)
+        self.deals: DealSource = deals or ProvenBuffer(ctx.tasks, on_proven=self._proven)
         #: this worker's seeks, by connection id and by (pool, seeker key)
         self._seeks: dict[str, LocalSeek] = {}
         self._keyed: dict[tuple[str, str], LocalSeek] = {}
@@ -150,6 +150,9 @@ class Pools:
         self._counted = asyncio.Event()
         self._runs: dict[str, deque[Run]] = {}
         race.end.end_hooks.append(self._race_ended)
+
+    def _proven(self, game: str) -> None:
+        self.ctx.metrics.pool_deals_proven_total += 1
 
     async def start(self) -> None:
         """Start the passes, the renewals and the counts."""
@@ -265,10 +268,10 @@ class Pools:
         if local is None:
             raise Refusal("not_seeking", "you are not seeking a race")
         if msg.offer not in local.offers:
-            raise Refusal("no_offer", f"{msg.offer!r} is not offered to you now")
+            raise Refusal("not_offered", f"{msg.offer!r} is not offered to you now")
         ghost = self._ghost_for(local) if msg.offer == "ghost" else None
         if msg.offer == "ghost" and ghost is None:
-            raise Refusal("no_offer", "no ghost is left to race: take another offer")
+            raise Refusal("not_offered", "no ghost is left to race: take another offer")
         if not await self._out_of_pool(local):
             raise Refusal("already_paired", "you were just paired: your race is coming")
         if msg.offer == "smaller":
