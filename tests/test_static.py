@@ -88,6 +88,18 @@ def test_the_daily_pages_answer_the_app_and_nothing_near_them_does() -> None:
         assert static.response(path) is None, path
 
 
+def test_the_leaderboards_answer_the_app_and_nothing_near_them_does() -> None:
+    static = StaticFiles(WEB_DIR)
+    index = static.response("/")
+    assert index is not None
+    pages = ("/leaderboard", "/leaderboard/", "/leaderboard/klondike-3", "/leaderboard/easy-harp/")
+    for page in pages:
+        found = static.response(page)
+        assert found is not None and found.status_code == 200 and found.body == index.body, page
+    for path in ("/leaderboard/chess", "/leaderboard/klondike/2", "/leaderboards"):
+        assert static.response(path) is None, path
+
+
 def test_a_missing_directory_serves_nothing(tmp_path: Path) -> None:
     assert StaticFiles(tmp_path / "nothing").response("/") is None
 

@@ -1,8 +1,8 @@
 // samedeal browser client: start-up and wiring. The screens are modules of their own: the
-// lobby (lobby.js), the room around a race (room.js: seat, header, waiting room, players),
+// lobby (lobby.js) and its Play now panel (quickplay.js), the room around a race (room.js: seat, header, waiting room, players),
 // the race (race.js), its results (results.js) and spectating (spectate.js), all reading one
 // state (store.js); the rules (rules.js), the replay (replay.js), player (profile.js) and
-// daily (daily.js) pages, the player's identity (identity.js), the live directory (/watch,
+// daily (daily.js) pages, the leaderboard (leaderboard.js), the player's identity (identity.js), the live directory (/watch,
 // watch.js), the featured race (/tv, tv.js) and tournaments (tournament.js). Plain ES
 // modules, no build step. Everything that comes from other users (names, room data) is put
 // on the page with textContent, never as markup. Every word comes from the catalogues
@@ -18,8 +18,10 @@ import {
 import { detectLang, errorText, setLang, t, translateDom } from "./i18n.js";
 import { render as refreshYou, setupIdentity } from "./identity.js";
 import { joinRoom, renderLobbyLive, setupLobby, showDealPanel, showInvite } from "./lobby.js";
+import { refreshLeaderboard, showLeaderboard } from "./leaderboard.js";
 import { $, conn, onRender, render, showScreen, toast } from "./page.js";
 import { refreshProfile, showProfile } from "./profile.js";
+import { onQuickMessage, refreshQuickPlay, renderPlayAgain, seekLost, setupQuickPlay, watchPools } from "./quickplay.js";
 import { drawBoard, newRace, renderBar, renderControls, setupRace, tickClock } from "./race.js";
 import { refreshReplay, replayKey, showReplay } from "./replay.js";
 import { renderOffer, renderResults, setupResults } from "./results.js";
@@ -57,7 +59,7 @@ function onClose(code) {
     return;
   }
   if (code === 4000) toast(t("net.taken_elsewhere"));
-  else connectionLost();
+  else if (!seekLost()) connectionLost();
 }
 
 /** A frame that is not a reply: the lobby's live races, a tournament's news, or a room
@@ -67,6 +69,7 @@ function onFrameEvent(msg) {
     renderLobbyLive(msg);
     return;
   }
+  if (onQuickMessage(msg)) return; // Play now: the counts, an offer, the seat a pool gave
   if (String(msg.type).startsWith("tournament") && tournament.onMessage(msg)) return;
   if (takeSeq(msg)) onEvent(msg);
 }
@@ -101,6 +104,7 @@ function draw() {
   drawBoard();
   renderPlayers();
   renderResults();
+  renderPlayAgain();
   renderBar();
 }
 
@@ -117,6 +121,8 @@ async function changeLang(code) {
   refreshYou();
   refreshReplay();
   refreshProfile();
+  refreshLeaderboard();
+  refreshQuickPlay();
   refreshDaily();
   document.dispatchEvent(new Event("samedeal:lang")); // the watch and TV pages draw again
   render();
@@ -126,6 +132,7 @@ async function changeLang(code) {
 function bind() {
   setupSettings(changeLang);
   setupLobby();
+  setupQuickPlay();
   setupRoom();
   setupResults();
   setupRulesOverlay();
@@ -146,6 +153,11 @@ async function init() {
   if (r.screen === "daily") {
     showScreen("daily");
     await showDailyPage(r.day, $("daily"), conn);
+    return;
+  }
+  if (r.screen === "leaderboard") {
+    showScreen("leaderboard");
+    await showLeaderboard(r.game, $("leaderboard"));
     return;
   }
   if (r.screen === "replay" || r.screen === "profile") {
@@ -200,6 +212,7 @@ async function init() {
   conn
     .ensure()
     .then(() => conn.request({ type: "live", sort: "watched", limit: 5 }))
+    .then(() => watchPools()) // Play now: how many seek each pool
     .catch((e) => ($("create-error").textContent = errorText(e.code, e.message)))
     .finally(() => r.screen === "lobby" && refreshDailyLobby(conn)); // the player is known now
 }

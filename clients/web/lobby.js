@@ -129,7 +129,7 @@ async function routedForWatching(payload) {
  * the page shows the room: behind a balancer hashing the hint, all of a room's sockets
  * reach one worker. Resolves with the ``joined`` to take: the new socket's, with the
  * seat's token and key; the first one if the move fails (the seat stays where it is). */
-async function settleInRoom(joined) {
+export async function settleInRoom(joined) {
   if (!joined.token || roomHint(joined.room) === roomHint(conn.room)) return joined;
   conn.room = joined.room;
   let ws;

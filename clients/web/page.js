@@ -26,7 +26,7 @@ export function onRender(draw) {
 
 /** Show the screen (a <section> of index.html) called ``name``, and hide the others. */
 export function showScreen(name) {
-  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily", "watch", "tv", "tournament"]) $(id).hidden = id !== name;
+  for (const id of ["lobby", "room", "rules", "notfound", "replay", "profile", "daily", "watch", "tv", "tournament", "leaderboard"]) $(id).hidden = id !== name;
 }
 
 let toastTimer = null;

@@ -1,11 +1,13 @@
-// A player's page (/p/HANDLE): per game played, won, win %, best time, best score, current
-// and longest streak; the deal of the day's streaks and best score; recent races, each
+// A player's page (/p/HANDLE): the rating per game with its chart and the rated record
+// (ratings.js); per game played, won, win %, best time, best score, current and longest
+// streak; the deal of the day's streaks and best score; recent races, each
 // linking to its replay (/g/ID). From the server's GET /api/players/HANDLE; names and
 // handles are put on the page as text.
 
 import { formatDate, getJson } from "./api.js";
 import { el } from "./board.js";
 import { errorText, formatTime, t, tOrdinal } from "./i18n.js";
+import { ratingsSection } from "./ratings.js";
 
 const PAGE = 20;
 
@@ -194,7 +196,8 @@ function draw() {
       recent.append(row);
     }
   }
-  root.replaceChildren(...[head, stats, daily, recent].filter(Boolean));
+  const ratings = ratingsSection(player.ratings, player.handle);
+  root.replaceChildren(...[head, ratings, stats, daily, recent].filter(Boolean));
 }
 
 /** The deal of the day: days played and won, in a row and at most, the best score. */

@@ -6,6 +6,7 @@ import { el, icon } from "./board.js";
 import { dailyRaceShare, setupShareButton, shareOut } from "./daily.js";
 import { errorText, formatTime, t } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
+import { resultRating } from "./ratings.js";
 import { leaveRoom, statusLabel } from "./room.js";
 import { raceShareText } from "./share.js";
 import { dropOffer, isDailyRoom, serverNow, state } from "./store.js";
@@ -69,6 +70,8 @@ export function renderResults() {
     cells.forEach((v, i) => {
       const td = el("td", i === 1 ? "name" : null, v);
       if (i === 2 && r.status === "won") td.prepend(icon("trophy"), " ");
+      const rating = i === 1 ? resultRating(r.seat) : null; // a rated race's "1520 (+12)"
+      if (rating) td.append(" ", rating);
       tr.append(td);
     });
     body.append(tr);

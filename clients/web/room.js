@@ -8,6 +8,7 @@ import { renderRoomDaily } from "./daily.js";
 import { errorText, formatTime, t, tn } from "./i18n.js";
 import { ReactionPops, progressBar, reactionButtons } from "./live.js";
 import { $, conn, copy, render, showScreen, toast } from "./page.js";
+import { seatRating } from "./ratings.js";
 import { toggleFollow } from "./spectate.js";
 import {
   forgetSeat,
@@ -148,6 +149,8 @@ export function renderPlayers() {
     if (state.follows.includes(s.seat)) li.classList.add("followed");
     const who = el("div", "who");
     who.append(el("span", "name", s.name));
+    const rating = seatRating(s);
+    if (rating) who.append(rating);
     if (me) who.append(el("span", "you", t("players.you")));
     if (s.seat === state.host) who.append(el("span", "host-badge", t("players.host")));
     const popped = pops.node(s.seat);

@@ -11,7 +11,8 @@ export function gameOfDeal(code) {
 }
 
 /** What the address asks for: a room (/r/CODE), a deal to race (/d/CODE or ?deal=),
- * rules (/rules[/game]), the lobby (/), or nothing we know; ``where``: the page's address
+ * rules (/rules[/game]), a leaderboard (/leaderboard[/game]), the lobby (/), or nothing we
+ * know; ``where``: the page's address
  * unless given. */
 export function route(where = location) {
   const path = where.pathname;
@@ -34,6 +35,8 @@ export function route(where = location) {
   if (/^\/watch\/?$/.test(path)) return { screen: "watch" };
   m = path.match(/^\/tv(?:\/(easy-harp|klondike|klondike-3))?\/?$/);
   if (m) return { screen: "tv", game: m[1] || null };
+  m = path.match(/^\/leaderboard(?:\/(easy-harp|klondike|klondike-3))?\/?$/);
+  if (m) return { screen: "leaderboard", game: m[1] || null };
   if (path === "/" || path === "/index.html") {
     const deal = new URLSearchParams(where.search).get("deal");
     return deal ? { screen: "deal", deal: deal.toUpperCase() } : { screen: "lobby" };

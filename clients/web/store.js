@@ -24,7 +24,7 @@ export const state = {
   deadline: null,
   clockOffset: 0, // server ms − local ms
   lastSeq: 0,
-  seats: new Map(), // seat → {name, connected, status, on_foundations, total, score, moves, elapsed_ms}
+  seats: new Map(), // seat → {name, connected, status, on_foundations, total, score, moves, elapsed_ms, rating, provisional}
   names: new Map(), // seat → the last name seen (results keep the names of those who left)
   participants: [],
   results: null,
@@ -35,7 +35,7 @@ export const state = {
   boards: new Map(), // seat → the followed player's board (spectator)
   spectators: null,
   offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
-  recorded: null, // {race, game_id}: the race in the records (race_recorded): its replay
+  recorded: null, // {race, game_id, ratings}: the race in the records (race_recorded): its replay, rating changes
 };
 
 // ---------------------------------------------------------------------- reading
@@ -152,6 +152,8 @@ export function applyEvent(msg) {
       } else {
         const seat = state.seats.get(msg.seat) || { status: "waiting", on_foundations: 0, total: 0, score: 0, moves: 0 };
         Object.assign(seat, { name: msg.name, connected: msg.connected, seat: msg.seat });
+        // a rated room's seats show their player's rating
+        if (msg.rating !== undefined) Object.assign(seat, { rating: msg.rating, provisional: msg.provisional });
         state.seats.set(msg.seat, seat);
         state.names.set(msg.seat, msg.name);
       }
@@ -208,7 +210,11 @@ export function applyEvent(msg) {
       state.offer = msg;
       return true;
     case "race_recorded":
-      state.recorded = { race: msg.race, game_id: msg.game_id };
+      state.recorded = { race: msg.race, game_id: msg.game_id, ratings: msg.ratings || null };
+      for (const change of msg.ratings || []) {
+        const seat = state.seats.get(change.seat);
+        if (seat) Object.assign(seat, { rating: change.rating, provisional: change.provisional });
+      }
       return true;
     case "board":
       if (state.role === "spectator" && state.follows.includes(msg.seat)) {

@@ -20,7 +20,7 @@ test("a shared deal, by path or by ?deal=, in capitals", () => {
   assert.deepEqual(at("/index.html"), { screen: "lobby" });
 });
 
-test("rules, tournaments, replays, players, the daily pages, watching and TV", () => {
+test("rules, tournaments, replays, players, the daily pages, watching, TV, leaderboards", () => {
   assert.deepEqual(at("/rules"), { screen: "rules", game: "easy-harp" });
   assert.deepEqual(at("/rules/klondike"), { screen: "rules", game: "klondike" });
   assert.deepEqual(at("/t/new"), { screen: "tournament-new", code: "new", key: null });
@@ -33,10 +33,12 @@ test("rules, tournaments, replays, players, the daily pages, watching and TV", (
   assert.deepEqual(at("/watch"), { screen: "watch" });
   assert.deepEqual(at("/tv"), { screen: "tv", game: null });
   assert.deepEqual(at("/tv/klondike-3"), { screen: "tv", game: "klondike-3" });
+  assert.deepEqual(at("/leaderboard"), { screen: "leaderboard", game: null });
+  assert.deepEqual(at("/leaderboard/easy-harp/"), { screen: "leaderboard", game: "easy-harp" });
 });
 
 test("anything else is no page of ours", () => {
-  for (const address of ["/nope", "/rules/spider", "/daily/12-01-2026", "/tv/spider", "/r/"]) {
+  for (const address of ["/nope", "/rules/spider", "/daily/12-01-2026", "/tv/spider", "/r/", "/leaderboard/chess"]) {
     assert.equal(at(address).screen, "notfound", address);
   }
 });
