@@ -30,6 +30,33 @@ def register(sub: Any) -> None:
         choices=["easy-harp", "klondike", "klondike-3"],
         help="create a room for GAME instead of joining one (you are its host)",
     )
+    play.add_argument(
+        "--quick",
+        metavar="GAME",
+        choices=["easy-harp", "klondike", "klondike-3"],
+        help="play now: race whoever seeks GAME on the server (URL: the server's address)",
+    )
+    play.add_argument(
+        "--players", type=int, choices=[2, 4], default=2, help="with --quick: room size (2)"
+    )
+    play.add_argument(
+        "--time-limit",
+        type=int,
+        choices=[0, 5, 10],
+        default=5,
+        metavar="MINUTES",
+        help="with --quick: 0 (none: casual), 5 or 10 minutes (5)",
+    )
+    play.add_argument(
+        "--casual", action="store_true", help="with --quick: a casual race, even with an identity"
+    )
+    play.add_argument(
+        "--wait",
+        type=int,
+        default=20,
+        metavar="SECONDS",
+        help="with --quick: seconds before a bot, a ghost or a smaller room is offered (20)",
+    )
     _language(play)
     play.set_defaults(run=run_play)
 
@@ -92,21 +119,40 @@ def _link(args: argparse.Namespace, *, need_room: bool = True) -> RoomLink | Non
 
 
 def run_play(args: argparse.Namespace) -> int:
-    """Open the terminal client as a player."""
-    link = _link(args, need_room=args.create is None)
+    """Open the terminal client as a player (``--quick``: seek a race first)."""
+    link = _link(args, need_room=args.create is None and args.quick is None)
     if link is None:
+        return 2
+    if args.quick is not None and not 5 <= args.wait <= 300:
+        print("samedeal: --wait is 5 to 300 seconds", file=sys.stderr)
         return 2
     from .identity import IdentityFile
     from .tui import RaceApp
 
-    app = RaceApp(
-        link,
-        role="player",
-        name=args.name,
-        create=args.create,
-        lang=args.lang,
-        identity=IdentityFile(link.url),
-    )
+    app: RaceApp
+    if args.quick is not None:
+        from .tui_quick import QuickApp
+
+        app = QuickApp(
+            link.url,
+            args.quick,
+            players=args.players,
+            time_limit=args.time_limit * 60 or None,
+            rated=False if args.casual else None,
+            wait=args.wait,
+            name=args.name,
+            lang=args.lang,
+            identity=IdentityFile(link.url),
+        )
+    else:
+        app = RaceApp(
+            link,
+            role="player",
+            name=args.name,
+            create=args.create,
+            lang=args.lang,
+            identity=IdentityFile(link.url),
+        )
     app.run()
     if app.new_identity is not None and app.new_identity.recovery_code:
         # shown once by the server: printed again where the terminal keeps it

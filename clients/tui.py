@@ -45,7 +45,9 @@ from protocol import (
     PlayerFinished,
     Progress,
     RaceEnded,
+    RaceRecorded,
     RaceStarting,
+    RatingChange,
     Reactions,
     Rejected,
     RematchOffer,
@@ -116,6 +118,17 @@ def share_url(server_url: str, deal: str) -> str:
     """The page that starts a room on ``deal``: the server's web address + ``/d/DEAL``."""
     base = server_url.replace("wss://", "https://", 1).replace("ws://", "http://", 1)
     return f"{base.rstrip('/')}/d/{deal}"
+
+
+def shown_rating(rating: int, provisional: bool) -> str:
+    """A rating as players see it: whole points, "?" while provisional (``1520?``)."""
+    return f"{rating}{'?' if provisional else ''}"
+
+
+def shown_change(change: RatingChange) -> str:
+    """A racer's new rating and what the race changed: ``1520 (+12)``."""
+    sign = "+" if change.change > 0 else "−" if change.change < 0 else "±"
+    return f"{shown_rating(change.rating, change.provisional)} ({sign}{abs(change.change)})"
 
 
 def _fmt_time(ms: int | None) -> str:
@@ -357,6 +370,8 @@ class RaceApp(App[int]):
         self.participants: list[int] = []
         self.seats: dict[int, dict[str, Any]] = {}
         self.results: list[dict[str, Any]] | None = None
+        #: a rated race's rating changes, by seat (race_recorded)
+        self.rating_changes: dict[int, RatingChange] = {}
         self.view: dict[str, Any] | None = None
         self.following: int | None = None  # the board shown
         self.follows: list[int] = []  # the boards followed (up to four), switched at once
@@ -486,6 +501,8 @@ class RaceApp(App[int]):
                     },
                 )
                 seat.update(name=event.name, connected=event.connected)
+                if event.rating is not None:  # a rated room's seats show the ratings
+                    seat.update(rating=event.rating, provisional=event.provisional)
                 self.names[event.seat] = event.name
             if event.host:
                 self.host = event.seat
@@ -506,6 +523,7 @@ class RaceApp(App[int]):
             self.clock_offset = event.now - int(time.time() * 1000)
             self.participants = list(event.seats)
             self.results = None
+            self.rating_changes = {}
             self.picked = None
             self.resign_armed = self.leave_armed = False
             for n, seat in self.seats.items():
@@ -544,6 +562,12 @@ class RaceApp(App[int]):
             self.phase = "ended"
             self.deal = event.deal or self.deal
             self.results = [r.model_dump() for r in event.results]
+        elif isinstance(event, RaceRecorded):
+            if event.race == self.race and event.ratings:
+                self.rating_changes = {c.seat: c for c in event.ratings}
+                for c in event.ratings:
+                    if c.seat in self.seats:
+                        self.seats[c.seat].update(rating=c.rating, provisional=c.provisional)
         elif isinstance(event, Board):
             if self.role == "spectator" and event.seat in self.follows:
                 self.boards[event.seat] = event.view
@@ -940,6 +964,8 @@ class RaceApp(App[int]):
             host = f" [{cat.t('players.host')}]" if n == self.host else ""
             watching = " ◀" if n == self.following else " ◁" if n in self.follows else ""
             text.append(Text(str(s.get("name", "")), style="bold"))
+            if s.get("rating") is not None:
+                text.append(" " + shown_rating(int(s["rating"]), bool(s.get("provisional"))))
             text.append(f"{mark}{host}{watching}\n")
             if n in self.participants:
                 total = s.get("total") or (104 if self.game == "easy-harp" else 52)
@@ -1040,8 +1066,12 @@ class RaceApp(App[int]):
         for key in ("rank", "player", "result", "cards", "score", "moves", "time"):
             left = key in ("player", "result")
             table.add_column(t(f"results.{key}"), justify="left" if left else "right", no_wrap=True)
+        rated = bool(self.rating_changes)
+        if rated:
+            table.add_column(t("ratings.rating"), justify="right", no_wrap=True)
         for r in self.results:
             mine = self.role == "player" and r["seat"] == self.seat
+            change = self.rating_changes.get(int(r["seat"]))
             table.add_row(
                 str(r["rank"]),
                 Text(self.result_name(r), overflow="ellipsis"),
@@ -1050,6 +1080,7 @@ class RaceApp(App[int]):
                 str(r["score"]),
                 str(r["moves"]),
                 _fmt_time(r["elapsed_ms"]),
+                *([shown_change(change) if change is not None else ""] if rated else []),
                 style="bold yellow" if mine else None,
             )
         share = Text(f"\n{t('tui.share')}:\n", style="bold")
