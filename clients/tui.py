@@ -1113,6 +1113,10 @@ class RaceApp(App[int]):
         if self.room is not None and self.role in ("player", "spectator"):
             keys.append(("^X", t("tui.leave")))
         keys += [("^L", t("tui.lang")), ("^Q", t("tui.quit"))]
+        self.show_keys(keys)
+
+    def show_keys(self, keys: list[tuple[str, str]]) -> None:
+        """The key line: each key and what it does."""
         text = Text()
         for i, (key, what) in enumerate(keys):
             if i:

@@ -233,11 +233,4 @@ class QuickApp(RaceApp):
             if self.room is not None:
                 keys.append(("^X", t("tui.leave")))
         keys += [("^L", t("tui.lang")), ("^Q", t("tui.quit"))]
-        text = Text()
-        for i, (key, what) in enumerate(keys):
-            if i:
-                text.append("  ")
-            text.append(key, style="bold #ffd34d")
-            text.append(f" {what}")
-        with contextlib.suppress(Exception):
-            self.query_one("#keys", Static).update(text)
+        self.show_keys(keys)

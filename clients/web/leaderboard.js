@@ -5,6 +5,7 @@
 import { getJson } from "./api.js";
 import { el } from "./board.js";
 import { errorText, t } from "./i18n.js";
+import { recordsTable } from "./page.js";
 import { howRatingsWork } from "./ratings.js";
 
 const GAMES = ["easy-harp", "klondike", "klondike-3"];
@@ -66,19 +67,10 @@ function draw() {
 }
 
 function entriesTable(entries) {
-  const wrap = el("div", "table-wrap");
-  const table = el("table", "records");
-  table.id = "leaderboard-table";
-  table.append(el("caption", "visually-hidden", t("leaderboard.caption", { game: t(`game.${game}`) })));
-  const head = el("tr");
-  for (const key of ["leaderboard.rank", "leaderboard.player", "ratings.rating", "ratings.races"]) {
-    const th = el("th", null, t(key));
-    th.scope = "col";
-    head.append(th);
-  }
-  const thead = el("thead");
-  thead.append(head);
-  const body = el("tbody");
+  const caption = t("leaderboard.caption", { game: t(`game.${game}`) });
+  const keys = ["leaderboard.rank", "leaderboard.player", "ratings.rating", "ratings.races"];
+  const wrap = recordsTable("leaderboard-table", caption, keys, { region: true });
+  const body = wrap.querySelector("tbody");
   for (const e of entries) {
     const tr = el("tr");
     tr.dataset.player = e.player;
@@ -93,7 +85,5 @@ function entriesTable(entries) {
     tr.append(el("td", null, e.rank), name, el("td", null, e.rating), el("td", null, e.races));
     body.append(tr);
   }
-  table.append(thead, body);
-  wrap.append(table);
   return wrap;
 }

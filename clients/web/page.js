@@ -1,7 +1,9 @@
 // What every screen of the page shares: its elements by id, the one connection to the
-// server, the toast, the switch between screens and the room's redraw (app.js's, handed
-// in at start-up, so a screen that changed what the room shows can ask for it).
+// server, the toast, the switch between screens, the room's redraw (app.js's, handed in
+// at start-up, so a screen that changed what the room shows can ask for it) and the
+// records pages' tables.
 
+import { el } from "./board.js";
 import { t } from "./i18n.js";
 import { Connection } from "./net.js";
 
@@ -48,4 +50,30 @@ export async function copy(text) {
   } catch {
     toast(t("toast.copy_by_hand"));
   }
+}
+
+/** A records table in its scrolling wrap: ``caption`` for screen readers, a column per
+ * heading key, an empty body (its rows: ``querySelector("tbody")``). ``region``: the wrap is
+ * a named region reachable by keyboard (a table wider than a phone scrolls sideways). */
+export function recordsTable(id, caption, headKeys, { region = false } = {}) {
+  const wrap = el("div", "table-wrap");
+  if (region) {
+    wrap.tabIndex = 0;
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute("aria-label", caption);
+  }
+  const table = el("table", "records");
+  table.id = id;
+  table.append(el("caption", "visually-hidden", caption));
+  const row = el("tr");
+  for (const key of headKeys) {
+    const th = el("th", null, t(key));
+    th.scope = "col";
+    row.append(th);
+  }
+  const head = el("thead");
+  head.append(row);
+  table.append(head, el("tbody"));
+  wrap.append(table);
+  return wrap;
 }

@@ -7,6 +7,7 @@
 import { formatDate, getJson } from "./api.js";
 import { el } from "./board.js";
 import { errorText, formatTime, t, tOrdinal } from "./i18n.js";
+import { recordsTable } from "./page.js";
 import { ratingsSection } from "./ratings.js";
 
 const PAGE = 20;
@@ -55,21 +56,7 @@ async function older() {
 }
 
 function table(id, captionKey, headKeys) {
-  const wrap = el("div", "table-wrap");
-  const tab = el("table", "records");
-  tab.id = id;
-  tab.append(el("caption", "visually-hidden", t(captionKey)));
-  const row = el("tr");
-  for (const key of headKeys) {
-    const th = el("th", null, t(key));
-    th.scope = "col";
-    row.append(th);
-  }
-  const head = el("thead");
-  head.append(row);
-  tab.append(head, el("tbody"));
-  wrap.append(tab);
-  return wrap;
+  return recordsTable(id, t(captionKey), headKeys);
 }
 
 function cells(tr, values) {

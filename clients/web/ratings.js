@@ -7,6 +7,7 @@
 import { formatDate, getJson } from "./api.js";
 import { el } from "./board.js";
 import { t } from "./i18n.js";
+import { recordsTable } from "./page.js";
 import { chartGeometry, shownChange, shownRating } from "./ratingchart.js";
 import { state } from "./store.js";
 
@@ -57,31 +58,15 @@ export function ratingsSection(ratings, handle) {
   const title = el("h2", null, t("profile.ratings"));
   title.id = "profile-ratings-title";
   box.append(title);
-  const wrap = el("div", "table-wrap");
-  // it scrolls sideways on a phone: reachable by keyboard, and named
-  wrap.tabIndex = 0;
-  wrap.setAttribute("role", "region");
-  wrap.setAttribute("aria-label", t("profile.ratings"));
-  const table = el("table", "records");
-  table.id = "profile-ratings";
-  table.append(el("caption", "visually-hidden", t("profile.ratings")));
-  const head = el("tr");
-  for (const key of ["profile.game", "ratings.rating", "ratings.races", "ratings.ahead", "ratings.level", "ratings.behind", "ratings.abandoned_count"]) {
-    const th = el("th", null, t(key));
-    th.scope = "col";
-    head.append(th);
-  }
-  const thead = el("thead");
-  thead.append(head);
-  const body = el("tbody");
+  const keys = ["profile.game", "ratings.rating", "ratings.races", "ratings.ahead", "ratings.level", "ratings.behind", "ratings.abandoned_count"];
+  const wrap = recordsTable("profile-ratings", t("profile.ratings"), keys, { region: true });
+  const body = wrap.querySelector("tbody");
   for (const r of ratings) {
     const tr = el("tr");
     tr.dataset.game = r.game;
     for (const v of [t(`game.${r.game}`), shownRating(r.rating, r.provisional), r.races, r.won, r.drawn, r.lost, r.abandoned]) tr.append(el("td", null, v));
     body.append(tr);
   }
-  table.append(thead, body);
-  wrap.append(table);
   box.append(wrap);
   if (ratings.some((r) => r.provisional)) box.append(el("p", "hint", t("ratings.provisional_note")));
   for (const r of ratings) {

@@ -7,9 +7,10 @@ hook, after its own routes (``/healthz``, ``/metrics``): the app's pages — ``/
 finished race's replay), ``/p/<HANDLE>`` (a player's page), ``/daily`` and
 ``/daily/<YYYY-MM-DD>`` (the daily challenge), ``/t/<CODE>`` (a tournament; ``/t/new`` its
 form), ``/rules`` and ``/rules/<game>``, ``/watch`` (the live directory), ``/tv`` and
-``/tv/<game>`` (the featured race), ``/leaderboard`` and ``/leaderboard/<game>`` — answer ``index.html`` (the app reads ``location``), the
-other files answer themselves, and any other address answers ``404 Not Found`` with
-``index.html``, which shows a "no such page" screen leading back to the lobby.
+``/tv/<game>`` (the featured race), ``/leaderboard`` and ``/leaderboard/<game>`` — answer
+``index.html`` (the app reads ``location``), the other files answer themselves, and any
+other address answers ``404 Not Found`` with ``index.html``, which shows a "no such page"
+screen leading back to the lobby.
 :meth:`StaticFiles.response` alone answers ``None`` for an unknown address, for a caller with
 routes of its own.
 

@@ -50,13 +50,13 @@ import orjson
 from protocol import CancelSeek, Seek, TakeOffer, frames
 from protocol import Pools as PoolsRequest
 
-from ..codes import hash_token, new_room_code, new_token
+from ..codes import hash_token, new_token
 from ..config import now_ms
 from ..context import Context
 from ..edge.connection import Conn
 from ..ratings.rules import PROVISIONAL_RD
 from ..ratings.service import Ratings
-from ..rooms.lobby import Lobby
+from ..rooms.lobby import Lobby, create_room
 from ..rooms.race import Race
 from ..rooms.robots import BotDriver, Driver, GhostDriver, Robots
 from ..rooms.room import Refusal, RoomOptions, RoomState, SeatState
@@ -399,9 +399,10 @@ class Pools:
         options = RoomOptions(
             max_players=pool.players, time_limit=pool.time_limit, rated=pool.rated
         )
-        for _ in range(10):
-            room = RoomState(
-                code=new_room_code(),
+        room = await create_room(
+            self.ctx.store.rooms,
+            lambda code: RoomState(
+                code=code,
                 game=pool.game,
                 options=options,
                 seats=[
@@ -421,11 +422,8 @@ class Pools:
                 created_at=now,
                 pool=pool.id,
                 pool_start_by=now + GATHER_MS,
-            )
-            if await self.ctx.store.rooms.create(room):
-                break
-        else:
-            raise Refusal("busy", "could not find a free room code")
+            ),
+        )
         if not await self.ctx.store.pools.take(pool.id, seats, room.code, now):
             self.ctx.metrics.pool_rooms_unused_total += 1
             return
@@ -551,18 +549,12 @@ class Pools:
             deal = await self.deals.deal_for(pool.game, [key])
             driver, name = BotDriver(), "Bot (greedy)"
         options = RoomOptions(max_players=2, time_limit=pool.time_limit)
-        for _ in range(10):
-            room = RoomState(
-                code=new_room_code(),
-                game=pool.game,
-                options=options,
-                deal=deal,
-                created_at=now_ms(),
-            )
-            if await self.ctx.store.rooms.create(room):
-                break
-        else:
-            raise Refusal("busy", "could not find a free room code")
+        room = await create_room(
+            self.ctx.store.rooms,
+            lambda code: RoomState(
+                code=code, game=pool.game, options=options, deal=deal, created_at=now_ms()
+            ),
+        )
         token = new_token()
         update = TakeSeat(
             local.seeker.name, hash_token(token), conn.id, now_ms(), local.seeker.player

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Callable
 
 import orjson
 
@@ -18,7 +19,7 @@ from ..context import Context
 from ..edge.connection import Conn, Player
 from ..ratings.service import Ratings
 from ..store.errors import StoreUnavailable
-from ..store.rooms import Snapshot, UnknownRoom
+from ..store.rooms import RoomStore, Snapshot, UnknownRoom
 from ..watching.follow import SpectatorCounter
 from .race import Race
 from .registry import LocalRoom
@@ -43,7 +44,7 @@ from .updates import (
 )
 from .view import snapshot
 
-__all__ = ["Lobby"]
+__all__ = ["Lobby", "create_room"]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -104,9 +105,10 @@ class Lobby:
             rated=msg.rated,
         )
         key = secrets.token_urlsafe(6) if msg.private else None
-        for _ in range(10):
-            room = RoomState(
-                code=new_room_code(),
+        room = await create_room(
+            self.ctx.store.rooms,
+            lambda code: RoomState(
+                code=code,
                 game=msg.game,
                 options=options,
                 key=key,
@@ -117,11 +119,8 @@ class Lobby:
                 deal_typed_by=1 if msg.deal == "code" else None,
                 daily_day=daily_day,
                 secret_until=secret_until,
-            )
-            if await self.ctx.store.rooms.create(room):
-                break
-        else:
-            raise Refusal("busy", "could not find a free room code")
+            ),
+        )
         self.ctx.metrics.rooms_created_total += 1
         logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, logged_deal(room))
         rating = await self._rating(conn, msg.game) if msg.rated else None
@@ -464,6 +463,16 @@ class Lobby:
             await self.race.end.check_end(room_code)
         await self.ctx.store.rooms.update(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)
+
+
+async def create_room(store: RoomStore, make: Callable[[str], RoomState]) -> RoomState:
+    """Store a new room, ``make(code)`` for a fresh code until one is free (a few tries:
+    codes are random, a clash is rare); :class:`Refusal` ``busy`` if none is."""
+    for _ in range(10):
+        room = make(new_room_code())
+        if await store.create(room):
+            return room
+    raise Refusal("busy", "could not find a free room code")
 
 
 def _check_rated(deal: str, player_id: str | None) -> None:
