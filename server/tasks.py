@@ -58,21 +58,25 @@ class Tasks:
                 task.cancel()
 
 
-def solver_pool() -> ProcessPoolExecutor:
+def solver_pool(nice: int = 0) -> ProcessPoolExecutor:
     """A pool of one process for the solver's searches, started on first use: spawned (a
     fork would copy the running event loop and its threads), and ending with the worker —
-    a SIGKILLed worker cannot stop it, so the child watches for its parent to go."""
+    a SIGKILLed worker cannot stop it, so the child watches for its parent to go. ``nice``:
+    the process's niceness raised by that much (work done ahead of need yields the CPU to
+    the worker's event loop)."""
     return ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_die_with_parent,
-        initargs=(os.getpid(),),
+        initargs=(os.getpid(), nice),
     )
 
 
-def _die_with_parent(parent: int) -> None:
+def _die_with_parent(parent: int, nice: int = 0) -> None:
     """In a pool's process: exit as soon as ``parent`` is no longer its parent (it died,
-    and the process was handed to init or a subreaper)."""
+    and the process was handed to init or a subreaper); first, be ``nice`` (os.nice)."""
+    if nice:
+        os.nice(nice)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -352,3 +352,42 @@ async def eventually_async(check: Callable[[], Any], timeout: float = 10.0) -> N
     while not await check():
         assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
         await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("kind", ["redis", "cluster"])
+async def test_an_identitys_claim_is_renewed_while_it_seeks_and_goes_with_the_seek(
+    start_server: StartServer, tmp_path: Path, kind: str
+) -> None:
+    """The worker renews its seekers' claims in one batch a shard: the claim outlives its
+    first lease while the player seeks, and is let go when the seek ends."""
+    from server.store.redis.link import RedisLink
+    from server.store.redis.pools import RedisPools
+
+    server = await start_server(kind, records_url=f"sqlite:///{tmp_path / 'r.db'}")
+    pools = server.app.store.pools
+    assert isinstance(pools, RedisPools)
+    seekers = []
+    for name in ("Ann", "Bob", "Cid"):
+        client = await server.client()
+        await client.new_player(name)
+        await client.seek("easy-harp", 4, 600)
+        seekers.append(client)
+    ann = seekers[0]
+    assert ann.player is not None
+    key = pools._claim_key(ann.player.player)
+
+    link = server.app.store.link
+    assert isinstance(link, RedisLink)
+
+    async def ttl() -> int:
+        return int(await link.run(key, lambda r: r.pttl(key), key=True))
+
+    first = await ttl()
+    assert 0 < first <= 4000
+    deadline = asyncio.get_running_loop().time() + 10
+    while await ttl() <= first:  # renewed: its time to live went back up
+        assert asyncio.get_running_loop().time() < deadline, "the claim was not renewed"
+        await asyncio.sleep(0.05)
+    assert await pools.claim(ann.player.player, "another/connection", 4000) is not None
+    await ann.cancel_seek()
+    assert await ttl() == -2  # gone with the seek

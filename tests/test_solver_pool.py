@@ -71,3 +71,23 @@ def test_a_stopped_pool_lets_the_worker_exit_at_once_and_cleanly() -> None:
         [sys.executable, "-c", STOPPING], cwd=ROOT, capture_output=True, text=True, timeout=50
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+NICE = """
+import os
+from server.tasks import solver_pool, stop_pool
+pool = solver_pool(nice=7)
+search = pool.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60)
+print(os.getpriority(os.PRIO_PROCESS, 0), search)
+stop_pool(pool)
+"""
+
+
+def test_a_pool_asked_to_be_nice_runs_its_searches_at_a_lower_priority() -> None:
+    """Proving deals ahead of need (the quick-play pools' buffer) yields the CPU to the
+    worker: the search process is niced, the worker is not."""
+    done = subprocess.run(
+        [sys.executable, "-c", NICE], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    worker, search = map(int, done.stdout.split())
+    assert search == min(19, worker + 7)

@@ -82,8 +82,9 @@ class _Proven:
 
 class ProvenBuffer:
     """:class:`DealSource` of one worker: per game asked for (or warmed), ``size`` proven
-    deals kept ready by the solver in a process; a deal leaves once dealt to ``max_uses``
-    players or ``lifetime`` seconds after it was proven. ``tasks`` runs the filler;
+    deals kept ready by the solver in a process of low priority (proving ahead of need
+    yields the CPU to the event loop); a deal leaves once dealt to ``max_uses`` players or
+    ``lifetime`` seconds after it was proven. ``tasks`` runs the filler;
     ``on_proven`` is told the game of each deal proven."""
 
     def __init__(
@@ -91,11 +92,11 @@ class ProvenBuffer:
         tasks: Tasks,
         *,
         size: int = 4,
-        max_uses: int = 200,
+        max_uses: int = 1000,
         lifetime: float = 1800.0,
         nodes: int = 100_000,
         wait: float = 60.0,
-        executor: Callable[[], ProcessPoolExecutor] = solver_pool,
+        executor: Callable[[], ProcessPoolExecutor] = lambda: solver_pool(nice=10),
         on_proven: Callable[[str], None] | None = None,
     ) -> None:
         self.size = size

@@ -635,8 +635,9 @@ class Pools:
         store = self.ctx.store.pools
         now = now_ms()
         found = await store.renew(pool.id, [s.seeker.key for s in seeks], LEASE_MS, now)
-        claims = [s for s in seeks if s.seeker.player is not None]
-        await gather_all(*(store.claim(s.seeker.player or "", s.conn.id, LEASE_MS) for s in claims))
+        claims = [(s.seeker.player, s.conn.id) for s in seeks if s.seeker.player is not None]
+        if claims:
+            await store.hold_claims(claims, LEASE_MS)
         for local in seeks:
             if local.seeker.key not in found or self._seeks.get(local.conn.id) is not local:
                 continue

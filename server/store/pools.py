@@ -60,6 +60,11 @@ class PoolStore(Protocol):
         ``lease_ms`` (again: renewed); None when held now, else who holds it."""
         ...
 
+    async def hold_claims(self, claims: list[tuple[str, str]], lease_ms: int) -> None:
+        """Renew the claims (player, holder) held (a worker's seekers, every second): the
+        batch in a few round trips, not one a seeker."""
+        ...
+
     async def unclaim(self, player: str, holder: str) -> None:
         """Let go of ``player``'s claim if ``holder`` holds it."""
         ...

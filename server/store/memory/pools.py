@@ -60,6 +60,11 @@ class MemoryPools:
         self._claims[player] = (holder, now + lease_ms)
         return None
 
+    async def hold_claims(self, claims: list[tuple[str, str]], lease_ms: int) -> None:
+        """Renew each claim its holder holds."""
+        for player, holder in claims:
+            await self.claim(player, holder, lease_ms)
+
     async def unclaim(self, player: str, holder: str) -> None:
         """Drop the claim if ``holder``'s."""
         current = self._claims.get(player)

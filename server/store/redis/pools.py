@@ -185,6 +185,26 @@ class RedisPools:
         )
         return _text(found) or None
 
+    async def hold_claims(self, claims: list[tuple[str, str]], lease_ms: int) -> None:
+        """The claim script for each, pipelined: one round trip per shard holding some."""
+        by_shard: dict[int, list[tuple[str, str]]] = {}
+        for player, holder in claims:
+            key = self._claim_key(player)
+            with self._link.reaching():
+                shard = self._link.router.shard_of_key(key)
+            by_shard.setdefault(id(shard), []).append((key, holder))
+
+        async def hold(batch: list[tuple[str, str]]) -> None:
+            async def run(r: aioredis.Redis) -> None:
+                async with r.pipeline(transaction=False) as pipe:
+                    for key, holder in batch:  # queued: sent at once by execute
+                        await self._claim(keys=[key], args=[holder, lease_ms], client=pipe)
+                    await pipe.execute()
+
+            await self._link.run(batch[0][0], run, key=True)
+
+        await gather_all(*(hold(batch) for batch in by_shard.values()))
+
     async def unclaim(self, player: str, holder: str) -> None:
         """One script: DEL if ours."""
         key = self._claim_key(player)
