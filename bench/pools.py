@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ STALE_MS = 1000  # a compatible room left this long counts as stale (two passes 
 _PROVEN = re.compile(r'samedeal_pool_deals_proven_total\{worker="([^"]+)"\} (\d+)')
 
 
-def _pct(values: list[float], p: float) -> float:
+def _pct(values: Sequence[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
 
@@ -316,7 +317,7 @@ async def run(args: argparse.Namespace) -> int:
 def _solver_pids(workers: list[int]) -> list[int]:
     """The workers' own processes (the solvers that prove the pools' deals); ``workers``:
     the worker processes only."""
-    found = []
+    found: list[int] = []
     for pid in workers:
         with contextlib.suppress(OSError):
             found += map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
