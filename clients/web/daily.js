@@ -13,6 +13,7 @@ import { DAY_ONE, addDays, dayNumber, dayOf, dayOfRace } from "./days.js";
 import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
 import { currentPlayer, keptPlayerId } from "./identity.js";
 import { dailyShareText, dailyWatchText, deckTurnStep } from "./share.js";
+import { tableWrap } from "./tables.js";
 
 export const DAILY_GAMES = ["klondike", "easy-harp"];
 const RACE_KEY = "samedeal.daily."; // + room: this tab's daily race, kept across a reload
@@ -536,7 +537,6 @@ function entryTable(id, caption, game, entries, over, me) {
   const heads = ["results.rank", "results.player", "results.result", "results.score", "results.moves"];
   if (game === "klondike") heads.push("daily.deck_turns");
   heads.push("results.time", "profile.replay");
-  const wrap = el("div", "table-wrap");
   const table = el("table", "records");
   table.id = id;
   table.append(el("caption", "visually-hidden", caption));
@@ -575,8 +575,7 @@ function entryTable(id, caption, game, entries, over, me) {
     body.append(tr);
   }
   table.append(thead, body);
-  wrap.append(table);
-  return wrap;
+  return tableWrap(caption, table);
 }
 
 function yesterdaySection(info) {

@@ -6,6 +6,7 @@
 import { formatDate, getJson } from "./api.js";
 import { el } from "./board.js";
 import { errorText, formatTime, t, tOrdinal } from "./i18n.js";
+import { tableWrap } from "./tables.js";
 
 const PAGE = 20;
 
@@ -53,7 +54,6 @@ async function older() {
 }
 
 function table(id, captionKey, headKeys) {
-  const wrap = el("div", "table-wrap");
   const tab = el("table", "records");
   tab.id = id;
   tab.append(el("caption", "visually-hidden", t(captionKey)));
@@ -66,8 +66,7 @@ function table(id, captionKey, headKeys) {
   const head = el("thead");
   head.append(row);
   tab.append(head, el("tbody"));
-  wrap.append(tab);
-  return wrap;
+  return tableWrap(t(captionKey), tab);
 }
 
 function cells(tr, values) {

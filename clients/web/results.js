@@ -8,6 +8,7 @@ import { errorText, formatTime, t } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
 import { leaveRoom, statusLabel } from "./room.js";
 import { raceShareText } from "./share.js";
+import { scrollBox } from "./tables.js";
 import { dropOffer, isDailyRoom, serverNow, state } from "./store.js";
 
 let answered = null; // {race, accept}: this player's answer to the pending rematch offer
@@ -147,6 +148,7 @@ export function renderOffer() {
 
 /** Wire the results' buttons: share, rematch, ghost, and the answers to an offer. */
 export function setupResults() {
+  scrollBox($("results-wrap"), t("results.title"));
   $("add-ghost-button").addEventListener("click", async () => {
     const seat = Number($("ghost-seat").value);
     const reply = await conn.request({ type: "add_ghost", race: state.race, seat });

@@ -9,6 +9,7 @@
 import { el } from "./board.js";
 import { errorText, formatTime, t, tn } from "./i18n.js";
 import { currentPlayer } from "./identity.js";
+import { tableWrap } from "./tables.js";
 
 const GAMES = ["klondike", "klondike-3", "easy-harp"];
 const $ = (id) => document.getElementById(id);
@@ -474,7 +475,6 @@ export class TournamentPage {
   }
 
   standingsTable(rows, scoring, full) {
-    const wrap = el("div", "table-wrap");
     const table = el("table");
     table.className = "t-standings-table";
     const head = el("tr");
@@ -496,8 +496,7 @@ export class TournamentPage {
       body.append(tr);
     }
     table.append(thead, body);
-    wrap.append(table);
-    return wrap;
+    return tableWrap(t("tournament.standings"), table);
   }
 
   renderRounds() {

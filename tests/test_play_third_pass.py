@@ -1,0 +1,126 @@
+"""What still broke or jarred for a new player (issue 31), in real headless Chromium, on a
+server that keeps records and deals the deal of the day from the test key (2026-04-16's
+deals prove in about a second): the phone's header, the share text of a tournament race, the
+language switch in the lobby, a refused identity, a tap right after a quick drag (touch
+emulation), a day before the daily began, and axe-core on what the player meets.
+Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from browser_fixtures import (
+    ARTIFACTS,
+    PHONE,
+    Page,
+    axe_violations,
+    browser,
+    contexts,
+    expect,
+    needs_chromium,
+    new_page,
+)
+from server_fixtures import LiveServer, live_server
+
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
+__all__ = ["browser", "contexts"]  # the shared fixtures, used by name
+
+CATALOGUES = Path(__file__).resolve().parent.parent / "clients" / "web" / "i18n"
+LANGS = ["en", "ru", "sv"]
+DAY = "2026-04-16"  # the test key proves this day's deals in about a second
+DEAL = "KL1-1-AAAAAAM"
+
+
+def catalogue(lang: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((CATALOGUES / f"{lang}.json").read_text("utf-8"))
+    return data
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LiveServer]:
+    """A server that keeps records (SQLite in a temporary directory) and serves the page."""
+    path = tmp_path_factory.mktemp("records") / "records.db"
+    config = {"countdown": 0.3, "records_url": f"sqlite:///{path}", "rate": 1000.0, "burst": 500}
+    async with live_server(**config) as live:
+        yield live
+
+
+def phone(**more: Any) -> dict[str, Any]:
+    return {"viewport": PHONE, "has_touch": True, "is_mobile": True, **more}
+
+
+async def create_room(p: Page, server: LiveServer, deal: str = DEAL, name: str = "Ann") -> None:
+    """A room on ``deal`` made from the lobby's form: the waiting room."""
+    await p.page.goto(server.http + "/")
+    await p.page.fill("#name", name)
+    game = {"EH1-N": "easy-harp", "KL1-1": "klondike", "KL1-3": "klondike-3"}[deal[:5]]
+    await p.page.check(f'input[name="game"][value="{game}"]')
+    await p.page.check('input[name="deal"][value="code"]')
+    await p.page.fill("#deal-code", deal)
+    await p.page.click("#create")
+    await expect(p.page.locator("#waiting")).to_be_visible()
+
+
+def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"] + 0.5
+        or b["x"] + b["width"] <= a["x"] + 0.5
+        or a["y"] + a["height"] <= b["y"] + 0.5
+        or b["y"] + b["height"] <= a["y"] + 0.5
+    )
+
+
+HEADER = "#brand, #room-code, #copy-link, #daily-badge, #game-title, #spectator-count, #topnav > *"
+
+
+async def header_boxes(p: Page) -> dict[str, dict[str, float]]:
+    """The header's visible parts, by id, as the page lays them out."""
+    found: dict[str, dict[str, float]] = await p.page.evaluate(
+        """(selector) => Object.fromEntries([...document.querySelectorAll(selector)]
+            .filter((e) => e.getClientRects().length && e.getBoundingClientRect().width > 0)
+            .map((e) => { const r = e.getBoundingClientRect();
+                          return [e.id, {x: r.x, y: r.y, width: r.width, height: r.height}]; }))""",
+        HEADER,
+    )
+    return found
+
+
+# ---------------------------------------------------------------------- broken 1, 13
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_phone_header_draws_nothing_over_anything(
+    server: LiveServer, browser: Any, contexts: list[Any], on_day: Any, lang: str
+) -> None:
+    """Item 1: in a room on a phone — a daily room, with its badge, too — no part of the
+    header lies over another, and all of it is on the screen; axe-core finds nothing
+    serious in the waiting room (item 13: the board's label, the badge's contrast)."""
+    on_day(DAY)
+    p = await new_page(contexts, browser, lang, locale=lang, axe=True, **phone())
+    await create_room(p, server)
+    shots = ARTIFACTS / lang
+    shots.mkdir(parents=True, exist_ok=True)
+    for kind in ("room", "daily"):
+        if kind == "daily":
+            await p.page.click("#leave")
+            await p.page.wait_for_url(server.http + "/")
+            await p.page.click("#daily-race-klondike")
+            await expect(p.page.locator("#daily-badge")).to_be_visible()
+        await expect(p.page.locator("#room-code")).to_have_text(re.compile(r"^\w{4}-\w{2}$"))
+        boxes = await header_boxes(p)
+        assert {"brand", "room-code", "copy-link", "you-button", "rules-link"} <= boxes.keys()
+        for (one, a), (other, b) in itertools.combinations(boxes.items(), 2):
+            assert not overlaps(a, b), (kind, one, a, other, b)
+        for name, b in boxes.items():
+            assert b["x"] >= 0 and b["x"] + b["width"] <= PHONE["width"], (kind, name, b)
+        assert await axe_violations(p.page) == [], kind
+        await p.page.screenshot(path=str(shots / f"phone-header-{kind}.png"))
+    assert not p.errors
