@@ -19,6 +19,7 @@ import pytest
 import pytest_asyncio
 from browser_fixtures import (
     ARTIFACTS,
+    DESKTOP,
     PHONE,
     Page,
     axe_violations,
@@ -29,6 +30,8 @@ from browser_fixtures import (
     new_page,
 )
 from server_fixtures import LiveServer, live_server
+
+from clients.client import RaceClient
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "contexts"]  # the shared fixtures, used by name
@@ -48,7 +51,13 @@ def catalogue(lang: str) -> dict[str, Any]:
 async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LiveServer]:
     """A server that keeps records (SQLite in a temporary directory) and serves the page."""
     path = tmp_path_factory.mktemp("records") / "records.db"
-    config = {"countdown": 0.3, "records_url": f"sqlite:///{path}", "rate": 1000.0, "burst": 500}
+    config = {
+        "countdown": 0.3,
+        "records_url": f"sqlite:///{path}",
+        "rate": 1000.0,
+        "burst": 500,
+        "identity_limit": 1000,  # every page is a new player from one address
+    }
     async with live_server(**config) as live:
         yield live
 
@@ -124,3 +133,42 @@ async def test_phone_header_draws_nothing_over_anything(
         assert await axe_violations(p.page) == [], kind
         await p.page.screenshot(path=str(shots / f"phone-header-{kind}.png"))
     assert not p.errors
+
+
+# ---------------------------------------------------------------------- broken 3
+
+
+async def test_the_lobby_speaks_the_new_language_at_once(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 3: switching language in the lobby draws the live races, the tournaments and
+    (later, in a room) the reaction buttons in it, with no reload."""
+    en, ru = catalogue("en"), catalogue("ru")
+    async with (
+        await RaceClient.connect(server.url) as racer,
+        await RaceClient.connect(server.url) as host,
+    ):
+        await racer.create("klondike", name="Racer")
+        await racer.start()
+        await host.new_player("Host")
+        await host.tournament_create(name="Lobby cup", game="klondike", rounds=2)
+        p = await new_page(contexts, browser, "switch", viewport=DESKTOP)
+        await p.page.goto(server.http + "/")
+        live = p.page.locator("#lobby-live .live-room").first
+        await expect(live).to_contain_text(en["game.klondike"])
+        panel = p.page.locator("#tournaments-panel")
+        await expect(panel.locator("#tournament-list")).to_contain_text("Lobby cup")
+        await expect(panel).to_contain_text(en["tournament.phase.created"])
+        await p.page.select_option("#lang-lobby", "ru")
+        await expect(live).to_contain_text(ru["game.klondike"])
+        await expect(live.locator(".live-watch")).to_have_text(ru["live.watch"])
+        await expect(panel.locator("h2")).to_have_text(ru["tournament.lobby_title"])
+        await expect(panel).to_contain_text(ru["tournament.phase.created"])
+        await expect(panel.locator("#t-create-link")).to_have_text(ru["tournament.create_link"])
+        await create_room(p, server)
+        clap = p.page.locator('#reaction-row [data-reaction="clap"]')
+        await expect(clap).to_have_attribute("aria-label", ru["react.clap"])
+        await p.page.click("#settings-button")
+        await p.page.select_option("#lang-select", "sv")
+        await expect(clap).to_have_attribute("aria-label", catalogue("sv")["react.clap"])
+        assert not p.errors

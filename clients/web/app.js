@@ -111,7 +111,6 @@ async function changeLang(code) {
   translateDom();
   const r = route();
   if (!$("rules").hidden) fillRules(state.game && $("rules").classList.contains("overlay") ? state.game : r.game || "easy-harp");
-  if (!$("invite-panel").hidden && r.code) $("invite-title").textContent = t("invite.title", { room: r.code.toUpperCase() });
   if (!$("deal-panel").hidden) showDealPanel(r.deal);
   if (!state.room) document.title = t("page.title");
   refreshYou();

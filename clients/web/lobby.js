@@ -175,14 +175,23 @@ async function fetchRoomInfo(code, key) {
   }
 }
 
+let invited = null; // {code, info}: the invitation shown (info: the room's summary, or null)
+
 /** The invitation to room ``code`` (/r/CODE): what the room is, Join or Watch. */
 export async function showInvite(code) {
   $("invite-panel").hidden = false;
   $("join-panel").hidden = true;
   $("create-panel").hidden = true;
+  invited = { code, info: null };
+  drawInvite();
+  invited.info = await fetchRoomInfo(code, state.key);
+  drawInvite();
+}
+
+function drawInvite() {
+  const { code, info } = invited;
   $("invite-title").textContent = t("invite.title", { room: code });
   $("invite-details").textContent = t("invite.unknown");
-  const info = await fetchRoomInfo(code, state.key);
   if (!info) return;
   const host = info.host_name ? t("invite.host", { name: info.host_name }) : "";
   const phase = t(`invite.phase.${info.phase}`);
@@ -201,8 +210,11 @@ export async function showInvite(code) {
   $("invite-watch").hidden = info.spectators === false;
 }
 
+let lastLive = null; // the last live_rooms, drawn again in a new language
+
 /** The lobby's short list of live races (the most watched), kept live by a subscription. */
 export function renderLobbyLive(msg) {
+  lastLive = msg;
   const list = $("lobby-live");
   if (!list || state.room) return;
   list.replaceChildren(...msg.rooms.map((room) => liveRow(room, { now: msg.now, compact: true })));
@@ -249,4 +261,8 @@ export function setupLobby() {
     r.addEventListener("change", () => ($("deal-code").disabled = $("create-form").elements.deal.value !== "code"));
   }
   $("deal-code").addEventListener("input", followDealCode);
+  document.addEventListener("samedeal:lang", () => {
+    if (lastLive) renderLobbyLive(lastLive);
+    if (invited && !$("invite-panel").hidden) drawInvite();
+  });
 }

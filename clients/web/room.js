@@ -239,5 +239,8 @@ export function setupRoom() {
   });
   $("room-link").addEventListener("focus", (e) => e.target.select());
   $("leave").addEventListener("click", leaveRoom);
+  const bar = () => $("reaction-row").querySelector(".reaction-bar");
   $("reaction-row").prepend(reactionButtons(react));
+  // built once, so their labels are drawn again in a new language
+  document.addEventListener("samedeal:lang", () => bar().replaceWith(reactionButtons(react)));
 }

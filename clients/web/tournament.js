@@ -7,7 +7,7 @@
 // here, the round's room is the app's own room view.
 
 import { el } from "./board.js";
-import { errorText, formatTime, t, tn } from "./i18n.js";
+import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
 import { currentPlayer } from "./identity.js";
 import { tableWrap } from "./tables.js";
 
@@ -75,6 +75,10 @@ export class TournamentPage {
     const aside = $("side");
     if (aside) aside.prepend(this.side);
     setInterval(() => this.active && this.tick(), 250);
+    document.addEventListener("samedeal:lang", () => {
+      if (this.active && !this.section.hidden) this.render();
+      if (!this.side.hidden) this.renderSide();
+    });
   }
 
   // ------------------------------------------------------------------ identity
@@ -590,30 +594,37 @@ function panelWith(id, text) {
   return div;
 }
 
-/** The lobby's list of public tournaments (upcoming, running) and the way to make one. */
+/** The lobby's list of public tournaments (upcoming, running) and the way to make one; drawn
+ * again in a new language. */
 export async function listTournaments(container) {
-  const box = panel("tournaments-panel", "tournament.lobby_title");
-  const list = el("ul");
-  list.id = "tournament-list";
-  box.append(list);
-  const create = el("a", "button-like", t("tournament.create_link"));
-  create.href = "/t/new";
-  create.id = "t-create-link";
-  box.append(create);
+  const box = el("div", "panel");
+  box.id = "tournaments-panel";
   container.append(box);
-  try {
-    const reply = await fetch("/api/tournaments");
-    if (!reply.ok) return;
-    const data = await reply.json();
-    for (const item of data.tournaments) {
+  let tournaments = null; // null: not known (the list is a nicety: the lobby works without it)
+  const draw = () => {
+    const list = el("ul");
+    list.id = "tournament-list";
+    for (const item of tournaments || []) {
       const li = el("li");
       const a = el("a", null, item.name);
       a.href = `/t/${item.id}`;
-      const when = item.phase === "created" && item.starts_at ? ` · ${new Date(item.starts_at).toLocaleString()}` : "";
+      const when = item.phase === "created" && item.starts_at ? ` · ${new Date(item.starts_at).toLocaleString(currentLang())}` : "";
       li.append(a, ` · ${t(`game.${item.game}`)} · ${t(`tournament.phase.${item.phase}`, { n: item.round, total: item.rounds })} · ${tn("tournament.players", item.players)}${when}`);
       list.append(li);
     }
-    if (!data.tournaments.length) list.append(el("li", "hint", t("tournament.none")));
+    if (tournaments && !tournaments.length) list.append(el("li", "hint", t("tournament.none")));
+    const create = el("a", "button-like", t("tournament.create_link"));
+    create.href = "/t/new";
+    create.id = "t-create-link";
+    box.replaceChildren(el("h2", null, t("tournament.lobby_title")), list, create);
+  };
+  draw();
+  document.addEventListener("samedeal:lang", draw);
+  try {
+    const reply = await fetch("/api/tournaments");
+    if (!reply.ok) return;
+    tournaments = (await reply.json()).tournaments;
+    draw();
   } catch {
     // the list is a nicety: the lobby works without it
   }

@@ -29,7 +29,10 @@ export function startTv(g) {
   fixedGame = g;
   game = g || "klondike";
   $("tv-reactions").append(reactionButtons(react));
-  document.addEventListener("samedeal:lang", draw);
+  document.addEventListener("samedeal:lang", () => {
+    $("tv-reactions").replaceChildren(reactionButtons(react)); // their labels too
+    draw();
+  });
   dir = new Connection(onDirectory, () => setTimeout(subscribe, 2000));
   subscribe();
   setInterval(drawStatus, 1000);
