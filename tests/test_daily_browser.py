@@ -377,7 +377,7 @@ async def test_the_days_pages_before_and_after_the_day(
     # days that are not (yet) days of the challenge say so
     for path, error in (
         ("/daily/2099-01-01", "error.future_day"),
-        ("/daily/2025-06-01", "error.no_daily"),
+        ("/daily/2025-06-01", "error.before_day_one"),  # not "this game has none" (issue 31)
     ):
         await p.page.goto(server.http + path)
         await expect(p.page.locator("#daily .error")).to_have_text(EN[error])

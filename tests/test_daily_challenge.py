@@ -245,7 +245,8 @@ async def test_no_solver_bot_on_the_days_deal(
     [
         ("/api/daily/not-a-day", 400, "bad_day"),
         ("/api/daily/2099-01-01", 404, "future_day"),
-        ("/api/daily/2025-06-01", 404, "no_daily"),
+        ("/api/daily/2025-06-01", 404, "before_day_one"),
+        ("/api/daily/2025-12-31/klondike", 404, "before_day_one"),
         (f"/api/daily/{DAY}/klondike-3", 404, "no_daily"),
         (f"/api/daily/{DAY}/klondike?limit=x", 400, "bad_query"),
     ],

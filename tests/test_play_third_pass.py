@@ -172,3 +172,18 @@ async def test_the_lobby_speaks_the_new_language_at_once(
         await p.page.select_option("#lang-select", "sv")
         await expect(clap).to_have_attribute("aria-label", catalogue("sv")["react.clap"])
         assert not p.errors
+
+
+# ---------------------------------------------------------------------- broken 6
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_a_day_before_the_first_daily_says_so(
+    server: LiveServer, browser: Any, contexts: list[Any], lang: str
+) -> None:
+    """Item 6: a day before day 1 had no deal of the day — not "this game has none"."""
+    words = catalogue(lang)
+    p = await new_page(contexts, browser, lang, locale=lang)
+    await p.page.goto(server.http + "/daily/2020-01-01")
+    await expect(p.page.locator("#daily .error")).to_have_text(words["error.before_day_one"])
+    assert not p.errors

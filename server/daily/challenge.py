@@ -250,7 +250,12 @@ class Daily:
         if day > self.today():
             return error_response(HTTPStatus.NOT_FOUND, "future_day", "that day has not begun")
         if day < DAY_ONE:
-            return error_response(HTTPStatus.NOT_FOUND, "no_daily", "no deal of the day then")
+            # not no_daily (a game without one): the day came before the first deal of the day
+            return error_response(
+                HTTPStatus.NOT_FOUND,
+                "before_day_one",
+                "no deal of the day then: day 1 is 2026-01-01",
+            )
         return day
 
     async def _api_today(self, request: HttpRequest) -> Response:
