@@ -57,6 +57,8 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Live
         "rate": 1000.0,
         "burst": 500,
         "identity_limit": 1000,  # every page is a new player from one address
+        "tournament_countdown": 1.0,
+        "tournament_lease": 1.0,
     }
     async with live_server(**config) as live:
         yield live
@@ -133,6 +135,36 @@ async def test_phone_header_draws_nothing_over_anything(
         assert await axe_violations(p.page) == [], kind
         await p.page.screenshot(path=str(shots / f"phone-header-{kind}.png"))
     assert not p.errors
+
+
+# ---------------------------------------------------------------------- broken 2
+
+
+async def test_a_tournament_race_shares_the_tournament_not_a_deal(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 2: the share text of a tournament round's race names the tournament and its
+    round and links its page; no deal is told before the round is over, so no ``/d/``."""
+    async with await RaceClient.connect(server.url) as host:
+        await host.new_player("Host")
+        made = await host.tournament_create(name="Share cup", game="klondike", rounds=2)
+        code = made.page.id
+        p = await new_page(contexts, browser, "dana")
+        await p.page.goto(f"{server.http}/t/{code}")
+        await p.page.fill("#t-join-name", "Dana")
+        await p.page.click("#t-join")
+        await expect(p.page.locator("#t-withdraw")).to_be_visible()
+        await host.tournament_host(code, "start")
+        await expect(p.page.locator("#countdown")).to_be_hidden(timeout=10_000)
+        await expect(p.page.locator("#board .column")).to_have_count(7)
+        await p.page.click("#btn-resign")
+        await p.page.click("#btn-resign")  # it asks first
+        await expect(p.page.locator("#results")).to_be_visible()
+        text = await p.page.locator("#share-text").input_value()
+        assert text.splitlines()[0] == "samedeal · Share cup · round 1 · Klondike, draw one"
+        assert text.splitlines()[-1] == f"The standings: {server.http}/t/{code}"
+        assert "/d/" not in text and not re.search(r"\bKL1-1-", text)
+        assert not p.errors
 
 
 # ---------------------------------------------------------------------- broken 3

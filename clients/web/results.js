@@ -7,7 +7,7 @@ import { dailyRaceShare, setupShareButton, shareOut } from "./daily.js";
 import { errorText, formatTime, t } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
 import { leaveRoom, statusLabel } from "./room.js";
-import { raceShareText } from "./share.js";
+import { raceShareText, tournamentShareText } from "./share.js";
 import { scrollBox } from "./tables.js";
 import { dropOffer, isDailyRoom, serverNow, state } from "./store.js";
 
@@ -116,7 +116,8 @@ function shareText() {
     const { room, race, seat, role, game, deadline, results, view } = state;
     return dailyRaceShare({ room, race, seat, role, game, deadline, results, view, now: serverNow() });
   }
-  const { game, deal, role, seat, results } = state;
+  const { game, deal, role, seat, results, tournament } = state;
+  if (tournament) return tournamentShareText({ game, tournament, role, seat, results });
   return raceShareText({ game, deal, role, seat, results, origin: location.origin });
 }
 

@@ -57,10 +57,30 @@ export function dailyWatchText(number, game, racers, url) {
 
 /** The share text of a race not on the deal of the day: the game and its deal, the
  * player's place and how it went (a spectator's: how many raced and the winner), and a
- * link that opens a room on the same deal. ``s``: {game, deal, role, seat, results (in
- * rank order, or null), origin (the site's address)}. */
+ * link that opens a room on the same deal — none while the deal is not told (it is no
+ * secret once the race is over, but a room that keeps it longer leaves it out). ``s``:
+ * {game, deal, role, seat, results (in rank order, or null), origin (the site's address)}. */
 export function raceShareText({ game, deal, role, seat, results, origin }) {
-  const lines = [`samedeal · ${game ? t(`game.${game}`) : ""} · ${t("share.deal", { deal })}`];
+  const head = [`samedeal · ${game ? t(`game.${game}`) : ""}`];
+  if (deal) head.push(t("share.deal", { deal }));
+  const lines = [head.join(" · "), ...outcomeLines(game, role, seat, results)];
+  if (deal) lines.push(t("share.link", { url: `${origin}/d/${deal}` }));
+  return lines.join("\n");
+}
+
+/** The share text of a tournament round's race: the tournament, the round and the game,
+ * the player's place and how it went, and the tournament's page — never the deal, told to
+ * nobody before the round is over. ``s``: {game, tournament ({name, round, link}), role,
+ * seat, results}. */
+export function tournamentShareText({ game, tournament, role, seat, results }) {
+  const head = t("share.tournament_title", { name: tournament.name, n: tournament.round, game: t(`game.${game}`) });
+  return [head, ...outcomeLines(game, role, seat, results), t("share.tournament_link", { url: tournament.link })].join("\n");
+}
+
+/** How a race went, in a line: the player's place and result, or for a spectator how many
+ * raced and the winner's (nothing without results). */
+function outcomeLines(game, role, seat, results) {
+  const lines = [];
   const mine = results && results.find((r) => r.seat === seat);
   const n = results ? results.length : 0;
   const total = deckSize(game);
@@ -76,6 +96,5 @@ export function raceShareText({ game, deal, role, seat, results, origin }) {
       : t("share.winner_cards", { cards: best.on_foundations, total });
     lines.push(`${tn("share.racing", n)}; ${winner}`);
   }
-  lines.push(t("share.link", { url: `${origin}/d/${deal}` }));
-  return lines.join("\n");
+  return lines;
 }

@@ -36,6 +36,7 @@ export const state = {
   spectators: null,
   offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
   recorded: null, // {race, game_id}: the race in the records (race_recorded): its replay
+  tournament: null, // {id, name, round, link}: the tournament whose round this room plays
 };
 
 // ---------------------------------------------------------------------- reading
@@ -75,7 +76,7 @@ export function setDaily(daily) {
  * from nothing. */
 export function takeSeat(reply) {
   if (state.room && reply.room !== state.room) {
-    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map() });
+    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map(), tournament: null });
   }
   state.role = reply.role;
   state.seat = reply.seat ?? null;
@@ -102,7 +103,12 @@ export function seatResumed(reply) {
 
 /** No room any more (left, or a seat that could not be taken back). */
 export function forgetSeat() {
-  Object.assign(state, { room: null, token: null, role: null });
+  Object.assign(state, { room: null, token: null, role: null, tournament: null });
+}
+
+/** The room plays a round of this tournament ({id, name, round, link}; null: none). */
+export function setTournament(tournament) {
+  state.tournament = tournament;
 }
 
 // ---------------------------------------------------------------------- what the server says

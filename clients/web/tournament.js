@@ -53,8 +53,8 @@ function panel(id, titleKey) {
   return div;
 }
 
-/** The tournament page. ``app``: {conn, state (read only), forgetSeat, takeJoined, follow,
- * showScreen, toast, serverNow, render}. */
+/** The tournament page. ``app``: {conn, state (read only), forgetSeat, takeJoined,
+ * setTournament, follow, showScreen, toast, serverNow, render}. */
 export class TournamentPage {
   constructor(app) {
     this.app = app;
@@ -185,8 +185,17 @@ export class TournamentPage {
       return;
     }
     this.app.takeJoined(reply, { keepPath: true });
+    this.app.setTournament(this.roundInfo(seat.round));
     this.side.hidden = false;
     this.renderSide();
+  }
+
+  /** What the room's share text says of the tournament: its name, round ``round`` (the
+   * page's own when not given) and page. */
+  roundInfo(round) {
+    const link = `${location.origin}/t/${encodeURIComponent(this.code)}` + (this.key ? `?key=${encodeURIComponent(this.key)}` : "");
+    const name = this.page ? this.page.settings.name : this.code;
+    return { id: this.code, name, round: round || (this.page ? this.page.round : 0), link };
   }
 
   /** Watch a player of the round: their room as a spectator, following their seat. */
@@ -201,6 +210,7 @@ export class TournamentPage {
       return;
     }
     this.app.takeJoined(reply, { keepPath: true });
+    this.app.setTournament(this.roundInfo());
     this.side.hidden = false;
     this.renderSide();
     await this.app.follow([seat]);

@@ -9,6 +9,7 @@ import {
   deckTurnStep,
   foundationLine,
   raceShareText,
+  tournamentShareText,
 } from "../../clients/web/share.js";
 import { speak } from "./catalogues.js";
 
@@ -140,4 +141,29 @@ test("a Swedish winner's place is written the Swedish way", () => {
     raceShareText({ ...RACE, role: "player", seat: 2 }).split("\n")[1],
     "1:a av 2: lade ut allt på 5:02 med 120 drag",
   );
+});
+
+test("a race whose deal is not told shares no link to a deal", () => {
+  speak("en");
+  assert.equal(
+    raceShareText({ ...RACE, deal: "", role: "player", seat: 2 }),
+    ["samedeal · Klondike, draw three", "1st of 2: cleared it in 5:02 with 120 moves"].join("\n"),
+  );
+});
+
+test("a tournament round's race: the tournament, the round, the place, the standings' page", () => {
+  const tournament = { name: "Friday cup", round: 2, link: "https://example.test/t/K7QF-2M" };
+  speak("en");
+  const text = tournamentShareText({ game: "klondike-3", tournament, role: "player", seat: 1, results: RESULTS });
+  assert.equal(
+    text,
+    [
+      "samedeal · Friday cup · round 2 · Klondike, draw three",
+      "2nd of 2: 20/52 cards home",
+      "The standings: https://example.test/t/K7QF-2M",
+    ].join("\n"),
+  );
+  assert.doesNotMatch(text, /\/d\//);
+  speak("ru");
+  assert.match(tournamentShareText({ game: "klondike", tournament, role: "spectator", seat: null, results: RESULTS }), /^samedeal · Friday cup · раунд 2 ·/);
 });
