@@ -213,6 +213,39 @@ async def test_the_lobby_speaks_the_new_language_at_once(
         assert not p.errors
 
 
+# ---------------------------------------------------------------------- broken 4
+
+
+async def test_a_refused_new_player_is_told_and_can_try_again(
+    browser: Any, contexts: list[Any], tmp_path: Path
+) -> None:
+    """Item 4: past the address's limit of new players the server answers ``rate_limited``;
+    the "You" panel says so (it said "Asking the server who you are…" for ever), offers to
+    try again, and the daily's card says its play would be a guest's before it is played."""
+    en = catalogue("en")
+    refused = f"{en['you.refused_rate']} {en['you.refused_guest']}"
+    config = {"records_url": f"sqlite:///{tmp_path / 'records.db'}", "identity_limit": 1}
+    async with live_server(**config) as limited:
+        first = await new_page(contexts, browser, "first")
+        await first.page.goto(limited.http + "/")
+        await first.page.click("#you-button")
+        await expect(first.page.locator("#you-status")).to_have_text(en["you.intro"])
+        second = await new_page(contexts, browser, "second")
+        await second.page.goto(limited.http + "/")
+        await expect(second.page.locator("#daily-result-klondike")).to_have_text(refused)
+        await expect(second.page.locator("#daily-play-klondike")).to_have_text(
+            en["daily.refused_play"]
+        )
+        await expect(second.page.locator("#you-button")).to_have_attribute(
+            "aria-label", en["you.button_refused"]
+        )
+        await second.page.click("#you-button")
+        await expect(second.page.locator("#you-status")).to_have_text(refused)
+        await second.page.click("#you-retry")  # still refused within the hour: said again
+        await expect(second.page.locator("#you-status")).to_have_text(refused)
+        assert not first.errors and not second.errors
+
+
 # ---------------------------------------------------------------------- broken 5
 
 

@@ -11,7 +11,7 @@ import { el } from "./board.js";
 import { deckSize } from "./cards.js";
 import { DAY_ONE, addDays, dayNumber, dayOf, dayOfRace } from "./days.js";
 import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
-import { currentPlayer, keptPlayerId } from "./identity.js";
+import { currentPlayer, identityRefusal, keptPlayerId, refusalText, retryIdentity } from "./identity.js";
 import { dailyShareText, dailyWatchText, deckTurnStep } from "./share.js";
 import { tableWrap } from "./tables.js";
 
@@ -150,7 +150,7 @@ export function renderRoomDaily(s, redraw) {
   }
   const next = s.phase === "lobby" && s.role === "player" ? predictAttempt(s.game, s.now, redraw) : null;
   note.hidden = !next;
-  if (next) note.textContent = t(`attempt.next.${next}`);
+  if (next) note.textContent = next === "guest" && identityRefusal() ? refusalText() : t(`attempt.next.${next}`);
 }
 
 // ---------------------------------------------------------------------- today, for the player
@@ -227,6 +227,8 @@ function attemptLine(game, e) {
 }
 
 function lobbyResult(game) {
+  // a player refused (too many new ones from this network): said, never a silent guest
+  if (identityRefusal() && !currentPlayer()) return refusalText();
   const entry = lobbyDay ? mine.get(`${lobbyDay}/${game}`) : undefined;
   if (entry === undefined) return "";
   if (!entry) return playerId() ? t("daily.not_played") : t("daily.not_played_guest");
@@ -253,7 +255,10 @@ function buildLobby(panel) {
     const solo = el("button", "primary");
     solo.type = "button";
     solo.id = `daily-play-${game}`;
-    solo.addEventListener("click", () => play(game, true, `daily-error-${game}`));
+    solo.addEventListener("click", async () => {
+      if (identityRefusal()) await retryIdentity(); // ranked after all, if the server can now
+      play(game, true, `daily-error-${game}`);
+    });
     const friends = el("button");
     friends.type = "button";
     friends.id = `daily-race-${game}`;
@@ -290,7 +295,8 @@ function drawLobby() {
     $(`daily-title-${game}`).textContent = t(`daily.today.${game}`);
     $(`daily-result-${game}`).textContent = lobbyResult(game);
     const played = lobbyDay && mine.get(`${lobbyDay}/${game}`);
-    $(`daily-play-${game}`).textContent = t(played ? "daily.play_again" : "daily.play");
+    const guest = identityRefusal() && !currentPlayer();
+    $(`daily-play-${game}`).textContent = t(played ? "daily.play_again" : guest ? "daily.refused_play" : "daily.play");
     $(`daily-race-${game}`).textContent = t("daily.race_friends");
   }
 }
@@ -308,6 +314,7 @@ export function showDailyLobby() {
   buildLobby(panel);
   panel.hidden = false;
   drawLobby();
+  document.addEventListener("samedeal:identity", drawLobby);
 }
 
 /** Ask the server for its day and the player's results today (once the player is known:
