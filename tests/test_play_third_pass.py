@@ -296,3 +296,30 @@ async def test_a_day_before_the_first_daily_says_so(
     await p.page.goto(server.http + "/daily/2020-01-01")
     await expect(p.page.locator("#daily .error")).to_have_text(words["error.before_day_one"])
     assert not p.errors
+
+
+# ---------------------------------------------------------------------- jarring 8
+
+
+async def test_equal_results_share_a_place(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 8: two players who resign with the same cards, score and moves are both 1st of 2
+    — in the results and in the share text — not 1st and 2nd."""
+    p = await new_page(contexts, browser, "ann", viewport=DESKTOP)
+    await create_room(p, server)
+    code = await p.page.locator("#room-code").inner_text()
+    async with await RaceClient.connect(server.url) as bob:
+        await bob.join(code, name="Bob")
+        await expect(p.page.locator("#players .player")).to_have_count(2)
+        await p.page.click("#start")
+        await expect(p.page.locator("#countdown")).to_be_hidden()
+        await bob.resign()
+        await p.page.click("#btn-resign")
+        await p.page.click("#btn-resign")  # it asks first
+        await expect(p.page.locator("#results")).to_be_visible()
+        ranks = p.page.locator("#results-table tbody td:first-child")
+        await expect(ranks).to_have_text(["1", "1"])
+        share = await p.page.locator("#share-text").input_value()
+        assert share.splitlines()[1].startswith("1st of 2: ")
+    assert not p.errors

@@ -52,14 +52,33 @@ def test_rank_winners_by_time_then_moves_then_the_rest() -> None:
         p(6, "timeout", on=20, score=310, moves=99),
         p(7, "resigned", on=30, score=0, moves=500),
     ]
-    assert [r.seat for r in rank(rows)] == [4, 3, 2, 7, 6, 5, 1]
+    assert [(place, r.seat) for place, r in rank(rows)] == [
+        (1, 4),
+        (2, 3),
+        (3, 2),
+        (4, 7),
+        (5, 6),
+        (6, 5),
+        (7, 1),
+    ]
 
 
 def test_rank_never_puts_score_before_cards() -> None:
-    assert [r.seat for r in rank([p(1, "resigned", on=3, score=999), p(2, "timeout", on=4)])] == [
-        2,
-        1,
+    rows = [p(1, "resigned", on=3, score=999), p(2, "timeout", on=4)]
+    assert [r.seat for _, r in rank(rows)] == [2, 1]
+
+
+def test_equal_results_share_a_place() -> None:
+    """Two who resigned with the same cards, score and moves are both 1st (issue 31: they
+    were "1st of 2" and "2nd of 2"); the next result is placed after both."""
+    rows = [
+        p(3, "resigned", on=10, score=60, moves=30),
+        p(1, "resigned", on=10, score=60, moves=30),
+        p(2, "timeout", on=9, score=90, moves=10),
     ]
+    assert [(place, r.seat) for place, r in rank(rows)] == [(1, 1), (1, 3), (3, 2)]
+    winners = [p(s, "won", on=52, moves=90, elapsed=80_000) for s in (2, 1)]
+    assert [place for place, _ in rank(winners)] == [1, 1]
 
 
 def room(**options: object) -> RoomState:

@@ -6,9 +6,11 @@ play of that day is practice. The attempt is ended by the race it began in, in t
 transaction that writes that race (:func:`end_attempts`); one still open when its day is
 over is closed as ``unfinished`` (:func:`close_unfinished`).
 
-The leaderboard's order — score (higher first), then fewer moves, then the shorter time —
-is kept as one ascending integer, :func:`rank_key`, so that the top of a day and a
-player's place are read from one index (``ix_daily_attempts_board``).
+The leaderboard's order — score (higher first), then fewer moves, then the shorter time
+(of every attempt that ended, won or not) — is kept as one ascending integer,
+:func:`rank_key`, so that the top of a day and a player's place are read from one index
+(``ix_daily_attempts_board``). Attempts with equal keys share a place (the one ranking
+rule, :mod:`server.rooms.ranking`); they are listed in the order they began.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from sqlalchemy import (
     update,
 )
 
+from ..rooms.ranking import places
 from .models import DailyEntry, DailyStats, RaceRecord
 from .tables import daily_attempts, daily_scores, dialect_insert, players, seats
 
@@ -61,7 +64,8 @@ _TIME_CAP = 99_999_999  # ms: more than a day
 
 def rank_key(score: int, moves: int, elapsed_ms: int | None) -> int:
     """The leaderboard order as one ascending number: higher score first, then fewer moves,
-    then the shorter time (an unfinished race counts as the slowest)."""
+    then the shorter time (a race whose time is not known — one left open past its day —
+    counts as the slowest)."""
     score = min(max(score, 0), _SCORE_CAP)
     moves = min(max(moves, 0), _MOVES_CAP)
     time = _TIME_CAP if elapsed_ms is None else min(max(elapsed_ms, 0), _TIME_CAP)
@@ -172,7 +176,9 @@ def end_attempts(
             pk = player_ids.get(s.player_id) if s.player_id else None
             if pk is None:
                 continue
-            elapsed = s.elapsed_ms if s.status == "won" else None
+            # the time of any race that ended, won or not: ties of unfinished attempts are
+            # broken by it too, as they are for the winners'
+            elapsed = s.elapsed_ms
             # the attempt made for this very race, still being played
             this_one = and_(
                 daily_attempts.c.player_id == pk,
@@ -307,9 +313,24 @@ _PAGE = (
 
 
 def leaderboard(conn: Connection, game: str, day: str, limit: int, offset: int) -> list[DailyEntry]:
-    """A page of the day's leaderboard, best first: one statement."""
+    """A page of the day's leaderboard, best first, equal keys sharing a place: one
+    statement, and for a page after the first one more (the attempts ahead of its first)."""
     values = {"game": game, "day": day, "limit": limit, "offset": offset}
-    return [_entry(offset + i, row) for i, row in enumerate(conn.execute(_PAGE, values), 1)]
+    rows = conn.execute(_PAGE, values).all()
+    if not rows:
+        return []
+    shared = places([row.rank_key for row in rows])
+    # the page's first key may have begun on an earlier page: its place counts only the
+    # attempts with a better key
+    first = 1
+    if offset:
+        counts = {"game": game, "day": day, "score": min(max(rows[0].score, 0), _SCORE_CAP)}
+        counts["key"] = rows[0].rank_key
+        first = sum(int(n) for n in conn.execute(_AHEAD_OF, counts).one()) + 1
+    return [
+        _entry(first if key_place == 1 else offset + key_place, row)
+        for key_place, row in zip(shared, rows, strict=True)
+    ]
 
 
 def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEntry | None:
@@ -321,22 +342,22 @@ def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEnt
         return None
     if not row.ranked or row.status in OPEN_STATUSES:
         return _entry(0, row)
-    ahead = (row.better_scores, row.better_keys, row.earlier)
+    ahead = (row.better_scores, row.better_keys)
     if not 0 <= row.score <= _SCORE_CAP:  # counted under its capped score, as the counts are
         capped = min(max(row.score, 0), _SCORE_CAP)
-        values = {"game": game, "day": day, "score": capped}
-        values |= {"key": row.rank_key, "started": row.started_at}
+        values = {"game": game, "day": day, "score": capped, "key": row.rank_key}
         ahead = conn.execute(_AHEAD_OF, values).one()
     return _entry(sum(int(n) for n in ahead) + 1, row)
 
 
-def _ahead(game: Any, day: Any, score: Any, key: Any, started: Any) -> list[Any]:
-    """The attempts ahead of one, as three labelled scalar subqueries — of the attempt row
-    being read (columns: correlated) or of given values: those of a better score, summed
-    from the day's score counts (kept by capped score); of the same score, the better keys;
-    of the same key, those started earlier. The counts bound the rank key by the attempt's
-    own key, not by _board's "rank_key < OPEN_KEY" (which a ranking key implies): given both
-    upper bounds, SQLite searched the index up to OPEN_KEY, most of the day, and filtered."""
+def _ahead(game: Any, day: Any, score: Any, key: Any) -> list[Any]:
+    """The attempts ahead of one — those with a better key: equal keys share a place — as
+    two labelled scalar subqueries, of the attempt row being read (columns: correlated) or
+    of given values: those of a better score, summed from the day's score counts (kept by
+    capped score); of the same score, the better keys. The counts bound the rank key by the
+    attempt's own key, not by _board's "rank_key < OPEN_KEY" (which a ranking key implies):
+    given both upper bounds, SQLite searched the index up to OPEN_KEY, most of the day, and
+    filtered."""
     other = daily_attempts.alias("other").c
     same_day = (other.game == game, other.day == day, other.ranked.is_(True))
     better_scores = select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
@@ -348,20 +369,16 @@ def _ahead(game: Any, day: Any, score: Any, key: Any, started: Any) -> list[Any]
     better_keys = select(func.count()).where(
         *same_day, other.rank_key >= lowest, other.rank_key < key
     )
-    earlier = select(func.count()).where(
-        *same_day, other.rank_key == key, other.started_at < started
-    )
     return [
         better_scores.scalar_subquery().label("better_scores"),
         better_keys.scalar_subquery().label("better_keys"),
-        earlier.scalar_subquery().label("earlier"),
     ]
 
 
 _ME = daily_attempts.c
 #: a player's attempt of the day with the counts ahead of it (see :func:`own_entry`)
 _OWN = (
-    select(*_ENTRY_COLUMNS, *_ahead(_ME.game, _ME.day, _ME.score, _ME.rank_key, _ME.started_at))
+    select(*_ENTRY_COLUMNS, *_ahead(_ME.game, _ME.day, _ME.score, _ME.rank_key))
     .select_from(_ATTEMPTS)
     .where(
         players.c.public_id == bindparam("player_id", type_=String),
@@ -376,7 +393,6 @@ _AHEAD_OF = select(
         _DAY,
         bindparam("score", type_=Integer),
         bindparam("key", type_=BigInteger),
-        bindparam("started", type_=BigInteger),
     )
 )
 

@@ -209,8 +209,8 @@ class StoredRace:
 
 @dataclass(frozen=True, slots=True)
 class DailyEntry:
-    """One attempt of a day's leaderboard (``rank`` 1 first; ties share no rank: the
-    order is score, then fewer moves, then the shorter time, then who started first)."""
+    """One attempt of a day's leaderboard (``rank`` 1 first: the order is score, then fewer
+    moves, then the shorter time; equal attempts share a rank, listed by who began first)."""
 
     rank: int
     player_id: str

@@ -26,6 +26,7 @@ from protocol import Phase, RoomOptions, frames
 from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody
 
 from ..codes import clean_name, display_code
+from .ranking import race_key, ranked
 
 __all__ = [
     "FINAL_STATUSES",
@@ -441,16 +442,11 @@ def begin_race(
     ]
 
 
-def rank(rows: Iterable[ProgressState]) -> list[ProgressState]:
-    """The race ranking: winners by finishing time (ties: fewer moves), then everyone else
-    by cards on foundations, then score, then fewer moves. Seat number breaks full ties."""
-
-    def key(p: ProgressState) -> tuple[int, int, int, int, int]:
-        if p.status == "won":
-            return (0, p.elapsed_ms or 0, p.moves, 0, p.seat)
-        return (1, -p.on_foundations, -p.score, p.moves, p.seat)
-
-    return sorted(rows, key=key)
+def rank(rows: Iterable[ProgressState]) -> list[tuple[int, ProgressState]]:
+    """The race's results best first, each with its place: the one ranking rule
+    (:mod:`server.rooms.ranking`: equal results share a place); tied seats are listed in
+    seat order."""
+    return ranked(rows, race_key, then=lambda p: p.seat)
 
 
 def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int) -> Events:
@@ -462,11 +458,11 @@ def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int
         return []
     room.phase = "ended"
     results: list[ResultRowBody] = []
-    for i, p in enumerate(rank(mine), 1):
+    for place, p in rank(mine):
         seat = room.seat(p.seat)
         results.append(
             {
-                "rank": i,
+                "rank": place,
                 "seat": p.seat,
                 "name": (
                     seat.name
