@@ -244,9 +244,10 @@ class DailyToday(_Model):
 
 
 class DailyEntry(_Model):
-    """One attempt on a day's leaderboard. ``rank`` 0: it does not rank (not over,
-    unranked — an identity made after the day began — or only watched). ``game_id``: the
-    replay, once the day is over."""
+    """One attempt on a day's leaderboard — or, ``ranked`` false, on its newcomers' board
+    (a player made that day: they rank from their next day), ``rank`` then being their place
+    among the day's newcomers. ``rank`` 0: it has no place (not over, or only watched).
+    ``game_id``: the replay, once the day is over."""
 
     rank: int
     player: str
@@ -265,8 +266,8 @@ class DailyEntry(_Model):
 
 class DailyBoard(_Model):
     """``GET /api/daily/{day}/{game}``: the leaderboard (by score, then fewer moves, then the
-    shorter time), the player's own place and the players they have raced with
-    (``?player=ID``)."""
+    shorter time), the newcomers' board, the player's own place and the players they have
+    raced with (``?player=ID``)."""
 
     day: str
     number: int
@@ -274,6 +275,11 @@ class DailyBoard(_Model):
     over: bool
     deal: DailyGame
     entries: list[DailyEntry]
+    newcomers: list[DailyEntry] = Field(
+        description="the first attempts of players made that day, best first, placed among "
+        "themselves (they rank on the leaderboard from their next day); with the first page "
+        "only (offset 0)"
+    )
     you: DailyEntry | None
     raced_with: list[DailyEntry]
 

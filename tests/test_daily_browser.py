@@ -387,15 +387,16 @@ async def test_the_days_pages_before_and_after_the_day(
 async def test_a_newcomer_races_a_friend_on_the_daily(
     server: LiveServer, browser: Any, contexts: list[Any], on_day: Any
 ) -> None:
-    """A player made today races the first test's player on today's Easy Harp: the waiting
-    room says first that it will be unranked (a new player), the race says so; for the
-    friend (made before the day, who has played only today's Klondike) it is their ranked
-    Easy Harp attempt. The day's page then lists the friend among the players raced with.
-    On a phone, the page fits the width."""
+    """A player made today races the first test's player on today's Easy Harp: the lobby and
+    the waiting room say first that it goes on the newcomers' board (it ranks from
+    tomorrow), the race says so; for the friend (made before the day, who has played only
+    today's Klondike) it is their ranked Easy Harp attempt. The day's page then lists the
+    friend among the players raced with, and the player's place among the newcomers. On a
+    phone, the page fits the width."""
     on_day(DAY)
     p = await new_page(contexts, browser, "newcomer", viewport=PHONE, has_touch=True)
     await p.page.goto(server.http + "/")
-    await expect(p.page.locator("#daily-result-easy-harp")).to_have_text(EN["daily.not_played"])
+    await expect(p.page.locator("#daily-result-easy-harp")).to_have_text(EN["daily.not_played_new"])
     await p.page.fill("#name", "Nell")
     await p.page.click("#daily-race-easy-harp")
     await expect(p.page.locator("#daily-note")).to_have_text(EN["attempt.next.unranked"])
@@ -433,7 +434,9 @@ async def test_a_newcomer_races_a_friend_on_the_daily(
     await expect(friends.first.locator("td").first).to_have_text("1")
     await expect(friends.first.locator("td").nth(1)).to_have_text("Ann")
     harp = p.page.locator('.daily-game-page[data-game="easy-harp"]')
-    await expect(harp.locator(".daily-you")).to_have_text(EN["daily.you_unranked"])
+    newcomer = re.escape(EN["daily.you_newcomer"]).replace(re.escape("{rank}"), r"\d+")
+    await expect(harp.locator(".daily-you")).to_have_text(re.compile(newcomer))
+    await expect(harp.locator("#daily-newcomers-easy-harp tr.me")).to_contain_text("Nell")
     width = await p.page.evaluate("document.documentElement.clientWidth")
     assert await p.page.evaluate("document.documentElement.scrollWidth") <= width
     await p.page.screenshot(path=str(ARTIFACTS / "daily-phone.png"), full_page=True)

@@ -79,10 +79,13 @@ async def test_own_place_is_the_place_on_the_full_leaderboard(store: SqlRecordsS
     for entry in board:  # one more than the attempts with a better key, across the pages
         mine = key[entry.player_id]
         assert entry.rank == 1 + sum(k < mine for k in key.values()), entry
+    newcomers = {e.player_id: e.rank for e in await store.newcomers(GAME, DAY)}
+    assert newcomers and not newcomers.keys() & place.keys()
     for pid in ids:
         mine = await store.own_entry(GAME, DAY, pid)
         assert mine is not None
-        assert mine.rank == place.get(pid, 0), pid  # 0: not on the board
+        # the place on the board, or among the newcomers; 0: on neither (still playing)
+        assert mine.rank == place.get(pid, newcomers.get(pid, 0)), pid
 
 
 def _players(conn: Connection, count: int) -> list[str]:
@@ -122,3 +125,67 @@ async def test_asks_made_at_once_are_taken_in_order(store: SqlRecordsStore) -> N
         ),
     )
     assert sorted(rows) == sorted((pid, f"R{i}") for pid, i in seen.items())
+
+
+def _newcomers(conn: Connection) -> dict[str, str]:
+    """A day with two old players' ranked attempts and four new players' (made that day):
+    two ended with equal results, one ended worse, one still playing; and an old player who
+    only watched. Player id → what their attempt is."""
+    kinds = {
+        "n000000000000001": ("ranked", "won", 900, 100),
+        "n000000000000002": ("ranked", "resigned", 50, 40),
+        "n000000000000003": ("new", "resigned", 60, 30),
+        "n000000000000004": ("new", "resigned", 60, 30),
+        "n000000000000005": ("new", "timeout", 10, 80),
+        "n000000000000006": ("new", "playing", 0, 0),
+        "n000000000000007": ("watched", "watched", 0, 0),
+    }
+    conn.execute(insert(players), [{"public_id": p, "name": p, "created_at": 0} for p in kinds])
+    pks = dict(conn.execute(select(players.c.public_id, players.c.id)).all())
+    rows = []
+    for i, (pid, (kind, status, score, moves)) in enumerate(kinds.items()):
+        ended = status not in ("playing", "watched")
+        rows.append(
+            {
+                "player_id": pks[pid],
+                "game": GAME,
+                "day": "2026-04-17",
+                "ranked": kind == "ranked",
+                "status": status,
+                "room": "NEWBIE",
+                "room_created_at": 0,
+                "race_no": 1,
+                "score": score,
+                "moves": moves,
+                "on_foundations": 10,
+                "deck_turns": 0,
+                "elapsed_ms": 90_000 if ended else None,
+                "rank_key": rank_key(score, moves, 90_000) if ended else OPEN_KEY,
+                "started_at": 100 - i,  # the later listed began first: ties keep no order
+                "ended_at": 1 if ended else None,
+            }
+        )
+    conn.execute(insert(daily_attempts), rows)
+    return {pid: kind for pid, (kind, *_) in kinds.items()}
+
+
+async def test_newcomers_have_a_board_of_their_own(store: SqlRecordsStore) -> None:
+    """Players made on the day rank from their next day (the anti-practice rule), but their
+    first attempts show on the day's newcomers' board, placed among themselves by the one
+    rule; an attempt not over and one only watched are on no board."""
+    kinds = await store.db.write(_newcomers)
+    board = await store.leaderboard(GAME, "2026-04-17")
+    assert [e.player_id for e in board] == [p for p, k in kinds.items() if k == "ranked"]
+    new = await store.newcomers(GAME, "2026-04-17")
+    assert {e.player_id: e.rank for e in new} == {
+        "n000000000000003": 1,
+        "n000000000000004": 1,
+        "n000000000000005": 3,
+    }
+    assert not any(e.ranked for e in new)
+    for entry in new:
+        mine = await store.own_entry(GAME, "2026-04-17", entry.player_id)
+        assert mine is not None and mine.rank == entry.rank and not mine.ranked
+    for pid in ("n000000000000006", "n000000000000007"):
+        mine = await store.own_entry(GAME, "2026-04-17", pid)
+        assert mine is not None and mine.rank == 0

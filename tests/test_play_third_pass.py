@@ -323,3 +323,41 @@ async def test_equal_results_share_a_place(
         share = await p.page.locator("#share-text").input_value()
         assert share.splitlines()[1].startswith("1st of 2: ")
     assert not p.errors
+
+
+# ---------------------------------------------------------------------- jarring 7
+
+
+async def test_a_new_player_is_told_and_shown_on_the_newcomers_board(
+    server: LiveServer, browser: Any, contexts: list[Any], on_day: Any
+) -> None:
+    """Item 7: a player made today is told before playing that their first play goes on the
+    newcomers' board and ranks from tomorrow; the race says so; afterwards the day's page
+    shows their attempt there, marked, with their place among the newcomers."""
+    en = catalogue("en")
+    on_day(DAY)
+    p = await new_page(contexts, browser, "nia", viewport=DESKTOP)
+    await p.page.goto(server.http + "/")
+    await p.page.fill("#name", "Nia")
+    await expect(p.page.locator("#daily-result-klondike")).to_have_text(en["daily.not_played_new"])
+    await expect(p.page.locator("#daily-lobby-text")).to_have_text(en["daily.lobby_text"])
+    await p.page.click("#daily-play-klondike")
+    badge = en["attempt.this_race"].replace("{kind}", en["attempt.unranked"])
+    await expect(p.page.locator("#attempt-badge")).to_have_text(badge)
+    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")  # it asks first
+    await expect(p.page.locator("#results")).to_be_visible()
+    await p.page.goto(server.http + "/daily")
+    newcomers = p.page.locator("#daily-newcomers-klondike")
+    await expect(newcomers.locator("tr.me")).to_contain_text("Nia")
+    await expect(p.page.locator("#daily-newcomers-title-klondike")).to_have_text(
+        en["daily.newcomers"]
+    )
+    place = await newcomers.locator("tr.me td").first.inner_text()
+    you = p.page.locator('.daily-game-page[data-game="klondike"] .daily-you')
+    await expect(you).to_have_text(en["daily.you_newcomer"].replace("{rank}", place))
+    board = p.page.locator("#daily-board-klondike")
+    if await board.count():
+        await expect(board).not_to_contain_text("Nia")
+    assert not p.errors

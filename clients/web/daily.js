@@ -221,9 +221,16 @@ function attemptLine(game, e) {
     tn("stats.moves", e.moves),
   ];
   if (game === "klondike") parts.push(tn("share.deck_turns", e.deck_turns));
-  if (!e.ranked) parts.push(t("daily.unranked"));
+  if (!e.ranked) parts.push(e.rank > 0 ? t("daily.newcomer_rank", { rank: e.rank }) : t("daily.unranked"));
   else if (e.rank > 0) parts.push(t("daily.rank", { rank: e.rank }));
   return parts.join(" · ");
+}
+
+/** Whether the identified player was made on ``day`` (UTC): they rank from the next day,
+ * and their first play goes on the newcomers' board. */
+function newToday(day) {
+  const me = currentPlayer();
+  return Boolean(me && day && me.created_at >= Date.parse(`${day}T00:00:00Z`));
 }
 
 function lobbyResult(game) {
@@ -231,7 +238,7 @@ function lobbyResult(game) {
   if (identityRefusal() && !currentPlayer()) return refusalText();
   const entry = lobbyDay ? mine.get(`${lobbyDay}/${game}`) : undefined;
   if (entry === undefined) return "";
-  if (!entry) return playerId() ? t("daily.not_played") : t("daily.not_played_guest");
+  if (!entry) return !playerId() ? t("daily.not_played_guest") : newToday(lobbyDay) ? t("daily.not_played_new") : t("daily.not_played");
   if (entry.status === "playing") return t("daily.under_way");
   if (entry.status === "watched") return t("daily.watched");
   return t("daily.your_attempt", { result: attemptLine(game, entry) });
@@ -472,6 +479,14 @@ function gameSection(info, game) {
     const caption = t("daily.leaderboard_caption", { game: t(`game.${game}`), date: longDate(info.day) });
     box.append(entryTable(`daily-board-${game}`, caption, game, data.entries, info.over, id));
   }
+  if (data.newcomers && data.newcomers.length) {
+    // players made that day: shown, marked, apart; they rank from their next day
+    const h = el("h3", null, t("daily.newcomers"));
+    h.id = `daily-newcomers-title-${game}`;
+    box.append(h, el("p", "hint", t("daily.newcomers_text")));
+    const caption = t("daily.newcomers_caption", { game: t(`game.${game}`), date: longDate(info.day) });
+    box.append(entryTable(`daily-newcomers-${game}`, caption, game, data.newcomers, info.over, id, true));
+  }
   if (data.raced_with.length) {
     box.append(el("h3", null, t("daily.raced_with")));
     box.append(entryTable(`daily-friends-${game}`, t("daily.raced_with"), game, data.raced_with, info.over, id));
@@ -483,6 +498,7 @@ function youText(you) {
   if (!you) return t("daily.you_none");
   if (you.status === "playing") return t("daily.you_open");
   if (you.status === "watched") return t("daily.watched");
+  if (!you.ranked && you.rank) return t("daily.you_newcomer", { rank: you.rank });
   if (!you.ranked || !you.rank) return t("daily.you_unranked");
   return t("daily.rank", { rank: you.rank });
 }
@@ -540,7 +556,7 @@ async function check(deal, out) {
   out.textContent = t(ok ? "daily.check_ok" : "daily.check_bad");
 }
 
-function entryTable(id, caption, game, entries, over, me) {
+function entryTable(id, caption, game, entries, over, me, newcomersTable = false) {
   const heads = ["results.rank", "results.player", "results.result", "results.score", "results.moves"];
   if (game === "klondike") heads.push("daily.deck_turns");
   heads.push("results.time", "profile.replay");
@@ -571,7 +587,9 @@ function entryTable(id, caption, game, entries, over, me) {
       replay = el("span", null, over ? "–" : t("daily.replay_after"));
     }
     const result = e.status === "won" ? t("status.won_in", { time: formatTime(e.elapsed_ms) }) : t(`status.${e.status}`);
-    const cells = [e.rank || "–", name, result, e.score, e.moves];
+    // a newcomer's place is among the newcomers: said so outside their own table
+    const rank = !e.rank ? "–" : !e.ranked && !newcomersTable ? t("daily.newcomer_cell", { rank: e.rank }) : e.rank;
+    const cells = [rank, name, result, e.score, e.moves];
     if (game === "klondike") cells.push(e.deck_turns);
     cells.push(formatTime(e.elapsed_ms), replay);
     for (const v of cells) {

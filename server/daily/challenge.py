@@ -287,6 +287,7 @@ class Daily:
         key = day.isoformat()
         player = request.query.get("player")
         entries = await records.leaderboard(game, key, limit=limit, offset=offset)
+        newcomers = await records.newcomers(game, key, limit=limit) if offset == 0 else []
         you = await records.own_entry(game, key, player) if player else None
         friends = await records.raced_with(player, game, key) if player else []
         over = self.over(day)
@@ -298,6 +299,7 @@ class Daily:
                 over=over,
                 deal=self._game_day(game, day),
                 entries=[_entry(e, over) for e in entries],
+                newcomers=[_entry(e, over) for e in newcomers],
                 you=_entry(you, over) if you is not None else None,
                 raced_with=[_entry(e, over) for e in friends],
             )

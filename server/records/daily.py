@@ -47,6 +47,7 @@ __all__ = [
     "daily_stats",
     "end_attempts",
     "leaderboard",
+    "newcomers",
     "own_entry",
     "raced_with",
     "rank_key",
@@ -268,13 +269,15 @@ _ENTRY_COLUMNS = (
 )
 
 
-def _board(game: Any, day: Any) -> Any:
+def _board(game: Any, day: Any, ranked: bool = True) -> Any:
     """The attempts that rank (of a game and day: values or bound parameters): ranked,
-    played and over (an open one has ``OPEN_KEY``); all in ``ix_daily_attempts_board``."""
+    played and over (an open one has ``OPEN_KEY``); all in ``ix_daily_attempts_board``.
+    ``ranked=False``: the newcomers' board, the first attempts of identities made that day
+    (a watched attempt never ends: its key stays ``OPEN_KEY``)."""
     return and_(
         daily_attempts.c.game == game,
         daily_attempts.c.day == day,
-        daily_attempts.c.ranked.is_(True),
+        daily_attempts.c.ranked.is_(ranked),
         daily_attempts.c.rank_key < OPEN_KEY,
     )
 
@@ -312,6 +315,28 @@ _PAGE = (
 )
 
 
+_NEWCOMERS = (
+    select(*_ENTRY_COLUMNS)
+    .select_from(_ATTEMPTS)
+    .where(_board(_GAME, _DAY, ranked=False))
+    .order_by(daily_attempts.c.rank_key, daily_attempts.c.started_at)
+    .limit(bindparam("limit", type_=Integer))
+)
+#: how many newcomers' attempts of a day are ahead of a key
+_NEWCOMERS_AHEAD = select(func.count()).where(
+    _board(_GAME, _DAY, ranked=False), daily_attempts.c.rank_key < bindparam("key", BigInteger)
+)
+
+
+def newcomers(conn: Connection, game: str, day: str, limit: int) -> list[DailyEntry]:
+    """The newcomers' board of the day, best first: the first attempts of players made that
+    day, who rank from their next day (the anti-practice rule: an identity made after the
+    day began could have practised on another), placed among themselves by the one rule."""
+    rows = conn.execute(_NEWCOMERS, {"game": game, "day": day, "limit": limit}).all()
+    shared = places([r.rank_key for r in rows])
+    return [_entry(place, row) for place, row in zip(shared, rows, strict=True)]
+
+
 def leaderboard(conn: Connection, game: str, day: str, limit: int, offset: int) -> list[DailyEntry]:
     """A page of the day's leaderboard, best first, equal keys sharing a place: one
     statement, and for a page after the first one more (the attempts ahead of its first)."""
@@ -334,14 +359,18 @@ def leaderboard(conn: Connection, game: str, day: str, limit: int, offset: int) 
 
 
 def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEntry | None:
-    """A player's attempt of the day with their place (0 when it does not rank: not over,
-    unranked or watched) — read with the counts of the attempts ahead in one statement (one
-    round trip to PostgreSQL)."""
+    """A player's attempt of the day with their place — on the day's board, or for a
+    newcomer's (``ranked`` false) among the day's newcomers; 0 when it has none (not over,
+    or watched) — read with the counts of the attempts ahead in one statement (one round
+    trip to PostgreSQL; a newcomer's place takes a second)."""
     row = conn.execute(_OWN, {"player_id": player_id, "game": game, "day": day}).first()
     if row is None:
         return None
-    if not row.ranked or row.status in OPEN_STATUSES:
+    if row.status in OPEN_STATUSES:
         return _entry(0, row)
+    if not row.ranked:  # a newcomer's: their place among the day's newcomers
+        values = {"game": game, "day": day, "key": row.rank_key}
+        return _entry(int(conn.execute(_NEWCOMERS_AHEAD, values).scalar_one()) + 1, row)
     ahead = (row.better_scores, row.better_keys)
     if not 0 <= row.score <= _SCORE_CAP:  # counted under its capped score, as the counts are
         capped = min(max(row.score, 0), _SCORE_CAP)

@@ -93,6 +93,11 @@ class DailyCalls:
         limit, offset = max(1, min(100, limit)), max(0, offset)
         return await self.db.read_single(daily_io.leaderboard, game, day, limit, offset)
 
+    async def newcomers(self, game: str, day: str, *, limit: int = 100) -> list[DailyEntry]:
+        """The day's newcomers' board (first attempts of players made that day), best first."""
+        limit = max(1, min(100, limit))
+        return await self.db.read_single(daily_io.newcomers, game, day, limit)
+
     async def own_entry(self, game: str, day: str, player_id: str) -> DailyEntry | None:
         """A player's attempt of the day, with their place."""
         if not ids.is_player_id(player_id):
