@@ -299,6 +299,11 @@ class RoomSummary(_Model):
     max_players: int
     spectators: bool = Field(description="whether the room may be watched")
     daily: bool = Field(description="the room plays the deal of the day")
+    solo: bool = Field(
+        default=False,
+        description="a game in one tap: a player may join while its race runs, and races "
+        "from the next deal",
+    )
 
 
 class LiveDirectory(_Model):

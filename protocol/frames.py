@@ -411,6 +411,7 @@ class SnapshotBody(TypedDict):
     spectators: int
     daily: bool
     rematch_offer: RematchOfferBody | None
+    solo: bool
 
 
 # --------------------------------------------------------------------- replies

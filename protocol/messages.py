@@ -143,7 +143,9 @@ class Create(_Message):
     """Create a room and take its first seat as the host.
 
     ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
-    ``time_limit`` and ``spectator_delay`` are in seconds.
+    ``time_limit`` and ``spectator_delay`` are in seconds. ``solo``: a game in one tap — the
+    race starts at once, with no countdown; others may join it by its link while it runs,
+    and race from the next deal.
     """
 
     type: Literal["create"] = "create"
@@ -158,6 +160,7 @@ class Create(_Message):
     private: bool = False
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
     spectator_reactions: bool = True
+    solo: bool = False
 
 
 class Join(_Message):
@@ -544,7 +547,9 @@ class RematchOffer(_Message):
 
 class RoomSnapshot(_Message):
     """Everything a client needs to draw a room, as of event ``seq``. ``daily``: the room's
-    deal is the deal of the day; ``rematch_offer``: a rematch waiting for answers."""
+    deal is the deal of the day; ``rematch_offer``: a rematch waiting for answers; ``solo``:
+    a game in one tap (``create`` with ``solo``): its races start at once, players may join
+    during one and race from the next."""
 
     room: str
     link: str
@@ -563,6 +568,7 @@ class RoomSnapshot(_Message):
     spectators: int = 0
     daily: bool = False
     rematch_offer: RematchOffer | None = None
+    solo: bool = False
 
 
 class Welcome(_Message):

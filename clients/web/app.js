@@ -34,6 +34,7 @@ import {
   takeJoined,
 } from "./room.js";
 import { route } from "./routes.js";
+import { rememberDeal, renderPlay, setupPlay } from "./play.js";
 import { fillRules, setupRulesOverlay, showRulesPage } from "./rules.js";
 import { setupSettings } from "./settings.js";
 import { follow, keepFollowing } from "./spectate.js";
@@ -60,6 +61,8 @@ function onClose(code) {
   else connectionLost();
 }
 
+let early = []; // a room's events that came before the page took its seat (a solo game's start)
+
 /** A frame that is not a reply: the lobby's live races, a tournament's news, or a room
  * event not seen before. */
 function onFrameEvent(msg) {
@@ -68,8 +71,18 @@ function onFrameEvent(msg) {
     return;
   }
   if (String(msg.type).startsWith("tournament") && tournament.onMessage(msg)) return;
+  if (msg.room && !state.room) {
+    early.push(msg); // taken once the seat is (samedeal:joined): before it, they have no room
+    return;
+  }
   if (takeSeq(msg)) onEvent(msg);
 }
+
+document.addEventListener("samedeal:joined", () => {
+  const queued = early;
+  early = [];
+  for (const msg of queued) if (msg.room === state.room) onFrameEvent(msg);
+});
 
 /** A room event goes to the store, then the room is drawn (reactions draw themselves). */
 function onEvent(msg) {
@@ -83,7 +96,12 @@ function onEvent(msg) {
     return;
   }
   if (msg.type === "race_starting") noteRaceStarting(state.room, msg); // the deal of the day: what the race is for whom
+  const newcomer = msg.type === "seat" && !msg.left && !state.seats.has(msg.seat);
   if (!applyEvent(msg)) return;
+  if (msg.type === "race_ended" && state.solo && !state.daily) rememberDeal(state.game, msg.deal); // "Same deal" in the lobby
+  if (newcomer && state.solo && state.role === "player" && msg.seat !== state.seat) {
+    toast(t("newgame.joined", { names: msg.name })); // they race from the host's next deal
+  }
   if (msg.type === "race_starting") {
     newRace();
     if (state.role === "spectator") keepFollowing(msg.seats);
@@ -97,6 +115,7 @@ function draw() {
   renderHeader();
   renderWaiting();
   renderOffer();
+  renderPlay();
   renderControls();
   drawBoard();
   renderPlayers();
@@ -130,6 +149,7 @@ function bind() {
   setupRulesOverlay();
   document.addEventListener("keydown", replayKey);
   setupRace();
+  setupPlay();
   setInterval(() => state.room && tickClock(), 250);
 }
 

@@ -6,7 +6,7 @@ import { setupDaily } from "./daily.js";
 import { errorText, t } from "./i18n.js";
 import { liveRow } from "./live.js";
 import { roomHint } from "./net.js";
-import { $, conn, toast } from "./page.js";
+import { $, conn } from "./page.js";
 import { takeJoined } from "./room.js";
 import { gameOfDeal, route } from "./routes.js";
 import { setDaily, state } from "./store.js";
@@ -49,16 +49,12 @@ async function createRoom(ev) {
   await enter(payload, "create-error");
 }
 
-/** A room on today's deal of ``game``: of one's own and started at once (``solo``), or
+/** A room on today's deal of ``game``: a game of one's own, started at once (``solo``), or
  * one to race friends in (the daily lobby and pages, daily.js). */
 async function playDaily(game, solo, errorBox) {
-  const payload = { type: "create", game, deal: "daily", name: playerName() };
-  if (solo) Object.assign(payload, { max_players: 1, spectators: false });
+  const payload = { type: "create", game, deal: "daily", name: playerName(), solo };
   setDaily(true);
-  if (!(await enter(payload, errorBox))) return;
-  if (!solo) return;
-  const reply = await conn.request({ type: "start" });
-  if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  await enter(payload, errorBox);
 }
 
 async function createOnSharedDeal() {
@@ -78,9 +74,14 @@ export async function joinRoom(role, code, errorBox) {
   await enter(payload, errorBox);
 }
 
-/** Create or join; a refusal is shown in ``errorBox``, next to the form that asked. */
+/** Create or join; a refusal is shown in ``errorBox``, next to the form that asked;
+ * whether the room was entered. */
+export async function enterRoom(payload, errorBox) {
+  return enter(payload, errorBox);
+}
+
 async function enter(payload, errorBox) {
-  for (const id of ["create-error", "join-error", "invite-error", "deal-error"]) $(id).textContent = "";
+  for (const id of ["create-error", "join-error", "invite-error", "deal-error", "play-error"]) $(id).textContent = "";
   const routed = await routedForWatching(payload);
   let reply;
   try {
@@ -141,7 +142,9 @@ async function settleInRoom(joined) {
   // The server closes the seat's old socket once the new one has it: expected.
   const old = conn.ws;
   if (old) conn.retiring.add(old);
-  const resume = conn.request({ type: "resume", room: joined.room, token: joined.token, last_seq: null }, ws);
+  // from the first socket's snapshot: what happened since (a solo game's start) follows
+  const seq = joined.snapshot ? joined.snapshot.seq : null;
+  const resume = conn.request({ type: "resume", room: joined.room, token: joined.token, last_seq: seq }, ws);
   // a socket that dies unanswered must not hold the page back: the first seat then stays
   const late = new Promise((resolve) => setTimeout(() => resolve({ type: "error", code: "timeout" }), 5000));
   const reply = await Promise.race([resume, late]);
@@ -151,10 +154,11 @@ async function settleInRoom(joined) {
     return joined;
   }
   conn.replace(ws);
-  return { ...reply, token: joined.token, key: joined.key ?? reply.key };
+  return { ...reply, snapshot: reply.snapshot || joined.snapshot, token: joined.token, key: joined.key ?? reply.key };
 }
 
-function playerName() {
+/** The lobby's name (kept for the next visit). */
+export function playerName() {
   const name = $("name").value.trim();
   localStorage.setItem("samedeal.name", name);
   return name;
@@ -199,12 +203,14 @@ function drawInvite() {
   const players = info.players || [];
   const full = players.length >= info.max_players;
   const details = [game, host, phase];
+  if (info.solo && info.phase === "running" && !full) details.push(t("invite.solo"));
   if (full) details.push(t("invite.full"));
   $("invite-details").textContent = details.filter(Boolean).join(" · ");
   const list = $("invite-players");
   list.replaceChildren(...players.map((name) => el("li", null, name)));
-  // a running race or a full room takes no new player: watching is the one thing to do
-  const watchOnly = info.phase === "running" || full;
+  // a running race or a full room takes no new player: watching is the one thing to do —
+  // but a solo game's race takes one for its next deal
+  const watchOnly = (info.phase === "running" && !info.solo) || full;
   $("invite-join").hidden = watchOnly;
   $("invite-watch").classList.toggle("primary", watchOnly);
   $("invite-watch").hidden = info.spectators === false;

@@ -3,7 +3,7 @@
 // and a ghost of a run to race again.
 
 import { el, icon } from "./board.js";
-import { dailyRaceShare, setupShareButton, shareOut } from "./daily.js";
+import { DAILY_GAMES, dailyRaceShare, setupShareButton, shareOut } from "./daily.js";
 import { errorText, formatTime, t } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
 import { leaveRoom, statusLabel } from "./room.js";
@@ -80,7 +80,16 @@ export function renderResults() {
   share.rows = share.value.split("\n").length;
   const host = state.role === "player" && state.seat === state.host;
   // one offer at a time: its answers are awaited before another
-  for (const id of ["rematch-same", "rematch-new", "rematch-daily"]) $(id).hidden = !host || Boolean(state.offer);
+  for (const [id, kind] of [["rematch-same", "same"], ["rematch-new", "new"], ["rematch-daily", "daily"]]) {
+    $(id).hidden = !host || Boolean(state.offer);
+    // a game of one's own deals again as the app's "New game" window does
+    const key = state.solo ? `newgame.${kind}` : `rematch.${kind}`;
+    if ($(id).dataset.i18n !== key) {
+      $(id).dataset.i18n = key;
+      $(id).textContent = t(key);
+    }
+  }
+  if (state.solo && !DAILY_GAMES.includes(state.game)) $("rematch-daily").hidden = true;
   const status = rematchStatus();
   $("rematch-status").hidden = !status;
   $("rematch-status").textContent = status;

@@ -68,6 +68,7 @@ export function takeJoined(reply, { keepPath = false } = {}) {
   conn.request({ type: "live", limit: 0 }); // the lobby's list of live races is not needed now
   showScreen("room");
   render();
+  document.dispatchEvent(new Event("samedeal:joined")); // the room's events that came first
 }
 
 function seatKey(room) {
@@ -109,7 +110,8 @@ function roomPath() {
   return `/r/${state.room}` + (state.key ? `?key=${encodeURIComponent(state.key)}` : "");
 }
 
-function roomLink() {
+/** The room's link, as a friend opens it (with a private room's key). */
+export function roomLink() {
   return location.origin + roomPath();
 }
 
@@ -175,7 +177,8 @@ export function renderPlayers() {
       );
       li.append(stats);
     } else {
-      li.append(el("div", "stats", s.connected ? t("players.ready") : t("status.disconnected")));
+      const ready = state.solo && state.phase === "running" ? t("players.next_deal") : t("players.ready");
+      li.append(el("div", "stats", s.connected ? ready : t("status.disconnected")));
     }
     list.append(li);
   }
@@ -212,7 +215,8 @@ export function renderHeader() {
 
 /** The waiting room: who is in, who starts, the link and the options. */
 export function renderWaiting() {
-  const waiting = state.phase === "lobby";
+  // a solo game starts at once: no waiting room for the moment before its race_starting
+  const waiting = state.phase === "lobby" && !state.solo;
   $("waiting").hidden = !waiting;
   if (waiting) {
     const n = state.seats.size;

@@ -20,6 +20,7 @@ export const state = {
   race: 0,
   deal: "",
   daily: false, // the room plays the deal of the day (see isDailyRoom)
+  solo: false, // a game in one tap: its races start at once; others join for the next one
   startAt: null,
   deadline: null,
   clockOffset: 0, // server ms − local ms
@@ -58,6 +59,12 @@ export function isPlaying() {
  * ``race_starting`` (the host who chose it knows at once). */
 export function isDailyRoom() {
   return state.daily;
+}
+
+/** Whether this page's player sits in the room without racing its race: they joined a
+ * solo game during it, and race from the next deal. */
+export function waitsForNextDeal() {
+  return state.role === "player" && state.phase === "running" && !state.participants.includes(state.seat);
 }
 
 // ---------------------------------------------------------------------- this player's seat
@@ -124,6 +131,7 @@ function applySnapshot(snap) {
   // The deal code is told only once the race is over (fair play): the game name before.
   state.deal = snap.deal || "";
   if (typeof snap.daily === "boolean") state.daily = snap.daily;
+  state.solo = Boolean(snap.solo);
   state.startAt = snap.start_at;
   state.deadline = snap.deadline;
   state.results = snap.results;
@@ -136,7 +144,9 @@ function applySnapshot(snap) {
     state.seats.set(s.seat, { ...s });
     state.names.set(s.seat, s.name);
   }
-  state.participants = snap.phase === "lobby" ? [] : snap.seats.map((s) => s.seat);
+  // the racers: a seat that sits the race out (joined a solo game during it, or sat out a
+  // rematch) is "waiting"
+  state.participants = snap.phase === "lobby" ? [] : snap.seats.filter((s) => s.status !== "waiting").map((s) => s.seat);
 }
 
 /** Whether a frame is new to this page, noting its ``seq`` (frames without one always

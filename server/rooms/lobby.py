@@ -104,6 +104,7 @@ class Lobby:
                 deal_typed_by=1 if msg.deal == "code" else None,
                 daily_day=daily_day,
                 secret_until=secret_until,
+                solo=msg.solo,
             )
             if await self.ctx.backend.create_room(room):
                 break
@@ -112,6 +113,9 @@ class Lobby:
         self.ctx.metrics.rooms_created_total += 1
         logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, logged_deal(room))
         await self._take_new_seat(conn, room.code, msg.name, msg.id, key)
+        if msg.solo:
+            # a game in one tap: no waiting room, no Start, no countdown
+            await self.race.start(conn, countdown_ms=0)
 
     async def on_join(self, conn: Conn, msg: Join) -> None:
         """``join``: a seat in the lobby or between races, or a spectator's place."""

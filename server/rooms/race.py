@@ -118,13 +118,16 @@ class Race:
     # ------------------------------------------------------------------ requests
 
     async def on_start(self, conn: Conn, msg: Start) -> None:
-        """``start``: the host starts the first race (on the day's deal, the racers'
-        attempts are recorded first: the race shows its cards)."""
-        room_code, seat = self.host_seat(conn)
-        countdown = int(self.ctx.config.countdown * 1000)
+        """``start``: the host starts the first race."""
+        await self.start(conn, int(self.ctx.config.countdown * 1000))
+
+    async def start(self, player: Player, countdown_ms: int) -> None:
+        """The host starts the room's first race ``countdown_ms`` from now (on the day's
+        deal, the racers' attempts are recorded first: the race shows its cards)."""
+        room_code, seat = self.host_seat(player)
         attempts = await self._first_attempts(room_code, seat)
         snap, _ = await self.ctx.backend.update_room(
-            room_code, StartRace(seat, now_ms(), countdown, attempts)
+            room_code, StartRace(seat, now_ms(), countdown_ms, attempts)
         )
         logger.info(
             "race started room=%s race=%s deal=%s",

@@ -53,6 +53,13 @@ class Rematches:
         snap = await self.ctx.backend.snapshot(room_code)
         if snap is None:
             raise Refusal("unknown_room", "no such room (it may have expired)")
+        if _restart(snap.room, seat):
+            # a solo game's new deal or restart mid-race: the race so far is resigned (it is
+            # kept as any race), then the next one is offered as after any race
+            await self.race.forfeit(conn)
+            snap = await self.ctx.backend.snapshot(room_code)
+            if snap is None:
+                raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
         code, secret = msg.code, None
         if msg.deal == "daily":
@@ -67,12 +74,14 @@ class Rematches:
             attempts = await self.race.daily.begin_attempts(
                 on_day, [(seat, _player_of(room, seat))], race_no=room.race + 1
             )
+        # alone in a solo game the next deal starts at once; anyone racing it is counted down
+        alone = room.solo and all(s.seat == seat for s in room.seats)
         update = RematchUpdate(
             seat,
             msg.deal,
             code,
             now_ms(),
-            int(config.countdown * 1000),
+            0 if alone else int(config.countdown * 1000),
             int(config.rematch_wait * 1000),
             secret if msg.deal == "daily" else None,
             attempts,
@@ -189,6 +198,14 @@ class Rematches:
         if offer is not None and offer.race == race and self.ctx.rooms.get(room_code):
             # this worker's clock is behind the one that set the deadline: look again then
             self._arm(room_code, race, offer.deadline)
+
+
+def _restart(room: RoomState, seat: int) -> bool:
+    """Whether the host ``seat``'s rematch is a solo game's new deal or restart mid-race:
+    they race alone (a player who joined meanwhile waits for this next race)."""
+    return (
+        room.solo and room.phase == "running" and room.host == seat and room.participants == [seat]
+    )
 
 
 def _player_of(room: RoomState, seat: int) -> str | None:

@@ -217,6 +217,10 @@ class RoomState(_State):
     # a tournament round's room: the tournament's id (its races are recorded when the
     # round ends, and its deal is told to nobody before: ``secret_until``)
     tournament: str | None = None
+    # a game in one tap (``create`` with ``solo``): its races start at once, with no
+    # countdown while the host races alone; a player may join during a race and races from
+    # the next one (the host's new deal or restart)
+    solo: bool = False
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -294,8 +298,8 @@ def add_player(
     player_id: str | None = None,
 ) -> tuple[SeatState, Events]:
     """Seat a new player (``player_id``: their identity, when they gave one); refuses a
-    full room or a running race."""
-    if room.phase == "running":
+    full room or a running race — but for a solo game's, whose next race they join."""
+    if room.phase == "running" and not room.solo:
         raise Refusal("race_running", "a race is running: join as a spectator or wait")
     if len(room.seats) >= room.options.max_players:
         raise Refusal("room_full", f"the room is full ({room.options.max_players} players)")

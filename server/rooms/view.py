@@ -95,4 +95,5 @@ def snapshot(
             if room.offer is not None
             else None
         ),
+        "solo": room.solo,
     }

@@ -17,6 +17,7 @@ import {
   state,
   takeSeat,
   takeSeq,
+  waitsForNextDeal,
 } from "../../clients/web/store.js";
 
 function snapshot(room, changes = {}) {
@@ -222,4 +223,22 @@ test("what is not a room event is left to others", () => {
   }
   assert.equal(applyEvent({ type: "spectators", count: 7 }), true);
   assert.equal(state.spectators, 7);
+});
+
+test("a seat that joined a solo game during its race waits for the next deal", () => {
+  const seats = [
+    { seat: 0, name: "Ann", connected: true, status: "playing", on_foundations: 3, total: 104 },
+    { seat: 1, name: "Bo", connected: true, status: "waiting" },
+  ];
+  enter("SOLO", "player", { phase: "running", race: 2, solo: true, seats });
+  assert.equal(state.solo, true);
+  assert.deepEqual(state.participants, [0]); // Bo is seated, not racing
+  assert.equal(waitsForNextDeal(), true);
+  assert.equal(isPlaying(), false);
+  start(3, [0, 1]);
+  assert.equal(waitsForNextDeal(), false);
+  assert.equal(isPlaying(), true);
+  enter("ROOM", "player", { phase: "running", race: 1, seats: [{ ...seats[0] }, { ...seats[1], status: "playing" }] });
+  assert.equal(state.solo, false);
+  assert.deepEqual(state.participants, [0, 1]);
 });

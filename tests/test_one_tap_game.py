@@ -1,0 +1,97 @@
+"""A game in one tap (issue 31, item 14), on a phone with touch, in real headless Chromium:
+"New deal" in the lobby starts a game at once — no waiting room, no Start, no countdown —
+played on the server like any race; "Same deal" restarts it mid-game; its link brings a
+friend in while it runs, who races from the host's next deal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from browser_fixtures import (
+    ARTIFACTS,
+    PHONE,
+    Page,
+    browser,
+    contexts,
+    expect,
+    needs_chromium,
+    new_page,
+)
+from server_fixtures import LiveServer, live_server
+
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
+__all__ = ["browser", "contexts"]  # the shared fixtures, used by name
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server() -> AsyncIterator[LiveServer]:
+    async with live_server(countdown=0.5) as live:
+        yield live
+
+
+def phone() -> dict[str, Any]:
+    return {"viewport": PHONE, "has_touch": True, "is_mobile": True}
+
+
+async def tops(p: Page) -> list[str | None]:
+    """The top card of each column, left to right."""
+    found: list[str | None] = await p.page.evaluate(
+        """() => [...document.querySelectorAll('#board .column')].map((c) => {
+             const up = c.querySelectorAll('.card.up');
+             return up.length ? up[up.length - 1].dataset.card : null; })"""
+    )
+    return found
+
+
+async def test_new_deal_same_deal_and_a_friend_by_link(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    ann = await new_page(contexts, browser, "ann", **phone())
+    await ann.page.goto(server.http + "/")
+    await ann.page.locator("#play-new").tap()  # Easy Harp, chosen by default
+    await expect(ann.page.locator("#board .column")).to_have_count(9)
+    await expect(ann.page.locator("#controls")).to_be_visible()
+    for hidden in ("#waiting", "#start", "#countdown"):
+        await expect(ann.page.locator(hidden)).to_be_hidden()
+    first = await tops(ann)
+    await ann.pile("s").tap()  # the server checks it and answers: a move like any race's
+    await expect(ann.page.locator("#moves")).to_have_text("1")
+    await ann.page.screenshot(path=str(ARTIFACTS / "one-tap-game-phone.png"))
+
+    await ann.page.locator("#new-game-button").tap()
+    await expect(ann.page.locator("#new-game")).to_be_visible()
+    await ann.page.locator("#new-game-same").tap()  # a restart of the same deal, mid-game
+    await expect(ann.page.locator("#moves")).to_have_text("0")
+    assert await tops(ann) == first
+    await expect(ann.page.locator("#countdown")).to_be_hidden()
+    await expect(ann.page.locator("#controls")).to_be_visible()
+
+    # the link of the game: a friend joins it while it runs, and races from the next deal
+    await ann.page.locator("#new-game-button").tap()
+    link = await ann.page.locator("#new-game-link").input_value()
+    assert re.fullmatch(rf"{re.escape(server.http)}/r/\w{{4}}-\w{{2}}", link)
+    bob = await new_page(contexts, browser, "bob", **phone())
+    await bob.page.goto(link)
+    await bob.page.fill("#name", "Bob")
+    await expect(bob.page.locator("#invite-join")).to_be_visible()
+    await bob.page.locator("#invite-join").tap()
+    await expect(bob.page.locator("#solo-wait")).to_be_visible()
+    await expect(bob.page.locator("#controls")).to_be_hidden()
+    bob_row = ann.page.locator('#players [data-seat="2"]')
+    await expect(bob_row).to_contain_text("races from the next deal")
+    await expect(ann.page.locator("#new-game-note")).to_contain_text("Bob")
+
+    await ann.page.locator("#new-game-new").tap()  # a new deal: Bob is asked to race it
+    await expect(bob.page.locator("#rematch-offer")).to_be_visible()
+    await bob.page.locator("#rematch-accept").tap()
+    for p in (ann, bob):
+        await expect(p.page.locator("#players .player")).to_have_count(2)
+        await expect(p.page.locator("#controls")).to_be_visible()
+        await expect(p.page.locator("#board .column")).to_have_count(9)
+    await expect(bob.page.locator("#solo-wait")).to_be_hidden()
+    assert not ann.errors and not bob.errors
