@@ -145,7 +145,8 @@ class Create(_Message):
     ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
     ``time_limit`` and ``spectator_delay`` are in seconds. ``solo``: a game in one tap — the
     race starts at once, with no countdown; others may join it by its link while it runs,
-    and race from the next deal.
+    and race from the next deal. ``winnable``: the room's random deals (this one, and a
+    rematch's) are proven winnable by the solver before the race starts.
     """
 
     type: Literal["create"] = "create"
@@ -161,6 +162,7 @@ class Create(_Message):
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
     spectator_reactions: bool = True
     solo: bool = False
+    winnable: bool = False
 
 
 class Join(_Message):
@@ -505,6 +507,8 @@ class RoomOptions(_Message):
     spectator_delay: int = 0
     #: False: the racers do not see the spectators' reactions while they race
     spectator_reactions: bool = True
+    #: the room's random deals are proven winnable by the solver before their race
+    winnable: bool = False
 
 
 class SeatInfo(_Message):

@@ -211,6 +211,7 @@ class RaceServer:
             self.ctx.rooms.drop(lr)
         self.robots.close()
         await self.daily.close()
+        self.race.deals.close()
         await self.tournaments.close()
         if self._writer is not None:
             try:

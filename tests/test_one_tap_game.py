@@ -1,7 +1,8 @@
 """A game in one tap (issue 31, item 14), on a phone with touch, in real headless Chromium:
 "New deal" in the lobby starts a game at once — no waiting room, no Start, no countdown —
 played on the server like any race; "Same deal" restarts it mid-game; its link brings a
-friend in while it runs, who races from the host's next deal.
+friend in while it runs, who races from the host's next deal. And a room of winnable deals
+only, from the create form (item 16).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 import pytest_asyncio
 from browser_fixtures import (
     ARTIFACTS,
+    DESKTOP,
     PHONE,
     Page,
     browser,
@@ -23,6 +25,9 @@ from browser_fixtures import (
     new_page,
 )
 from server_fixtures import LiveServer, live_server
+
+from engine.fair import TOURNAMENT_NODES
+from engine.solver import solve
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "contexts"]  # the shared fixtures, used by name
@@ -95,3 +100,35 @@ async def test_new_deal_same_deal_and_a_friend_by_link(
         await expect(p.page.locator("#board .column")).to_have_count(9)
     await expect(bob.page.locator("#solo-wait")).to_be_hidden()
     assert not ann.errors and not bob.errors
+
+
+async def test_a_room_of_winnable_deals_from_the_create_form(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 16: "Winnable deals only" in the create form; the page says it is finding one
+    while the server proves it; the waiting room's options say so; the deal, told at the
+    race's end, is one the solver proves winnable."""
+    p = await new_page(contexts, browser, "winnable", viewport=DESKTOP)
+    await p.page.goto(server.http + "/")
+    await p.page.check('#create-form input[name="game"][value="klondike-3"]')
+    await p.page.check('input[name="deal"][value="code"]')
+    await expect(p.page.locator("#winnable")).to_be_disabled()  # a code needs no proof
+    await p.page.check('input[name="deal"][value="random"]')
+    await p.page.check("#winnable")
+    await p.page.evaluate(
+        """() => { window.said = [];
+             new MutationObserver(() => said.push(document.getElementById("create").textContent))
+               .observe(document.getElementById("create"), {childList: true, subtree: true}); }"""
+    )
+    await p.page.click("#create")
+    await expect(p.page.locator("#room-options")).to_contain_text("winnable deals only")
+    assert "Finding a winnable deal…" in await p.page.evaluate("window.said")
+    await p.page.click("#start")
+    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")  # it asks first
+    share = await p.page.locator("#share-text").input_value()
+    found = re.search(r"KL1-3-[A-Z]{7}", share)
+    assert found is not None
+    assert solve(found.group(0), nodes=TOURNAMENT_NODES["klondike-3"]).verdict == "winnable"
+    assert not p.errors

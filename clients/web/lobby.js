@@ -36,6 +36,8 @@ function createPayload(game, deal, code) {
   const limit = Number($("time-limit").value);
   if (limit > 0) payload.time_limit = Math.round(limit * 60);
   if (deal === "code") payload.code = code;
+  // the room's random deals (this one, a rematch's) proven winnable before each race
+  if (deal === "random" && $("winnable").checked) payload.winnable = true;
   return payload;
 }
 
@@ -46,7 +48,20 @@ async function createRoom(ev) {
   if (deal === "code") followDealCode();
   const payload = createPayload(form.elements.game.value, deal, $("deal-code").value.trim());
   setDaily(deal === "daily"); // the host knows; see isDailyRoom for everyone else
-  await enter(payload, "create-error");
+  const button = $("create");
+  if (payload.winnable) {
+    // the server proves the deal first: a second or so, said while it lasts
+    button.disabled = true;
+    button.textContent = t("lobby.proving");
+    $("deal-note").textContent = t("lobby.proving_note");
+  }
+  try {
+    await enter(payload, "create-error");
+  } finally {
+    button.disabled = false;
+    button.textContent = t("lobby.create");
+    if (payload.winnable) $("deal-note").textContent = "";
+  }
 }
 
 /** A room on today's deal of ``game``: a game of one's own, started at once (``solo``), or
@@ -263,9 +278,13 @@ export function setupLobby() {
   $("invite-join").addEventListener("click", () => joinRoom("player", route().code, "invite-error"));
   $("invite-watch").addEventListener("click", () => joinRoom("spectator", route().code, "invite-error"));
   $("create-on-deal").addEventListener("click", createOnSharedDeal);
-  for (const r of document.querySelectorAll('input[name="deal"]')) {
-    r.addEventListener("change", () => ($("deal-code").disabled = $("create-form").elements.deal.value !== "code"));
-  }
+  const dealChosen = () => {
+    const deal = $("create-form").elements.deal.value;
+    $("deal-code").disabled = deal !== "code";
+    $("winnable").disabled = deal !== "random"; // only a random deal needs proving
+  };
+  for (const r of document.querySelectorAll('input[name="deal"]')) r.addEventListener("change", dealChosen);
+  dealChosen();
   $("deal-code").addEventListener("input", followDealCode);
   document.addEventListener("samedeal:lang", () => {
     if (lastLive) renderLobbyLive(lastLive);

@@ -59,6 +59,7 @@ function mayDeal() {
 
 async function dealAgain(kind) {
   showWindow(false);
+  if (kind === "random" && state.options && state.options.winnable) toast(t("lobby.proving"));
   const reply = await conn.request({ type: "rematch", deal: kind });
   if (reply.type === "error") toast(errorText(reply.code, reply.message));
 }

@@ -34,14 +34,24 @@ async function answerRematch(accept) {
   }
 }
 
+let proving = false; // a winnable-only room's new deal is being proven
+
 async function rematch(deal) {
-  const reply = await conn.request({ type: "rematch", deal });
-  if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  proving = deal === "random" && Boolean(state.options && state.options.winnable);
+  render();
+  try {
+    const reply = await conn.request({ type: "rematch", deal });
+    if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  } finally {
+    proving = false;
+    render();
+  }
 }
 
 /** What the results say of a pending rematch: the one who offered it waits, a player who
  * answered is told what happens to them. */
 function rematchStatus() {
+  if (proving && state.phase === "ended") return t("lobby.proving");
   const o = state.offer;
   if (!o || state.role !== "player") return "";
   if (state.seat === o.by) return t("rematch.waiting");

@@ -196,6 +196,7 @@ function roomOptionsText() {
   else if (o.spectator_delay) parts.push(t("waiting.spectators_delay", { s: o.spectator_delay }));
   else parts.push(t("waiting.spectators"));
   if (o.private) parts.push(t("waiting.private"));
+  if (o.winnable) parts.push(t("waiting.winnable"));
   return parts.join(" · ");
 }
 

@@ -80,6 +80,9 @@ class Lobby:
         if msg.deal == "daily":
             # the day's secret deal: told to nobody (not even this host) before the day ends
             deal, daily_day, secret_until = await self.daily.todays_deal(msg.game)
+        elif msg.deal == "random":
+            # proven winnable first when the room asks: the reply waits for the proof
+            deal = await self.race.deals.draw(msg.game, winnable=msg.winnable)
         else:
             deal = choose_deal(msg.game, msg.deal, msg.code, None)
         options = RoomOptions(
@@ -89,6 +92,7 @@ class Lobby:
             private=msg.private,
             spectator_delay=msg.spectator_delay,
             spectator_reactions=msg.spectator_reactions,
+            winnable=msg.winnable,
         )
         key = secrets.token_urlsafe(6) if msg.private else None
         for _ in range(10):

@@ -25,6 +25,7 @@ from ..context import Context
 from ..daily.challenge import Daily
 from ..edge.connection import Conn, HeldProgress, Player
 from ..store.backend import Fenced, LogConflict, OutcomeUnknown, StoreUnavailable
+from .deals import RandomDeals
 from .finish import RaceEnd, finished_body, progress_state
 from .progress import Progress
 from .registry import LocalRoom
@@ -69,11 +70,20 @@ def _rejected(rule: str) -> MoveRejected:
 class Race:
     """The race layer of a worker."""
 
-    def __init__(self, ctx: Context, daily: Daily, end: RaceEnd, progress: Progress) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        daily: Daily,
+        end: RaceEnd,
+        progress: Progress,
+        deals: RandomDeals | None = None,
+    ) -> None:
         self.ctx = ctx
         self.daily = daily
         self.end = end
         self.progress = progress
+        #: random deals, proven winnable for a room that asks (the lobby's, rematches')
+        self.deals = deals or RandomDeals()
 
     # ------------------------------------------------------------------ state
 

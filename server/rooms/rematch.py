@@ -61,8 +61,12 @@ class Rematches:
             if snap is None:
                 raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
-        code, secret = msg.code, None
-        if msg.deal == "daily":
+        # a code is the host's only for kind code: a random deal is never one the host chose
+        code, secret = (msg.code if msg.deal == "code" else None), None
+        if msg.deal == "random" and room.options.winnable and room.host == seat:
+            # a winnable-only room's new deal is proven before it is offered
+            code = await self.race.deals.draw(room.game, winnable=True)
+        elif msg.deal == "daily":
             code, day, until = await self.race.daily.todays_deal(room.game)
             secret = (day, until)
         elif msg.deal == "same" and room.secret_until is not None and now_ms() < room.secret_until:
