@@ -58,11 +58,19 @@ async def test_new_deal_same_deal_and_a_friend_by_link(
 ) -> None:
     ann = await new_page(contexts, browser, "ann", **phone())
     await ann.page.goto(server.http + "/")
+    await ann.page.evaluate(
+        """() => { window.shown = [];
+             for (const id of ["waiting", "countdown"]) new MutationObserver(() => {
+               if (!document.getElementById(id).hidden) shown.push(id);
+             }).observe(document.getElementById(id), {attributes: true}); }"""
+    )
     await ann.page.locator("#play-new").tap()  # Easy Harp, chosen by default
     await expect(ann.page.locator("#board .column")).to_have_count(9)
     await expect(ann.page.locator("#controls")).to_be_visible()
     for hidden in ("#waiting", "#start", "#countdown"):
         await expect(ann.page.locator(hidden)).to_be_hidden()
+    await expect(ann.page.locator("#moves")).to_have_text("0")
+    assert await ann.page.evaluate("window.shown") == []  # no waiting room, no countdown, no "Go!"
     first = await tops(ann)
     await ann.pile("s").tap()  # the server checks it and answers: a move like any race's
     await expect(ann.page.locator("#moves")).to_have_text("1")
@@ -132,3 +140,81 @@ async def test_a_room_of_winnable_deals_from_the_create_form(
     assert found is not None
     assert solve(found.group(0), nodes=TOURNAMENT_NODES["klondike-3"]).verdict == "winnable"
     assert not p.errors
+
+
+# Every face-up card's index — rank and suit — in full view: inside its card, and what the
+# page shows at its middle is that card (not the card laid over it).
+INDICES = """() => [...document.querySelectorAll('#board .card.up')].map((card) => {
+  const parts = [...card.querySelectorAll('.corner .r, .corner .s')].map((e) => {
+    const r = e.getBoundingClientRect();
+    const c = card.getBoundingClientRect();
+    // (a text's box rises a little above its capitals: the font's ascent)
+    const inside = r.left >= c.left - 0.5 && r.right <= c.right + 0.5
+      && r.top >= c.top - 0.2 * r.height && r.bottom <= c.bottom + 0.5;
+    const seen = [[0.2, 0.2], [0.8, 0.2], [0.5, 0.5], [0.2, 0.8], [0.8, 0.8]].every(([fx, fy]) => {
+      const hit = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+      return hit !== null && card.contains(hit);
+    });
+    return {inside, seen};
+  });
+  const font = parseFloat(getComputedStyle(card.querySelector('.corner')).fontSize);
+  return {card: card.dataset.card, font, parts};
+})"""
+
+
+@pytest.mark.parametrize("game", ["easy-harp", "klondike"])
+async def test_cards_a_phone_can_read(
+    server: LiveServer, browser: Any, contexts: list[Any], game: str
+) -> None:
+    """Item 15: on a 390 px phone each card size shows every face-up card's rank and suit in
+    full, larger at each step, the largest with indices of 18 px or more; the board never
+    gets wider than the screen. The four-colour deck inks diamonds and clubs apart from the
+    hearts and spades, and the high-contrast deck's inks are 7:1 or more on its cards."""
+    p = await new_page(contexts, browser, game, **phone())
+    await p.page.goto(server.http + "/")
+    await p.page.check(f'input[name="play-game"][value="{game}"]')
+    await p.page.locator("#play-new").tap()
+    await expect(p.page.locator("#board .column")).not_to_have_count(0)
+    fonts = []
+    for size in ("normal", "large", "largest"):
+        await p.page.locator("#settings-button").tap()
+        await p.page.select_option("#opt-card-size", size)
+        await p.page.locator("#settings-button").tap()
+        cards = await p.page.evaluate(INDICES)
+        assert cards, size
+        for c in cards:
+            assert all(part["inside"] and part["seen"] for part in c["parts"]), (size, c)
+        fonts.append(min(c["font"] for c in cards))
+        width = await p.page.evaluate("document.documentElement.clientWidth")
+        assert await p.page.evaluate("document.documentElement.scrollWidth") <= width, size
+        await p.page.screenshot(path=str(ARTIFACTS / f"cards-{size}-{game}-phone.png"))
+    assert fonts[0] < fonts[1] < fonts[2] and fonts[2] >= 18, fonts
+
+    inks = """() => Object.fromEntries([...document.querySelectorAll('#board .card.up')].map(
+      (c) => [c.dataset.suit, [getComputedStyle(c).color, getComputedStyle(c).backgroundColor]]))"""
+    await p.page.locator("#settings-button").tap()
+    await p.page.select_option("#opt-deck", "four")
+    four = await p.page.evaluate(inks)
+    reds = {four[s][0] for s in "HD" if s in four}
+    blacks = {four[s][0] for s in "SC" if s in four}
+    assert len(reds) == len([s for s in "HD" if s in four])  # diamonds not the hearts' red
+    assert len(blacks) == len([s for s in "SC" if s in four])  # clubs not the spades' black
+    await p.page.select_option("#opt-deck", "contrast")
+    await p.page.locator("#settings-button").tap()
+    contrast = await p.page.evaluate(inks)
+    for suit, (ink, paper) in contrast.items():
+        assert ratio(ink, paper) >= 7, (suit, ink, paper)
+    await p.page.screenshot(path=str(ARTIFACTS / f"cards-contrast-{game}-phone.png"))
+    assert not p.errors
+
+
+def ratio(ink: str, paper: str) -> float:
+    """WCAG's contrast ratio of two CSS rgb() colours."""
+
+    def lum(colour: str) -> float:
+        channels = [float(v) / 255 for v in re.findall(r"[\d.]+", colour)[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    a, b = sorted((lum(ink), lum(paper)), reverse=True)
+    return (a + 0.05) / (b + 0.05)

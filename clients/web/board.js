@@ -48,6 +48,7 @@ export function cardNode(name, faceUp = true) {
   }
   const node = el("div", `card up${isRed(name) ? " red" : ""}`);
   node.dataset.card = name;
+  node.dataset.suit = name[1]; // a four-colour deck colours each suit
   node.setAttribute("aria-hidden", "true"); // the pile's label reads the cards
   const corner = el("span", "corner");
   corner.append(el("span", "r", rankText(name)), el("span", "s", SUIT_SYMBOLS[name[1]]));
@@ -169,9 +170,9 @@ export function renderBoard(board, view, game, options = {}) {
     const label = [t(harp ? "pile.foundation_suit" : "pile.foundation", { n: i + 1, suit: suit ? t(`suit.${suit}`) : "" })];
     label.push(topCard ? cardName(topCard) : t("pile.empty"));
     const f = pileNode("foundation", `f${i + 1}`, label.join(": "));
-    f.append(
-      el("span", `slot-mark${suit && isRed(`A${suit}`) ? " red" : ""}`, suit ? SUIT_SYMBOLS[suit] : "A"),
-    );
+    const mark = el("span", `slot-mark${suit && isRed(`A${suit}`) ? " red" : ""}`, suit ? SUIT_SYMBOLS[suit] : "A");
+    if (suit) mark.dataset.suit = suit; // a four-colour deck colours each suit
+    f.append(mark);
     if (topCard) f.append(cardNode(topCard));
     foundations.append(f);
   });

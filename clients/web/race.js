@@ -245,7 +245,7 @@ export function tickClock() {
   if (before > 0) {
     cd.hidden = false;
     cd.textContent = String(Math.ceil(before / 1000));
-  } else if (before > -700) {
+  } else if (before > -700 && state.counted) {
     cd.hidden = false;
     cd.textContent = t("race.go");
   } else {

@@ -22,6 +22,7 @@ export const state = {
   daily: false, // the room plays the deal of the day (see isDailyRoom)
   solo: false, // a game in one tap: its races start at once; others join for the next one
   startAt: null,
+  counted: false, // the race began with a countdown (a solo game's has none: no "Go!")
   deadline: null,
   clockOffset: 0, // server ms − local ms
   lastSeq: 0,
@@ -133,6 +134,7 @@ function applySnapshot(snap) {
   if (typeof snap.daily === "boolean") state.daily = snap.daily;
   state.solo = Boolean(snap.solo);
   state.startAt = snap.start_at;
+  state.counted = snap.phase === "running" && snap.start_at > snap.now;
   state.deadline = snap.deadline;
   state.results = snap.results;
   state.clockOffset = snap.now - Date.now();
@@ -180,6 +182,7 @@ export function applyEvent(msg) {
       state.deal = msg.deal || "";
       if (typeof msg.daily === "boolean") state.daily = msg.daily;
       state.startAt = msg.start_at;
+      state.counted = msg.start_at > msg.now;
       state.deadline = msg.deadline;
       state.clockOffset = msg.now - Date.now();
       state.participants = msg.seats;
