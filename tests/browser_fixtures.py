@@ -26,6 +26,7 @@ __all__ = [
     "ARTIFACTS",
     "DESKTOP",
     "PHONE",
+    "TYPE_MOVES",
     "Mirror",
     "Page",
     "axe_violations",
@@ -128,6 +129,25 @@ async def new_page(
     page = await ctx.new_page()
     page.set_default_timeout(8000)
     return Page(page, name)
+
+
+# Types the moves in the page's move field, one after the other, each once the last is
+# answered (the field empties on an ack; a refusal stops the run): the page's own path.
+TYPE_MOVES = """async (moves) => {
+  const input = document.getElementById("move-input");
+  const form = document.getElementById("move-form");
+  const error = document.getElementById("move-error");
+  for (const [i, move] of moves.entries()) {
+    input.value = move;
+    form.requestSubmit();
+    const deadline = Date.now() + 5000;
+    while (input.value !== "" && !error.textContent && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    if (input.value !== "") return `move ${i} ${move}: ${error.textContent || "no answer"}`;
+  }
+  return "";
+}"""
 
 
 def canonical(view: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ import pytest_asyncio
 from browser_fixtures import (
     ARTIFACTS,
     PHONE,
+    TYPE_MOVES,
     Page,
     axe_violations,
     browser,
@@ -94,25 +95,6 @@ async def until_api(server: LiveServer, path: str, check: Any, tries: int = 200)
             return body
         await asyncio.sleep(0.05)
     raise AssertionError(f"{path}: {body}")
-
-
-# Types the moves in the page's move field, one after the other, each once the last is
-# answered (the field empties on an ack; a refusal stops the run): the page's own path.
-TYPE_MOVES = """async (moves) => {
-  const input = document.getElementById("move-input");
-  const form = document.getElementById("move-form");
-  const error = document.getElementById("move-error");
-  for (const [i, move] of moves.entries()) {
-    input.value = move;
-    form.requestSubmit();
-    const deadline = Date.now() + 5000;
-    while (input.value !== "" && !error.textContent && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    if (input.value !== "") return `move ${i} ${move}: ${error.textContent || "no answer"}`;
-  }
-  return "";
-}"""
 
 
 def frames_text(p: Page) -> str:

@@ -22,6 +22,7 @@ from browser_fixtures import (
     ARTIFACTS,
     DESKTOP,
     PHONE,
+    TYPE_MOVES,
     Page,
     axe_violations,
     browser,
@@ -30,7 +31,7 @@ from browser_fixtures import (
     needs_chromium,
     new_page,
 )
-from server_fixtures import LiveServer, live_server
+from server_fixtures import WINS, LiveServer, live_server
 
 from clients.client import RaceClient
 
@@ -360,4 +361,49 @@ async def test_a_new_player_is_told_and_shown_on_the_newcomers_board(
     board = p.page.locator("#daily-board-klondike")
     if await board.count():
         await expect(board).not_to_contain_text("Nia")
+    assert not p.errors
+
+
+# ---------------------------------------------------------------------- jarring 9
+
+
+async def test_the_winner_does_not_wait(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 9: a player who clears the table sees the results so far at once — their place,
+    and the others still racing with their progress — may watch those others' boards, and
+    asks for a rematch that is offered the moment the others are done."""
+    deal, line = WINS["klondike"]
+    p = await new_page(contexts, browser, "ann", viewport=DESKTOP)
+    await create_room(p, server, deal)
+    code = await p.page.locator("#room-code").inner_text()
+    async with await RaceClient.connect(server.url) as bob:
+        await bob.join(code, name="Bob")
+        await expect(p.page.locator("#players .player")).to_have_count(2)
+        await p.page.click("#start")
+        await expect(p.page.locator("#countdown")).to_be_hidden()
+        assert await p.page.evaluate(TYPE_MOVES, line.split()) == ""
+        results = p.page.locator("#results")
+        await expect(results.locator("h2")).to_have_text("Results so far")
+        rows = results.locator("tbody tr")
+        await expect(rows).to_have_count(2)
+        await expect(rows.nth(0).locator("td").nth(0)).to_have_text("1")
+        await expect(rows.nth(0)).to_contain_text("Ann")
+        await expect(rows.nth(1)).to_contain_text("Bob")
+        await expect(rows.nth(1).locator('[role="progressbar"]')).to_be_visible()
+        # watch Bob race: his board, as it changes
+        await rows.nth(1).locator("button.watch").click()
+        bobs = p.page.locator('#board .followed[data-seat="2"]')
+        await expect(bobs).to_be_visible()
+        assert (await bob.move("s")).type == "ack"
+        await expect(bobs.locator('[data-pile="w"] .card.up')).to_have_count(1)
+        # a rematch asked for now waits for Bob
+        await p.page.click("#rematch-same")
+        await expect(p.page.locator("#rematch-status")).to_have_text(
+            "Your rematch is offered as soon as the race is over (still racing: Bob)."
+        )
+        await bob.resign()
+        await expect(results.locator("h2")).to_have_text("Results")
+        offered = await bob.next_event("rematch_offered")
+        assert offered.type == "rematch_offered"
     assert not p.errors

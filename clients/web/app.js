@@ -105,6 +105,7 @@ function onEvent(msg) {
   if (msg.type === "race_starting") {
     newRace();
     if (state.role === "spectator") keepFollowing(msg.seats);
+    else if (state.follows.length) follow([]); // a racer watches nobody (nor is sent boards)
   }
   render();
 }

@@ -13,7 +13,7 @@ import { tickOffer } from "./results.js";
 import { openRulesOverlay, ruleSection, rulesGame } from "./rules.js";
 import { settings } from "./settings.js";
 import { drawBoards } from "./spectate.js";
-import { isPlaying, serverNow, setView, state } from "./store.js";
+import { finishedEarly, isPlaying, serverNow, setView, state } from "./store.js";
 import { mergeView } from "./views.js";
 
 let reminder = null; // {text, rule, pile, until}: a refused move's rule, shown next to its card
@@ -161,7 +161,8 @@ export function drawBoard() {
   boardStale = false;
   boardKey = key;
   const board = $("board");
-  if (state.role === "spectator" && state.follows.length > 1) {
+  // a spectator's boards side by side; a player who finished sees those they watch
+  if ((state.role === "spectator" && state.follows.length > 1) || (state.role === "player" && state.follows.length && finishedEarly())) {
     drawBoards(board);
     return;
   }

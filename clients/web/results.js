@@ -9,7 +9,11 @@ import { $, conn, render, toast } from "./page.js";
 import { leaveRoom, statusLabel } from "./room.js";
 import { raceShareText, tournamentShareText } from "./share.js";
 import { scrollBox } from "./tables.js";
-import { dropOffer, isDailyRoom, serverNow, state } from "./store.js";
+import { deckSize } from "./cards.js";
+import { progressBar } from "./live.js";
+import { ranked } from "./ranking.js";
+import { toggleFollow } from "./spectate.js";
+import { dropOffer, finishedEarly, isDailyRoom, serverNow, state } from "./store.js";
 
 let answered = null; // {race, accept}: this player's answer to the pending rematch offer
 
@@ -35,8 +39,14 @@ async function answerRematch(accept) {
 }
 
 let proving = false; // a winnable-only room's new deal is being proven
+let queued = null; // a rematch the host asked for before the race was over: offered at its end
 
 async function rematch(deal) {
+  if (finishedEarly()) {
+    queued = deal; // the others still race: it is offered the moment they are done
+    render();
+    return;
+  }
   proving = deal === "random" && Boolean(state.options && state.options.winnable);
   render();
   try {
@@ -52,6 +62,10 @@ async function rematch(deal) {
  * answered is told what happens to them. */
 function rematchStatus() {
   if (proving && state.phase === "ended") return t("lobby.proving");
+  if (queued && finishedEarly()) {
+    const racing = state.participants.map((n) => state.seats.get(n)).filter((s) => s && !FINAL.includes(s.status));
+    return t("rematch.queued", { names: racing.map((s) => s.name).join(", ") });
+  }
   const o = state.offer;
   if (!o || state.role !== "player") return "";
   if (state.seat === o.by) return t("rematch.waiting");
@@ -64,34 +78,76 @@ function resultName(r) {
   return /^Player \d+$/.test(r.name) && state.names.has(r.seat) ? state.names.get(r.seat) : r.name;
 }
 
-/** The results once the race is over: the table, replay, share text, rematch and ghost. */
+const FINAL = ["won", "resigned", "timeout", "left"];
+
+/** The results' rows: the race's once it is over; while it runs — for a player who has
+ * finished — the results so far: the finished, placed by the one ranking rule
+ * (ranking.js), then those still racing, with their progress. */
+function resultRows() {
+  if (state.phase === "ended") return state.results.map((r) => ({ ...r, racing: false }));
+  const seats = state.participants.map((n) => state.seats.get(n)).filter(Boolean);
+  const rows = ranked(seats.filter((s) => FINAL.includes(s.status)), (s) => s.seat).map(({ place, row }) => ({ ...row, rank: place, racing: false }));
+  for (const s of seats) if (!FINAL.includes(s.status)) rows.push({ ...s, rank: null, racing: true });
+  return rows;
+}
+
+function resultRow(r) {
+  const tr = el("tr");
+  if (state.role === "player" && r.seat === state.seat) tr.classList.add("me");
+  if (r.racing) tr.classList.add("racing");
+  const status = el("td");
+  if (r.racing) {
+    // still racing: their progress, and a way to watch them
+    const total = r.total || deckSize(state.game);
+    status.append(progressBar(resultName(r), r.on_foundations || 0, total), statusLabel("playing"), " ");
+    const on = state.follows.includes(r.seat);
+    const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
+    b.type = "button";
+    b.setAttribute("aria-pressed", String(on));
+    b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: resultName(r) }));
+    b.addEventListener("click", () => toggleFollow(r.seat));
+    status.append(b);
+  } else {
+    if (r.status === "won") status.append(icon("trophy"), " ");
+    status.append(statusLabel(r.status));
+  }
+  const cells = [r.rank ?? "–", resultName(r), status, r.on_foundations || 0, r.score || 0, r.moves || 0, r.racing ? "–" : formatTime(r.elapsed_ms)];
+  cells.forEach((v, i) => tr.append(v instanceof Node ? v : el("td", i === 1 ? "name" : null, v)));
+  return tr;
+}
+
+/** The results once the race is over — or, for a player who finished while others race,
+ * the results so far — with the replay, share text, rematch and ghost. */
 export function renderResults() {
   const panel = $("results");
-  const show = state.phase === "ended" && Boolean(state.results);
+  const ended = state.phase === "ended" && Boolean(state.results);
+  const early = finishedEarly();
+  const show = ended || early;
   const appearing = show && panel.hidden;
   panel.hidden = !show;
   if (!show) return;
-  const body = $("results-table").querySelector("tbody");
-  body.replaceChildren();
-  for (const r of state.results) {
-    const tr = el("tr");
-    if (state.role === "player" && r.seat === state.seat) tr.classList.add("me");
-    const cells = [r.rank, resultName(r), statusLabel(r.status), r.on_foundations, r.score, r.moves, formatTime(r.elapsed_ms)];
-    cells.forEach((v, i) => {
-      const td = el("td", i === 1 ? "name" : null, v);
-      if (i === 2 && r.status === "won") td.prepend(icon("trophy"), " ");
-      tr.append(td);
-    });
-    body.append(tr);
-  }
+  const title = $("results").querySelector("h2");
+  title.dataset.i18n = early ? "results.so_far" : "results.title";
+  title.textContent = t(title.dataset.i18n);
+  $("results-table").querySelector("tbody").replaceChildren(...resultRows().map(resultRow));
+  // the share text, the replay and ghosts are the finished race's
+  $("share-text").closest("label").hidden = early;
+  $("copy-share").hidden = early;
   renderReplayLink();
-  const share = $("share-text");
-  share.value = shareText();
-  share.rows = share.value.split("\n").length;
+  if (ended) {
+    const share = $("share-text");
+    share.value = shareText();
+    share.rows = share.value.split("\n").length;
+  }
   const host = state.role === "player" && state.seat === state.host;
+  if (ended && queued && host && !state.offer) {
+    const kind = queued;
+    queued = null;
+    rematch(kind); // offered now that everyone is done
+  }
   // one offer at a time: its answers are awaited before another
   for (const [id, kind] of [["rematch-same", "same"], ["rematch-new", "new"], ["rematch-daily", "daily"]]) {
-    $(id).hidden = !host || Boolean(state.offer);
+    $(id).hidden = !host || Boolean(state.offer) || (early && Boolean(queued));
     // a game of one's own deals again as the app's "New game" window does
     const key = state.solo ? `newgame.${kind}` : `rematch.${kind}`;
     if ($(id).dataset.i18n !== key) {
@@ -104,7 +160,7 @@ export function renderResults() {
   $("rematch-status").hidden = !status;
   $("rematch-status").textContent = status;
   // A ghost replays a run of this race at its real pace in a rematch on the same deal.
-  const ghosts = host && conn.welcome && conn.welcome.bots;
+  const ghosts = ended && host && conn.welcome && conn.welcome.bots;
   $("add-ghost").hidden = !ghosts;
   if (ghosts) {
     const select = $("ghost-seat");

@@ -10,6 +10,7 @@ import { ReactionPops, progressBar, reactionButtons } from "./live.js";
 import { $, conn, copy, render, showScreen, toast } from "./page.js";
 import { toggleFollow } from "./spectate.js";
 import {
+  finishedEarly,
   forgetSeat,
   isDailyRoom,
   isPlaying,
@@ -154,7 +155,10 @@ export function renderPlayers() {
     if (s.seat === state.host) who.append(el("span", "host-badge", t("players.host")));
     const popped = pops.node(s.seat);
     if (popped) who.append(popped);
-    if (state.role === "spectator" && state.phase !== "lobby" && state.participants.includes(s.seat)) {
+    // a spectator may watch any racer; a player who finished, those still racing
+    const racing = !["won", "resigned", "timeout", "left"].includes(s.status);
+    const watcher = state.role === "spectator" || (finishedEarly() && s.seat !== state.seat && racing);
+    if (watcher && state.phase !== "lobby" && state.participants.includes(s.seat)) {
       const on = state.follows.includes(s.seat);
       const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
       b.type = "button";

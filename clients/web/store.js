@@ -230,9 +230,11 @@ export function applyEvent(msg) {
       state.recorded = { race: msg.race, game_id: msg.game_id };
       return true;
     case "board":
-      if (state.role === "spectator" && state.follows.includes(msg.seat)) {
+      // a spectator's, or a player's who finished and watches those still racing (their
+      // own board stays theirs)
+      if (state.follows.includes(msg.seat)) {
         state.boards.set(msg.seat, msg.view);
-        if (msg.seat === state.following) setView(msg.view);
+        if (msg.seat === state.following && state.role === "spectator") setView(msg.view);
         else state.viewVersion += 1;
       }
       return true;
@@ -260,11 +262,23 @@ export function setView(view) {
   state.viewVersion += 1;
 }
 
-/** Follow ``seats`` (a spectator; up to MAX_FOLLOWED): the boards of others are dropped. */
+/** Follow ``seats`` (up to MAX_FOLLOWED; a spectator, or a player who finished): the
+ * boards of others are dropped. A spectator's board is the first followed; a player's
+ * stays their own. */
 export function setFollows(seats) {
   state.follows = seats.slice(0, MAX_FOLLOWED);
   state.following = state.follows.length ? state.follows[0] : null;
   for (const seat of [...state.boards.keys()]) if (!state.follows.includes(seat)) state.boards.delete(seat);
-  state.view = state.following !== null && state.boards.has(state.following) ? state.boards.get(state.following) : null;
+  if (state.role !== "player") {
+    state.view = state.following !== null && state.boards.has(state.following) ? state.boards.get(state.following) : null;
+  }
   state.viewVersion += 1;
+}
+
+/** Whether this page's player has finished the race under way, while others still race
+ * it: they see the results so far, and may watch the others. */
+export function finishedEarly() {
+  if (state.role !== "player" || state.phase !== "running" || !state.participants.includes(state.seat)) return false;
+  const me = state.seats.get(state.seat);
+  return Boolean(me) && !["playing", "disconnected", "waiting"].includes(me.status);
 }

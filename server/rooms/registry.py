@@ -107,17 +107,28 @@ class LocalRoom:
         elif kind == "player_finished" and event.get("race") == self.race:
             self.finished.add(event["seat"])
 
-    def may_see(self, conn: Conn, event: Event) -> bool:
-        """Fair play: a player still racing never gets another player's move list/board."""
-        if event.get("type") != "player_finished":
-            return True
-        return not (
+    def racing(self, conn: Conn) -> bool:
+        """Whether ``conn`` races the room's race now: a player in it not finished yet."""
+        return (
             conn.role == "player"
-            and event.get("race") == self.race
             and self.phase == "running"
             and conn.seat in self.participants
             and conn.seat not in self.finished
         )
+
+    def may_see(self, conn: Conn, event: Event) -> bool:
+        """Fair play: a player still racing never gets another player's move list/board."""
+        if event.get("type") != "player_finished":
+            return True
+        return not (event.get("race") == self.race and self.racing(conn))
+
+    def may_follow(self, conn: Conn) -> bool:
+        """Fair play: who may be sent other players' boards live (``follow``) — anyone in
+        the room but a player still racing: a spectator, or a player who has finished, sits
+        the race out, or waits for the next one. Asked when a follow starts and before every
+        board is sent, so a player following a race who then races the next one is sent no
+        board of it."""
+        return conn.role in ("spectator", "player") and not self.racing(conn)
 
     def frame_for(self, conn: Conn, event: Event, data: bytes) -> bytes:
         """Fair play: the frame of a stored event for ``conn``. The deal code of a race goes

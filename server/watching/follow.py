@@ -68,13 +68,13 @@ class Spectate:
         """``follow``: follow up to four players' boards (none: stop)."""
         if conn.room_code is None:
             raise Refusal("not_in_room", "join a room first")
-        if conn.role != "spectator":
-            raise Refusal("not_spectator", "only spectators who are not racing can follow boards")
         lr = self.ctx.rooms[conn.room_code]
+        seats = msg.followed()
+        if seats and not lr.may_follow(conn):  # stopping is anyone's
+            raise Refusal("not_spectator", "a player still racing cannot follow boards")
         feed = lr.feed
         assert feed is not None
         await feed.wait_loaded()
-        seats = msg.followed()
         for seat in seats:
             if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
                 raise Refusal("unknown_seat", f"seat {seat} is not racing")
@@ -161,6 +161,7 @@ class Spectate:
                     moves = await self.ctx.backend.moves(lr.room_code, f.race, seat)
                     f.game, f.applied = replay(feed.deal, moves), len(moves)
             to = set(f.spectators) if new else f.newcomers & f.spectators
+            to = {c for c in to if lr.may_follow(c)}  # nobody racing is sent a board
             f.newcomers.clear()
             if to:
                 data = frames.board(
