@@ -282,6 +282,12 @@ class DailyBoard(_Model):
     )
     you: DailyEntry | None
     raced_with: list[DailyEntry]
+    streak: DailyStats | None = Field(
+        default=None,
+        description="with ?player=ID: their figures in this daily game as of today — days "
+        "played and won in a row (up to today, or yesterday while today's is not played), "
+        "at most, and in all (null: none played)",
+    )
 
 
 class RoomSummary(_Model):

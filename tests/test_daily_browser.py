@@ -441,8 +441,9 @@ SHARE_CASES = [
         (7, 3, 0, 13, 9, 1, 4, 0),
         "http://h/daily/2026-04-16",
     ),
-    DailyResult(7, "klondike", "unranked", False, 1, 52, 5, 1, 1, None, None, "x"),
+    DailyResult(7, "klondike", "unranked", False, 1, 52, 5, 1, 1, None, None, "x", streak=1),
     DailyResult(366, "klondike", "guest", False, 21, 52, 90, 22, 0, 61_000, (5, 9, 4, 3), "y"),
+    DailyResult(40, "easy-harp", "ranked", True, 104, 104, 1220, 300, 0, 900_000, None, "z", 12),
 ]
 
 
@@ -467,6 +468,7 @@ async def test_the_browser_and_the_terminal_write_the_same_share_text(
                 "elapsedMs": case.elapsed_ms,
                 "foundations": list(case.foundations) if case.foundations else None,
                 "url": case.url,
+                "streak": case.streak,
             }
             text = await p.page.evaluate(
                 """async ([lang, facts]) => {

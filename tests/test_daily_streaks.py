@@ -93,6 +93,12 @@ async def test_the_player_page_tells_the_daily_streaks_and_best_score(
             "best_score": won.score,
         }
     ]
+    # the day's board tells the player their figures in its game too (the race's results
+    # and share text say the days in a row from it; issue 31)
+    status, board = await get(server, f"/api/daily/2026-04-17/klondike?player={me.player}")
+    assert status == 200 and board["streak"] == page["daily"][0]
+    status, other = await get(server, f"/api/daily/2026-04-17/easy-harp?player={me.player}")
+    assert status == 200 and other["streak"] is None  # none played
     # a day without playing: the runs that end today or yesterday still stand …
     on_day("2026-04-18")
     status, page = await get(server, "/api/players/ann_daily")

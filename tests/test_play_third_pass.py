@@ -407,3 +407,53 @@ async def test_the_winner_does_not_wait(
         offered = await bob.next_event("rematch_offered")
         assert offered.type == "rematch_offered"
     assert not p.errors
+
+
+# ---------------------------------------------------------------------- missing 17
+
+
+async def test_streaks_and_badges_where_players_look(
+    server: LiveServer, browser: Any, contexts: list[Any], on_day: Any
+) -> None:
+    """Item 17: a daily race's results say the player's days in a row (and the share text
+    from two days); the player page shows the badges with their rules — a first win earned
+    by winning a race, ten dailies and a perfect week with how far there is to go."""
+    en = catalogue("en")
+    on_day(DAY)
+    p = await new_page(contexts, browser, "gus", viewport=DESKTOP)
+    await p.page.goto(server.http + "/rules")
+    await p.page.click("#you-button")
+    await expect(p.page.locator("#you-status")).to_have_text(en["you.intro"])
+    await p.page.fill("#you-handle", "badge_gus")
+    await p.page.click("#you-handle-form button[type=submit]")
+    await expect(p.page.locator("#you-handle-note")).to_have_text(en["you.saved"])
+    await p.page.goto(server.http + "/")
+    await p.page.click("#daily-play-easy-harp")
+    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await expect(p.page.locator("#board .column")).to_have_count(9)
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")  # it asks first
+    streak = p.page.locator("#results-streak")
+    await expect(streak).to_have_text(
+        "Your deal of the day: 1 day in a row (best 1; won 0 in a row)."
+    )
+    share = await p.page.locator("#share-text").input_value()
+    assert "in a row" not in share  # a streak is two days or more
+    deal, line = WINS["klondike"]
+    await create_room(p, server, deal, name="Gus")
+    await p.page.click("#start")
+    await expect(p.page.locator("#countdown")).to_be_hidden()
+    assert await p.page.evaluate(TYPE_MOVES, line.split()) == ""
+    await expect(p.page.locator("#results")).to_be_visible()
+    await p.page.goto(server.http + "/p/badge_gus")
+    found = p.page.locator("#profile-badges li")
+    await expect(found).to_have_count(3)
+    win = p.page.locator('#profile-badges [data-badge="first_win"]')
+    await expect(win).to_have_class(re.compile("earned"))
+    await expect(win).to_contain_text(en["badges.earned"])
+    dailies = p.page.locator('#profile-badges [data-badge="ten_dailies"]')
+    await expect(dailies).to_contain_text("1 of 10")
+    await expect(dailies).to_contain_text(en["badges.ten_dailies.rule"])
+    week = p.page.locator('#profile-badges [data-badge="perfect_week"]')
+    await expect(week).to_contain_text("0 of 7")
+    assert not p.errors

@@ -117,9 +117,25 @@ export function dailyRaceShare(s) {
     moves: mine.moves,
     deckTurns: r ? r.deckTurns : 0,
     elapsedMs: mine.elapsed_ms,
+    streak: s.streak ?? null,
     foundations: s.view ? s.view.foundations.map((f) => f.length) : null,
     url,
   });
+}
+
+/** The day of a race on the deal of the day that this tab saw (or from its deadline). */
+export function dayOfDailyRace(room, raceNo, deadline, now) {
+  const r = raceOf(room, raceNo);
+  return r ? r.day : dayOfRace(deadline || now + 1);
+}
+
+/** The player's figures in ``game``'s daily as of ``day`` (GET /api/daily/{day}/{game}
+ * ?player=ID: days played and won in a row, at most), or null. */
+export async function fetchStreak(day, game) {
+  const id = playerId();
+  if (!id) return null;
+  const board = await getJson(`/api/daily/${day}/${game}?player=${encodeURIComponent(id)}&limit=1`);
+  return board.ok ? board.data.streak || null : null;
 }
 
 /**
@@ -156,6 +172,7 @@ export function renderRoomDaily(s, redraw) {
 // ---------------------------------------------------------------------- today, for the player
 
 const mine = new Map(); // "DAY/game" → the player's attempt that day (null: none), once asked
+const streaks = new Map(); // "DAY/game" → the player's figures in that game as of that day
 let lobbyDay = null; // the server's today, as the lobby shows it
 
 function playerId() {
@@ -186,6 +203,7 @@ async function loadMine(day, game) {
   }
   const board = await getJson(`/api/daily/${day}/${game}?player=${encodeURIComponent(id)}&limit=1`);
   mine.set(`${day}/${game}`, board.ok ? board.data.you : null);
+  if (board.ok) streaks.set(`${day}/${game}`, board.data.streak || null);
   return mine.get(`${day}/${game}`);
 }
 
@@ -241,7 +259,9 @@ function lobbyResult(game) {
   if (!entry) return !playerId() ? t("daily.not_played_guest") : newToday(lobbyDay) ? t("daily.not_played_new") : t("daily.not_played");
   if (entry.status === "playing") return t("daily.under_way");
   if (entry.status === "watched") return t("daily.watched");
-  return t("daily.your_attempt", { result: attemptLine(game, entry) });
+  const streak = streaks.get(`${lobbyDay}/${game}`);
+  const days = streak && streak.played_streak >= 2 ? ` · ${tn("share.daily_streak", streak.played_streak)}` : "";
+  return t("daily.your_attempt", { result: attemptLine(game, entry) }) + days;
 }
 
 function buildLobby(panel) {

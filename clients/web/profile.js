@@ -4,7 +4,8 @@
 // handles are put on the page as text.
 
 import { formatDate, getJson } from "./api.js";
-import { el } from "./board.js";
+import { badges } from "./badges.js";
+import { el, icon } from "./board.js";
 import { errorText, formatTime, t, tOrdinal } from "./i18n.js";
 import { tableWrap } from "./tables.js";
 
@@ -193,7 +194,30 @@ function draw() {
       recent.append(row);
     }
   }
-  root.replaceChildren(...[head, stats, daily, recent].filter(Boolean));
+  root.replaceChildren(...[head, badgeSection(), stats, daily, recent].filter(Boolean));
+}
+
+/** The player's badges: each earned one, and how far they are from the others — with
+ * the rule that earns it, so none is a mystery. */
+function badgeSection() {
+  const box = el("section", "panel badges");
+  box.setAttribute("aria-labelledby", "profile-badges-title");
+  const title = el("h2", null, t("badges.title"));
+  title.id = "profile-badges-title";
+  const list = el("ul", "badge-list");
+  list.id = "profile-badges";
+  for (const b of badges(player)) {
+    const item = el("li", b.earned ? "earned" : "not-yet");
+    item.dataset.badge = b.id;
+    item.append(icon(b.earned ? "trophy" : "star", "icon big"));
+    const words = el("div");
+    words.append(el("strong", null, t(`badges.${b.id}`)), el("span", "hint", t(`badges.${b.id}.rule`)));
+    words.append(el("span", "badge-state", b.earned ? t("badges.earned") : t("badges.progress", { have: b.have, need: b.need })));
+    item.append(words);
+    list.append(item);
+  }
+  box.append(title, list);
+  return box;
 }
 
 /** The deal of the day: days played and won, in a row and at most, the best score. */

@@ -3,8 +3,8 @@
 // and a ghost of a run to race again.
 
 import { el, icon } from "./board.js";
-import { DAILY_GAMES, dailyRaceShare, setupShareButton, shareOut } from "./daily.js";
-import { errorText, formatTime, t } from "./i18n.js";
+import { DAILY_GAMES, dailyRaceShare, dayOfDailyRace, fetchStreak, setupShareButton, shareOut } from "./daily.js";
+import { errorText, formatTime, t, tn } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
 import { leaveRoom, statusLabel } from "./room.js";
 import { raceShareText, tournamentShareText } from "./share.js";
@@ -39,6 +39,31 @@ async function answerRematch(accept) {
 }
 
 let proving = false; // a winnable-only room's new deal is being proven
+let streak = null; // {race, figures}: the player's daily streak once a daily race is over
+
+/** After a daily race: the player's days in a row (asked once per race), for the results
+ * and the share text. */
+function renderStreak() {
+  const line = $("results-streak");
+  const daily = isDailyRoom() && state.role === "player" && state.phase === "ended";
+  if (daily && (!streak || streak.race !== state.race)) {
+    const race = state.race;
+    streak = { race, figures: null };
+    const day = dayOfDailyRace(state.room, race, state.deadline, serverNow());
+    fetchStreak(day, state.game).then((figures) => {
+      if (streak && streak.race === race) {
+        streak.figures = figures;
+        render();
+      }
+    });
+  }
+  const f = daily && streak && streak.race === state.race ? streak.figures : null;
+  line.hidden = !f;
+  if (f) {
+    const text = t("results.streak", { days: tn("share.daily_streak", f.played_streak), best: f.longest_played_streak, won: f.won_streak });
+    if (line.textContent !== text) line.textContent = text;
+  }
+}
 let queued = null; // a rematch the host asked for before the race was over: offered at its end
 
 async function rematch(deal) {
@@ -134,6 +159,7 @@ export function renderResults() {
   $("share-text").closest("label").hidden = early;
   $("copy-share").hidden = early;
   renderReplayLink();
+  renderStreak();
   if (ended) {
     const share = $("share-text");
     share.value = shareText();
@@ -189,7 +215,8 @@ function shareText() {
   if (isDailyRoom()) {
     // the deal of the day: its code is secret until the day is over, and never shared
     const { room, race, seat, role, game, deadline, results, view } = state;
-    return dailyRaceShare({ room, race, seat, role, game, deadline, results, view, now: serverNow() });
+    const days = streak && streak.race === race && streak.figures ? streak.figures.played_streak : null;
+    return dailyRaceShare({ room, race, seat, role, game, deadline, results, view, now: serverNow(), streak: days });
   }
   const { game, deal, role, seat, results, tournament } = state;
   if (tournament) return tournamentShareText({ game, tournament, role, seat, results });

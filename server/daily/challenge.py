@@ -38,6 +38,7 @@ from ..config import now
 from ..context import Context
 from ..edge.http import HttpRequest, error_response, json_response
 from ..records.models import DailyEntry, RecordsError
+from ..records.views import daily_stats
 from ..rooms.room import Refusal, RoomState
 from ..tasks import retrieved, solver_pool, stop_pool
 
@@ -290,6 +291,8 @@ class Daily:
         newcomers = await records.newcomers(game, key, limit=limit) if offset == 0 else []
         you = await records.own_entry(game, key, player) if player else None
         friends = await records.raced_with(player, game, key) if player else []
+        figures = await records.daily_stats(player, self.today().isoformat()) if player else []
+        streak = next((daily_stats(f) for f in figures if f.game == game), None)
         over = self.over(day)
         return json_response(
             api.DailyBoard(
@@ -302,6 +305,7 @@ class Daily:
                 newcomers=[_entry(e, over) for e in newcomers],
                 you=_entry(you, over) if you is not None else None,
                 raced_with=[_entry(e, over) for e in friends],
+                streak=streak,
             )
         )
 

@@ -22,7 +22,7 @@ from protocol.api import (
 from .models import DailyStats as DailyFigures
 from .models import Profile, StoredRace
 
-__all__ = ["game_replay", "player_page", "seat_moves_text"]
+__all__ = ["daily_stats", "game_replay", "player_page", "seat_moves_text"]
 
 
 def game_replay(stored: StoredRace) -> GameReplay:
@@ -112,21 +112,23 @@ def player_page(
                 )
                 for r in recent
             ],
-            "daily": [
-                DailyStats.model_validate(
-                    {
-                        "game": d.game,
-                        "days_played": d.days_played,
-                        "days_won": d.days_won,
-                        "played_streak": d.played_streak,
-                        "won_streak": d.won_streak,
-                        "longest_played_streak": d.longest_played_streak,
-                        "longest_won_streak": d.longest_won_streak,
-                        "best_score": d.best_score,
-                    }
-                )
-                for d in daily
-            ],
+            "daily": [daily_stats(d) for d in daily],
+        }
+    )
+
+
+def daily_stats(d: DailyFigures) -> DailyStats:
+    """A player's figures in one daily game, for the API (the player page, the day's board)."""
+    return DailyStats.model_validate(
+        {
+            "game": d.game,
+            "days_played": d.days_played,
+            "days_won": d.days_won,
+            "played_streak": d.played_streak,
+            "won_streak": d.won_streak,
+            "longest_played_streak": d.longest_played_streak,
+            "longest_won_streak": d.longest_won_streak,
+            "best_score": d.best_score,
         }
     )
 

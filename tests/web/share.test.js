@@ -13,7 +13,8 @@ import {
 } from "../../clients/web/share.js";
 import { speak } from "./catalogues.js";
 
-const [EMPTY, FEW, HALF, MOST, FULL] = ["\u2b1c", "\u{1f7e5}", "\u{1f7e7}", "\u{1f7e8}", "\u{1f7e9}"];
+// an empty square and the shades: characters every font has (the WGL4 set), not emoji
+const [EMPTY, FEW, HALF, MOST, FULL] = ["\u25a1", "\u2591", "\u2592", "\u2593", "\u2588"];
 const DAY_URL = "https://example.test/daily/2026-01-12";
 
 test("a foundation's square: empty, 1-4 cards, 5-8, 9-12, all 13", () => {
@@ -88,6 +89,14 @@ test("a Russian daily counts its moves and deck turns in Russian; no squares wit
       `Итоги дня: ${DAY_URL}`,
     ].join("\n"),
   );
+});
+
+test("days in a row are told from two, counted in the language", () => {
+  speak("en");
+  assert.equal(dailyShareText(daily({ streak: 1 })).split("\n")[1], "Won · score 640 · 98 moves · 2 deck turns · time 4:05");
+  assert.equal(dailyShareText(daily({ streak: 21 })).split("\n")[1], "Won · score 640 · 98 moves · 2 deck turns · time 4:05 · 21 days in a row");
+  speak("ru");
+  assert.match(dailyShareText(daily({ streak: 21 })).split("\n")[1], / · 21 день подряд$/);
 });
 
 test("a spectator's daily text: the day, how many raced, the link", () => {
