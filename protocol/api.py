@@ -415,7 +415,9 @@ class TournamentRoom(_Model):
 
 class TournamentRound(_Model):
     """A round: ``deal`` null while it is played; ``candidate`` the fair-deal candidate
-    played (null: the host's listed deal); ``proven`` the solver proved it winnable."""
+    played (null: the host's listed deal); ``proven`` the solver proved it winnable;
+    ``stopped_early``: the host ended the tournament during it — its ``timeout`` results are
+    races stopped then, not run out of time."""
 
     number: int
     deal: str | None
@@ -425,6 +427,7 @@ class TournamentRound(_Model):
     start_at: int
     deadline: int
     ended_at: int | None
+    stopped_early: bool = False
     participants: list[str]
     absent: list[str]
     results: list[TournamentResult]

@@ -457,3 +457,48 @@ async def test_streaks_and_badges_where_players_look(
     week = p.page.locator('#profile-badges [data-badge="perfect_week"]')
     await expect(week).to_contain_text("0 of 7")
     assert not p.errors
+
+
+# ---------------------------------------------------------------------- jarring 10
+
+
+async def test_the_tournament_host_page(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 10: the host's controls come before any Join box (folded away: a host need not
+    play); removing a player and striking a round's result are two forms; the audit names
+    the host, not an id; a race the host's ending stopped is not "out of time"; the rounds
+    list places without a second number; after the end no empty panel is left."""
+    en = catalogue("en")
+    host = await new_page(contexts, browser, "host", viewport=DESKTOP)
+    await host.page.goto(server.http + "/t/new")
+    await host.page.fill("#t-create-name", "Host cup")
+    await host.page.select_option("#t-create-deals", "any")
+    await host.page.click("#t-create-submit")
+    await expect(host.page.locator("#t-host")).to_be_visible()
+    order = await host.page.evaluate(
+        "[...document.querySelectorAll('#tournament > .panel')].map((e) => e.id)"
+    )
+    assert order.index("t-host") < order.index("t-you")
+    await expect(host.page.locator("#t-join")).to_be_hidden()  # folded: "Play … too"
+    code = host.page.url.split("/t/")[1]
+    async with await RaceClient.connect(server.url) as dana:
+        await dana.new_player("Dana")
+        await dana.tournament_join(code, name="Dana")
+        await host.page.reload()
+        await expect(host.page.locator("#t-remove #t-kick")).to_be_visible()
+        await expect(host.page.locator("#t-remove #t-disqualify")).to_have_count(0)
+        await host.page.click("#t-start")
+        await expect(host.page.locator("#t-live")).to_be_visible(timeout=10_000)
+        await expect(host.page.locator("#t-result #t-disqualify")).to_be_visible()
+        await host.page.click("#t-end")
+        line = host.page.locator("#t-rounds li").first
+        await expect(line).to_have_text(re.compile(r"^1\. Dana · "))
+        await expect(line).to_contain_text(en["tournament.stopped"])
+        assert await host.page.locator("#t-rounds ol").count() == 0
+        audit = host.page.locator("#t-audit li").last
+        await expect(audit).to_contain_text(f"{en['tournament.the_host']} · ")
+        await expect(audit).not_to_contain_text(re.compile(r"\b[a-z0-9]{16}\b"))
+        await expect(host.page.locator("#t-host")).to_have_count(0)
+        await expect(host.page.locator("#t-you")).to_have_count(0)
+    assert not host.errors

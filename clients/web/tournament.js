@@ -342,7 +342,12 @@ export class TournamentPage {
 
   nameOf(player) {
     const p = (this.page.players || []).find((x) => x.id === player);
-    return p ? p.name : player;
+    if (p) return p.name;
+    // the host and co-hosts need not play: they are named by what they are, never by an id
+    if (player === this.page.host) return t("tournament.the_host");
+    if ((this.page.settings.co_hosts || []).includes(player)) return t("tournament.a_co_host");
+    if (player === "@system") return t("tournament.the_server");
+    return t("tournament.someone");
   }
 
   statusText() {
@@ -382,14 +387,21 @@ export class TournamentPage {
     const link = input("t-link", { readonly: "" });
     link.value = page.link;
     head.append(field("tournament.link", link));
-    this.section.replaceChildren(head, this.renderYou());
-    if (this.isHost()) this.section.append(this.renderHost());
+    // the host's controls first (a host need not play: their own entry comes after), and
+    // no panel left with nothing in it once the tournament is over
+    this.section.replaceChildren(head);
+    if (this.isHost() && page.phase !== "finished") this.section.append(this.renderHost());
+    const you = this.renderYou();
+    if (you) this.section.append(you);
     this.section.append(this.renderLive(), this.renderStandings(), this.renderRounds(), this.renderAudit(), this.renderExports());
   }
 
+  /** The reader's own entry: their status, or a way to join — for a host, folded away
+   * ("Play in it too"); nothing once the tournament is over and they were not in it. */
   renderYou() {
-    const box = panel("t-you");
     const you = this.you || {};
+    if (!you.status && this.page.phase === "finished") return null;
+    const box = panel("t-you");
     const error = el("p", "error");
     error.setAttribute("role", "alert");
     if (you.status) {
@@ -397,11 +409,18 @@ export class TournamentPage {
       box.append(el("p", null, t(key, { reason: you.reason || "" })));
       if (you.status === "entered") box.append(button("t-withdraw", "tournament.withdraw", () => this.send({ type: "tournament_withdraw" })));
       if (you.status === "withdrawn") box.append(button("t-rejoin", "tournament.rejoin", () => this.send({ type: "tournament_rejoin" })));
-    } else if (this.page.phase !== "finished") {
+    } else {
       const name = input("t-join-name", { maxlength: "24", autocomplete: "nickname" });
       name.value = localStorage.getItem("samedeal.name") || "";
-      box.append(field("lobby.name", name), button("t-join", "tournament.join", () => this.join(name.value.trim(), error), "primary"));
-      if (this.isHost()) box.append(el("p", "hint", t("tournament.host_need_not_play")));
+      const join = [field("lobby.name", name), button("t-join", "tournament.join", () => this.join(name.value.trim(), error), "primary")];
+      if (this.isHost()) {
+        const fold = el("details");
+        fold.id = "t-host-join";
+        fold.append(el("summary", null, t("tournament.host_play_too")), el("p", "hint", t("tournament.host_need_not_play")), ...join);
+        box.append(fold);
+      } else {
+        box.append(...join);
+      }
     }
     box.append(error);
     return box;
@@ -422,17 +441,33 @@ export class TournamentPage {
     text.rows = 2;
     box.append(field("tournament.announce_text", text), button("t-announce", "tournament.act_announce", () => this.host("announce", { text: text.value })));
     const players = (this.page.players || []).map((p) => [p.id, p.name]);
+    if (!players.length) return box;
+    // two acts, two forms: a player out of the tournament; a round's result struck or back
+    const out = el("fieldset", "t-act");
+    out.id = "t-remove";
     const who = select("t-act-player", players);
     const reason = input("t-act-reason", { maxlength: "200" });
-    const round = select("t-act-round", (this.page.rounds || []).map((r) => [String(r.number), t("tournament.round_n", { n: r.number })]));
-    const row = el("div", "buttons");
-    row.append(
+    const outRow = el("div", "buttons");
+    outRow.append(
       button("t-kick", "tournament.act_kick", () => this.host("kick", { player: who.value, reason: reason.value })),
-      button("t-ban", "tournament.act_ban", () => this.host("ban", { player: who.value, reason: reason.value })),
-      button("t-disqualify", "tournament.act_disqualify", () => this.host("disqualify", { player: who.value, round: Number(round.value), reason: reason.value })),
-      button("t-restore", "tournament.act_restore", () => this.host("restore", { player: who.value, round: Number(round.value) })),
+      button("t-ban", "tournament.act_ban", () => this.host("ban", { player: who.value, reason: reason.value }), "danger"),
     );
-    box.append(field("tournament.player", who), field("tournament.reason", reason), field("tournament.round", round), row);
+    out.append(el("legend", null, t("tournament.remove_title")), el("p", "hint", t("tournament.remove_text")), field("tournament.player", who), field("tournament.reason", reason), outRow);
+    box.append(out);
+    const rounds = (this.page.rounds || []).map((r) => [String(r.number), t("tournament.round_n", { n: r.number })]);
+    if (!rounds.length) return box;
+    const result = el("fieldset", "t-act");
+    result.id = "t-result";
+    const whose = select("t-result-player", players);
+    const round = select("t-act-round", rounds);
+    const why = input("t-result-reason", { maxlength: "200" });
+    const resultRow = el("div", "buttons");
+    resultRow.append(
+      button("t-disqualify", "tournament.act_disqualify", () => this.host("disqualify", { player: whose.value, round: Number(round.value), reason: why.value })),
+      button("t-restore", "tournament.act_restore", () => this.host("restore", { player: whose.value, round: Number(round.value) })),
+    );
+    result.append(el("legend", null, t("tournament.result_title")), field("tournament.player", whose), field("tournament.round", round), field("tournament.reason", why), resultRow);
+    box.append(result);
     return box;
   }
 
@@ -448,7 +483,7 @@ export class TournamentPage {
     const live = this.standings && this.standings.live;
     const finished = live ? live.finished : current.results.length;
     box.append(el("p", null, t("tournament.round_live", { n: current.number, finished, players: current.participants.length })));
-    const list = el("ol", "t-watch-list");
+    const list = el("ul", "t-watch-list");
     for (const room of current.rooms) {
       for (const [player, seat] of Object.entries(room.seats)) {
         const item = el("li", null, this.nameOf(player) + " ");
@@ -519,11 +554,14 @@ export class TournamentPage {
       const section = el("div", "t-round");
       const deal = r.deal ? ` · ${r.deal}` : "";
       section.append(el("h3", null, t("tournament.round_n", { n: r.number }) + deal));
-      const list = el("ol");
+      // places written out (shared ones repeat: 1, 1, 3), so not an ordered list's numbers
+      const list = el("ul", "t-results");
       for (const res of r.results) {
         const line = el("li", res.disqualified ? "struck" : null);
         const what = res.status === "won" ? formatTime(res.elapsed_ms) : t("tournament.cards_home", { n: res.on_foundations, total: res.total });
-        line.append(`${res.place ?? "–"}. ${this.nameOf(res.player)} · ${t(`status.${res.status}`)} · ${what}`);
+        // a race the host's ending stopped is not one that ran out of time
+        const status = res.status === "timeout" && r.stopped_early ? t("tournament.stopped") : t(`status.${res.status}`);
+        line.append(`${res.place ?? "–"}. ${this.nameOf(res.player)} · ${status} · ${what}`);
         if (res.points !== null && res.points !== undefined) line.append(` · ${tn("tournament.points", res.points)}`);
         if (res.disqualified) line.append(` · ${t("tournament.disqualified", { reason: res.disqualify_reason || "" })}`);
         if (res.game_id) {

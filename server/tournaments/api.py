@@ -110,6 +110,7 @@ def page_of(
                 "start_at": kept.start_at,
                 "deadline": kept.deadline,
                 "ended_at": kept.ended_at,
+                "stopped_early": kept.stopped_early,
                 "participants": list(kept.participants),
                 "absent": list(kept.absent),
                 "results": results,
