@@ -502,3 +502,33 @@ async def test_the_tournament_host_page(
         await expect(host.page.locator("#t-host")).to_have_count(0)
         await expect(host.page.locator("#t-you")).to_have_count(0)
     assert not host.errors
+
+
+# ---------------------------------------------------------------------- jarring 11
+
+
+async def test_a_spectator_knows_whose_figures_and_sees_reactions(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 11: the race bar names the followed player whose score and moves it shows
+    ("Score 25 · Moves 8" said nobody's); a reaction shows large over the table, saying
+    what and for whom, as well as beside the name."""
+    async with (
+        await RaceClient.connect(server.url) as ann,
+        await RaceClient.connect(server.url) as fan,
+    ):
+        joined = await ann.create("klondike", name="Ann", deal="code", code=DEAL)
+        await ann.start()
+        p = await new_page(contexts, browser, "sam", viewport=DESKTOP)
+        await p.page.goto(f"{server.http}/r/{joined.room}?watch=1")
+        await expect(p.page.locator("#players .player")).to_have_count(1)
+        await p.page.locator('#players [data-seat="1"] button.watch').click()
+        await expect(p.page.locator("#bar-name")).to_have_text("Ann:")
+        await fan.join(joined.room, role="spectator")
+        await fan.react("clap", seat=1)
+        big = p.page.locator("#reaction-float .reaction-float")
+        await expect(big).to_contain_text("Applause for Ann")
+        size = await box(big.locator("svg"))
+        assert size["width"] >= 28 and size["height"] >= 28  # no tiny pill alone
+        await expect(p.page.locator('#players [data-seat="1"] .reaction-pop')).to_be_visible()
+    assert not p.errors

@@ -25,6 +25,7 @@ import { refreshReplay, replayKey, showReplay } from "./replay.js";
 import { renderOffer, renderResults, setupResults } from "./results.js";
 import {
   connectionLost,
+  floatReactions,
   pops,
   renderHeader,
   renderPlayers,
@@ -88,6 +89,7 @@ document.addEventListener("samedeal:joined", () => {
 function onEvent(msg) {
   if (msg.type === "reactions") {
     pops.add(msg); // drawn by the pops themselves
+    floatReactions(msg);
     return;
   }
   if (msg.type === "error") {

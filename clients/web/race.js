@@ -208,6 +208,10 @@ function drawPutOff() {
 export function renderBar() {
   const me = state.role === "player" ? state.seats.get(state.seat) : state.seats.get(state.following);
   const v = state.view;
+  // a spectator's figures are the followed player's: say whose
+  const whose = state.role === "spectator" && me ? me.name : "";
+  $("bar-name").hidden = !whose;
+  if (whose) $("bar-name").textContent = t("race.bar_whose", { name: whose });
   $("score").textContent = v ? v.score : me ? me.score || 0 : 0;
   $("moves").textContent = v ? v.moves : me ? me.moves || 0 : 0;
   tickClock();

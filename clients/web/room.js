@@ -6,7 +6,7 @@ import { el, icon } from "./board.js";
 import { deckSize } from "./cards.js";
 import { renderRoomDaily } from "./daily.js";
 import { errorText, formatTime, t, tn } from "./i18n.js";
-import { ReactionPops, progressBar, reactionButtons } from "./live.js";
+import { ReactionPops, progressBar, reactionButtons, reactionIcon } from "./live.js";
 import { $, conn, copy, render, showScreen, toast } from "./page.js";
 import { toggleFollow } from "./spectate.js";
 import {
@@ -23,6 +23,23 @@ import {
 
 /** The reactions shown beside the players (and the crowd's) for a few seconds. */
 export const pops = new ReactionPops(() => state.room && renderPlayers());
+
+/** Reactions as they come, large over the table for a moment — what, for whom, how many —
+ * beside the small tally by each name: seen from the board, not only from the list. */
+export function floatReactions(msg) {
+  const box = $("reaction-float");
+  for (const r of msg.reactions) {
+    const seat = r.seat === null ? null : state.seats.get(r.seat);
+    const what = t(`react.${r.reaction}`);
+    // for a player, or the crowd's own (a spectator's without a seat)
+    const text = r.seat === null ? t("react.float_crowd", { what }) : t("react.float", { what, who: seat ? seat.name : "" });
+    const node = el("div", "reaction-float");
+    node.dataset.reaction = r.reaction;
+    node.append(reactionIcon(r.reaction), el("span", null, text + (r.n > 1 ? ` ×${r.n}` : "")));
+    box.append(node);
+    setTimeout(() => node.remove(), 2600);
+  }
+}
 let reconnects = 0; // tries to take the seat back since it was last taken
 
 /** The room's connection closed under the page: take the seat back on a new one (a few
