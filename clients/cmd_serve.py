@@ -261,10 +261,23 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.workers > 1 and args.port == 0:
         print("samedeal serve: --workers needs a fixed --port", file=sys.stderr)
         return 2
+    if not args.reuse_port:  # a worker of a supervisor: the supervisor said it
+        print(f"samedeal serve: play at {page_url(args)} (open it in a browser)", flush=True)
     if args.workers > 1:
         return _supervise(args)
     _setup_logging(args)
     return _serve_one(args)
+
+
+def page_url(args: argparse.Namespace) -> str:
+    """The address a person opens to play: ``--public-url``, else this host and port (one
+    that listens on every address is reached at localhost here)."""
+    if args.public_url:
+        return str(args.public_url).rstrip("/") + "/"
+    host = "localhost" if args.host in ("", "0.0.0.0", "::") else args.host
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 address in a URL
+    return f"http://{host}:{args.port}/"
 
 
 def _serve_one(args: argparse.Namespace) -> int:

@@ -323,6 +323,9 @@ async def test_equal_results_share_a_place(
         await expect(ranks).to_have_text(["1", "1"])
         share = await p.page.locator("#share-text").input_value()
         assert share.splitlines()[1].startswith("1st of 2: ")
+        # "Race a ghost" with a visible label on its menu (item 12)
+        ghost = p.page.locator("#add-ghost label")
+        await expect(ghost).to_contain_text(catalogue("en")["results.ghost_whose"])
     assert not p.errors
 
 
@@ -456,6 +459,12 @@ async def test_streaks_and_badges_where_players_look(
     await expect(dailies).to_contain_text(en["badges.ten_dailies.rule"])
     week = p.page.locator('#profile-badges [data-badge="perfect_week"]')
     await expect(week).to_contain_text("0 of 7")
+    # today's deal of the day opens after the day: no Watch link to a locked replay (item 12)
+    rows = p.page.locator("#profile-recent tbody tr")
+    await expect(rows).to_have_count(2)
+    await expect(rows.nth(0).locator("a")).to_have_count(1)  # the race just won
+    await expect(rows.nth(1)).to_contain_text(en["daily.replay_after"])
+    await expect(rows.nth(1).locator("td").last.locator("a")).to_have_count(0)
     assert not p.errors
 
 
@@ -532,3 +541,56 @@ async def test_a_spectator_knows_whose_figures_and_sees_reactions(
         assert size["width"] >= 28 and size["height"] >= 28  # no tiny pill alone
         await expect(p.page.locator('#players [data-seat="1"] .reaction-pop')).to_be_visible()
     assert not p.errors
+
+
+# ---------------------------------------------------------------------- jarring 12
+
+
+# Each of the buttons ``selector`` finds (and shows) with the number of lines its words take.
+ONE_LINE = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((b) => b.getClientRects().length)
+  .map((b) => {
+    const range = document.createRange();
+    range.selectNodeContents(b);
+    return [b.textContent, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size];
+  })"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_create_room_is_in_the_first_screen(
+    server: LiveServer, browser: Any, contexts: list[Any], lang: str
+) -> None:
+    """Item 12: at 1280×720 the create form's button is in sight without scrolling (it was
+    below the fold), the lobby's small buttons keep their words on one line ("on TV"
+    wrapped), and a phone's lobby does too."""
+    for viewport in (DESKTOP, PHONE):
+        p = await new_page(contexts, browser, lang, viewport=viewport, locale=lang)
+        await p.page.goto(server.http + "/")
+        await expect(p.page.locator("#create")).to_be_visible()
+        if viewport is DESKTOP:
+            found = await box(p.page.locator("#create"))
+            assert found["y"] + found["height"] <= DESKTOP["height"], found
+        lines = await p.page.evaluate(ONE_LINE, "#lobby .button-like.small, #lobby button.small")
+        assert lines and all(n == 1 for _, n in lines), lines
+
+
+async def test_names_in_the_page_s_language_and_a_mistyped_code(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """Item 12: a player with no name is "Игрок 2" in the Russian page, not "Player 2"; a
+    mistyped room code says there is no such room and offers nothing to press (it said
+    "You are invited to room ZZZZ-ZZ" until Join)."""
+    ru = catalogue("ru")
+    p = await new_page(contexts, browser, "ru", locale="ru", viewport=DESKTOP)
+    await create_room(p, server, name="Аня")
+    code = await p.page.locator("#room-code").inner_text()
+    async with await RaceClient.connect(server.url) as nameless:
+        await nameless.join(code)  # no name: the server calls the seat "Player 2"
+        row = p.page.locator('#players [data-seat="2"] .name')
+        await expect(row).to_have_text(ru["players.unnamed_n"].replace("{n}", "2"))
+    lost = await new_page(contexts, browser, "lost", viewport=DESKTOP)
+    await lost.page.goto(server.http + "/r/ZZZZ-ZZ")
+    await expect(lost.page.locator("#invite-title")).to_have_text("No room ZZZZ-ZZ")
+    await expect(lost.page.locator("#invite-join")).to_be_hidden()
+    await expect(lost.page.locator("#invite-watch")).to_be_hidden()
+    assert not p.errors and not lost.errors

@@ -237,3 +237,31 @@ async def test_a_rematch_is_answered_and_the_room_left_in_the_terminal(on_day: A
             assert getattr(left, "seat", None) == 2
             assert "^X" not in str(app.query_one("#keys").content)
         await host.close()
+
+
+async def test_the_host_sees_the_link_and_a_refusal_does_not_linger(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 31, item 12: the terminal host is shown the room's link to share (the waiting
+    room and between races), and a refused move's reminder goes after a few seconds, as
+    the browser's does (it stayed at the bottom, read as a new refusal)."""
+    monkeypatch.setattr("clients.tui.REFUSAL_SECONDS", 0.3)
+    async with live_server(countdown=0.1) as server:
+        app = RaceApp(
+            parse_link(server.url),
+            name="Host",
+            create="klondike",
+            create_options={"deal": "code", "code": DEAL},
+            lang="en",
+        )
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.room is not None and app.host == app.seat)
+            await until(pilot, lambda: f"/r/{app.room}" in side_text(app))
+            assert "Room link" in side_text(app)
+            await pilot.press("ctrl+g")
+            await until(pilot, lambda: app.view is not None and app._now() >= (app.start_at or 0))
+            assert f"/r/{app.room}" not in side_text(app)  # the race has the screen
+            await pilot.press("colon")
+            await pilot.press(*"t4-t7", "enter")
+            await until(pilot, lambda: app.message.startswith("t4-t7: "))
+            await until(pilot, lambda: app.message == "")

@@ -4,6 +4,7 @@
 import { EH_SLOT_SUITS, SUIT_SYMBOLS, isRed, rankText } from "./cards.js";
 import { t, tn } from "./i18n.js";
 import { burstStar, columnHeight, columnOffsets, css, placesAcross, slideOffset, wasteShift } from "./layout.js";
+import { cardName } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const ICON_PATHS = {
@@ -33,11 +34,6 @@ export function el(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined && text !== null) node.textContent = String(text);
   return node;
-}
-
-/** A card's name for people: "7 of spades", "туз пик", "spader kung". */
-export function cardName(card) {
-  return t("card.name", { rank: t(`rank.${card[0]}`), suit: t(`suit.${card[1]}`) });
 }
 
 export function cardNode(name, faceUp = true) {

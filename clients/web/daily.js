@@ -10,7 +10,7 @@ import { getJson } from "./api.js";
 import { el } from "./board.js";
 import { deckSize } from "./cards.js";
 import { DAY_ONE, addDays, dayNumber, dayOf, dayOfRace } from "./days.js";
-import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
+import { currentLang, errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { currentPlayer, identityRefusal, keptPlayerId, refusalText, retryIdentity } from "./identity.js";
 import { dailyShareText, dailyWatchText, deckTurnStep } from "./share.js";
 import { tableWrap } from "./tables.js";
@@ -596,13 +596,13 @@ function entryTable(id, caption, game, entries, over, me, newcomersTable = false
     const tr = el("tr");
     tr.dataset.player = e.player;
     if (e.player === me) tr.classList.add("me");
-    const name = e.handle ? el("a", null, e.name) : el("span", null, e.name);
+    const name = e.handle ? el("a", null, shownName(e.name)) : el("span", null, shownName(e.name));
     if (e.handle) name.href = `/p/${encodeURIComponent(e.handle)}`;
     let replay;
     if (e.game_id) {
       replay = el("a", null, t("profile.watch"));
       replay.href = `/g/${encodeURIComponent(e.game_id)}`;
-      replay.setAttribute("aria-label", t("daily.replay_label", { name: e.name }));
+      replay.setAttribute("aria-label", t("daily.replay_label", { name: shownName(e.name) }));
     } else {
       replay = el("span", null, over ? "–" : t("daily.replay_after"));
     }

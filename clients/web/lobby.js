@@ -3,7 +3,8 @@
 
 import { el } from "./board.js";
 import { setupDaily } from "./daily.js";
-import { errorText, t } from "./i18n.js";
+import { getJson } from "./api.js";
+import { errorText, shownName, t } from "./i18n.js";
 import { liveRow } from "./live.js";
 import { roomHint } from "./net.js";
 import { $, conn } from "./page.js";
@@ -181,17 +182,15 @@ export function playerName() {
 
 /**
  * What an invitation shows before joining: the room's game, host, players and state, from
- * the server's ``GET /api/rooms/<CODE>[?key=…]`` (docs/protocol.md). Unknown (or private
- * without its key, or a server that cannot tell): the invitation names the room only.
+ * the server's ``GET /api/rooms/<CODE>[?key=…]`` (docs/protocol.md); ``{missing: true}``
+ * when the server knows no such room (a mistyped code, a room gone — or a private room
+ * without its key: the same answer); null when it cannot tell (the invitation names the
+ * room only).
  */
 async function fetchRoomInfo(code, key) {
-  try {
-    const reply = await fetch(`/api/rooms/${encodeURIComponent(code)}` + (key ? `?key=${encodeURIComponent(key)}` : ""));
-    if (!reply.ok || !(reply.headers.get("Content-Type") || "").includes("json")) return null;
-    return await reply.json();
-  } catch {
-    return null;
-  }
+  const answer = await getJson(`/api/rooms/${encodeURIComponent(code)}` + (key ? `?key=${encodeURIComponent(key)}` : ""));
+  if (answer.ok) return answer.data;
+  return answer.code === "unknown_room" ? { missing: true } : null;
 }
 
 let invited = null; // {code, info}: the invitation shown (info: the room's summary, or null)
@@ -209,10 +208,15 @@ export async function showInvite(code) {
 
 function drawInvite() {
   const { code, info } = invited;
-  $("invite-title").textContent = t("invite.title", { room: code });
-  $("invite-details").textContent = t("invite.unknown");
-  if (!info) return;
-  const host = info.host_name ? t("invite.host", { name: info.host_name }) : "";
+  const missing = Boolean(info && info.missing);
+  // a code that names no room is not an invitation: it says so, with nothing to press
+  $("invite-title").textContent = t(missing ? "invite.missing_title" : "invite.title", { room: code });
+  $("invite-details").textContent = t(missing ? "invite.missing" : "invite.unknown");
+  $("invite-join").hidden = missing;
+  $("invite-watch").hidden = missing;
+  if (missing) $("invite-players").replaceChildren();
+  if (!info || missing) return;
+  const host = info.host_name ? t("invite.host", { name: shownName(info.host_name) }) : "";
   const phase = t(`invite.phase.${info.phase}`);
   const game = t(`game.${info.game}`) + (info.daily ? ` · ${t("room.daily")}` : "");
   const players = info.players || [];
@@ -222,7 +226,7 @@ function drawInvite() {
   if (full) details.push(t("invite.full"));
   $("invite-details").textContent = details.filter(Boolean).join(" · ");
   const list = $("invite-players");
-  list.replaceChildren(...players.map((name) => el("li", null, name)));
+  list.replaceChildren(...players.map((name) => el("li", null, shownName(name))));
   // a running race or a full room takes no new player: watching is the one thing to do —
   // but a solo game's race takes one for its next deal
   const watchOnly = (info.phase === "running" && !info.solo) || full;

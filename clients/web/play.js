@@ -7,7 +7,7 @@
 // link: a friend who opens it joins at once and races from the host's next deal.
 
 import { DAILY_GAMES, shareOut } from "./daily.js";
-import { errorText, t } from "./i18n.js";
+import { errorText, shownName, t } from "./i18n.js";
 import { enterRoom, playerName } from "./lobby.js";
 import { $, conn, render, toast } from "./page.js";
 import { roomLink } from "./room.js";
@@ -75,7 +75,7 @@ function showWindow(open) {
 
 /** Who else sits in the room (a friend who joined), by name. */
 function others() {
-  return [...state.seats.values()].filter((s) => s.seat !== state.seat).map((s) => s.name);
+  return [...state.seats.values()].filter((s) => s.seat !== state.seat).map((s) => shownName(s.name));
 }
 
 /** The solo game's parts of the room: the "New game" button and window (the host's), and
@@ -98,7 +98,7 @@ export function renderPlay() {
   $("solo-wait").hidden = !waits;
   if (waits) {
     const host = state.seats.get(state.host);
-    $("solo-wait-text").textContent = t("solo.wait_text", { name: host ? host.name : "" });
+    $("solo-wait-text").textContent = t("solo.wait_text", { name: host ? shownName(host.name) : "" });
   }
 }
 

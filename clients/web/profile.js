@@ -6,7 +6,7 @@
 import { formatDate, getJson } from "./api.js";
 import { badges } from "./badges.js";
 import { el, icon } from "./board.js";
-import { errorText, formatTime, t, tOrdinal } from "./i18n.js";
+import { errorText, formatTime, shownName, t, tOrdinal } from "./i18n.js";
 import { tableWrap } from "./tables.js";
 
 const PAGE = 20;
@@ -95,9 +95,9 @@ function draw() {
     document.title = `${t("profile.heading")} · samedeal`;
     return;
   }
-  document.title = `${player.name} · samedeal`;
+  document.title = `${shownName(player.name)} · samedeal`;
   const head = el("div", "panel");
-  head.append(el("h1", null, player.name));
+  head.append(el("h1", null, shownName(player.name)));
   head.append(el("p", "hint", `@${player.handle} · ${t("profile.since", { date: formatDate(player.since) })}`));
   if (failure) {
     const error = el("p", "error", errorText(failure.code, failure.message));
@@ -168,9 +168,13 @@ function draw() {
       tr.dataset.id = r.id;
       let result = t(`status.${r.status}`);
       if (r.status === "won") result = t("status.won_in", { time: formatTime(r.elapsed_ms) });
-      const link = el("a", null, t("profile.watch"));
-      link.href = `/g/${encodeURIComponent(r.id)}`;
-      link.setAttribute("aria-label", t("profile.watch_race", { date: formatDate(r.ended_at) }));
+      // a race on a deal of the day still secret opens once its day is over: no link yet
+      let link = el("span", "hint", t("daily.replay_after"));
+      if (r.deal !== null) {
+        link = el("a", null, t("profile.watch"));
+        link.href = `/g/${encodeURIComponent(r.id)}`;
+        link.setAttribute("aria-label", t("profile.watch_race", { date: formatDate(r.ended_at) }));
+      }
       cells(tr, [
         formatDate(r.ended_at),
         t(`game.${r.game}`),

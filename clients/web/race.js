@@ -4,7 +4,7 @@
 
 import { el, renderBoard, wonBanner } from "./board.js";
 import { noteAck } from "./daily.js";
-import { currentLang, errorText, formatTime, ruleText, t } from "./i18n.js";
+import { currentLang, errorText, formatTime, ruleText, shownName, t } from "./i18n.js";
 import { dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { reminderPlace } from "./layout.js";
 import { AUTO_FINISH, STOCK, UNDO } from "./notation.js";
@@ -180,7 +180,7 @@ export function drawBoard() {
     let text = t("spectate.choose");
     if (seat) {
       const delay = state.options && state.options.spectator_delay;
-      text = delay ? t("spectate.watching_delay", { name: seat.name, s: delay }) : t("spectate.watching", { name: seat.name });
+      text = delay ? t("spectate.watching_delay", { name: shownName(seat.name), s: delay }) : t("spectate.watching", { name: shownName(seat.name) });
     }
     board.prepend(el("p", "watching", text));
   }
@@ -209,7 +209,7 @@ export function renderBar() {
   const me = state.role === "player" ? state.seats.get(state.seat) : state.seats.get(state.following);
   const v = state.view;
   // a spectator's figures are the followed player's: say whose
-  const whose = state.role === "spectator" && me ? me.name : "";
+  const whose = state.role === "spectator" && me ? shownName(me.name) : "";
   $("bar-name").hidden = !whose;
   if (whose) $("bar-name").textContent = t("race.bar_whose", { name: whose });
   $("score").textContent = v ? v.score : me ? me.score || 0 : 0;

@@ -4,7 +4,7 @@
 
 import { el, icon } from "./board.js";
 import { DAILY_GAMES, dailyRaceShare, dayOfDailyRace, fetchStreak, setupShareButton, shareOut } from "./daily.js";
-import { errorText, formatTime, t, tn } from "./i18n.js";
+import { errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { $, conn, render, toast } from "./page.js";
 import { leaveRoom, statusLabel } from "./room.js";
 import { raceShareText, tournamentShareText } from "./share.js";
@@ -89,7 +89,7 @@ function rematchStatus() {
   if (proving && state.phase === "ended") return t("lobby.proving");
   if (queued && finishedEarly()) {
     const racing = state.participants.map((n) => state.seats.get(n)).filter((s) => s && !FINAL.includes(s.status));
-    return t("rematch.queued", { names: racing.map((s) => s.name).join(", ") });
+    return t("rematch.queued", { names: racing.map((s) => shownName(s.name)).join(", ") });
   }
   const o = state.offer;
   if (!o || state.role !== "player") return "";
@@ -100,7 +100,7 @@ function rematchStatus() {
 
 function resultName(r) {
   // a player who left is still named in the results by the name they raced under
-  return /^Player \d+$/.test(r.name) && state.names.has(r.seat) ? state.names.get(r.seat) : r.name;
+  return shownName(/^Player \d+$/.test(r.name) && state.names.has(r.seat) ? state.names.get(r.seat) : r.name);
 }
 
 const FINAL = ["won", "resigned", "timeout", "left"];

@@ -5,7 +5,7 @@
 import { el, icon } from "./board.js";
 import { deckSize } from "./cards.js";
 import { renderRoomDaily } from "./daily.js";
-import { errorText, formatTime, t, tn } from "./i18n.js";
+import { errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { ReactionPops, progressBar, reactionButtons, reactionIcon } from "./live.js";
 import { $, conn, copy, render, showScreen, toast } from "./page.js";
 import { toggleFollow } from "./spectate.js";
@@ -32,7 +32,7 @@ export function floatReactions(msg) {
     const seat = r.seat === null ? null : state.seats.get(r.seat);
     const what = t(`react.${r.reaction}`);
     // for a player, or the crowd's own (a spectator's without a seat)
-    const text = r.seat === null ? t("react.float_crowd", { what }) : t("react.float", { what, who: seat ? seat.name : "" });
+    const text = r.seat === null ? t("react.float_crowd", { what }) : t("react.float", { what, who: seat ? shownName(seat.name) : "" });
     const node = el("div", "reaction-float");
     node.dataset.reaction = r.reaction;
     node.append(reactionIcon(r.reaction), el("span", null, text + (r.n > 1 ? ` ×${r.n}` : "")));
@@ -167,7 +167,7 @@ export function renderPlayers() {
     if (s.status === "won") li.classList.add("won");
     if (state.follows.includes(s.seat)) li.classList.add("followed");
     const who = el("div", "who");
-    who.append(el("span", "name", s.name));
+    who.append(el("span", "name", shownName(s.name)));
     if (me) who.append(el("span", "you", t("players.you")));
     if (s.seat === state.host) who.append(el("span", "host-badge", t("players.host")));
     const popped = pops.node(s.seat);
@@ -180,7 +180,7 @@ export function renderPlayers() {
       const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
       b.type = "button";
       b.setAttribute("aria-pressed", String(on));
-      b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: s.name }));
+      b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: shownName(s.name) }));
       b.addEventListener("click", () => toggleFollow(s.seat));
       who.append(b);
     }
@@ -188,7 +188,7 @@ export function renderPlayers() {
     if (state.phase !== "lobby" && state.participants.includes(s.seat)) {
       const total = s.total || deckSize(state.game);
       const done = s.on_foundations || 0;
-      li.append(progressBar(s.name, done, total));
+      li.append(progressBar(shownName(s.name), done, total));
       const stats = el("div", "stats");
       if (s.status === "won") stats.append(icon("trophy"), " ");
       let status = statusLabel(s.status);
@@ -243,7 +243,7 @@ export function renderWaiting() {
   if (waiting) {
     const n = state.seats.size;
     const host = state.seats.get(state.host);
-    $("waiting-text").textContent = tn("waiting.players", n) + (host ? " " + t("waiting.host_starts", { name: host.name }) : "");
+    $("waiting-text").textContent = tn("waiting.players", n) + (host ? " " + t("waiting.host_starts", { name: shownName(host.name) }) : "");
     $("start").hidden = !(state.role === "player" && state.seat === state.host);
     // A server that can seat bots says so in welcome ("bots": true).
     $("add-bot").hidden = !(state.role === "player" && state.seat === state.host && conn.welcome && conn.welcome.bots);

@@ -7,7 +7,7 @@
 // here, the round's room is the app's own room view.
 
 import { el } from "./board.js";
-import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
+import { currentLang, errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { currentPlayer } from "./identity.js";
 import { tableWrap } from "./tables.js";
 
@@ -342,7 +342,7 @@ export class TournamentPage {
 
   nameOf(player) {
     const p = (this.page.players || []).find((x) => x.id === player);
-    if (p) return p.name;
+    if (p) return shownName(p.name);
     // the host and co-hosts need not play: they are named by what they are, never by an id
     if (player === this.page.host) return t("tournament.the_host");
     if ((this.page.settings.co_hosts || []).includes(player)) return t("tournament.a_co_host");
@@ -440,7 +440,7 @@ export class TournamentPage {
     text.id = "t-announce-text";
     text.rows = 2;
     box.append(field("tournament.announce_text", text), button("t-announce", "tournament.act_announce", () => this.host("announce", { text: text.value })));
-    const players = (this.page.players || []).map((p) => [p.id, p.name]);
+    const players = (this.page.players || []).map((p) => [p.id, shownName(p.name)]);
     if (!players.length) return box;
     // two acts, two forms: a player out of the tournament; a round's result struck or back
     const out = el("fieldset", "t-act");
@@ -540,7 +540,7 @@ export class TournamentPage {
     const me = this.you && this.you.player;
     for (const r of rows) {
       const tr = el("tr", r.player === me ? "me" : null);
-      tr.append(el("td", null, r.rank), el("td", null, r.name), el("td", null, scoring.mode === "points" ? r.points : formatTime(r.time_ms)));
+      tr.append(el("td", null, r.rank), el("td", null, shownName(r.name)), el("td", null, scoring.mode === "points" ? r.points : formatTime(r.time_ms)));
       if (full) for (const b of scoring.tiebreaks) tr.append(el("td", null, b.key.endsWith("_ms") ? formatTime(r.tiebreaks[b.key]) : r.tiebreaks[b.key]));
       body.append(tr);
     }
@@ -622,7 +622,7 @@ export class TournamentPage {
     if (live) {
       box.append(el("p", null, t("tournament.round_live", { n: live.round, finished: live.finished, players: live.participants })));
       const list = el("ol", "t-live-top");
-      for (const r of live.top) list.append(el("li", r.player === (this.you && this.you.player) ? "me" : null, `${r.place}. ${r.name} · ${t(`status.${r.status}`)}`));
+      for (const r of live.top) list.append(el("li", r.player === (this.you && this.you.player) ? "me" : null, `${r.place}. ${shownName(r.name)} · ${t(`status.${r.status}`)}`));
       box.append(list);
       if (live.you) box.append(el("p", "me", t("tournament.your_place", { place: live.you.place })));
     }

@@ -5,7 +5,7 @@
 // the server features the next one, and the page moves to it by itself.
 
 import { el, followedBoard } from "./board.js";
-import { errorText, formatTime, t, tn } from "./i18n.js";
+import { errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { ReactionPops, progressLine, reactionButtons, watchLink } from "./live.js";
 import { Connection } from "./net.js";
 
@@ -200,7 +200,7 @@ function drawBoards() {
   boards.replaceChildren();
   for (const seatNo of room.follows) {
     const seat = room.seats.get(seatNo);
-    const name = seat ? seat.name : String(seatNo);
+    const name = seat ? shownName(seat.name) : String(seatNo);
     boards.append(followedBoard(seatNo, name, name, room.boards.get(seatNo), game));
   }
 }
@@ -216,7 +216,7 @@ function drawPlayers() {
     if (room.follows.includes(s.seat)) li.classList.add("followed");
     if (s.status === "won") li.classList.add("won");
     const who = el("div", "who");
-    who.append(el("span", "name", s.name));
+    who.append(el("span", "name", shownName(s.name)));
     const popped = pops.node(s.seat);
     if (popped) who.append(popped);
     li.append(who);
