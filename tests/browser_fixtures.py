@@ -37,6 +37,8 @@ __all__ = [
     "expect",
     "needs_chromium",
     "new_page",
+    "records_config",
+    "resign",
     "server",
     "wait_moves",
 ]
@@ -148,6 +150,26 @@ TYPE_MOVES = """async (moves) => {
   }
   return "";
 }"""
+
+
+def records_config(path: Path, **more: Any) -> dict[str, Any]:
+    """A page server's settings when it keeps records (SQLite at ``path``): every page is a
+    new player from one address, and its message credits let a page type a whole line."""
+    return {
+        "countdown": 0.3,
+        "records_url": f"sqlite:///{path}",
+        "rate": 1000.0,
+        "burst": 500,
+        "identity_limit": 1000,
+        **more,
+    }
+
+
+async def resign(p: Page) -> None:
+    """Resign the page's race (the button asks first), and wait for the results."""
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")
+    await expect(p.page.locator("#results")).to_be_visible()
 
 
 def canonical(view: dict[str, Any]) -> str:

@@ -31,6 +31,8 @@ from browser_fixtures import (
     expect,
     needs_chromium,
     new_page,
+    records_config,
+    resign,
 )
 from server_fixtures import LiveServer, live_server
 
@@ -88,14 +90,7 @@ class World:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LiveServer]:
     path = tmp_path_factory.mktemp("records") / "records.db"
-    config = {
-        "countdown": 0.2,
-        "records_url": f"sqlite:///{path}",
-        "rate": 1000.0,
-        "burst": 500,
-        "identity_limit": 1000,
-    }
-    async with live_server(**config) as live:
+    async with live_server(**records_config(path)) as live:
         yield live
 
 
@@ -195,9 +190,7 @@ async def test_every_page(
     await expect(p.page.locator("#countdown")).to_be_hidden()
     await expect(p.page.locator("#controls")).to_be_visible()
     await check("race")
-    await p.page.click("#btn-resign")
-    await p.page.click("#btn-resign")  # it asks first
-    await expect(p.page.locator("#results")).to_be_visible()
+    await resign(p)
     await check("results")
 
     # a game of one's own, its "New game" window open

@@ -27,6 +27,7 @@ from browser_fixtures import (
     expect,
     needs_chromium,
     new_page,
+    resign,
     server,
     wait_moves,
 )
@@ -59,12 +60,6 @@ async def solo_race(p: Page, server: LiveServer, deal: str, *, name: str = "Solo
     await p.page.click("#start")
     await expect(p.page.locator("#board .column")).not_to_have_count(0)
     await expect(p.page.locator("#countdown")).to_be_hidden()
-
-
-async def resign(p: Page) -> None:
-    await p.page.click("#btn-resign")
-    await p.page.click("#btn-resign")  # it asks first
-    await expect(p.page.locator("#results")).to_be_visible()
 
 
 async def box(locator: Any) -> dict[str, float]:

@@ -9,6 +9,7 @@ Screenshots go to ``test-artifacts/``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import re
@@ -30,6 +31,8 @@ from browser_fixtures import (
     expect,
     needs_chromium,
     new_page,
+    records_config,
+    resign,
 )
 from server_fixtures import WINS, LiveServer, live_server
 
@@ -53,15 +56,7 @@ def catalogue(lang: str) -> dict[str, Any]:
 async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LiveServer]:
     """A server that keeps records (SQLite in a temporary directory) and serves the page."""
     path = tmp_path_factory.mktemp("records") / "records.db"
-    config = {
-        "countdown": 0.3,
-        "records_url": f"sqlite:///{path}",
-        "rate": 1000.0,
-        "burst": 500,
-        "identity_limit": 1000,  # every page is a new player from one address
-        "tournament_countdown": 1.0,
-        "tournament_lease": 1.0,
-    }
+    config = records_config(path, tournament_countdown=1.0, tournament_lease=1.0)
     async with live_server(**config) as live:
         yield live
 
@@ -80,6 +75,20 @@ async def create_room(p: Page, server: LiveServer, deal: str = DEAL, name: str =
     await p.page.fill("#deal-code", deal)
     await p.page.click("#create")
     await expect(p.page.locator("#waiting")).to_be_visible()
+
+
+@contextlib.asynccontextmanager
+async def race_bob(p: Page, server: LiveServer, deal: str = DEAL) -> AsyncIterator[RaceClient]:
+    """The page hosts a race on ``deal`` against Bob (a client), started, its countdown
+    over; Bob, while the race runs."""
+    await create_room(p, server, deal)
+    code = await p.page.locator("#room-code").inner_text()
+    async with await RaceClient.connect(server.url) as bob:
+        await bob.join(code, name="Bob")
+        await expect(p.page.locator("#players .player")).to_have_count(2)
+        await p.page.click("#start")
+        await expect(p.page.locator("#countdown")).to_be_hidden()
+        yield bob
 
 
 async def box(locator: Any) -> dict[str, float]:
@@ -165,9 +174,7 @@ async def test_a_tournament_race_shares_the_tournament_not_a_deal(
         await host.tournament_host(code, "start")
         await expect(p.page.locator("#countdown")).to_be_hidden(timeout=10_000)
         await expect(p.page.locator("#board .column")).to_have_count(7)
-        await p.page.click("#btn-resign")
-        await p.page.click("#btn-resign")  # it asks first
-        await expect(p.page.locator("#results")).to_be_visible()
+        await resign(p)
         text = await p.page.locator("#share-text").input_value()
         assert text.splitlines()[0] == "samedeal · Share cup · round 1 · Klondike, draw one"
         assert text.splitlines()[-1] == f"The standings: {server.http}/t/{code}"
@@ -308,17 +315,9 @@ async def test_equal_results_share_a_place(
     """Item 8: two players who resign with the same cards, score and moves are both 1st of 2
     — in the results and in the share text — not 1st and 2nd."""
     p = await new_page(contexts, browser, "ann", viewport=DESKTOP)
-    await create_room(p, server)
-    code = await p.page.locator("#room-code").inner_text()
-    async with await RaceClient.connect(server.url) as bob:
-        await bob.join(code, name="Bob")
-        await expect(p.page.locator("#players .player")).to_have_count(2)
-        await p.page.click("#start")
-        await expect(p.page.locator("#countdown")).to_be_hidden()
+    async with race_bob(p, server) as bob:
         await bob.resign()
-        await p.page.click("#btn-resign")
-        await p.page.click("#btn-resign")  # it asks first
-        await expect(p.page.locator("#results")).to_be_visible()
+        await resign(p)
         ranks = p.page.locator("#results-table tbody td:first-child")
         await expect(ranks).to_have_text(["1", "1"])
         share = await p.page.locator("#share-text").input_value()
@@ -349,9 +348,7 @@ async def test_a_new_player_is_told_and_shown_on_the_newcomers_board(
     badge = en["attempt.this_race"].replace("{kind}", en["attempt.unranked"])
     await expect(p.page.locator("#attempt-badge")).to_have_text(badge)
     await expect(p.page.locator("#countdown")).to_be_hidden()
-    await p.page.click("#btn-resign")
-    await p.page.click("#btn-resign")  # it asks first
-    await expect(p.page.locator("#results")).to_be_visible()
+    await resign(p)
     await p.page.goto(server.http + "/daily")
     newcomers = p.page.locator("#daily-newcomers-klondike")
     await expect(newcomers.locator("tr.me")).to_contain_text("Nia")
@@ -378,13 +375,7 @@ async def test_the_winner_does_not_wait(
     asks for a rematch that is offered the moment the others are done."""
     deal, line = WINS["klondike"]
     p = await new_page(contexts, browser, "ann", viewport=DESKTOP)
-    await create_room(p, server, deal)
-    code = await p.page.locator("#room-code").inner_text()
-    async with await RaceClient.connect(server.url) as bob:
-        await bob.join(code, name="Bob")
-        await expect(p.page.locator("#players .player")).to_have_count(2)
-        await p.page.click("#start")
-        await expect(p.page.locator("#countdown")).to_be_hidden()
+    async with race_bob(p, server, deal) as bob:
         assert await p.page.evaluate(TYPE_MOVES, line.split()) == ""
         results = p.page.locator("#results")
         await expect(results.locator("h2")).to_have_text("Results so far")
@@ -434,8 +425,7 @@ async def test_streaks_and_badges_where_players_look(
     await p.page.click("#daily-play-easy-harp")
     await expect(p.page.locator("#countdown")).to_be_hidden()
     await expect(p.page.locator("#board .column")).to_have_count(9)
-    await p.page.click("#btn-resign")
-    await p.page.click("#btn-resign")  # it asks first
+    await resign(p)
     streak = p.page.locator("#results-streak")
     await expect(streak).to_have_text(
         "Your deal of the day: 1 day in a row (best 1; won 0 in a row)."
