@@ -37,6 +37,7 @@ __all__ = [
     "expect",
     "needs_chromium",
     "new_page",
+    "race_on",
     "records_config",
     "resign",
     "server",
@@ -163,6 +164,19 @@ def records_config(path: Path, **more: Any) -> dict[str, Any]:
         "identity_limit": 1000,
         **more,
     }
+
+
+async def race_on(p: Page) -> None:
+    """Wait until the page's race has started by the server's clock: its countdown over
+    (a move before it is not even sent). Looking for the countdown to be hidden is not
+    enough: it is hidden too before the race's start has arrived. (The store is read
+    through a global set first: a predicate that returns a promise counts as true at once.)"""
+    await p.page.evaluate("import('/store.js').then((store) => { window.raceStore = store; })")
+    await p.page.wait_for_function(
+        """() => raceStore.state.phase === "running"
+                 && raceStore.serverNow() >= raceStore.state.startAt""",
+        polling=50,
+    )
 
 
 async def resign(p: Page) -> None:

@@ -31,6 +31,7 @@ from browser_fixtures import (
     expect,
     needs_chromium,
     new_page,
+    race_on,
     records_config,
     resign,
 )
@@ -187,7 +188,7 @@ async def test_every_page(
     await expect(p.page.locator("#waiting")).to_be_visible()
     await check("waiting-room")
     await p.page.click("#start")
-    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await race_on(p)
     await expect(p.page.locator("#controls")).to_be_visible()
     await check("race")
     await resign(p)

@@ -23,6 +23,7 @@ from browser_fixtures import (
     expect,
     needs_chromium,
     new_page,
+    race_on,
     resign,
 )
 from server_fixtures import LiveServer, live_server
@@ -82,7 +83,7 @@ async def test_new_deal_same_deal_and_a_friend_by_link(
     await ann.page.locator("#new-game-same").tap()  # a restart of the same deal, mid-game
     await expect(ann.page.locator("#moves")).to_have_text("0")
     assert await tops(ann) == first
-    await expect(ann.page.locator("#countdown")).to_be_hidden()
+    await race_on(ann)
     await expect(ann.page.locator("#controls")).to_be_visible()
 
     # the link of the game: a friend joins it while it runs, and races from the next deal
@@ -133,7 +134,7 @@ async def test_a_room_of_winnable_deals_from_the_create_form(
     await expect(p.page.locator("#room-options")).to_contain_text("winnable deals only")
     assert "Finding a winnable deal…" in await p.page.evaluate("window.said")
     await p.page.click("#start")
-    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await race_on(p)
     await resign(p)
     share = await p.page.locator("#share-text").input_value()
     found = re.search(r"KL1-3-[A-Z]{7}", share)

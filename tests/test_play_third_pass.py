@@ -31,6 +31,7 @@ from browser_fixtures import (
     expect,
     needs_chromium,
     new_page,
+    race_on,
     records_config,
     resign,
 )
@@ -87,7 +88,7 @@ async def race_bob(p: Page, server: LiveServer, deal: str = DEAL) -> AsyncIterat
         await bob.join(code, name="Bob")
         await expect(p.page.locator("#players .player")).to_have_count(2)
         await p.page.click("#start")
-        await expect(p.page.locator("#countdown")).to_be_hidden()
+        await race_on(p)
         yield bob
 
 
@@ -272,7 +273,7 @@ async def test_a_tap_right_after_a_quick_drag_counts(
     p = await new_page(contexts, browser, "phone", **phone())
     await create_room(p, server)
     await p.page.click("#start")
-    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await race_on(p)
     cdp = await p.page.context.new_cdp_session(p.page)
     seven, eight, ace = [await box(p.top(pile)) for pile in ("t1", "t2", "t3")]
     x0, y0 = seven["x"] + seven["width"] / 2, seven["y"] + 8
@@ -347,7 +348,7 @@ async def test_a_new_player_is_told_and_shown_on_the_newcomers_board(
     await p.page.click("#daily-play-klondike")
     badge = en["attempt.this_race"].replace("{kind}", en["attempt.unranked"])
     await expect(p.page.locator("#attempt-badge")).to_have_text(badge)
-    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await race_on(p)
     await resign(p)
     await p.page.goto(server.http + "/daily")
     newcomers = p.page.locator("#daily-newcomers-klondike")
@@ -423,7 +424,7 @@ async def test_streaks_and_badges_where_players_look(
     await expect(p.page.locator("#you-handle-note")).to_have_text(en["you.saved"])
     await p.page.goto(server.http + "/")
     await p.page.click("#daily-play-easy-harp")
-    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await race_on(p)
     await expect(p.page.locator("#board .column")).to_have_count(9)
     await resign(p)
     streak = p.page.locator("#results-streak")
@@ -435,7 +436,7 @@ async def test_streaks_and_badges_where_players_look(
     deal, line = WINS["klondike"]
     await create_room(p, server, deal, name="Gus")
     await p.page.click("#start")
-    await expect(p.page.locator("#countdown")).to_be_hidden()
+    await race_on(p)
     assert await p.page.evaluate(TYPE_MOVES, line.split()) == ""
     await expect(p.page.locator("#results")).to_be_visible()
     await p.page.goto(server.http + "/p/badge_gus")
@@ -525,10 +526,20 @@ async def test_a_spectator_knows_whose_figures_and_sees_reactions(
         await expect(p.page.locator("#bar-name")).to_have_text("Ann:")
         await fan.join(joined.room, role="spectator")
         await fan.react("clap", seat=1)
-        big = p.page.locator("#reaction-float .reaction-float")
-        await expect(big).to_contain_text("Applause for Ann")
-        size = await box(big.locator("svg"))
-        assert size["width"] >= 28 and size["height"] >= 28  # no tiny pill alone
+        # read as it shows (it goes after a few seconds, however busy the machine is)
+        shown = await p.page.wait_for_function(
+            """() => {
+              const big = document.querySelector("#reaction-float .reaction-float");
+              if (!big) return null;
+              // its laid-out size (the rectangle on screen grows as it pops in)
+              const icon = getComputedStyle(big.querySelector("svg"));
+              const [width, height] = [icon.width, icon.height].map(parseFloat);
+              return {text: big.textContent, width, height};
+            }"""
+        )
+        big = await shown.json_value()
+        assert big["text"] == "Applause for Ann"
+        assert big["width"] >= 28 and big["height"] >= 28  # no tiny pill alone
         await expect(p.page.locator('#players [data-seat="1"] .reaction-pop')).to_be_visible()
     assert not p.errors
 
