@@ -302,9 +302,14 @@ async def test_private_room_needs_its_link(
     room = await host.page.locator("#room-code").inner_text()
 
     stranger = await new_page(contexts, browser, "stranger")
-    await stranger.page.goto(f"{server.http}/r/{room}")
-    await stranger.page.click("#invite-join")
-    await expect(stranger.page.locator("#invite-error")).to_contain_text("no such room")
+    await stranger.page.goto(f"{server.http}/r/{room}")  # no key: as no such room
+    await expect(stranger.page.locator("#invite-title")).to_have_text(f"No room {room}")
+    await expect(stranger.page.locator("#invite-join")).to_be_hidden()
+    # joining by the code alone (the lobby's form) is refused as for an unknown room
+    await stranger.page.goto(server.http + "/")
+    await stranger.page.fill("#join-code", room)
+    await stranger.page.click("#join-player")
+    await expect(stranger.page.locator("#join-error")).to_contain_text("no such room")
 
     friend = await new_page(contexts, browser, "friend")
     await friend.page.goto(link)
