@@ -151,6 +151,7 @@ def test_tournament_verify_missing_file(capsys: pytest.CaptureFixture[str], tmp_
     assert "cannot read" in err
 
 
+@pytest.mark.integration  # a subprocess
 def test_tournament_verify_as_a_process(export: dict[str, Any]) -> None:
     done = process("tournament", "verify", "-", stdin=orjson.dumps(export))
     assert done.returncode == 0, done.stderr
@@ -243,6 +244,7 @@ def test_daily_verify_bad_reveals(capsys: pytest.CaptureFixture[str], tmp_path: 
         assert words in err, (argv, err)
 
 
+@pytest.mark.integration  # a subprocess
 def test_daily_verify_as_a_process() -> None:
     done = process("daily", "verify", "-", stdin=orjson.dumps(KLONDIKE_DAY))
     assert done.returncode == 0 and done.stdout.startswith("verified:"), done.stderr

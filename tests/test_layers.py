@@ -105,6 +105,7 @@ def test_dependencies_point_one_way() -> None:
         assert "clients" not in tops, path
 
 
+@pytest.mark.integration  # a subprocess
 def test_importing_protocol_loads_no_io_library() -> None:
     """(pydantic_core itself imports asyncio, so the run-time check names the network and
     storage libraries; the source check below covers asyncio and sockets.)"""
