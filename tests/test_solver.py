@@ -7,6 +7,7 @@ Every budget here is a node budget, so the tests are deterministic.
 from __future__ import annotations
 
 import ast
+import functools
 import random
 from collections import deque
 from pathlib import Path
@@ -90,9 +91,11 @@ def assert_wins(game: Game, result: SolveResult) -> None:
     assert other.won
 
 
-def assert_agrees_with_exact_search(game: Game, nodes: int) -> None:
-    """The solver's verdict on ``game`` is the exact search's, and a win replays."""
-    expected = exact_verdict(game)
+def assert_agrees_with_exact_search(game: Game, nodes: int, expected: bool | None = None) -> None:
+    """The solver's verdict on ``game`` is the exact search's (``expected``, when the caller
+    has it already), and a win replays."""
+    if expected is None:
+        expected = exact_verdict(game)
     result = solve(game, nodes=nodes)
     assert result.verdict == ("winnable" if expected else "unwinnable")
     if expected:
@@ -184,6 +187,20 @@ def random_position(rng: random.Random, code: str, in_play: int) -> Game:
     game.foundations = foundations
     game.on_foundations = sum(heights)
     return game
+
+
+@functools.cache
+def _seeded_case(code: str, in_play: int, seed: int) -> tuple[Game, bool]:
+    game = random_position(random.Random(seed), code, in_play)
+    return game, exact_verdict(game)
+
+
+def assert_agrees_on_seeded_position(code: str, in_play: int, seed: int) -> None:
+    """:func:`assert_agrees_with_exact_search` on the random position of ``seed``. The
+    position and its exact verdict are worked out once for all the tests that share them
+    (the exact search is most of their time; the solver's settings are what they vary)."""
+    game, expected = _seeded_case(code, in_play, seed)
+    assert_agrees_with_exact_search(game.copy(), 200_000, expected)
 
 
 # ---------------------------------------------------------------------- real deals
@@ -588,8 +605,7 @@ _AGREEMENT = (
 
 @pytest.mark.parametrize(("code", "in_play", "seed"), _AGREEMENT)
 def test_agrees_with_exact_search(code: str, in_play: int, seed: int) -> None:
-    game = random_position(random.Random(seed), code, in_play)
-    assert_agrees_with_exact_search(game, 200_000)
+    assert_agrees_on_seeded_position(code, in_play, seed)
 
 
 @pytest.mark.parametrize("mode", ["best", "depth", "restart", "restart-mixed"])
@@ -609,8 +625,7 @@ def test_each_klondike_search_agrees_with_exact_search(
         draw = int(code[4])
         member = Member("restart", streamline_every=2) if mode == "restart-mixed" else Member(mode)
         monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, (member,))
-    game = random_position(random.Random(seed), code, in_play)
-    assert_agrees_with_exact_search(game, 200_000)
+    assert_agrees_on_seeded_position(code, in_play, seed)
 
 
 def test_depth_first_finds_wins_on_real_deals(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -641,8 +656,7 @@ def test_shared_transposition_set_agrees_with_exact_search(
     draw = int(code[4])
     portfolio = (Member("best"), Member("depth", start=64))
     monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, draw, portfolio)
-    game = random_position(random.Random(seed), code, in_play)
-    assert_agrees_with_exact_search(game, 200_000)
+    assert_agrees_on_seeded_position(code, in_play, seed)
 
 
 def test_steal_takes_an_open_best_first_position_once() -> None:
