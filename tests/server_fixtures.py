@@ -587,15 +587,6 @@ def worker_process(
         proc.wait()
 
 
-async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until ``check()`` is true."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)
-
-
 WINS: dict[str, tuple[str, str]] = {
     "klondike": (
         "KL1-1-AAAAAAK",

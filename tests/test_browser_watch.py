@@ -19,8 +19,8 @@ from browser_fixtures import (
     new_page,
     server,
 )
+from helpers import until
 from server_fixtures import LiveServer, get_json
-from watch_helpers import until
 
 from clients.client import RaceClient
 from protocol import Ack, RaceStarting

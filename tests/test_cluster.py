@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+from helpers import until
 from redis.crc import key_slot
 from server_fixtures import LocalCluster, ServerHandle, breakable_cluster, get_json, store_retry
-from watch_helpers import until
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError

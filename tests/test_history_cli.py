@@ -11,14 +11,14 @@ import os
 import re
 import stat
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from helpers import until
 from server_fixtures import ROOT, LiveServer, live_server
-from textual.pilot import Pilot
 
 from clients.api import GameLink, fetch_game, parse_game_link, server_base
 from clients.client import RaceClient
@@ -134,14 +134,6 @@ async def race(server: LiveServer, config: Path) -> tuple[str, dict[str, Any]]:
     return told.game_id, game.model_dump()
 
 
-async def until(pilot: Pilot[int], predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
-
-
 async def test_the_replay_viewer_steps_through_a_race_as_the_engine_plays_it(
     server: LiveServer, tmp_path: Path
 ) -> None:
@@ -180,7 +172,7 @@ async def test_the_replay_viewer_steps_through_a_race_as_the_engine_plays_it(
         assert game_id in title
         for k in range(1, 6):
             await pilot.press("right")
-            await until(pilot, lambda k=k: shows(k))  # type: ignore[misc]
+            await until(lambda k=k: shows(k))  # type: ignore[misc]
             assert f"Step {k} of 5" in str(app.query_one("#title").content)
             mover = timeline.steps[k - 1]
             racer = str(app.query_one(f"#racer-{mover.seat}").content)
@@ -188,18 +180,18 @@ async def test_the_replay_viewer_steps_through_a_race_as_the_engine_plays_it(
         await pilot.press("right")
         assert app.step == 5
         await pilot.press("home")
-        await until(pilot, lambda: shows(0))
+        await until(lambda: shows(0))
         await pilot.press("end")
-        await until(pilot, lambda: shows(5))
+        await until(lambda: shows(5))
         await pilot.press("left")
-        await until(pilot, lambda: shows(4))
+        await until(lambda: shows(4))
         ann = str(app.query_one("#racer-1").content)
         assert "Ann" in ann and "1st of 2" in ann and "resigned" in ann
         # space plays from here at the chosen speed, to the end
         await pilot.press("home", "plus", "plus", "plus", "plus", "plus", "minus")
         assert app.speed == 4 and "×8" in str(app.query_one("#title").content)
         await pilot.press("space")
-        await until(pilot, lambda: app.step == 5 and not app.playing, timeout=10)
+        await until(lambda: app.step == 5 and not app.playing, timeout=10)
         assert "Space play" in str(app.query_one("#keys").content)
         await pilot.press("ctrl+l")
         assert app.cat.lang == "ru"
@@ -309,16 +301,16 @@ async def test_the_terminal_client_makes_an_identity_silently_and_keeps_it(
     joined = await host.create("klondike", name="Host")
     link = parse_link(f"{server.http}/r/{joined.room}")
     app = RaceApp(link, role="player", name="Tim", lang="en", identity=files)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.room is not None and len(app.seats) == 2)
+    async with app.run_test(size=(120, 40)):
+        await until(lambda: app.room is not None and len(app.seats) == 2)
         assert app.new_identity is not None and app.new_identity.recovery_code
         assert app.new_identity.recovery_code in app.message
         assert app.new_identity.name == "Tim"
     saved = files.load()
     assert saved is not None and saved.player == app.new_identity.player
     again = RaceApp(link, role="spectator", lang="en", identity=files)
-    async with again.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: again.client is not None and again.client.player is not None)
+    async with again.run_test(size=(120, 40)):
+        await until(lambda: again.client is not None and again.client.player is not None)
         assert again.new_identity is None  # known: identified, nothing new to note
         assert again.client is not None and again.client.player is not None
         assert again.client.player.player == saved.player

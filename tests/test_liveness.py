@@ -9,8 +9,9 @@ import asyncio
 from typing import Any
 
 import pytest
+from helpers import until
 from server_fixtures import ServerHandle, StartServer
-from watch_helpers import race_room, until
+from watch_helpers import race_room
 
 from protocol import Progress
 from server.codes import normalize_code

@@ -7,7 +7,8 @@ import asyncio
 from typing import Any
 
 import pytest
-from server_fixtures import ServerHandle, StartServer, eventually
+from helpers import until
+from server_fixtures import ServerHandle, StartServer
 
 from clients.client import RaceClient, RequestError
 from protocol import (
@@ -276,7 +277,7 @@ async def test_both_workers_time_the_offer_and_the_race_starts_once(
     code = normalize_code(joined.room)
     assert code is not None
     for worker in (w0, w1):  # each worker with the room times the offer itself
-        await eventually(lambda w=worker: w.app.rematches.armed(code) == 2)  # type: ignore[misc]
+        await until(lambda w=worker: w.app.rematches.armed(code) == 2)  # type: ignore[misc]
     start = await ann.next_event("race_starting", timeout=3)  # Bob never answers
     while isinstance(start, RaceStarting) and start.race == 1:
         start = await ann.next_event("race_starting", timeout=3)

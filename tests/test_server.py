@@ -7,12 +7,12 @@ import random
 from typing import Any
 
 import pytest
+from helpers import until
 from server_fixtures import (
     DAILY_TEST_KEY,
     WINS,
     ServerHandle,
     StartServer,
-    eventually,
 )
 
 from clients.client import RaceClient, RequestError
@@ -181,7 +181,7 @@ async def test_spectator_follows_a_board(server: ServerHandle) -> None:
     assert isinstance(first, Board) and first.seat == 2
     game = new_game(race.deal)
     await play_random(bob, game, 5)
-    await eventually(lambda: bool(watcher.drain_boards(game.player_view())), timeout=5)
+    await until(lambda: bool(watcher.drain_boards(game.player_view())), timeout=5)
 
 
 @pytest.fixture(autouse=True)
@@ -344,7 +344,7 @@ async def test_resume_too_late_gets_a_resync(start_server, backend_kind: str) ->
 async def test_second_connection_replaces_the_first(server: ServerHandle) -> None:
     (_ann, bob), _ = await room_with(server)
     bob2 = await bob.reconnect()
-    await eventually(lambda: bob.closed)
+    await until(lambda: bob.closed)
     assert bob.ws.close_code == 4000
     assert bob2.seat == 2
     await bob2.close()

@@ -18,6 +18,7 @@ import orjson
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+from helpers import until
 from redis.asyncio.cluster import RedisCluster
 from server_fixtures import (
     TEST_CONFIG,
@@ -28,7 +29,7 @@ from server_fixtures import (
     get_json,
     own_redis,
 )
-from watch_helpers import LoopLag, Timeline, race_room, until
+from watch_helpers import LoopLag, Timeline, race_room
 from websockets.asyncio.client import connect
 
 from clients.client import RequestError

@@ -10,9 +10,10 @@ import itertools
 from typing import Any
 
 import pytest
+from helpers import until
 from server_fixtures import ServerHandle, get_json
 from test_watching import two_workers  # noqa: F401 - the fixture
-from watch_helpers import race_room, until
+from watch_helpers import race_room
 
 from protocol import Ack
 from server.codes import normalize_code

@@ -4,31 +4,17 @@ when, the HTTP JSON of a server on the test's own event loop."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
+from helpers import until
 from server_fixtures import ServerHandle
 
 from clients.client import RaceClient
 from protocol import RaceStarting, ServerMessage
 
-__all__ = ["ACE_DEAL", "LoopLag", "Timeline", "race_room", "until"]
+__all__ = ["ACE_DEAL", "LoopLag", "Timeline", "race_room"]
 
 ACE_DEAL = "KL1-1-AAAAAAM"  # Klondike draw one: column 3 shows an ace ("t3-f" is legal)
-
-
-async def until(check: Callable[[], Any], timeout: float = 5.0, every: float = 0.05) -> Any:
-    """Wait until ``check()`` (sync or async) is truthy; returns its value."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = check()
-        if asyncio.iscoroutine(found):
-            found = await found
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(every)
 
 
 async def race_room(
