@@ -15,13 +15,17 @@ import asyncio
 import inspect
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
 from engine import Game, IllegalMoveError, Move, card_name, new_game, parse_card
 from engine.cards import RANKS, Card
 from engine.game import REMINDERS
+from protocol import RaceStarting
+
+if TYPE_CHECKING:
+    from clients.client import RaceClient
 
 __all__ = [
     "CODES",
@@ -34,6 +38,7 @@ __all__ = [
     "names",
     "refused",
     "until",
+    "until_race_starts",
     "until_server_clock",
     "upto",
     "visible_cards",
@@ -187,3 +192,11 @@ async def until_server_clock(at: int, now: int) -> None:
     ends at ``at`` or later however late that was; the extra millisecond covers the server's
     clock being whole milliseconds."""
     await asyncio.sleep(max(0, at - now + 1) / 1000)
+
+
+async def until_race_starts(client: RaceClient, timeout: float = 5.0) -> RaceStarting:
+    """The client's next ``race_starting``, returned once its race takes moves."""
+    event = await client.next_event("race_starting", timeout=timeout)
+    assert isinstance(event, RaceStarting), event
+    await until_server_clock(event.start_at, event.now)
+    return event

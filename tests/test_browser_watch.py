@@ -5,7 +5,6 @@ lobby's live races."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Any
 
@@ -19,11 +18,11 @@ from browser_fixtures import (
     new_page,
     server,
 )
-from helpers import until
+from helpers import until, until_race_starts
 from server_fixtures import LiveServer, get_json
 
 from clients.client import RaceClient
-from protocol import Ack, RaceStarting
+from protocol import Ack
 
 DEAL = "KL1-1-AAAAAAM"  # column 3 shows an ace
 
@@ -54,9 +53,7 @@ async def race(
         await w.join(joined.room, role="spectator", key=host.key)
         watchers.append(w)
     await host.start()
-    event = await host.next_event("race_starting")
-    assert isinstance(event, RaceStarting)
-    await asyncio.sleep(max(0.0, (event.start_at - event.now) / 1000) + 0.02)
+    await until_race_starts(host)
     return joined.room, clients, watchers
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from helpers import until
+from helpers import until, until_server_clock
 from server_fixtures import ServerHandle
 
 from clients.client import RaceClient
@@ -47,7 +47,7 @@ async def race_room(
         await host.start()
         event = await host.next_event("race_starting")
         assert isinstance(event, RaceStarting)
-        await asyncio.sleep(max(0.0, (event.start_at - event.now) / 1000) + 0.02)
+        await until_server_clock(event.start_at, event.now)
     return joined.room, clients, spectators
 
 
@@ -97,6 +97,7 @@ class LoopLag:
         loop = asyncio.get_running_loop()
         while True:
             before = loop.time()
+            # the sleep is the probe: how much later than asked it wakes is the lag
             await asyncio.sleep(self.every)
             self.worst = max(self.worst, loop.time() - before - self.every)
 
