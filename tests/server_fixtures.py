@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+from helpers import until
 from redis.crc import key_slot
 
 from clients.client import RaceClient
@@ -299,10 +300,7 @@ class LocalCluster:
         the killed node's port."""
         victim = self.port_of_slot(slot)
         self.kill(victim)
-        deadline = time.monotonic() + within
-        while self.serving(slot) in (victim, None):
-            assert time.monotonic() < deadline, "no replica took over"
-            await asyncio.sleep(0.2)
+        await until(lambda: self.serving(slot) not in (victim, None), within, every=0.2)
         self.start_node(victim)
         return victim
 

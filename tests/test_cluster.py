@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
-from helpers import until
+from helpers import until, until_race_starts
 from redis.crc import key_slot
 from server_fixtures import LocalCluster, ServerHandle, breakable_cluster, get_json, store_retry
 from websockets.exceptions import ConnectionClosed
@@ -110,7 +110,7 @@ class Racer:
                 return
             except (RequestError, ConnectionError, ConnectionClosed, TimeoutError):
                 assert time.monotonic() < deadline, "the seat could not be resumed"
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.2)  # the next try's back-off: the cluster is failing over
 
     async def play(self, count: int, *, pause: float = 0.0, within: float = 60.0) -> None:
         """Make ``count`` acknowledged moves, within ``within`` seconds."""
@@ -127,7 +127,7 @@ class Racer:
             except RequestError as exc:
                 assert exc.code in ("storage", "replaced"), exc
                 self.refused += 1
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the next try's back-off: the store is failing over
                 await self._reload()
                 continue
             except (ConnectionClosed, ConnectionError, TimeoutError):
@@ -141,7 +141,7 @@ class Racer:
             self.acked[index] = reply.move
             done += 1
             if pause:
-                await asyncio.sleep(pause)
+                await asyncio.sleep(pause)  # the scenario: moves spread over the change
 
 
 async def _race(workers: Workers) -> tuple[Racer, Racer, RaceClient]:
@@ -152,9 +152,8 @@ async def _race(workers: Workers) -> tuple[Racer, Racer, RaceClient]:
     spectator = await RaceClient.connect(workers.url(0))
     await spectator.join(joined.room, role="spectator")
     await ann.start()
-    await ann.next_event("race_starting")
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
+    await until_race_starts(bob)
     return (
         Racer(workers, 0, ann, joined.room, 1, 1),
         Racer(workers, 1, bob, joined.room, 2, 2),
@@ -172,14 +171,12 @@ async def _check(workers: Workers, racers: list[Racer], spectator: RaceClient) -
         for index, move in racer.acked.items():
             assert index < len(log) and log[index] == move, (racer.seat, index, move, log)
         game = replay(DEAL, log)  # the log replays: no move twice, none out of place
-        for _ in range(100):
-            shown = [
-                m for m in spectator.history if isinstance(m, Progress) and m.seat == racer.seat
-            ]
-            if shown and shown[-1].moves == game.moves:
-                break
-            await asyncio.sleep(0.1)
-        assert shown and shown[-1].moves == game.moves, (shown[-1:], game.moves)
+
+        def shows_the_log(seat: int = racer.seat, moves: int = game.moves) -> bool:
+            shown = [m for m in spectator.history if isinstance(m, Progress) and m.seat == seat]
+            return bool(shown) and shown[-1].moves == moves
+
+        await until(shows_the_log, 10)
     seqs = [s for m in spectator.history if (s := getattr(m, "seq", None)) is not None]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
 
@@ -206,7 +203,7 @@ async def _migrate(cluster: LocalCluster, slot: int, source: int, target: int) -
         await src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)
         while keys := await src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 2):
             await src.execute_command("MIGRATE", "127.0.0.1", target, "", 0, 5000, "KEYS", *keys)
-            await asyncio.sleep(0.05)  # the race goes on between the keys
+            await asyncio.sleep(0.05)  # the scenario: the race goes on between the keys
         for node in (dst, src):
             await node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)
     finally:
@@ -244,7 +241,7 @@ async def test_a_killed_primary_loses_no_acknowledged_move(
     await asyncio.gather(ann.play(10), bob.play(10))
     slot = _slot_of(ann.room)
     playing = asyncio.gather(ann.play(30, pause=0.05), bob.play(30, pause=0.05))
-    await asyncio.sleep(0.3)
+    await until(lambda: len(ann.acked) > 12 and len(bob.acked) > 12)
     # the primary dies mid-race (30 moves with 0.05 s pauses each are not over yet); the
     # players may notice (a refusal, a resume) or not (the worker's retry outlasts the
     # takeover): either way, nothing acknowledged may be lost
@@ -298,8 +295,7 @@ async def test_a_dropped_shard_subscription_is_filled_by_seq(
     watcher = await server.client()
     await watcher.join(joined.room, role="spectator")
     await ann.start()
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(bob)
     first = watcher.last_seq or 0
     for _ in range(3):
         assert isinstance(await bob.move("s"), Ack)
@@ -308,10 +304,15 @@ async def test_a_dropped_shard_subscription_is_filled_by_seq(
     try:
         killed = await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
         assert killed >= 1
-        for _ in range(5):
+        for _ in range(5):  # while the worker is not subscribed: the gap
             assert isinstance(await bob.move("s"), Ack)
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
+        channel = f"sd:{{{normalize_code(joined.room)}}}:ch"
+
+        async def subscribed_again() -> bool:
+            _, count = await r.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+            return bool(count)
+
+        await until(subscribed_again)
         for _ in range(2):
             assert isinstance(await bob.move("s"), Ack)
     finally:
