@@ -16,7 +16,6 @@ and deck-turn counter are compared with the terminal's (``clients/daily_share.py
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -36,6 +35,7 @@ from browser_fixtures import (
     needs_chromium,
     new_page,
 )
+from helpers import until
 from server_fixtures import DAILY_TEST_KEY, LiveServer, get_json, live_server
 
 from clients.client import RaceClient
@@ -85,15 +85,14 @@ async def api(server: LiveServer, path: str) -> tuple[int, Any]:
     return await get_json(server.port, path)
 
 
-async def until_api(server: LiveServer, path: str, check: Any, tries: int = 200) -> Any:
-    """The API's answer at ``path`` once ``check(answer)`` holds (bounded: 200 × 0.05 s)."""
-    body = None
-    for _ in range(tries):
+async def until_api(server: LiveServer, path: str, check: Any, timeout: float = 30.0) -> Any:
+    """The API's answer at ``path`` once ``check(answer)`` holds."""
+
+    async def answered() -> Any:
         status, body = await api(server, path)
-        if status == 200 and check(body):
-            return body
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{path}: {body}")
+        return body if status == 200 and check(body) else None
+
+    return await until(answered, timeout)
 
 
 # Types the moves in the page's move field, one after the other, each once the last is
