@@ -7,7 +7,6 @@ day's proof costs the same every run: 2026-04-16 and 2026-04-17 prove both games
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import logging
 import os
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import until, until_race_starts
 from server_fixtures import (
     DAILY_TEST_KEY,
     ServerHandle,
@@ -28,7 +28,7 @@ from server_fixtures import (
 
 from clients.client import RaceClient, RequestError
 from engine.fair import secret_daily, verify_daily
-from protocol import PlayerFinished, RaceEnded, RaceStarting
+from protocol import PlayerFinished, RaceEnded
 from server.records.daily import rank_key
 
 DAY = "2026-04-16"
@@ -61,10 +61,7 @@ async def race_daily(host: RaceClient, *guests: RaceClient, game: str = "klondik
     for guest in guests:
         await guest.join(joined.room)
     await host.start()
-    start = await host.next_event("race_starting")
-    assert isinstance(start, RaceStarting)
-    await asyncio.sleep(0.1)
-    return joined, start
+    return joined, await until_race_starts(host)
 
 
 def test_the_leaderboard_order_is_score_then_moves_then_time() -> None:
@@ -122,13 +119,14 @@ async def test_the_deal_is_secret_during_its_day_and_verifies_after(
     game = next(g for g in day["games"] if g["game"] == "klondike")
     assert game["code"] == code and game["proven"]
     assert verify_daily(game["code"], game["salt"], game["commitment"])
+
     # a new day: a new commitment (once its proof is done), its code secret again
-    for _ in range(100):
-        status, today = await get(server, "/api/daily")
+    async def committed() -> Any:
+        _, today = await get(server, "/api/daily")
         new = next(g for g in today["today"]["games"] if g["game"] == "klondike")
-        if new["commitment"] is not None:
-            break
-        await asyncio.sleep(0.1)
+        return (today, new) if new["commitment"] is not None else None
+
+    today, new = await until(committed, 10)
     assert today["today"]["day"] == NEXT and today["yesterday"]["day"] == DAY
     assert new["code"] is None and new["commitment"] not in (None, secret.commitment)
 
@@ -163,12 +161,12 @@ async def test_the_first_attempt_counts_and_later_plays_are_practice(
     await ann.resign()
     await bob.resign()
     await ann.next_event("race_ended", timeout=10)
-    board: Any = None
-    for _ in range(100):
+
+    async def both_recorded() -> Any:
         status, board = await get(server, f"/api/daily/{DAY}/klondike?player={ann_id.player}")
-        if status == 200 and len(board["entries"]) == 2:
-            break
-        await asyncio.sleep(0.05)
+        return board if status == 200 and len(board["entries"]) == 2 else None
+
+    board = await until(both_recorded)
     # the same score (drawing from the stock scores nothing): fewer moves rank first
     assert [e["name"] for e in board["entries"]] == ["Bob", "Ann"]
     assert [e["moves"] for e in board["entries"]] == [0, 3]
@@ -212,8 +210,7 @@ async def test_spectators_of_a_delayed_room_are_not_told_the_days_deal(
     early.frames = []
     await early.join(joined.room, role="spectator")
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     await ann.resign()
     await ann.next_event("race_ended")
     ended = await early.next_event("race_ended", timeout=5)  # the delay later
