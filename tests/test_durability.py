@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+from helpers import until_race_starts
 from server_fixtures import REDIS_SERVER, free_port, wait_port
 from websockets.exceptions import ConnectionClosed
 
@@ -141,8 +142,7 @@ async def test_a_move_no_replica_confirmed_is_never_acknowledged(
     ann = await RaceClient.connect(url)
     joined = await ann.create("klondike", deal="code", code="KL1-1-AAAAAAK")
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     for _ in range(3):
         assert isinstance(await ann.move("s"), Ack)
     pair.replica.send_signal(signal.SIGSTOP)  # the replica stops acknowledging
