@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+import redis.asyncio as aioredis
 from helpers import until
 from redis.crc import key_slot
 
@@ -51,6 +52,7 @@ __all__ = [
     "LiveServer",
     "LocalCluster",
     "ServerHandle",
+    "as_text",
     "backend_kind",
     "free_port",
     "http_get",
@@ -58,10 +60,12 @@ __all__ = [
     "on_day",
     "own_redis",
     "paths_in_room",
+    "port_of",
     "redis_cluster",
     "redis_url",
     "server",
     "start_server",
+    "until_redis_busy",
     "wait_port",
     "worker_process",
 ]
@@ -104,7 +108,7 @@ def wait_port(port: int, timeout: float = 30.0) -> None:
         except OSError:
             if time.monotonic() > deadline:
                 raise
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll's interval (sync: helpers.until is async)
 
 
 def http_get(port: int, path: str) -> tuple[int, str, str]:
@@ -256,7 +260,7 @@ class LocalCluster:
                 return
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the cluster is not healthy: {states}")
-            time.sleep(0.1)
+            time.sleep(0.1)  # a poll's interval (sync: helpers.until is async)
 
     def _replicated(self) -> bool:
         """Every primary's writes reach a replica: a write of ours, then ``WAIT 1`` (a
@@ -346,6 +350,32 @@ def breakable_cluster(path: Path) -> Iterator[LocalCluster]:
         cluster.stop()
 
 
+def as_text(value: bytes | str) -> str:
+    """A Redis reply as text (redis-py's types allow either)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def port_of(app: RaceServer) -> int:
+    """The port a running server listens on."""
+    assert app.port is not None
+    return app.port
+
+
+async def until_redis_busy(probe: aioredis.Redis) -> None:
+    """Wait until Redis leaves ``probe``'s PING unanswered for 0.1 s: a script sent on
+    another connection runs (Redis runs one command at a time). ``probe`` is connected
+    beforehand (connecting takes time of its own) and is of no use after."""
+
+    async def busy() -> bool:
+        try:
+            await asyncio.wait_for(probe.ping(), 0.1)
+        except TimeoutError:
+            return True
+        return False
+
+    await until(busy, every=0.01)
+
+
 async def store_retry(call: Any, *args: Any, timeout: float = 40.0) -> Any:
     """A store call tried again while the cluster cannot answer it (a failover)."""
     deadline = time.monotonic() + timeout
@@ -355,7 +385,7 @@ async def store_retry(call: Any, *args: Any, timeout: float = 40.0) -> Any:
         except StoreUnavailable:
             if time.monotonic() > deadline:
                 raise
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # the next try's back-off: the cluster is failing over
 
 
 class _ErrorRecords(logging.Handler):
