@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import until
+from helpers import until, until_server_clock
 from server_fixtures import WINS, live_server
 
 from clients.cli import main
@@ -101,7 +101,7 @@ async def test_create_host_play_export_and_verify(tmp_path: Path) -> None:
             seat = await bob.next_event("tournament_seat", timeout=30)
             assert isinstance(seat, TournamentSeat)
             await bob.take_seat(seat)
-            await asyncio.sleep(max(0, seat.start_at - await bob.ping()) / 1000 + 0.05)
+            await until_server_clock(seat.start_at, await bob.ping())
             await bob.resign()
 
         bob_task = asyncio.create_task(bob_resigns())
