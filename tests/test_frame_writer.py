@@ -55,6 +55,7 @@ def frames(c: Conn) -> list[bytes]:
 
 
 async def turns(count: int) -> None:
+    """Let the event loop run ``count`` turns: the writer's schedule is counted in them."""
     for _ in range(count):
         await asyncio.sleep(0)
 
