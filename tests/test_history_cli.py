@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from helpers import until
+from helpers import until, until_race_starts
 from server_fixtures import ROOT, LiveServer, live_server
 
 from clients.api import GameLink, fetch_game, parse_game_link, server_base
@@ -120,8 +120,7 @@ async def race(server: LiveServer, config: Path) -> tuple[str, dict[str, Any]]:
     joined = await ann.create("klondike", name="Ann", deal="code", code=DEAL)
     await bob.join(joined.room, name="Bob")
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.15)
+    await until_race_starts(ann)
     for who, move in ((ann, "t3-f"), (bob, "s"), (ann, "s"), (ann, "u"), (bob, "t1-t2")):
         await who.move(move)
     await ann.resign()
