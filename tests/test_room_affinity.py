@@ -10,7 +10,7 @@ import asyncio
 
 import orjson
 import pytest
-from helpers import until
+from helpers import until, until_server_clock
 from server_fixtures import StartServer, paths_in_room
 from websockets.asyncio.client import connect
 
@@ -80,7 +80,7 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
         starting = await moved.next_event("race_starting")
         assert isinstance(starting, RaceStarting) and joined.seat in starting.seats
         await guest.next_event("race_starting")
-        await asyncio.sleep(0.1)  # the countdown
+        await until_server_clock(starting.start_at, starting.now)
         assert isinstance(await moved.move("s"), Ack)
         # the old token still names the seat (a later reconnect resumes it)
         again = await moved.reconnect()
