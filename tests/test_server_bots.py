@@ -9,12 +9,20 @@ from concurrent.futures import Executor
 from typing import Any
 
 import pytest
+from helpers import until_race_starts, until_server_clock
 from server_fixtures import ServerHandle
 
 from clients.client import RequestError
 from engine import replay
 from engine.strategy import greedy_line
-from protocol import PlayerFinished, ProtocolError, RaceEnded, SeatEvent, decode_client
+from protocol import (
+    PlayerFinished,
+    ProtocolError,
+    RaceEnded,
+    RaceStarting,
+    SeatEvent,
+    decode_client,
+)
 from server.rooms import robots as server_bots
 from server.rooms.robots import BotDriver, Strength
 
@@ -37,8 +45,7 @@ async def test_a_person_races_a_bot_to_the_end(
     seat = await ann.next_event("seat")
     assert isinstance(seat, SeatEvent) and seat.seat == 2 and seat.name == "Bot (greedy)"
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.2)
+    await until_race_starts(ann)
     await ann.move("s")
     await ann.resign()
     ended = await ann.next_event("race_ended", timeout=60)
@@ -56,8 +63,7 @@ async def test_a_person_races_a_bot_to_the_end(
     assert bot_row.moves == replay(GREEDY_WINS, moves).moves
     # the bot plays the rematch too
     await ann.rematch("same")
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.2)
+    await until_race_starts(ann)
     await ann.resign()
     again = await ann.next_event("race_ended", timeout=60)
     assert isinstance(again, RaceEnded) and again.results[0].seat == 2
@@ -82,11 +88,12 @@ async def test_add_bot_refusals(server: ServerHandle) -> None:
         await watcher.request({"type": "add_bot"})
     assert info.value.code == "not_host"
     await ann.start()
-    await ann.next_event("race_starting")
+    starting = await ann.next_event("race_starting")
+    assert isinstance(starting, RaceStarting)
     with pytest.raises(RequestError) as info:
         await ann.request({"type": "add_bot"})
     assert info.value.code == "race_running"
-    await asyncio.sleep(0.1)  # the countdown
+    await until_server_clock(starting.start_at, starting.now)
     await ann.resign()
     await bob.resign()
     await ann.next_event("race_ended")
@@ -100,12 +107,11 @@ async def test_move_times_and_a_ghost_of_a_run(server: ServerHandle) -> None:
     bob = await server.client()
     await bob.join(joined.room, name="Bob")
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     line = greedy_line(GREEDY_WINS)[:6]
     for text in line:
         await ann.move(text)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # the scenario: a move every 50 ms at least, told after
     await ann.resign()
     await bob.resign()
     run = await ann.next_event("player_finished")
@@ -124,8 +130,7 @@ async def test_move_times_and_a_ghost_of_a_run(server: ServerHandle) -> None:
     assert isinstance(seat, SeatEvent) and seat.name == "Ghost of Ann" and seat.seat == 3
     await ann.rematch("same")
     await bob.rematch_reply(2)  # the ghost accepts unasked
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     await ann.resign()
     await bob.resign()
     ghost = None
@@ -174,7 +179,7 @@ async def test_a_solver_bot_plans_in_another_process(
         t0 = asyncio.get_running_loop().time()
         await ann.ping()
         slowest = max(slowest, asyncio.get_running_loop().time() - t0)
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # the scenario: pings spread over the plan's search
     assert slowest < 0.25
     await ann.resign()
     ended = await ann.next_event("race_ended", timeout=60)
