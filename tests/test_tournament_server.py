@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 import pytest_asyncio
+from helpers import until, until_server_clock
 from server_fixtures import WINS, ServerHandle, http_get
 
 from clients.client import RaceClient, RequestError
@@ -134,7 +135,7 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     await bob.take_seat(seat_b)
     assert joined_a.snapshot is not None and joined_a.snapshot.deal is None
     assert joined_a.view is not None  # the starting board
-    await asyncio.sleep(max(0, seat_a.start_at - await ann.ping()) / 1000 + 0.05)
+    await until_start(ann, seat_a)
     await win(ann)
     await bob.resign()
 
@@ -157,7 +158,7 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     await ann.take_seat(seat_a)
     await bob.take_seat(seat_b)
     await bob.tournament_withdraw(tid)
-    await asyncio.sleep(max(0, seat_a.start_at - await ann.ping()) / 1000 + 0.05)
+    await until_start(ann, seat_a)
     await win(ann)
     finished = await event(watcher, "tournament_finished")
     assert len(finished.data["seed"]) == 64
@@ -256,9 +257,7 @@ async def test_refusals_change_nothing(tserver: ServerHandle) -> None:
 
 async def until_start(client: RaceClient, seat: TournamentSeat) -> None:
     """Wait for the round's start, by the server's clock."""
-    wait = seat.start_at - await client.ping()
-    if wait > 0:
-        await asyncio.sleep(wait / 1000 + 0.02)
+    await until_server_clock(seat.start_at, await client.ping())
 
 
 async def resign_round(client: RaceClient, number: int) -> TournamentSeat:
@@ -301,7 +300,11 @@ async def test_late_join_absences_withdraw_and_rejoin(tserver: ServerHandle) -> 
 
     # Bob goes away: absent from round 2 (one absence), Dan plays it
     await bob.close()
-    await asyncio.sleep(0.1)
+
+    async def gone() -> bool:
+        return bob_id not in await tserver.app.backend.present(tid.replace("-", ""), 0)
+
+    await until(gone)
     await host.tournament_host(tid, "start_round")
     starting = await event(host, "round_starting")
     assert starting.data["absent"] == [bob_id]
@@ -467,10 +470,11 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
     assert mine["status"] == "timeout" and mine["moves"] == 10
 
     # the live store lets it go: the records store has it all, move lists included
-    while tid.replace("-", "") in await tserver.app.backend.active_tournaments():
-        await asyncio.sleep(0.05)  # written to the records, then retired
+    async def retired() -> bool:  # written to the records, then retired
+        return tid.replace("-", "") not in await tserver.app.backend.active_tournaments()
+
+    await until(retired)
     await forget(tserver, tid.replace("-", ""))
-    await asyncio.sleep(0.1)
     page = await page_of(tserver, tid)
     assert page["phase"] == "finished" and page["rounds"][0]["results"][0]["game_id"]
     _, _, export_text = await asyncio.to_thread(
