@@ -15,7 +15,7 @@ import asyncio
 import inspect
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import pytest
 
@@ -157,9 +157,17 @@ def refused(game: Game, move: Move | str) -> str:
     return error.rule
 
 
+@overload
 async def until(
-    check: Callable[[], T | Awaitable[T]], timeout: float = 5.0, *, every: float = 0.02
-) -> T:
+    check: Callable[[], Awaitable[T]], timeout: float = 5.0, *, every: float = 0.02
+) -> T: ...
+
+
+@overload
+async def until(check: Callable[[], T], timeout: float = 5.0, *, every: float = 0.02) -> T: ...
+
+
+async def until(check: Callable[[], Any], timeout: float = 5.0, *, every: float = 0.02) -> Any:
     """Wait until ``check()`` (a function or a coroutine function) returns something truthy,
     trying every ``every`` seconds, and return it; fail the test after ``timeout`` seconds,
     naming the check."""
@@ -170,7 +178,7 @@ async def until(
         if inspect.isawaitable(found):
             found = await found
         if found:
-            return found  # type: ignore[return-value]
+            return found
         if loop.time() > deadline:
             raise AssertionError(f"not met within {timeout} s: {_source(check)}")
         await asyncio.sleep(every)

@@ -274,7 +274,7 @@ class LocalCluster:
             r = redis.Redis(port=port, socket_timeout=5)
             try:
                 r.set(key, "1")
-                if int(r.execute_command("WAIT", 1, 200)) < 1:
+                if int(r.execute_command("WAIT", 1, 200)) < 1:  # type: ignore[no-untyped-call]
                     return False
             except redis.RedisError:
                 return False

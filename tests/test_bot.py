@@ -86,9 +86,9 @@ async def test_bots_race_to_the_end(game: str, deal: str | None) -> None:
         (theirs,) = await asyncio.wait_for(guest, 60)
         await host.close()
 
-    assert mine.deal == theirs.deal
+    assert mine.deal is not None and mine.deal == theirs.deal
     for result in (mine, theirs):
-        final = replay(result.deal, result.moves)
+        final = replay(mine.deal, result.moves)
         assert final.won == result.won
         assert result.status in ("won", "resigned")
         assert result.results is not None and len(result.results) == 2

@@ -46,7 +46,7 @@ async def create(p: Page, server: LiveServer, name: str, deal: str = DEAL, **for
         await p.page.check("#private-room")
     await p.page.click("#create")
     await expect(p.page.locator("#room-code")).to_have_text(re.compile(r"^\w{4}-\w{2}$"))
-    return await p.page.locator("#room-code").inner_text()
+    return str(await p.page.locator("#room-code").inner_text())
 
 
 async def join(p: Page, server: LiveServer, room: str, name: str) -> None:

@@ -26,7 +26,15 @@ import pytest_asyncio
 import redis.asyncio as aioredis
 from helpers import until, until_race_starts
 from redis.crc import key_slot
-from server_fixtures import LocalCluster, ServerHandle, breakable_cluster, get_json, store_retry
+from server_fixtures import (
+    LocalCluster,
+    ServerHandle,
+    as_text,
+    breakable_cluster,
+    get_json,
+    port_of,
+    store_retry,
+)
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
@@ -39,7 +47,14 @@ from server.store.redis.backend import RedisBackend
 pytestmark = pytest.mark.slow
 
 DEAL = "KL1-1-AAAAAAK"
-CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "liveness": 2.0, "rate": 1000.0, "burst": 500}
+CONFIG: dict[str, Any] = {
+    "port": 0,
+    "countdown": 0.05,
+    "grace": 5.0,
+    "liveness": 2.0,
+    "rate": 1000.0,
+    "burst": 500,
+}
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +203,7 @@ def _slot_of(room: str) -> int:
 async def _node_id(port: int) -> str:
     r = aioredis.Redis(port=port)
     try:
-        return (await r.execute_command("CLUSTER", "MYID")).decode()  # type: ignore[no-any-return]
+        return as_text(await r.execute_command("CLUSTER", "MYID"))  # type: ignore[no-untyped-call]
     finally:
         await r.aclose()
 
@@ -199,13 +214,13 @@ async def _migrate(cluster: LocalCluster, slot: int, source: int, target: int) -
     src, dst = aioredis.Redis(port=source), aioredis.Redis(port=target)
     try:
         src_id, dst_id = await _node_id(source), await _node_id(target)
-        await dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)
-        await src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)
-        while keys := await src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 2):
-            await src.execute_command("MIGRATE", "127.0.0.1", target, "", 0, 5000, "KEYS", *keys)
+        await dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)  # type: ignore[no-untyped-call]
+        await src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)  # type: ignore[no-untyped-call]
+        while keys := await src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 2):  # type: ignore[no-untyped-call]
+            await src.execute_command("MIGRATE", "127.0.0.1", target, "", 0, 5000, "KEYS", *keys)  # type: ignore[no-untyped-call]
             await asyncio.sleep(0.05)  # the scenario: the race goes on between the keys
         for node in (dst, src):
-            await node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)
+            await node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)  # type: ignore[no-untyped-call]
     finally:
         await src.aclose()
         await dst.aclose()
@@ -268,7 +283,7 @@ async def test_the_live_directory_follows_a_failover(
         return (await host.create("klondike")).room
 
     async def listed(room: str) -> bool:
-        _, body = await get_json(workers.apps[1].port, "/api/live?sort=newest&limit=50")
+        _, body = await get_json(port_of(workers.apps[1]), "/api/live?sort=newest&limit=50")
         return any(r["room"] == room for r in body["rooms"])
 
     before = await open_room()
@@ -302,14 +317,14 @@ async def test_a_dropped_shard_subscription_is_filled_by_seq(
     port = redis_cluster.port_of_slot(_slot_of(joined.room))
     r = aioredis.Redis(port=port)
     try:
-        killed = await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        killed = await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")  # type: ignore[no-untyped-call]
         assert killed >= 1
         for _ in range(5):  # while the worker is not subscribed: the gap
             assert isinstance(await bob.move("s"), Ack)
         channel = f"sd:{{{normalize_code(joined.room)}}}:ch"
 
         async def subscribed_again() -> bool:
-            _, count = await r.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+            _, count = await r.execute_command("PUBSUB", "SHARDNUMSUB", channel)  # type: ignore[no-untyped-call]
             return bool(count)
 
         await until(subscribed_again)
@@ -342,16 +357,17 @@ async def test_rooms_spread_over_the_shards_and_keys_share_the_slot(
         port = redis_cluster.port_of_slot(key_slot(code.encode()))
         r = aioredis.Redis(port=port)
         try:
-            keys = {k.decode() for k in await r.keys(f"sd:{{{code}}}:*")}
+            keys = {as_text(k) for k in await r.keys(f"sd:{{{code}}}:*")}
             assert f"sd:{{{code}}}:room" in keys
-            channels = await r.execute_command("PUBSUB", "SHARDCHANNELS", f"sd:{{{code}}}:*")
+            channels = await r.execute_command("PUBSUB", "SHARDCHANNELS", f"sd:{{{code}}}:*")  # type: ignore[no-untyped-call]
             assert [c.decode() for c in channels] == [f"sd:{{{code}}}:ch"]
         finally:
             await r.aclose()
     # a room nobody on this worker serves is not subscribed anywhere
     r = aioredis.Redis(port=redis_cluster.primary_ports()[0])
     try:
-        assert await r.execute_command("PUBSUB", "SHARDCHANNELS", "sd:{NOROOM}:*") == []
+        none = await r.execute_command("PUBSUB", "SHARDCHANNELS", "sd:{NOROOM}:*")  # type: ignore[no-untyped-call]
+        assert none == []
     finally:
         await r.aclose()
 

@@ -34,7 +34,7 @@ import pytest
 import pytest_asyncio
 from helpers import until, until_server_clock
 from redis.crc import key_slot
-from server_fixtures import WINS, LocalCluster, breakable_cluster, get_json, store_retry
+from server_fixtures import WINS, LocalCluster, breakable_cluster, get_json, port_of, store_retry
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
@@ -152,7 +152,7 @@ class Entrant:
         assert self.seat is not None
         snap = await store_retry(self.app.backend.snapshot, self.room)
         assert snap is not None
-        return snap.progress[self.seat.seat].status
+        return str(snap.progress[self.seat.seat].status)
 
     async def reload(self) -> None:
         log = await self.log()
@@ -306,12 +306,12 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     async def retired() -> bool:
         return code not in await store_retry(backend.active_tournaments)
 
-    async def recorded() -> Any:
-        _, page = await get_json(apps[1].port, f"/api/tournaments/{tid}")
+    async def race_recorded() -> Any:
+        _, page = await get_json(port_of(apps[1]), f"/api/tournaments/{tid}")
         return page if all(r["game_id"] for r in page["rounds"][0]["results"]) else None
 
     await until(retired, 30)
-    page = await until(recorded, 30)
+    page = await until(race_recorded, 30)
     assert page["phase"] == "finished"
     results = {r["player"]: r for r in page["rounds"][0]["results"]}
     assert set(results) == {e.player for e in entrants}
@@ -324,7 +324,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     assert places == {p: r["place"] for p, r in results.items()}
     winners, resigners = entrants[:WINNERS], entrants[WINNERS:]
     assert max(places[e.player] for e in winners) < min(places[e.player] for e in resigners)
-    _, export = await get_json(apps[0].port, f"/api/tournaments/{tid}/export")
+    _, export = await get_json(port_of(apps[0]), f"/api/tournaments/{tid}/export")
     assert verify(export) == []  # the standings and points recomputed from the move lists
     records = apps[0].ctx.records
     assert records is not None

@@ -29,7 +29,7 @@ from server.store.backend import StoreUnsuitable
 from server.store.redis.backend import RedisBackend
 from server.store.redis.durability import barrier
 
-CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
+CONFIG: dict[str, Any] = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
 
 
 def _redis(workdir: Path, port: int, *args: str) -> subprocess.Popen[bytes]:
@@ -64,7 +64,7 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
         r = redis.Redis(port=port)
         for _ in range(100):  # until the replica acknowledges writes (not just "online")
             r.set("ready", "1")
-            if int(r.execute_command("WAIT", 1, 100)) >= 1:
+            if int(r.execute_command("WAIT", 1, 100)) >= 1:  # type: ignore[no-untyped-call]
                 break
         r.close()
         yield Pair(primary, replica, port)

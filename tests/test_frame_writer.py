@@ -92,7 +92,7 @@ async def test_a_closed_connection_is_skipped_and_the_others_written() -> None:
     writer = FrameWriter()
     a, b = conn(writer, "player"), conn(writer, None)
     writer.write(a, b"one")
-    a.ws.protocol.state = CLOSED  # type: ignore[attr-defined]  # nothing more is queued
+    a.ws.protocol.state = CLOSED  # nothing more is queued
     writer.write(a, b"two")
     writer.write(b, b"lobby")
     await turns(1)

@@ -12,6 +12,7 @@ import re
 import stat
 import sys
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 import pytest_asyncio
 from helpers import until, until_race_starts
 from server_fixtures import ROOT, LiveServer, live_server
+from textual.widgets import Static
 
 from clients.api import GameLink, fetch_game, parse_game_link, server_base
 from clients.client import RaceClient
@@ -162,19 +164,19 @@ async def test_the_replay_viewer_steps_through_a_race_as_the_engine_plays_it(
             """Step ``k`` is drawn: each racer's board as the engine has it then."""
             return app.step == k and all(
                 render_board(engine_board(seat, k)).plain
-                in str(app.query_one(f"#racer-{seat}").content)
+                in str(app.query_one(f"#racer-{seat}", Static).content)
                 for seat in (1, 2)
             )
 
-        title = str(app.query_one("#title").content)
+        title = str(app.query_one("#title", Static).content)
         assert "Replay · Klondike, draw one" in title and "Step 0 of 5" in title
         assert game_id in title
         for k in range(1, 6):
             await pilot.press("right")
-            await until(lambda k=k: shows(k))  # type: ignore[misc]
-            assert f"Step {k} of 5" in str(app.query_one("#title").content)
+            await until(partial(shows, k))
+            assert f"Step {k} of 5" in str(app.query_one("#title", Static).content)
             mover = timeline.steps[k - 1]
-            racer = str(app.query_one(f"#racer-{mover.seat}").content)
+            racer = str(app.query_one(f"#racer-{mover.seat}", Static).content)
             assert f"▶ {mover.move}" in racer
         await pilot.press("right")
         assert app.step == 5
@@ -184,17 +186,17 @@ async def test_the_replay_viewer_steps_through_a_race_as_the_engine_plays_it(
         await until(lambda: shows(5))
         await pilot.press("left")
         await until(lambda: shows(4))
-        ann = str(app.query_one("#racer-1").content)
+        ann = str(app.query_one("#racer-1", Static).content)
         assert "Ann" in ann and "1st of 2" in ann and "resigned" in ann
         # space plays from here at the chosen speed, to the end
         await pilot.press("home", "plus", "plus", "plus", "plus", "plus", "minus")
-        assert app.speed == 4 and "×8" in str(app.query_one("#title").content)
+        assert app.speed == 4 and "×8" in str(app.query_one("#title", Static).content)
         await pilot.press("space")
         await until(lambda: app.step == 5 and not app.playing, timeout=10)
-        assert "Space play" in str(app.query_one("#keys").content)
+        assert "Space play" in str(app.query_one("#keys", Static).content)
         await pilot.press("ctrl+l")
         assert app.cat.lang == "ru"
-        assert "Повтор" in str(app.query_one("#title").content)
+        assert "Повтор" in str(app.query_one("#title", Static).content)
         await pilot.press("q")
 
 

@@ -46,7 +46,14 @@ pytestmark = pytest.mark.slow
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 DEAL = "KL1-1-AAAAAAK"
 OUTAGE = 5.0  # seconds Redis is down: longer than the liveness period below
-CONFIG = {"port": 0, "countdown": 0.05, "grace": 3.0, "liveness": 1.0, "rate": 1000.0, "burst": 500}
+CONFIG: dict[str, Any] = {
+    "port": 0,
+    "countdown": 0.05,
+    "grace": 3.0,
+    "liveness": 1.0,
+    "rate": 1000.0,
+    "burst": 500,
+}
 
 
 class DurableRedis:
@@ -253,13 +260,13 @@ async def _check_after(
     # every acknowledged move is in the store's log, and nothing else
     code = room.replace("-", "")
     backend = workers.apps[0].backend
-    for seat, racer in racers.items():
-        assert await backend.moves(code, 1, seat) == racer.acked
+    for number, racer in racers.items():
+        assert await backend.moves(code, 1, number) == racer.acked
     # and in the final move list of each player
-    for seat, racer in racers.items():
+    for number, racer in racers.items():
         await racer.client.resign()
         finished = await spectator.next_event("player_finished", timeout=5)
-        while not (isinstance(finished, PlayerFinished) and finished.seat == seat):
+        while not (isinstance(finished, PlayerFinished) and finished.seat == number):
             finished = await spectator.next_event("player_finished", timeout=5)
         assert finished.move_list.split() == racer.acked
     await late.close()

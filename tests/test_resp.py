@@ -52,7 +52,7 @@ async def test_replies_in_order_with_errors_in_their_place(redis_url: str) -> No
 async def test_the_url_s_user_password_and_database_are_used(redis_url: str) -> None:
     admin = aioredis.from_url(redis_url)
     try:
-        await admin.execute_command("ACL", "SETUSER", "sd-store", "on", ">s3cret", "~*", "+@all")
+        await admin.execute_command("ACL", "SETUSER", "sd-store", "on", ">s3cret", "~*", "+@all")  # type: ignore[no-untyped-call]
         base = redis_url.rsplit("/", 1)[0].replace("redis://", "redis://sd-store:s3cret@")
         pipe = pipe_for(f"{base}/5")
         try:
@@ -69,7 +69,7 @@ async def test_the_url_s_user_password_and_database_are_used(redis_url: str) -> 
             await wrong.send(command("PING"))
         wrong.close()
     finally:
-        await admin.execute_command("ACL", "DELUSER", "sd-store")
+        await admin.execute_command("ACL", "DELUSER", "sd-store")  # type: ignore[no-untyped-call]
         await admin.aclose()
 
 

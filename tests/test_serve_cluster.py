@@ -36,6 +36,7 @@ def test_a_bad_cluster_or_durability_value_is_one_line_and_exit_2(
     try:
         code = main(["serve", *args])  # checked before anything starts
     except SystemExit as exc:  # argparse's own checks
+        assert isinstance(exc.code, int)
         code = exc.code
     assert code == 2
     err = capsys.readouterr().err

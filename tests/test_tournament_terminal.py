@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from helpers import until, until_server_clock
 from server_fixtures import WINS, live_server
+from textual.widgets import Static
 
 from clients.cli import main
 from clients.client import RaceClient
@@ -114,7 +115,7 @@ async def test_create_host_play_export_and_verify(tmp_path: Path) -> None:
                 assert status == 0, err
                 await until(lambda: app.view is not None and app.role == "player", timeout=8)
                 await until(lambda: app._now() >= (app.start_at or 0), timeout=8)
-                side = str(app.query_one("#side").content)
+                side = str(app.query_one("#side", Static).content)
                 assert "Terminal cup" in side and "Standings" in side
                 await pilot.press("s")
                 await until(lambda: app.view is not None and app.view["moves"] == 1, timeout=8)

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from helpers import until
 from server_fixtures import live_server
+from textual.widgets import Static
 
 from clients.client import RaceClient
 from clients.i18n import Catalogue
@@ -18,12 +19,12 @@ DEAL = "KL1-1-AAAAAAM"  # t3 shows an ace, t1-t2 is legal
 
 
 def side_text(app: RaceApp) -> str:
-    return str(app.query_one("#side").content)
+    return str(app.query_one("#side", Static).content)
 
 
 def keys_fit(app: RaceApp) -> bool:
     """The key line shows all of its text: no line wider than the screen, none cut."""
-    keys = app.query_one("#keys")
+    keys = app.query_one("#keys", Static)
     region = keys.region
     lines = keys.render_lines(region.reset_offset)  # what is drawn, line by line
     drawn = "".join(strip.text for strip in lines)
@@ -110,7 +111,7 @@ async def test_play_a_race_in_the_terminal() -> None:
             await pilot.press("ctrl+r")
             await host.resign()
             await until(lambda: app.results is not None)
-            results = str(app.query_one("#results").content)
+            results = str(app.query_one("#results", Static).content)
             assert app.results is not None and app.results[0]["name"] == "Tim [bold]x[/]"
             share = app.share_text()
             assert f"{server.http}/d/{DEAL}" in share and "1st of 2" in share
@@ -166,7 +167,7 @@ async def test_the_terminal_speaks_russian_rule_reminders_included() -> None:
             assert keys_fit(app)
             await pilot.press("ctrl+g")
             await until(lambda: app.view is not None and app._now() >= (app.start_at or 0))
-            await until(lambda: ru.t("race.on") in str(app.query_one("#title").content))
+            await until(lambda: ru.t("race.on") in str(app.query_one("#title", Static).content))
             await pilot.press("4", "7")  # 10C onto 4H: refused, reminded in Russian
             with pytest.raises(IllegalMoveError) as refusal:
                 new_game(DEAL).push("t4-t7")
@@ -187,7 +188,7 @@ async def test_a_rematch_is_answered_and_the_room_left_in_the_terminal(on_day: A
         app = RaceApp(parse_link(f"{server.http}/r/{joined.room}"), name="Tim", lang="en")
         async with app.run_test(size=(120, 40)) as pilot:
             await until(lambda: len(app.seats) == 2)
-            assert app.daily and "Deal of the day" in str(app.query_one("#title").content)
+            assert app.daily and "Deal of the day" in str(app.query_one("#title", Static).content)
 
             async def race_over() -> None:
                 await host.resign()
@@ -202,7 +203,7 @@ async def test_a_rematch_is_answered_and_the_room_left_in_the_terminal(on_day: A
             await host.rematch("same")
             await until(lambda: app.offer_asked())
             assert "Ann offers a rematch on the same deal" in app.message
-            assert "Race again" in str(app.query_one("#keys").content)
+            assert "Race again" in str(app.query_one("#keys", Static).content)
             assert keys_fit(app)
             await pilot.press("n")  # sit it out: the race starts without Tim
             await until(lambda: app.phase == "running" and app.race == 2)
@@ -223,5 +224,5 @@ async def test_a_rematch_is_answered_and_the_room_left_in_the_terminal(on_day: A
             while not getattr(left, "left", False):
                 left = await host.next_event("seat")
             assert getattr(left, "seat", None) == 2
-            assert "^X" not in str(app.query_one("#keys").content)
+            assert "^X" not in str(app.query_one("#keys", Static).content)
         await host.close()

@@ -355,4 +355,5 @@ def test_the_count_is_told_at_most_once_a_second_and_always_in_the_end(
     times = [t for t, _ in told]
     assert all(b - a >= SPECTATORS_EVERY_MS for a, b in itertools.pairwise(times))
     if told:
-        assert told[-1][1]["count"] == r.spectators
+        last = told[-1][1]
+        assert last["type"] == "spectators" and last["count"] == r.spectators
