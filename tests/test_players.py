@@ -270,14 +270,14 @@ async def test_a_record_left_by_a_dead_worker_is_written_once_by_another(
             ),
         ),
     )
-    backend = server.app.backend
+    store = server.app.store
     key = "race:DEADW1:1:1"
-    await backend.keep_pending(key, record_to_json(record))
+    await store.pending.keep(key, record_to_json(record))
     records = server.app.ctx.records
     assert records is not None
 
     async def written() -> bool:
-        return await backend.pending_count() == 0
+        return await store.pending.count() == 0
 
     await until(written, 10)
     # in the store, once: writing it again gives back the same race

@@ -302,7 +302,7 @@ async def test_late_join_absences_withdraw_and_rejoin(tserver: ServerHandle) -> 
     await bob.close()
 
     async def gone() -> bool:
-        return bob_id not in await tserver.app.backend.present(tid.replace("-", ""), 0)
+        return bob_id not in await tserver.app.store.presence.present(tid.replace("-", ""), 0)
 
     await until(gone)
     await host.tournament_host(tid, "start_round")
@@ -471,7 +471,7 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
 
     # the live store lets it go: the records store has it all, move lists included
     async def retired() -> bool:  # written to the records, then retired
-        return tid.replace("-", "") not in await tserver.app.backend.active_tournaments()
+        return tid.replace("-", "") not in await tserver.app.store.tournaments.active()
 
     await until(retired)
     await forget(tserver, tid.replace("-", ""))
@@ -487,15 +487,15 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
 
 async def forget(server: ServerHandle, tid: str) -> None:
     """Drop a tournament from the live store, as its expiry would."""
-    backend: Any = server.app.backend
+    tournaments: Any = server.app.store.tournaments
     if server.kind == "memory":
-        backend._tournaments.pop(tid)
+        tournaments._tournaments.pop(tid)
     else:
 
         async def drop(redis: Any) -> None:  # on the shard of the tournament's tag
             await redis.delete(*await redis.keys(f"sd:{{T:{tid}}}:*"))
 
-        await backend._at(f"T:{tid}", drop)
+        await tournaments._link.run(f"T:{tid}", drop)
 
 
 async def test_a_scheduled_start_on_winnable_deals(start_server: Start, tmp_path: Path) -> None:

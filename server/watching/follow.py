@@ -33,7 +33,8 @@ from ..edge.connection import Conn
 from ..rooms.registry import Event, LocalRoom
 from ..rooms.room import Refusal
 from ..rooms.updates import CountSpectator, TellSpectators
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom, entry_move, entry_time
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom, entry_move, entry_time
 
 __all__ = ["Follower", "Spectate", "SpectatorCounter"]
 
@@ -158,7 +159,7 @@ class Spectate:
                     logger.warning(
                         "follow: log does not replay room=%s seat=%s", lr.room_code, seat
                     )
-                    moves = await self.ctx.backend.moves(lr.room_code, f.race, seat)
+                    moves = await self.ctx.store.rooms.moves(lr.room_code, f.race, seat)
                     f.game, f.applied = replay(feed.deal, moves), len(moves)
             to = set(f.spectators) if new else f.newcomers & f.spectators
             f.newcomers.clear()
@@ -179,16 +180,16 @@ class Spectate:
         delay old, and ahead of the player list.)"""
         feed = lr.feed
         assert feed is not None and feed.body is not None
-        backend = self.ctx.backend
+        store = self.ctx.store
         if not feed.delay:
-            return await backend.moves(lr.room_code, f.race, seat, f.applied)
+            return await store.rooms.moves(lr.room_code, f.race, seat, f.applied)
         shown = feed.shown.get(seat)
         if shown is None:
             return []
         start = feed.body["start_at"] or 0
         cutoff = min(now_ms() - feed.delay * 1000 - start, shown)
         moves = []
-        for entry in await backend.log(lr.room_code, f.race, seat, f.applied):
+        for entry in await store.rooms.log(lr.room_code, f.race, seat, f.applied):
             at = entry_time(entry)
             if at is not None and at > cutoff:
                 break  # the log is in time order: the rest is later still
@@ -224,7 +225,7 @@ class SpectatorCounter:
                 self.ctx.tasks.spawn(self._store_waiting(room_code), f"count {room_code}")
 
     async def _store(self, room_code: str, change: int) -> Snapshot:
-        snap, due = await self.ctx.backend.update_room(
+        snap, due = await self.ctx.store.rooms.update(
             room_code, CountSpectator(self.ctx.worker_id, change, now_ms())
         )
         self._later(room_code, due)
@@ -262,7 +263,7 @@ class SpectatorCounter:
     async def _tell(self, room_code: str) -> None:
         self._due.pop(room_code, None)
         try:
-            _, due = await self.ctx.backend.update_room(room_code, TellSpectators(now_ms()))
+            _, due = await self.ctx.store.rooms.update(room_code, TellSpectators(now_ms()))
         except UnknownRoom:
             return
         except StoreUnavailable:
