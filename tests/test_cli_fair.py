@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import pytest
@@ -78,7 +78,7 @@ def solution(code: str) -> list[str]:
     return list(result.solution)
 
 
-def played_export(fair: int) -> dict[str, Any]:
+def played_export(fair: Literal[1, 2]) -> dict[str, Any]:
     """A finished two-round winnable-only tournament drawn by version ``fair``, exported."""
     state: TournamentState = with_players(new(rounds=2, deals="winnable"), "a", "b")
     state.node_budget = 20_000

@@ -28,6 +28,7 @@ from server.codes import normalize_code
 from server.store.errors import StoreUnsuitable
 from server.store.redis import redis_store
 from server.store.redis.durability import barrier
+from server.store.redis.link import RedisLink
 
 CONFIG: dict[str, Any] = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
 
@@ -104,7 +105,7 @@ async def test_aof_needs_appendfsync_always(lone: str, tmp_path: Path) -> None:
     store = redis_store(f"redis://127.0.0.1:{port}/0", worker_id="d", durability="aof")
     try:
         await store.start(lambda code, data: None)
-        assert store.link.durability == "aof"
+        assert isinstance(store.link, RedisLink) and store.link.durability == "aof"
     finally:
         await store.close()
         proc.kill()
