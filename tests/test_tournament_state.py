@@ -290,6 +290,7 @@ def test_start_round_checks_the_deal_and_the_time() -> None:
     assert state.round == 2 and audit_acts(state)[-1] == ("co", "start_round", None)
 
 
+@pytest.mark.slow  # a long search: three rounds' deals proven
 def test_winnable_only_rounds_record_their_proof() -> None:
     state = with_players(new(game="easy-harp", deals="winnable"), "a")
     state.node_budget, state.max_candidates = 2_000, 4
