@@ -11,17 +11,20 @@ other test is ``unit``, so ``-m "not integration"`` selects the same tests as ``
 
 A unit test is held to it: while it runs, opening a socket (an event loop opens one too),
 starting a subprocess or forking fails the test, even when the code under test catches the
-error.
+error. ``-m unit`` does not even import a test module that can hold no unit test (a module
+marked slow or integration, or one of ``async def`` tests only).
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
 import multiprocessing.process
 import os
 import socket
 import subprocess
 from collections.abc import Generator, Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
@@ -55,6 +58,39 @@ def _needs_integration(item: pytest.Item) -> bool:
         or item.get_closest_marker("slow") is not None
         or item.get_closest_marker("integration") is not None
     )
+
+
+def _may_hold_unit_tests(path: Path) -> bool:
+    """Whether the test module at ``path`` may hold a unit test, read from its source: not
+    when a module mark makes every test slow or integration, nor when every test function
+    in it is ``async def``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
+        ):
+            marks = {n.attr for n in ast.walk(node.value) if isinstance(n, ast.Attribute)}
+            if marks & {"slow", "integration"}:
+                return False
+    return any(
+        (isinstance(node, ast.FunctionDef) and node.name.startswith("test"))
+        or (isinstance(node, ast.ClassDef) and node.name.startswith("Test"))
+        for node in tree.body
+    )
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``-m unit`` alone, a test module that can hold no unit test is not imported at
+    all (its imports are a good part of the tier's time: numpy, a browser driver, the
+    modules themselves)."""
+    if (
+        config.getoption("markexpr") == "unit"
+        and collection_path.suffix == ".py"
+        and collection_path.name.startswith("test_")
+        and not _may_hold_unit_tests(collection_path)
+    ):
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,6 +1,7 @@
 """The tiers of tests/conftest.py, run by pytester on test files of their own: a test is unit
-unless it needs an event loop, a service's fixture, a long search or is marked integration,
-and a unit test that opens a socket or starts a process fails, even if it catches the error."""
+unless it needs an event loop, a service's fixture, a long search or is marked integration;
+a unit test that opens a socket or starts a process fails, even if it catches the error; and
+``-m unit`` does not import a module that can hold no unit test."""
 
 from __future__ import annotations
 
@@ -104,3 +105,18 @@ def test_a_unit_test_that_opens_a_socket_or_starts_a_process_fails(
     result = tiers.runpytest("-m", "unit", *PLAIN)
     result.assert_outcomes(failed=6)
     result.stdout.fnmatch_lines(["*a unit test used a socket (the error was caught)*"])
+
+
+NOT_IMPORTED = "raise RuntimeError('imported')\n"
+
+
+def test_the_unit_tier_imports_no_module_without_a_unit_test(tiers: pytest.Pytester) -> None:
+    tiers.makepyfile(
+        test_async_only=NOT_IMPORTED + "async def test_on_a_loop():\n    pass\n",
+        test_slow_module=NOT_IMPORTED
+        + "import pytest\npytestmark = pytest.mark.slow\ndef test_search():\n    pass\n",
+        test_pure=TIERS,
+    )
+    tiers.runpytest("-m", "unit", *PLAIN).assert_outcomes(passed=2, deselected=5)
+    # any other selection imports them all (and meets the error)
+    tiers.runpytest("-m", "integration", *PLAIN).assert_outcomes(errors=2)
