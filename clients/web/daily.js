@@ -9,7 +9,7 @@
 import { getJson } from "./api.js";
 import { el } from "./board.js";
 import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
-import { currentPlayer, keptPlayerId } from "./identity.js";
+import { becomePlayer, currentPlayer, keptPlayerId } from "./identity.js";
 
 export const DAILY_GAMES = ["klondike", "easy-harp"];
 const DAY_ONE = Date.UTC(2026, 0, 1); // day 1, as the server counts (server/daily.py)
@@ -364,7 +364,16 @@ function drawLobby() {
  * errorBox)`` (solo: a room of one's own, started at once; else a room to race friends
  * in; a refusal is shown in the element ``errorBox``). */
 export function setupDaily(start) {
-  play = start;
+  // today's deal is played by players only: the same tap makes a guest a player first,
+  // and their first game is their attempt
+  play = async (game, solo, errorBox) => {
+    if (!(await becomePlayer())) {
+      $(errorBox).textContent = errorText("daily_needs_player");
+      return;
+    }
+    mine.clear(); // who "you" are may have changed: ask for the attempt again
+    await start(game, solo, errorBox);
+  };
 }
 
 /** Put today's two games first in the lobby. */
