@@ -315,15 +315,21 @@ async def test_days_drawn_before_sealed_deals_keep_their_numbered_deal(
     assert numbered.code.number is not None
     room = (await host.create("klondike", deal="daily")).room
     assert await first.deal(room) == str(numbered.code)
-    status, today = await get(first, "/api/daily")
-    game = next(g for g in today["today"]["games"] if g["game"] == "klondike")
-    assert status == 200 and game["commitment"] == numbered.commitment
     on_day(NEXT)
     client = await first.client()
     await client.new_player("Bob")
     room = (await client.create("klondike", deal="daily")).room
     sealed = secret_daily(DAILY_TEST_KEY, "klondike", NEXT)
     assert sealed.code.sealed and await first.deal(room) == str(sealed.code)
+    # yesterday's reveal is the numbered deal its commitment was made of
+    for _ in range(400):  # the API never waits for a proof: it is there once proved
+        status, today = await get(first, "/api/daily")
+        revealed = next(g for g in today["yesterday"]["games"] if g["game"] == "klondike")
+        if revealed["code"] is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert status == 200 and revealed["code"] == str(numbered.code)
+    assert revealed["commitment"] == numbered.commitment
     # a worker started later reads the same first sealed day, not a day of its own
     second = await start_server("memory", records_url=url, daily_key=DAILY_TEST_KEY)
     assert second.app.daily.sealed_since == dt.date.fromisoformat(NEXT)

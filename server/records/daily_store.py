@@ -27,16 +27,17 @@ def _daily_key(conn: Connection) -> bytes:
 
 
 def _sealed_since(conn: Connection, today: dt.date) -> dt.date:
-    """The first day drawn by fair deals version 2, set once: today when the store has no
-    past days (no daily key kept yet, no attempt), else tomorrow — today's deal was drawn
-    by version 1 and its commitment may be out already, and a commitment never changes."""
+    """The first day drawn by fair deals version 2, set once: every day (``date.min``) when
+    the store has no past days (no daily key kept yet, no attempt), else tomorrow — today's
+    deal was drawn by version 1 and its commitment may be out already, and a commitment
+    never changes."""
     stored = conn.execute(select(meta.c.value).where(meta.c.key == _SEALED_SINCE)).scalar()
     if stored is None:
         had_days = (
             conn.execute(select(exists().where(meta.c.key == _DAILY_KEY))).scalar()
             or conn.execute(select(exists().select_from(daily_attempts))).scalar()
         )
-        first = today + dt.timedelta(days=1) if had_days else today
+        first = today + dt.timedelta(days=1) if had_days else dt.date.min
         conn.execute(
             dialect_insert(conn, meta)
             .values(key=_SEALED_SINCE, value=first.isoformat())
@@ -67,9 +68,9 @@ class DailyCalls:
     async def daily_sealed_since(self, today: dt.date) -> dt.date:
         """The first day whose deal is drawn by fair deals version 2 (a sealed deal, ``D2``);
         days before it keep version 1's numbered deal (``D1``). Set once, by the first
-        start of a server that draws sealed deals (``today``: its day), and the same for
-        every worker: call it before :meth:`daily_key`, which would make the key look
-        old."""
+        start of a server that draws sealed deals (``today``: its day): tomorrow when days
+        were drawn before, else ``date.min`` (every day); the same for every worker. Call it
+        before :meth:`daily_key`, which would make the key look old."""
         return await self.db.write(_sealed_since, today)
 
     async def begin_attempts(
