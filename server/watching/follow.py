@@ -77,15 +77,15 @@ class Spectate:
         assert feed is not None
         await feed.wait_loaded()
         seats = msg.followed()
-        for seat in seats:
-            if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
-                raise Refusal("unknown_seat", f"seat {seat} is not racing")
         if seats:
             snap = await self.ctx.backend.snapshot(lr.room_code)
             if snap is not None:  # asked again: the viewer may have played meanwhile
                 await look_up(self.ctx, conn, snap.room, now_ms())
             if not self.may_see(lr, conn):
                 raise Refusal("boards_hidden", _hidden_because(lr))
+        for seat in seats:
+            if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
+                raise Refusal("unknown_seat", f"seat {seat} is not racing")
         for seat in conn.following:
             if seat not in seats:
                 self._unfollow(conn, seat)
