@@ -21,7 +21,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .api import StandingRow, TournamentPage
-from .live import FeaturedRace, GameName, LivePlayer, LiveRoom, LiveSort, SeatStatus
+from .live import (
+    FeaturedRace,
+    GameName,
+    LivePlayer,
+    LiveRoom,
+    LiveSort,
+    RatingChange,
+    SeatStatus,
+)
 
 __all__ = [
     "EVENT_TYPES",
@@ -62,6 +70,7 @@ __all__ = [
     "RaceEnded",
     "RaceRecorded",
     "RaceStarting",
+    "RatingChange",
     "React",
     "Reaction",
     "ReactionCount",
@@ -150,6 +159,8 @@ class Create(_Message):
     ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
     ``time_limit`` and ``spectator_delay`` are in seconds. ``spectator_boards``: false to
     show spectators the racers' progress only, never a board, while a race runs.
+    ``rated``: the room's races change the racers' ratings (its creator and every player
+    who joins need an identity; no robots; not with the deal of the day).
     """
 
     type: Literal["create"] = "create"
@@ -165,6 +176,7 @@ class Create(_Message):
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
     spectator_reactions: bool = True
     spectator_boards: bool = True
+    rated: bool = False
 
 
 class Join(_Message):
@@ -511,6 +523,8 @@ class RoomOptions(_Message):
     spectator_reactions: bool = True
     #: False: spectators see the racers' progress only, no board, while a race runs
     spectator_boards: bool = True
+    #: the room's races change the racers' ratings (identified players only, no robots)
+    rated: bool = False
 
 
 class SeatInfo(_Message):
@@ -795,11 +809,13 @@ class RaceEnded(_Event):
 class RaceRecorded(_Event):
     """Race ``race`` of the room is in the records store: ``game_id`` names its replay
     (``/g/GAME_ID``, ``GET /api/games/GAME_ID``). Sent once the database has the race, a
-    moment after ``race_ended``; never by a server that keeps no records."""
+    moment after ``race_ended``; never by a server that keeps no records. ``ratings``:
+    each racer's new rating and its change, by seat (``null``: the race was not rated)."""
 
     type: Literal["race_recorded"] = "race_recorded"
     race: int
     game_id: str
+    ratings: list[RatingChange] | None = None
 
 
 class LiveRooms(_Message):

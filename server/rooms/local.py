@@ -56,6 +56,8 @@ class LocalRoom:
     #: the day's secret deal: nobody is told its code before this (ms); None otherwise
     secret_until: int | None = None
     delay: int = 0
+    #: the room's races are rated: a racer leaving abandons (``left``) rather than resigns
+    rated: bool = False
     #: a tournament round's room; the host's ``spectator_boards`` option (the board rule)
     tournament: bool = False
     spectator_boards: bool = True
@@ -79,6 +81,7 @@ class LocalRoom:
         self.start_at, self.deadline = room.start_at, room.deadline
         self.participants = set(room.participants)
         self.delay = room.options.spectator_delay
+        self.rated = room.options.rated
         self.tournament = room.tournament is not None
         self.spectator_boards = room.options.spectator_boards
         self.finished |= {
