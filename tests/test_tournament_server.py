@@ -468,7 +468,7 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
     assert mine["status"] == "timeout" and mine["moves"] == 10
 
     # the live store lets it go: the records store has it all, move lists included
-    while tid.replace("-", "") in await tserver.app.backend.active_tournaments():
+    while tid.replace("-", "") in await tserver.app.store.tournaments.active():
         await asyncio.sleep(0.05)  # written to the records, then retired
     await forget(tserver, tid.replace("-", ""))
     await asyncio.sleep(0.1)
@@ -484,15 +484,15 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
 
 async def forget(server: ServerHandle, tid: str) -> None:
     """Drop a tournament from the live store, as its expiry would."""
-    backend: Any = server.app.backend
+    tournaments: Any = server.app.store.tournaments
     if server.kind == "memory":
-        backend._tournaments.pop(tid)
+        tournaments._tournaments.pop(tid)
     else:
 
         async def drop(redis: Any) -> None:  # on the shard of the tournament's tag
             await redis.delete(*await redis.keys(f"sd:{{T:{tid}}}:*"))
 
-        await backend._at(f"T:{tid}", drop)
+        await tournaments._link.run(f"T:{tid}", drop)
 
 
 async def test_a_scheduled_start_on_winnable_deals(start_server: Start, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from server.rooms.feed import apply_event, event_time, rolled_back
 from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
 from server.rooms.view import NOBODY, BoardFacts, Viewer, boards_shown, snapshot
-from server.store.backend import Snapshot, log_entry
+from server.store.rooms import Snapshot, log_entry
 from server.watching.entries import (
     FEATURED_POOL,
     Entry,

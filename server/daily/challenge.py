@@ -114,7 +114,7 @@ class Daily:
         elif self.ctx.records is not None:
             self.key = await self.ctx.records.daily_key()
         else:
-            if self.ctx.backend.shared:
+            if self.ctx.store.shared:
                 logger.warning(
                     "no records and no --daily-key-file: each worker draws its own deal of the day"
                 )

@@ -2,12 +2,12 @@
 
 When a race ends (the one worker whose ``EndIfDone`` ended it), its record is built from
 the room — results, the racers' names and identities as the race started — and every
-racer's move log with the server time of each move. It is first kept in the backend
-(``keep_pending``), then handed to the records writer (:class:`RaceWriter`, batched, off the
-event loop); once the database has it, the kept copy is dropped. If the worker dies in
-between, any worker finds the kept copy (``pending_due``) and writes it again: the store
-takes a race once (its natural key), so a retry never duplicates it, and one transaction
-writes a race whole.
+racer's move log with the server time of each move. It is first kept in the store's
+pending writes (``pending.keep``), then handed to the records writer (:class:`RaceWriter`,
+batched, off the event loop); once the database has it, the kept copy is dropped. If the
+worker dies in between, any worker finds the kept copy (``pending.due``) and writes it
+again: the store takes a race once (its natural key), so a retry never duplicates it, and
+one transaction writes a race whole.
 
 Once the database has the race, the room is told where its replay is: a
 ``race_recorded`` room event with the race's public id (the results a player is looking at
@@ -52,7 +52,8 @@ from ..records.views import game_replay, player_page, rating_change, seat_moves_
 from ..records.writer import RaceWriter
 from ..rooms.room import Events, ProgressState, RoomState
 from ..rooms.view import NOBODY, BoardFacts, boards_shown
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom
 
 __all__ = ["History", "TellRecorded", "record_from_json", "record_to_json", "seat_boards"]
 
@@ -62,7 +63,7 @@ _RACE_ID = re.compile(RACE_ID_PATTERN)
 
 
 def record_to_json(record: RaceRecord) -> bytes:
-    """A race record as JSON (kept in the backend until it is written)."""
+    """A race record as JSON (kept in the store's pending writes until it is written)."""
     return orjson.dumps(dataclasses.asdict(record))
 
 
@@ -175,7 +176,7 @@ class History:
             return
         key = _pending_key(record)
         try:
-            await self.ctx.backend.keep_pending(key, record_to_json(record))
+            await self.ctx.store.pending.keep(key, record_to_json(record))
         except StoreUnavailable:
             logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
         self._submit(key, record)
@@ -185,12 +186,12 @@ class History:
         room = snap.room
         if room.phase != "ended" or not room.results:
             return None
-        backend = self.ctx.backend
+        store = self.ctx.store
         seats = []
         for row in room.results:
             seat = row["seat"]
-            moves = await backend.moves(room_code, room.race, seat)
-            times = await backend.times(room_code, room.race, seat)
+            moves = await store.rooms.moves(room_code, room.race, seat)
+            times = await store.rooms.times(room_code, room.race, seat)
             try:
                 deck_turns = replay(room.deal, moves).deck_turns
             except GameError:
@@ -255,15 +256,15 @@ class History:
                 ratings = tuple(rating_change(c) for c in changes)
         # nobody left to tell, or the store is away: the player page links the race too
         with contextlib.suppress(UnknownRoom, StoreUnavailable):
-            await self.ctx.backend.update_room(
+            await self.ctx.store.rooms.update(
                 record.room, TellRecorded(record.room_created_at, record.race, game_id, ratings)
             )
 
     async def _drop(self, key: str) -> None:
         try:
-            await self.ctx.backend.drop_pending(key)
+            await self.ctx.store.pending.drop(key)
         except StoreUnavailable:
-            self.ctx.when_store_is_back(lambda: self.ctx.backend.drop_pending(key), "drop")
+            self.ctx.when_store_is_back(lambda: self.ctx.store.pending.drop(key), "drop")
 
     async def _retry_loop(self) -> None:
         """Write again the records a worker kept and did not confirm (it died, or the
@@ -272,7 +273,7 @@ class History:
         while True:
             await asyncio.sleep(retry_after / 4)
             try:
-                due = await self.ctx.backend.pending_due(retry_after)
+                due = await self.ctx.store.pending.due(retry_after)
             except StoreUnavailable:
                 continue
             except Exception:

@@ -16,7 +16,8 @@ from ..codes import display_code, hash_token, new_room_code, new_token, normaliz
 from ..config import now_ms
 from ..context import Context
 from ..edge.connection import Conn, Player
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom
 from ..watching.follow import SpectatorCounter
 from ..watching.viewers import look_up
 from .race import Race
@@ -65,7 +66,7 @@ class Lobby:
     async def find(self, text: str, key: str | None = None) -> Snapshot:
         """The room a typed code names (a private room needs its key)."""
         room_code = normalize_code(text)
-        snap = await self.ctx.backend.snapshot(room_code) if room_code else None
+        snap = await self.ctx.store.rooms.snapshot(room_code) if room_code else None
         if snap is None or not key_fits(snap.room, key):
             raise Refusal("unknown_room", f"no room {text!r}")
         return snap
@@ -114,7 +115,7 @@ class Lobby:
                 daily_day=daily_day,
                 secret_until=secret_until,
             )
-            if await self.ctx.backend.create_room(room):
+            if await self.ctx.store.rooms.create(room):
                 break
         else:
             raise Refusal("busy", "could not find a free room code")
@@ -162,7 +163,7 @@ class Lobby:
         self.race.end.arm_timer(lr)
 
     async def _snapshot(self, room_code: str) -> Snapshot:
-        snap = await self.ctx.backend.snapshot(room_code)
+        snap = await self.ctx.store.rooms.snapshot(room_code)
         if snap is None:
             raise UnknownRoom(room_code)
         return snap
@@ -197,7 +198,7 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, seat = await self.ctx.backend.update_room(
+            snap, seat = await self.ctx.store.rooms.update(
                 room_code,
                 TakeSeat(
                     name or conn.player_name or "",
@@ -255,8 +256,8 @@ class Lobby:
         """``resume``: take a seat back with its token, on any worker."""
         self._require_no_room(conn)
         room_code = normalize_code(msg.room)
-        backend = self.ctx.backend
-        snap = await backend.snapshot(room_code) if room_code else None
+        store = self.ctx.store
+        snap = await store.rooms.snapshot(room_code) if room_code else None
         if snap is None or room_code is None:
             raise Refusal("unknown_room", f"no room {msg.room!r}")
         token_hash = hash_token(msg.token)
@@ -267,14 +268,14 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, (old_conn, epoch) = await backend.update_room(
+            snap, (old_conn, epoch) = await store.rooms.update(
                 room_code, Retake(seat, token_hash, conn.id, now_ms())
             )
             if old_conn is not None and old_conn != conn.id:
                 # the old connection's writes are refused from now on (the epoch); this
                 # tells its worker to close it at once
                 with contextlib.suppress(StoreUnavailable):
-                    await backend.publish_control(
+                    await store.broker.publish_control(
                         room_code, orjson.dumps({"ctl": "kick", "conn": old_conn})
                     )
             conn.role, conn.seat, conn.epoch = "player", seat, epoch
@@ -284,7 +285,7 @@ class Lobby:
             if snap.room.phase != "lobby" and seat in snap.room.participants:
                 await self.race.load_game(conn, snap.room.race, snap.room.deal)
             missed = (
-                await backend.events_since(room_code, msg.last_seq)
+                await store.rooms.events_since(room_code, msg.last_seq)
                 if msg.last_seq is not None
                 else None
             )
@@ -337,7 +338,7 @@ class Lobby:
         await self.race.progress.flush(conn)
         for _ in range(3):
             await self.race.forfeit(conn)
-            _, freed = await self.ctx.backend.update_room(
+            _, freed = await self.ctx.store.rooms.update(
                 room_code, LeaveSeat(seat, conn.id, now_ms())
             )
             if freed:
@@ -381,7 +382,7 @@ class Lobby:
         """Show the seat of a closed connection disconnected and start its grace period —
         once the store can be reached, if it cannot now."""
         try:
-            _, held = await self.ctx.backend.update_room(
+            _, held = await self.ctx.store.rooms.update(
                 room_code, Disconnect(seat, conn_id, now_ms())
             )
         except UnknownRoom:
@@ -415,7 +416,7 @@ class Lobby:
     async def grace_over(self, room_code: str, seat_no: int) -> None:
         """A still-disconnected player loses the seat: resigned in a running race, removed
         otherwise."""
-        snap = await self.ctx.backend.snapshot(room_code)
+        snap = await self.ctx.store.rooms.snapshot(room_code)
         if snap is None:
             return
         seat = snap.room.seat(seat_no)
@@ -431,7 +432,7 @@ class Lobby:
         ):
             await self.race.end.finish_from_log(room_code, room, seat_no, "left", now_ms())
             await self.race.end.check_end(room_code)
-        await self.ctx.backend.update_room(room_code, ReleaseSeat(seat_no))
+        await self.ctx.store.rooms.update(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)
 
 

@@ -18,7 +18,7 @@ import orjson
 
 from ..config import now_ms
 from ..edge.connection import Conn, Player
-from ..store.backend import Snapshot
+from ..store.rooms import Snapshot
 from .feed import Feed
 from .view import BoardFacts, Viewer, boards_shown
 

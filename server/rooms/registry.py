@@ -1,6 +1,6 @@
 """The rooms this worker has connections in, and delivering their events.
 
-Every room event reaches a worker from the backend's subscription (its own events too), in
+Every room event reaches a worker from the broker's subscription (its own events too), in
 ``seq`` order, and is passed here to :meth:`Rooms.deliver`: it updates the worker's
 :class:`LocalRoom` (the facts the race layer checks moves against), tells the layers that
 watch events (race timers), then sends the frame — encoded once — to every connection of
@@ -32,7 +32,9 @@ from protocol.frames import event_seq
 from ..config import Config
 from ..edge.connection import Conn, Player
 from ..metrics import Metrics
-from ..store.backend import Backend, StoreUnavailable, recent_events
+from ..store import Store
+from ..store.errors import StoreUnavailable
+from ..store.rooms import recent_events
 from ..tasks import Tasks
 from .feed import Feed
 from .local import DEAL_EVENTS, Event, LocalRoom, spectator_frame
@@ -50,8 +52,8 @@ ControlHook = Callable[[LocalRoom, Event], None]
 class Rooms:
     """The local room registry: attach and detach connections, deliver room events."""
 
-    def __init__(self, backend: Backend, config: Config, metrics: Metrics, tasks: Tasks) -> None:
-        self.backend = backend
+    def __init__(self, store: Store, config: Config, metrics: Metrics, tasks: Tasks) -> None:
+        self.store = store
         self.config = config
         self.metrics = metrics
         self.tasks = tasks
@@ -102,7 +104,7 @@ class Rooms:
             self.rooms[room_code] = lr
             self.metrics.rooms = len(self.rooms)
             try:
-                await self.backend.subscribe(room_code)
+                await self.store.broker.subscribe(room_code)
             except BaseException:
                 if not lr.conns and not lr.robots:
                     self.rooms.pop(room_code, None)
@@ -120,7 +122,7 @@ class Rooms:
         pause = 0.2
         while not feed.closed:
             try:
-                await feed.load(self.backend)
+                await feed.load(self.store.rooms)
                 return
             except StoreUnavailable:
                 await asyncio.sleep(pause)
@@ -195,7 +197,7 @@ class Rooms:
 
     async def _unsubscribe(self, room_code: str) -> None:
         if room_code not in self.rooms:  # nobody came back meanwhile
-            await self.backend.unsubscribe(room_code)
+            await self.store.broker.unsubscribe(room_code)
 
     def close(self, conn: Conn, code: int, reason: str) -> None:
         """Start closing; the handler reads on (ignoring frames) so the handshake can end."""
@@ -243,7 +245,7 @@ class Rooms:
     # ------------------------------------------------------------------ delivery
 
     def deliver(self, room_code: str, data: bytes) -> None:
-        """Deliver one room message from the backend to this worker's connections."""
+        """Deliver one room message from the broker to this worker's connections."""
         lr = self.rooms.get(room_code)
         if lr is None:
             return
@@ -301,7 +303,7 @@ class Rooms:
         deliver (it took the room after them) from the events the store keeps as of seq
         ``newest``: a racer who finished while away is sent them on resuming. Those no
         longer kept (a long race: the room keeps its last events) are not sent."""
-        for data in await recent_events(self.backend, lr.room_code, newest):
+        for data in await recent_events(self.store.rooms, lr.room_code, newest):
             event = orjson.loads(data)
             if event.get("type") == "player_finished" and event.get("race") == lr.race:
                 lr.finishes.setdefault(event["seat"], (event_seq(data) or 0, event, data))

@@ -200,15 +200,15 @@ class Robots:
     async def on_add_ghost(self, conn: Conn, msg: AddGhost) -> None:
         """``add_ghost``: the host seats the ghost of a kept run on the same deal."""
         room_code, _ = self.race.host_seat(conn)
-        backend = self.ctx.backend
-        snap = await backend.snapshot(room_code)
+        store = self.ctx.store
+        snap = await store.rooms.snapshot(room_code)
         if snap is None:
             raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
         if not 1 <= msg.race <= len(room.race_deals) or room.race_deals[msg.race - 1] != room.deal:
             raise Refusal("no_run", f"race {msg.race} is not a race of this room on its deal")
-        moves = await backend.moves(room_code, msg.race, msg.seat)
-        times = await backend.times(room_code, msg.race, msg.seat)
+        moves = await store.rooms.moves(room_code, msg.race, msg.seat)
+        times = await store.rooms.times(room_code, msg.race, msg.seat)
         if not moves or any(t is None for t in times):
             raise Refusal("no_run", f"no run of seat {msg.seat} in race {msg.race} is kept")
         known = [t for t in times if t is not None]
@@ -226,7 +226,7 @@ class Robots:
         lr = self.ctx.rooms[room_code]
         player = Player(new_conn_id(self.ctx.worker_id))
         update = SeatRobot(host, name, hash_token(new_token()), player.id, now_ms())
-        snap, seat = await self.ctx.backend.update_room(room_code, update)
+        snap, seat = await self.ctx.store.rooms.update(room_code, update)
         lr.learn(snap)
         player.room_code, player.role, player.seat = room_code, "player", seat
         robot = RobotSeat(player, driver, name)

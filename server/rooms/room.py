@@ -4,7 +4,7 @@ A room's state is two things, both JSON-able pydantic models the stores keep as 
 
 * :class:`RoomState` — options, host, deal, phase, seats (with a hash of each seat's
   session token, never the token), the last results. Changed only inside a store's atomic
-  update (``Backend.update_room``), so two workers never overwrite each other.
+  update (``RoomStore.update``), so two workers never overwrite each other.
 * one :class:`ProgressState` per seat of the current race — written by the worker the
   player is connected to, together with the move that changed it.
 

@@ -27,8 +27,8 @@ async def refuse_secret(ctx: Context, daily: Daily, deal: str) -> None:
         return  # not a code at all: the caller's parse says what is wrong with it
     if daily.candidate_today(code):
         raise Refusal("bad_deal", NOT_PLAYABLE)
-    ids = await ctx.backend.active_tournaments()
+    ids = await ctx.store.tournaments.active()
     if ids:
         digest = deal_digest(str(code))
-        if any(s.deal_digest == digest for s in await ctx.backend.tournament_summaries(ids)):
+        if any(s.deal_digest == digest for s in await ctx.store.tournaments.summaries(ids)):
             raise Refusal("bad_deal", NOT_PLAYABLE)

@@ -27,7 +27,7 @@ from protocol.api import TournamentList, TournamentSummary
 from ..codes import display_code, normalize_code
 from ..context import Context
 from ..edge.http import HttpRequest, error_response, json_response, respond
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 from . import (
     TIEBREAKS,
     TournamentState,
@@ -217,7 +217,7 @@ class TournamentApi:
         if tid is None:
             return missing
         try:
-            snap = await self.ctx.backend.load_tournament(tid)
+            snap = await self.ctx.store.tournaments.load(tid)
         except StoreUnavailable:
             return error_response(
                 HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now"
@@ -238,8 +238,8 @@ class TournamentApi:
 
     async def _list(self, request: HttpRequest) -> Response:
         try:
-            ids = await self.ctx.backend.active_tournaments(public=True)
-            summaries = await self.ctx.backend.tournament_summaries(ids[-LIST_LIMIT:])
+            ids = await self.ctx.store.tournaments.active(public=True)
+            summaries = await self.ctx.store.tournaments.summaries(ids[-LIST_LIMIT:])
         except StoreUnavailable:
             return error_response(
                 HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now"
@@ -275,7 +275,7 @@ class TournamentApi:
     ) -> dict[tuple[int, str], str]:
         if kept is not None:
             return kept
-        return await self.ctx.backend.round_moves(live.state.id)
+        return await self.ctx.store.tournaments.round_moves(live.state.id)
 
     async def _results(self, request: HttpRequest) -> Response:
         found = await self.find(request.params["tid"], request.query.get("key"))

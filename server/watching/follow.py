@@ -34,7 +34,8 @@ from ..rooms.registry import Event, LocalRoom
 from ..rooms.room import Refusal
 from ..rooms.updates import CountSpectator, TellSpectators
 from ..rooms.view import boards_shown
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom, entry_move, entry_time
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom, entry_move, entry_time
 from .viewers import look_up
 
 __all__ = ["Follower", "Spectate", "SpectatorCounter"]
@@ -78,7 +79,7 @@ class Spectate:
         await feed.wait_loaded()
         seats = msg.followed()
         if seats:
-            snap = await self.ctx.backend.snapshot(lr.room_code)
+            snap = await self.ctx.store.rooms.snapshot(lr.room_code)
             if snap is not None:  # asked again: the viewer may have played meanwhile
                 await look_up(self.ctx, conn, snap.room, now_ms())
             if not self.may_see(lr, conn):
@@ -173,7 +174,7 @@ class Spectate:
                     logger.warning(
                         "follow: log does not replay room=%s seat=%s", lr.room_code, seat
                     )
-                    moves = await self.ctx.backend.moves(lr.room_code, f.race, seat)
+                    moves = await self.ctx.store.rooms.moves(lr.room_code, f.race, seat)
                     f.game, f.applied = replay(feed.deal, moves), len(moves)
             to = set(f.spectators) if new else f.newcomers & f.spectators
             f.newcomers.clear()
@@ -196,16 +197,16 @@ class Spectate:
         delay old, and ahead of the player list.)"""
         feed = lr.feed
         assert feed is not None and feed.body is not None
-        backend = self.ctx.backend
+        store = self.ctx.store
         if not feed.delay:
-            return await backend.moves(lr.room_code, f.race, seat, f.applied)
+            return await store.rooms.moves(lr.room_code, f.race, seat, f.applied)
         shown = feed.shown.get(seat)
         if shown is None:
             return []
         start = feed.body["start_at"] or 0
         cutoff = min(now_ms() - feed.delay * 1000 - start, shown)
         moves = []
-        for entry in await backend.log(lr.room_code, f.race, seat, f.applied):
+        for entry in await store.rooms.log(lr.room_code, f.race, seat, f.applied):
             at = entry_time(entry)
             if at is not None and at > cutoff:
                 break  # the log is in time order: the rest is later still
@@ -257,7 +258,7 @@ class SpectatorCounter:
                 self.ctx.tasks.spawn(self._store_waiting(room_code), f"count {room_code}")
 
     async def _store(self, room_code: str, change: int) -> Snapshot:
-        snap, due = await self.ctx.backend.update_room(
+        snap, due = await self.ctx.store.rooms.update(
             room_code, CountSpectator(self.ctx.worker_id, change, now_ms())
         )
         self._later(room_code, due)
@@ -295,7 +296,7 @@ class SpectatorCounter:
     async def _tell(self, room_code: str) -> None:
         self._due.pop(room_code, None)
         try:
-            _, due = await self.ctx.backend.update_room(room_code, TellSpectators(now_ms()))
+            _, due = await self.ctx.store.rooms.update(room_code, TellSpectators(now_ms()))
         except UnknownRoom:
             return
         except StoreUnavailable:

@@ -17,7 +17,7 @@ from ..context import Context
 from ..edge.connection import Conn
 from ..records.daily import OPEN_STATUSES
 from ..rooms.room import RoomState
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 
 __all__ = ["look_up"]
 
@@ -35,7 +35,7 @@ async def look_up(ctx: Context, conn: Conn, room: RoomState, now: int) -> None:
         return
     if room.tournament is not None:
         try:
-            found = await ctx.backend.load_tournament(room.tournament)
+            found = await ctx.store.tournaments.load(room.tournament)
         except StoreUnavailable:
             conn.entered = True
             return
