@@ -25,6 +25,7 @@ from server_fixtures import (
     get_json,
     worker_process,
 )
+from watch_helpers import until
 
 from clients.client import RaceClient, RequestError
 from engine.fair import secret_daily, verify_daily
@@ -150,11 +151,14 @@ async def test_the_first_attempt_counts_and_later_plays_are_practice(
     # Ann and Bob race the day's deal: their ranked attempts; the newcomer watches first
     _, start = await race_daily(ann, bob)
     assert start.attempts == {"1": "ranked", "2": "ranked"}
-    # a second tab of Ann's, on the other worker: the same identity is practising
+    # a second tab of Ann's, on the other worker: no practice while the attempt is played
+    # (it would show the deal's cards meanwhile); the tab and its room stay
     tab = await RaceClient.connect(other.url)
     await tab.identify(ann_id.player, ann_id.secret or "")
-    _, practice = await race_daily(tab)
-    assert practice.attempts == {"1": "practice"}
+    await tab.create("klondike", deal="daily")
+    with pytest.raises(RequestError) as refused:
+        await tab.start()
+    assert refused.value.code == "attempt_in_progress"
     # a newcomer (an identity made today) plays unranked
     _, fresh = await race_daily(newcomer)
     assert fresh.attempts == {"1": "unranked"}
@@ -164,12 +168,21 @@ async def test_the_first_attempt_counts_and_later_plays_are_practice(
     await ann.resign()
     await bob.resign()
     await ann.next_event("race_ended", timeout=10)
-    board: Any = None
-    for _ in range(100):
+    # "again" in the attempt's own room is practice at once (its race is over), written or not
+    await ann.rematch("same")
+    await bob.rematch_reply(2)
+    again = await ann.next_event("race_starting")
+    assert isinstance(again, RaceStarting) and again.attempts == {"1": "practice", "2": "practice"}
+
+    async def on_the_board() -> Any:
         status, board = await get(server, f"/api/daily/{DAY}/klondike?player={ann_id.player}")
-        if status == 200 and len(board["entries"]) == 2:
-            break
-        await asyncio.sleep(0.05)
+        return board if status == 200 and len(board["entries"]) == 2 else None
+
+    board = await until(on_the_board, 5)
+    # once the attempt is written, the other tab practises too
+    await tab.start()
+    practice = await tab.next_event("race_starting")
+    assert isinstance(practice, RaceStarting) and practice.attempts == {"1": "practice"}
     # the same score (drawing from the stock scores nothing): fewer moves rank first
     assert [e["name"] for e in board["entries"]] == ["Bob", "Ann"]
     assert [e["moves"] for e in board["entries"]] == [0, 3]
@@ -400,6 +413,10 @@ async def test_a_worker_killed_mid_game_gives_no_second_attempt(
         w1.wait()
         again = await RaceClient.connect(f"ws://127.0.0.1:{p2}")
         await again.identify(me.player, me.secret or "")
-        _, second = await race_daily(again)
-        assert second.attempts == {"1": "practice"}
+        # no second attempt, and no practice while the first is still being played (its
+        # room lives on in Redis: the seat is resumed, or freed once the grace is over)
+        await again.create("klondike", deal="daily")
+        with pytest.raises(RequestError) as refused:
+            await again.start()
+        assert refused.value.code == "attempt_in_progress"
         await again.close()

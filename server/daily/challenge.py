@@ -209,7 +209,8 @@ class Daily:
     ) -> dict[str, str]:
         """Make the day's attempts of the identified racers of a race about to start on the
         day's deal; per seat: ranked, unranked, practice or guest. Raises :class:`Refusal`
-        when they cannot be recorded (the race must not show the deal then)."""
+        when they cannot be recorded, or (``attempt_in_progress``) when a racer's attempt is
+        still being played in another room: the race must not show the deal then."""
         assert room.daily_day is not None
         kinds = {str(seat): "guest" for seat, pid in racers if pid is None}
         identified = [(seat, pid) for seat, pid in racers if pid is not None]
@@ -232,6 +233,12 @@ class Daily:
             raise Refusal(
                 "storage", "the attempts of the day could not be recorded: try again"
             ) from None
+        if "busy" in made.values():
+            raise Refusal(
+                "attempt_in_progress",
+                "an attempt at the deal of the day is still being played in another room: "
+                "finish it there first (practice on the deal would show its cards meanwhile)",
+            )
         for seat, pid in identified:
             kinds[str(seat)] = made.get(pid, "guest")
         return kinds
