@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from .cards import _FITS, CARD_NAMES, RANK_OF, SUIT_OF, Card
-from .dealcode import DealCode
+from .dealcode import DealCode, Layout
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Move
 
@@ -42,6 +43,13 @@ _Pushed = tuple[int, int, bool, int, int, bool, _Record | None, _Record | None]
 _SIMPLE_MOVES: dict[str, Move] = {"s": STOCK, "u": UNDO, "a": AUTO}
 
 
+@lru_cache(maxsize=256)
+def _layout(code: DealCode) -> Layout:
+    # Every racer of a room starts a game of the same deal, and tools copy games: the layout
+    # (a hash and a shuffle) is computed once per deal.
+    return code.layout()
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What an accepted action did: the ``move`` as resolved (shorthands replaced by the
@@ -50,6 +58,10 @@ class Outcome:
 
     move: Move
     revealed: tuple[Card, ...] = ()
+
+    def __reduce__(self) -> tuple[type[Outcome], tuple[Move, tuple[Card, ...]]]:
+        # (compiled, a frozen dataclass does not unpickle by itself)
+        return (Outcome, (self.move, self.revealed))
 
 
 class Game:
@@ -102,7 +114,7 @@ class Game:
         if code.game != self.prefix:
             raise ValueError(f"{code} is not a deal of {self.name}")
         self.code: DealCode = code
-        layout = code.layout()
+        layout = _layout(code)
         self.columns: list[list[Card]] = [list(col) for col in layout.columns]
         self.down: list[int] = [len(col) - 1 for col in layout.columns]
         self.stock: list[Card] = list(reversed(layout.stock))
@@ -730,7 +742,9 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy (for tools and solvers; never on a race's hot path)."""
-        other = object.__new__(type(self))
+        # (constructed, not allocated bare: a compiled class's allocation runs ``__init__``;
+        # the layout comes from the cache, so this deals nothing again)
+        other = type(self)(self.code)
         other.code = self.code
         other.columns = [list(c) for c in self.columns]
         other.down = list(self.down)

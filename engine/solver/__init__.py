@@ -234,6 +234,21 @@ class SolveResult:
     positions: int = 0
     note: str | None = field(default=None, compare=False)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (compiled, a frozen dataclass does not unpickle by itself; results cross processes)
+        return (
+            SolveResult,
+            (
+                self.code,
+                self.verdict,
+                self.solution,
+                self.nodes,
+                self.seconds,
+                self.positions,
+                self.note,
+            ),
+        )
+
     @property
     def solution_text(self) -> str | None:
         """The solution as one line of notation, or ``None``."""

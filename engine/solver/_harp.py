@@ -266,9 +266,10 @@ class HarpSearch(ColumnSearch):
                 lev = [min(slots[a], slots[b]) for a, b in _SLOTS_OF]
         return played
 
-    def unforce(self, played: list[tuple[Any, ...]]) -> None:
+    def unforce(self, played: list[tuple[tuple[Any, ...], Any]]) -> None:
         """Undo what ``forced`` played."""
-        for m, token in reversed(played):
+        for i in range(len(played) - 1, -1, -1):
+            m, token = played[i]
             self.undo(m, token)
 
     # ------------------------------------------------------------------ usefulness checks

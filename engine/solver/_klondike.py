@@ -7,6 +7,7 @@ back to them by name.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import product
 from operator import itemgetter
 from typing import Any
@@ -129,6 +130,11 @@ _REACHABLE: dict[tuple[int, int], tuple[list[int], int]] = {}
 
 #: ``_blockers`` by column key
 _BLOCKERS: dict[bytes, int] = {}
+
+#: called with every answer of ``KlondikeSearch.dead`` (the search, ``with_talon``, the
+#: answer) when set: the tests check each against the plain statement of the rule (a module
+#: setting, as the compiled build's classes cannot be patched)
+DEAD_WATCH: Callable[[KlondikeSearch, bool, bool], None] | None = None
 
 
 class KlondikeSearch(ColumnSearch):
@@ -484,9 +490,10 @@ class KlondikeSearch(ColumnSearch):
                 progress = True
         return played
 
-    def unforce(self, played: list[tuple[Any, ...]]) -> None:
+    def unforce(self, played: list[tuple[tuple[Any, ...], Any]]) -> None:
         """Undo what ``forced`` played."""
-        for m, token in reversed(played):
+        for i in range(len(played) - 1, -1, -1):
+            m, token = played[i]
             self.undo(m, token)
 
     # ------------------------------------------------------------------ generating moves
@@ -634,6 +641,15 @@ class KlondikeSearch(ColumnSearch):
         return False
 
     def dead(self, with_talon: bool = False) -> bool:
+        """Reduction "dead ends": True if some card can provably never go home (see
+        ``_dead``); each answer is shown to ``DEAD_WATCH`` when it is set."""
+        lost = self._dead(with_talon)
+        watch = DEAD_WATCH
+        if watch is not None:
+            watch(self, with_talon, lost)
+        return lost
+
+    def _dead(self, with_talon: bool) -> bool:
         """Reduction "dead ends": True if some card can provably never go home.
 
         An optimistic relaxation of the game, computed as a least fixed point: a card *can go
