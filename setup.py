@@ -10,6 +10,7 @@ Which build a process loaded is chosen at import time: see engine/_build.py.
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import sys
 import tomllib
@@ -30,6 +31,7 @@ class OptionalBuildExt(build_ext):
     """``build_ext`` that falls back to the pure-Python modules when compiling fails."""
 
     def run(self) -> None:
+        self._drop_old_outputs()
         try:
             super().run()
         except Exception as exc:  # no C compiler, or it failed: the sources stand alone
@@ -37,6 +39,16 @@ class OptionalBuildExt(build_ext):
             for output in self.get_outputs():
                 Path(output).unlink(missing_ok=True)
             self.extensions: list[Any] = []
+
+    def _drop_old_outputs(self) -> None:
+        """Remove extension modules a build directory kept from an earlier module list: a
+        wheel takes everything in it, and one of them would load without its compiled code."""
+        current = {Path(output).resolve() for output in self.get_outputs()}
+        suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+        for top in ("engine", "protocol", "server", "clients"):
+            for path in Path(self.build_lib, top).rglob("*"):
+                if path.name.endswith(suffixes) and path.resolve() not in current:
+                    path.unlink()
 
     def get_outputs(self) -> list[str]:
         return [] if not self.extensions else super().get_outputs()

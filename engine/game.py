@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .cards import _FITS, CARD_NAMES, RANK_OF, SUIT_OF, Card
 from .dealcode import DealCode, Layout
@@ -50,18 +50,51 @@ def _layout(code: DealCode) -> Layout:
     return code.layout()
 
 
-@dataclass(frozen=True, slots=True)
 class Outcome:
     """What an accepted action did: the ``move`` as resolved (shorthands replaced by the
     chosen pile, or the action itself) and the cards it ``revealed`` — a card uncovered on a
-    column, cards turned from the stock — which a player's view did not show before."""
+    column, cards turned from the stock — which a player's view did not show before.
+
+    Frozen, compared and hashed by its fields. (Written out rather than a frozen dataclass:
+    one is made for every action, and a compiled dataclass's ``__init__`` stays Python.)
+    """
+
+    __slots__ = ("move", "revealed")
 
     move: Move
-    revealed: tuple[Card, ...] = ()
+    revealed: tuple[Card, ...]
+
+    def __init__(self, move: Move, revealed: tuple[Card, ...] = ()) -> None:
+        self.move = move
+        self.revealed = revealed
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # (set once, by ``__init__``: see ``Move.__setattr__``)
+        if hasattr(self, name):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.move == other.move and self.revealed == other.revealed
+
+    def __hash__(self) -> int:
+        return hash((self.move, self.revealed))
+
+    def __repr__(self) -> str:
+        return f"Outcome(move={self.move!r}, revealed={self.revealed!r})"
 
     def __reduce__(self) -> tuple[type[Outcome], tuple[Move, tuple[Card, ...]]]:
-        # (compiled, a frozen dataclass does not unpickle by itself)
         return (Outcome, (self.move, self.revealed))
+
+
+#: the outcomes that reveal nothing (values, so one of each serves every game)
+_REDEALT: Final = Outcome(STOCK)
+_UNDONE: Final = Outcome(UNDO)
 
 
 class Game:
@@ -213,8 +246,8 @@ class Game:
             history[-1] if kind == "u" and history else None,
         )
         if kind == "m":
-            plan = self._resolve(move)
-            outcome = self._apply_move(*plan)
+            source, si, count, target, ti = self._resolve(move)
+            outcome = self._apply_move(source, si, count, target, ti)
         elif kind == "s":
             outcome = self._stock()
         elif kind == "u":
@@ -444,8 +477,9 @@ class Game:
         self._record(("m", source, si, count, target, ti, flipped, score_before))
         if target == FOUNDATION and self.on_foundations == self.total:
             self._win()
-        resolved = Move("m", source, si + 1 if source != WASTE else 0, count, target, ti + 1)
-        return Outcome(resolved, uncovered)
+        return Outcome(
+            _mv(source, si + 1 if source != WASTE else 0, count, target, ti + 1), uncovered
+        )
 
     def _record(self, record: _Record) -> None:
         history = self._history
@@ -477,7 +511,7 @@ class Game:
         self.score = score if score > 0 else 0
         self.deck_turns += 1
         self._record(("r", score_before))
-        return Outcome(STOCK)
+        return _REDEALT
 
     def _undo(self) -> Outcome:
         if not self._history:
@@ -488,7 +522,7 @@ class Game:
         self.score = score if score > 0 else 0
         if self.UNDO_COUNTS_AS_MOVE:
             self.moves += 1
-        return Outcome(UNDO)
+        return _UNDONE
 
     def _take_back(self, record: _Record) -> None:
         """Put the cards back as they were before the action ``record`` tells of."""

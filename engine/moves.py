@@ -65,19 +65,19 @@ class Move:
         target: str = "",
         target_index: int = 0,
     ) -> None:
-        # (past ``__setattr__``, which refuses every change)
-        for name, value in (
-            ("kind", kind),
-            ("source", source),
-            ("source_index", source_index),
-            ("count", count),
-            ("target", target),
-            ("target_index", target_index),
-        ):
-            object.__setattr__(self, name, value)
+        self.kind = kind
+        self.source = source
+        self.source_index = source_index
+        self.count = count
+        self.target = target
+        self.target_index = target_index
 
     def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        # Each field is set once, by ``__init__`` (compiled, ``__init__`` sets them directly
+        # and never comes here); any later assignment is refused.
+        if hasattr(self, name):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")

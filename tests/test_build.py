@@ -97,3 +97,17 @@ def test_values_that_cross_processes_pickle() -> None:
     for value in (move, Move.STOCK, outcome, result):
         assert pickle.loads(pickle.dumps(value)) == value
     assert isinstance(outcome, Outcome) and isinstance(result, SolveResult)
+
+
+def test_moves_and_outcomes_are_frozen_values() -> None:
+    move = Move.parse("t3:2-t4")
+    outcome = Outcome(move, (5,))
+    for value, field in ((move, "count"), (outcome, "revealed")):
+        with pytest.raises(AttributeError):
+            setattr(value, field, 1)
+        with pytest.raises(AttributeError):
+            delattr(value, field)
+    assert move == Move("m", "t", 3, 2, "t", 4) and hash(move) == hash(Move.parse("T3:2-T4"))
+    assert outcome == Outcome(Move.parse("t3:2-t4"), (5,)) != Outcome(move)
+    assert len({outcome, Outcome(move, (5,))}) == 1
+    assert repr(outcome) == "Outcome(move=Move.parse('t3:2-t4'), revealed=(5,))"
