@@ -50,6 +50,14 @@ class OptionalBuildExt(build_ext):
                 if path.name.endswith(suffixes) and path.resolve() not in current:
                     path.unlink()
 
+    def copy_file(self, infile: str, outfile: str, *args: Any, **kwargs: Any) -> Any:
+        # An in-place build replaces a loaded extension module by a new file rather than
+        # writing into it: a process that has it mapped (a benchmark, a server) keeps
+        # running on the old one instead of crashing.
+        if outfile.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            Path(outfile).unlink(missing_ok=True)
+        return super().copy_file(infile, outfile, *args, **kwargs)
+
     def get_outputs(self) -> list[str]:
         return [] if not self.extensions else super().get_outputs()
 

@@ -27,8 +27,8 @@ from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Move
 
 __all__ = ["GAMES", "Game", "Outcome", "game_class", "new_game", "replay"]
 
-KING = 12
-ACE = 0
+KING: Final = 12
+ACE: Final = 0
 
 # Undo records: tuples whose first item says what was done.
 #   ("m", source, source_index, count, target, target_index, uncovered, score_before)
@@ -40,7 +40,7 @@ _Record = tuple[Any, ...]
 # on_foundations, undo_dropped, the record a full undo history dropped, the record an undo
 # took back).
 _Pushed = tuple[int, int, bool, int, int, bool, _Record | None, _Record | None]
-_SIMPLE_MOVES: dict[str, Move] = {"s": STOCK, "u": UNDO, "a": AUTO}
+_SIMPLE_MOVES: Final[dict[str, Move]] = {"s": STOCK, "u": UNDO, "a": AUTO}
 
 
 @lru_cache(maxsize=256)
@@ -833,7 +833,7 @@ class LegalMoves:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"
 
 
-_MOVES: dict[tuple[str, int, int, str, int], Move] = {}
+_MOVES: Final[dict[tuple[str, int, int, str, int], Move]] = {}
 
 
 def _mv(source: str, si: int, count: int, target: str, ti: int) -> Move:
@@ -844,7 +844,7 @@ def _mv(source: str, si: int, count: int, target: str, ti: int) -> Move:
     return move
 
 
-REMINDERS: dict[str, str] = {
+REMINDERS: Final[dict[str, str]] = {
     "game-over": "The game is won: no more actions are possible.",
     "nothing-to-undo": "There is nothing to undo.",
     "undo-limit": "Only the last 100 actions can be undone.",
@@ -880,8 +880,8 @@ REMINDERS: dict[str, str] = {
     "no-table-destination": "No column accepts this card.",
 }
 
-GAMES: dict[str, type[Game]] = {}
-_BY_PREFIX: dict[str, type[Game]] = {}
+GAMES: Final[dict[str, type[Game]]] = {}
+_BY_PREFIX: Final[dict[str, type[Game]]] = {}
 
 
 def register(cls: type[Game], *names: str) -> type[Game]:

@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 from itertools import product
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from ._common import (
     CHILDREN,
@@ -26,13 +26,13 @@ from ._common import (
 
 __all__ = ["KlondikeSearch"]
 
-_KING = 12
-_BY_SCORE = itemgetter(0)
+_KING: Final = 12
+_BY_SCORE: Final = itemgetter(0)
 # bit masks of cards for ``dead``: card c is bit c, suit s the bits 13s … 13s + 12
-_ALL = (1 << 52) - 1
-_KINGS = sum(1 << (13 * s + _KING) for s in range(4))
-_ACES = sum(1 << (13 * s) for s in range(4))
-_BASES = (0, 13, 26, 39)
+_ALL: Final = (1 << 52) - 1
+_KINGS: Final = sum(1 << (13 * s + _KING) for s in range(4))
+_ACES: Final = sum(1 << (13 * s) for s in range(4))
+_BASES: Final = (0, 13, 26, 39)
 
 
 _Pairs = tuple[tuple[int, int], ...]
@@ -86,7 +86,7 @@ def _stays(col: list[int], down: int, i: int) -> bool:
 
 
 #: ``_column_masks`` by column key (the columns recur from position to position)
-_COLUMN_MASKS: dict[bytes, _Masks] = {}
+_COLUMN_MASKS: Final[dict[bytes, _Masks]] = {}
 
 
 def _blockers(ck: bytes) -> int:
@@ -104,12 +104,14 @@ def _blockers(ck: bytes) -> int:
 
 # talon positions (bit j: the (j+1)-th card) reached once one, two, three cards before them
 # have left the talon: see ``_relax``
-_AFTER_ONE = sum(1 << j for j in range(3, 64, 3))
-_AFTER_TWO = sum(1 << j for j in range(4, 64, 3))
-_AFTER_THREE = sum(1 << j for j in range(3, 64))
+_AFTER_ONE: Final = sum(1 << j for j in range(3, 64, 3))
+_AFTER_TWO: Final = sum(1 << j for j in range(4, 64, 3))
+_AFTER_THREE: Final = sum(1 << j for j in range(3, 64))
 
 #: per suit (13 bits, ace first), the run of cards from the ace
-_RUN = [(((~v & 0x1FFF) & -(~v & 0x1FFF)) - 1) if ~v & 0x1FFF else 0x1FFF for v in range(1 << 13)]
+_RUN: Final = [
+    (((~v & 0x1FFF) & -(~v & 0x1FFF)) - 1) if ~v & 0x1FFF else 0x1FFF for v in range(1 << 13)
+]
 
 
 def _talon_cards(seq: list[int], positions: int) -> int:
@@ -123,13 +125,13 @@ def _talon_cards(seq: list[int], positions: int) -> int:
 
 
 #: ``closed_levels`` by foundation heights
-_LEVELS: dict[tuple[int, ...], list[int]] = {}
+_LEVELS: Final[dict[tuple[int, ...], list[int]]] = {}
 
 #: ``KlondikeSearch.reachable`` by talon length and waste size, and as bits
-_REACHABLE: dict[tuple[int, int], tuple[list[int], int]] = {}
+_REACHABLE: Final[dict[tuple[int, int], tuple[list[int], int]]] = {}
 
 #: ``_blockers`` by column key
-_BLOCKERS: dict[bytes, int] = {}
+_BLOCKERS: Final[dict[bytes, int]] = {}
 
 #: called with every answer of ``KlondikeSearch.dead`` (the search, ``with_talon``, the
 #: answer) when set: the tests check each against the plain statement of the rule (a module
