@@ -767,6 +767,24 @@ def test_streamlined_search_finds_wins_and_proves_nothing(monkeypatch: pytest.Mo
             assert_wins(game, result)
 
 
+@pytest.mark.slow
+def test_easy_harp_streamlined_and_restart_searches_win_what_the_others_miss() -> None:
+    # Easy Harp deal 94: the streamlined best-first search (every card that can go home
+    # goes home, none comes back) wins in about ten thousand nodes, and deal 99 a restart
+    # dive in about sixty thousand; best-first and depth-first find neither in hundreds of
+    # thousands
+    plain = (Member("best"), Member("depth", start=4096))
+    for number, member, nodes in (
+        (94, Member("best", streamline=True), 20_000),
+        (99, Member("restart", streamline_every=2), 80_000),
+    ):
+        code = DealCode.for_game("easy-harp", number)
+        result = solve(code, nodes=nodes, portfolio=(member,))
+        assert result.verdict == "winnable", result
+        assert replay(code, result.solution or ()).won
+        assert solve(code, nodes=nodes, portfolio=plain).verdict == "unknown"
+
+
 def test_dead_end_test_ignores_talon_and_foundations() -> None:
     # The answer depends on the columns alone (cards out of the columns count alike, in the
     # talon or home), so it is cached by the columns.
