@@ -39,6 +39,12 @@ class OptionalBuildExt(build_ext):
             for output in self.get_outputs():
                 Path(output).unlink(missing_ok=True)
             self.extensions: list[Any] = []
+            return
+        # The build is as new as the sources it was made from, even where the C that mypyc
+        # wrote again was the same and nothing was recompiled: engine/_build.py takes an
+        # extension module older than its source for a stale build.
+        for output in self.get_outputs():
+            os.utime(output)
 
     def _drop_old_outputs(self) -> None:
         """Remove extension modules a build directory kept from an earlier module list: a
@@ -54,9 +60,15 @@ class OptionalBuildExt(build_ext):
         # An in-place build replaces a loaded extension module by a new file rather than
         # writing into it: a process that has it mapped (a benchmark, a server) keeps
         # running on the old one instead of crashing.
-        if outfile.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-            Path(outfile).unlink(missing_ok=True)
-        return super().copy_file(infile, outfile, *args, **kwargs)
+        target = Path(outfile or ".")
+        if target.is_dir():
+            target = target / Path(infile).name
+        if not target.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            return super().copy_file(infile, outfile, *args, **kwargs)
+        target.unlink(missing_ok=True)
+        copied = super().copy_file(infile, str(target), *args, **kwargs)
+        os.utime(target)  # (see ``run``)
+        return copied
 
     def get_outputs(self) -> list[str]:
         return [] if not self.extensions else super().get_outputs()
