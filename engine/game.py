@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import FrozenInstanceError
 from functools import lru_cache
 from typing import Any, ClassVar, Final
 
 from .cards import _FITS, CARD_NAMES, RANK_OF, SUIT_OF, Card
 from .dealcode import DealCode, Layout
 from .errors import IllegalMoveError, InvalidMoveError
-from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Move
+from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Frozen, Move
 
 __all__ = ["GAMES", "Game", "Outcome", "game_class", "new_game", "replay"]
 
@@ -50,7 +49,7 @@ def _layout(code: DealCode) -> Layout:
     return code.layout()
 
 
-class Outcome:
+class Outcome(Frozen):
     """What an accepted action did: the ``move`` as resolved (shorthands replaced by the
     chosen pile, or the action itself) and the cards it ``revealed`` — a card uncovered on a
     column, cards turned from the stock — which a player's view did not show before.
@@ -67,15 +66,6 @@ class Outcome:
     def __init__(self, move: Move, revealed: tuple[Card, ...] = ()) -> None:
         self.move = move
         self.revealed = revealed
-
-    def __setattr__(self, name: str, value: object) -> None:
-        # (set once, by ``__init__``: see ``Move.__setattr__``)
-        if hasattr(self, name):
-            raise FrozenInstanceError(f"cannot assign to field {name!r}")
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Outcome):

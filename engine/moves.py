@@ -15,7 +15,17 @@ from typing import ClassVar, Final
 
 from .errors import InvalidMoveError
 
-__all__ = ["AUTO", "FOUNDATION", "STOCK", "TABLEAU", "UNDO", "WASTE", "Move", "parse_move_list"]
+__all__ = [
+    "AUTO",
+    "FOUNDATION",
+    "STOCK",
+    "TABLEAU",
+    "UNDO",
+    "WASTE",
+    "Frozen",
+    "Move",
+    "parse_move_list",
+]
 
 WASTE: Final = "w"
 TABLEAU: Final = "t"
@@ -29,7 +39,23 @@ _MOVE_RE: Final = re.compile(
 _MAX_TEXT: Final = 32
 
 
-class Move:
+class Frozen:
+    """A value whose fields are each set once, by its ``__init__``: any later assignment or
+    deletion is refused, as in a frozen dataclass. (Compiled, ``__init__`` sets the fields
+    directly and never comes here.)"""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if hasattr(self, name):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class Move(Frozen):
     """One action.
 
     ``kind`` is ``"s"`` (stock), ``"u"`` (undo), ``"a"`` (auto-finish) or ``"m"`` (move cards).
@@ -71,16 +97,6 @@ class Move:
         self.count = count
         self.target = target
         self.target_index = target_index
-
-    def __setattr__(self, name: str, value: object) -> None:
-        # Each field is set once, by ``__init__`` (compiled, ``__init__`` sets them directly
-        # and never comes here); any later assignment is refused.
-        if hasattr(self, name):
-            raise FrozenInstanceError(f"cannot assign to field {name!r}")
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __reduce__(self) -> tuple[type[Move], tuple[str, str, int, int, str, int]]:
         return (Move, self._fields())

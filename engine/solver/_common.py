@@ -6,6 +6,7 @@ Nothing here knows a game's rules; :mod:`._klondike` and :mod:`._harp` hold thos
 from __future__ import annotations
 
 import heapq
+import random
 import time
 from collections.abc import Callable, Generator
 from typing import Any, Final
@@ -557,6 +558,22 @@ class ColumnSearch(Search):
     #: the column whose new top alone ``forced`` needs to look at, set by a move that left
     #: the foundations alone (-1: look at everything)
     _fresh: int
+
+    #: restart dives: how far a random term may move a move up the order
+    JITTER = 400
+    _rng: random.Random | None = None
+    _rng_dive = 0
+
+    def _shuffled(self, scored: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+        """A restart dive's order (see ``Search._restarts``): the scored moves with a random
+        term of the dive's own fixed seed added, which shuffles them but keeps the broad
+        preferences (uncovering a card first, ...)."""
+        rng = self._rng
+        if rng is None or self._rng_dive != self.dive:
+            rng = self._rng = random.Random(self.dive)
+            self._rng_dive = self.dive
+        jitter = self.JITTER
+        return [(score + rng.randrange(jitter), m) for score, m in scored]
 
     def _key_columns(self) -> None:
         """Key every column (a new search)."""

@@ -6,7 +6,6 @@ free passes). See :mod:`engine.solver` for the reductions and why each is sound.
 
 from __future__ import annotations
 
-import random
 from itertools import product
 from operator import itemgetter
 from typing import Any, Final
@@ -83,10 +82,6 @@ class HarpSearch(ColumnSearch):
 
     #: best-first weights (face-down cards, cards home, line length), tuned on deals 1-20
     WEIGHTS = ((5, 1, 1),)
-    #: restart dives: how far a random term may move a move up the order
-    JITTER = 400
-    _rng: random.Random | None = None
-    _rng_dive = 0
 
     def snapshot(self) -> Any:
         """The position in a compact form for ``restore``."""
@@ -545,14 +540,7 @@ class HarpSearch(ColumnSearch):
                 if RANK[b] < _KING and talrc[RANK[b] + 1][not RED[b]]:
                     self._chains_under(add, b, -1, False, slot)
         if self.dive:
-            # a restart dive (see Search._restarts): the same moves in a shuffled order that
-            # keeps the broad preferences (uncovering a card first, ...)
-            rng = self._rng
-            if rng is None or self._rng_dive != self.dive:
-                rng = self._rng = random.Random(self.dive)
-                self._rng_dive = self.dive
-            jitter = self.JITTER
-            out = [(score + rng.randrange(jitter), m) for score, m in out]
+            out = self._shuffled(out)
         out.sort(key=_BY_SCORE, reverse=True)
         return [m for _, m in out]
 

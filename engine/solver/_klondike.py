@@ -6,7 +6,6 @@ back to them by name.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from itertools import product
 from operator import itemgetter
@@ -258,11 +257,6 @@ class KlondikeSearch(ColumnSearch):
         positions = sorted(set(out))
         got = _REACHABLE[n, p] = (positions, sum(1 << (q - 1) for q in positions))
         return got
-
-    #: restart dives: how far a random term may move a move up the order
-    JITTER = 400
-    _rng: random.Random | None = None
-    _rng_dive = 0
 
     # ------------------------------------------------------------------ best-first hooks
 
@@ -940,14 +934,7 @@ class KlondikeSearch(ColumnSearch):
         else:
             self._talon_moves_draw_three(add, empty)
         if self.dive:
-            # a restart dive (see Search._restarts): the same moves in a shuffled order that
-            # keeps the broad preferences (uncovering a card first, ...)
-            rng = self._rng
-            if rng is None or self._rng_dive != self.dive:
-                rng = self._rng = random.Random(self.dive)
-                self._rng_dive = self.dive
-            jitter = self.JITTER
-            out = [(score + rng.randrange(jitter), m) for score, m in out]
+            out = self._shuffled(out)
         out.sort(key=_BY_SCORE, reverse=True)
         return [m for _, m in out]
 
