@@ -46,7 +46,7 @@ async def test_ghost_replays_a_finished_run_in_real_time() -> None:
         while not (isinstance(finished, PlayerFinished) and finished.status == "won"):
             finished = await watcher.next_event("player_finished", timeout=20)
         (original,) = await asyncio.wait_for(bot, 20)
-        assert finished.move_list.split() == original.moves
+        assert finished.move_list is not None and finished.move_list.split() == original.moves
         gone = await host.next_event("seat", timeout=10)  # the bot left: its seat is freed
         while not getattr(gone, "left", False):
             gone = await host.next_event("seat", timeout=10)

@@ -268,7 +268,7 @@ async def _check_after(
         finished = await spectator.next_event("player_finished", timeout=5)
         while not (isinstance(finished, PlayerFinished) and finished.seat == number):
             finished = await spectator.next_event("player_finished", timeout=5)
-        assert finished.move_list.split() == racer.acked
+        assert finished.move_list is not None and finished.move_list.split() == racer.acked
     await late.close()
 
 

@@ -54,6 +54,7 @@ async def test_a_person_races_a_bot_to_the_end(
     assert bot_row.status == "won" and bot_row.rank == 1
     finished = [m for m in ann.history if isinstance(m, PlayerFinished) and m.seat == 2]
     assert finished, "the bot's run is told to the finished player"
+    assert finished[0].move_list is not None
     moves = finished[0].move_list.split()
     assert moves == greedy_line(GREEDY_WINS)
     # the moves are in the store's log and replay to a win
@@ -116,7 +117,8 @@ async def test_move_times_and_a_ghost_of_a_run(server: ServerHandle) -> None:
     await bob.resign()
     run = await ann.next_event("player_finished")
     assert isinstance(run, PlayerFinished) and run.seat == 1 and run.times_ms is not None
-    assert run.move_list.split() == line and len(run.times_ms) == len(line)
+    assert run.move_list is not None and run.move_list.split() == line
+    assert len(run.times_ms) == len(line)
     assert run.times_ms == sorted(run.times_ms) and run.times_ms[-1] >= 5 * 50
     await ann.next_event("race_ended")
     with pytest.raises(RequestError) as info:

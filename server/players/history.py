@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime as dt
 import logging
 import re
 from dataclasses import dataclass
@@ -43,13 +44,14 @@ from protocol.frames import RatingChangeBody
 from ..codes import display_code
 from ..config import now_ms
 from ..context import Context
-from ..daily.challenge import Daily
+from ..daily.challenge import Daily, day_start_ms
 from ..edge.http import HttpRequest, error_response, json_response, text_response
 from ..ratings.rules import is_rated
 from ..records.models import RaceRecord, SeatRecord, StoredRace
 from ..records.views import game_replay, player_page, rating_change, seat_moves_text
 from ..records.writer import RaceWriter
 from ..rooms.room import Events, ProgressState, RoomState
+from ..rooms.view import NOBODY, BoardFacts, boards_shown
 from ..store.errors import StoreUnavailable
 from ..store.rooms import Snapshot, UnknownRoom
 
@@ -358,14 +360,23 @@ class History:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
             )
-        day = stored.record.daily_day
-        if day is not None and day >= self.daily.today().isoformat():
+        if boards_shown(NOBODY, _recorded_facts(stored.record), now_ms()) == "progress":
             return error_response(
                 HTTPStatus.FORBIDDEN,
                 "not_yet",
                 "a game on the deal of the day opens when the day is over (00:00 UTC)",
             )
         return stored
+
+
+def _recorded_facts(record: RaceRecord) -> BoardFacts:
+    """A recorded race as the board rule reads it: over, and — on the day's deal — secret
+    until its day ends (a round's races are recorded once the round is over)."""
+    day = record.daily_day
+    until = day_start_ms(dt.date.fromisoformat(day) + dt.timedelta(days=1)) if day else None
+    return BoardFacts(
+        phase="ended", secret_until=until, tournament=False, delay=0, spectator_boards=True
+    )
 
 
 def _no_records() -> Response:

@@ -151,6 +151,7 @@ class Race:
         if room.phase == "ended":
             raise Refusal("race_over", "the race is over: ask for a rematch")
         racers = [(s.seat, s.player_id) for s in room.seats if s.connected]
+        self.daily.require_players(s.player_id for s in room.seats if s.connected and not s.robot)
         return await self.daily.begin_attempts(room, racers, race_no=room.race + 1)
 
     async def on_move(self, conn: Conn, msg: MoveRequest) -> None:

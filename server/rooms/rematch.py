@@ -25,6 +25,7 @@ from ..store.rooms import UnknownRoom
 from .race import Race
 from .registry import Event, LocalRoom
 from .room import Refusal, RematchOffer, RoomState, logged_deal
+from .secret import refuse_secret
 from .updates import AnswerRematch, OfferDeadline
 from .updates import Rematch as RematchUpdate
 
@@ -63,10 +64,13 @@ class Rematches:
             secret = (day, until)
         elif msg.deal == "same" and room.secret_until is not None and now_ms() < room.secret_until:
             secret = (room.daily_day or "", room.secret_until)
+        elif msg.deal == "code" and msg.code is not None:
+            await refuse_secret(self.ctx, self.race.daily, msg.code)
         attempts = None
         if secret is not None and room.host == seat and room.phase == "ended" and not room.offer:
             # the host races the offered race unless they say no: their attempt first
             on_day = room.model_copy(update={"daily_day": secret[0], "secret_until": secret[1]})
+            self.race.daily.require_players([_player_of(room, seat)])
             attempts = await self.race.daily.begin_attempts(
                 on_day, [(seat, _player_of(room, seat))], race_no=room.race + 1
             )
@@ -104,6 +108,7 @@ class Rematches:
                 on_day = snap.room.model_copy(
                     update={"daily_day": offer.daily_day, "secret_until": offer.secret_until}
                 )
+                self.race.daily.require_players([conn.player_id])
                 made = await self.race.daily.begin_attempts(
                     on_day, [(conn.seat, conn.player_id)], race_no=offer.race
                 )
