@@ -79,8 +79,11 @@ async def next_of(client: RaceClient, model: type[Any], timeout: float = 10.0) -
 
 async def first_move(client: RaceClient) -> None:
     """A racer's first move (draw from the stock), once the countdown is over."""
-    while not isinstance(await client.move("s"), Ack):  # refused during the countdown
-        await asyncio.sleep(0.02)
+
+    async def accepted() -> bool:  # refused during the countdown
+        return isinstance(await client.move("s"), Ack)
+
+    await until(accepted)
 
 
 async def started(client: RaceClient) -> RaceStarting:
@@ -291,6 +294,7 @@ async def test_the_live_directory_lists_secret_races_without_boards(
         return found if expected.keys() <= found.keys() else None
 
     found = await until(listed, timeout=10)
+    assert found is not None
     assert {room: found[room] for room in expected} == expected
 
 
