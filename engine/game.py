@@ -7,25 +7,27 @@ card may go to, what moves as a unit, what scores what, how undo counts).
 
 The hot path of a race is ``push()``: resolve the move (shorthands included), check it
 against the rules, apply it and remember how to take it back. Undo pops an inverse record; no
-position is ever copied or re-validated from scratch.
+position is ever copied or re-validated from scratch. ``pop()`` takes back the last push
+itself, an undo included (python-chess's ``Board.pop``): the same inverse records, and the
+few counters each push changed.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from functools import lru_cache
+from typing import Any, ClassVar, Final
 
 from .cards import _FITS, CARD_NAMES, RANK_OF, SUIT_OF, Card
-from .dealcode import DealCode
+from .dealcode import DealCode, Layout
 from .errors import IllegalMoveError, InvalidMoveError
-from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Move
+from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Frozen, Move
 
 __all__ = ["GAMES", "Game", "Outcome", "game_class", "new_game", "replay"]
 
-KING = 12
-ACE = 0
+KING: Final = 12
+ACE: Final = 0
 
 # Undo records: tuples whose first item says what was done.
 #   ("m", source, source_index, count, target, target_index, uncovered, score_before)
@@ -33,17 +35,56 @@ ACE = 0
 #   ("r", score_before)                      redeal / new pass
 #   ("a", ((column, slot), ...), score_before)  auto-finish
 _Record = tuple[Any, ...]
-_SIMPLE_MOVES: dict[str, Move] = {"s": STOCK, "u": UNDO, "a": AUTO}
+# What pop() restores besides the piles, one per push: (score, moves, won, deck_turns,
+# on_foundations, undo_dropped, the record a full undo history dropped, the record an undo
+# took back).
+_Pushed = tuple[int, int, bool, int, int, bool, _Record | None, _Record | None]
+_SIMPLE_MOVES: Final[dict[str, Move]] = {"s": STOCK, "u": UNDO, "a": AUTO}
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+@lru_cache(maxsize=256)
+def _layout(code: DealCode) -> Layout:
+    # Every racer of a room starts a game of the same deal, and tools copy games: the layout
+    # (a hash and a shuffle) is computed once per deal.
+    return code.layout()
+
+
+class Outcome(Frozen):
     """What an accepted action did: the ``move`` as resolved (shorthands replaced by the
     chosen pile, or the action itself) and the cards it ``revealed`` — a card uncovered on a
-    column, cards turned from the stock — which a player's view did not show before."""
+    column, cards turned from the stock — which a player's view did not show before.
+
+    Frozen, compared and hashed by its fields. (Written out rather than a frozen dataclass:
+    one is made for every action, and a compiled dataclass's ``__init__`` stays Python.)
+    """
+
+    __slots__ = ("move", "revealed")
 
     move: Move
-    revealed: tuple[Card, ...] = ()
+    revealed: tuple[Card, ...]
+
+    def __init__(self, move: Move, revealed: tuple[Card, ...] = ()) -> None:
+        self.move = move
+        self.revealed = revealed
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.move == other.move and self.revealed == other.revealed
+
+    def __hash__(self) -> int:
+        return hash((self.move, self.revealed))
+
+    def __repr__(self) -> str:
+        return f"Outcome(move={self.move!r}, revealed={self.revealed!r})"
+
+    def __reduce__(self) -> tuple[type[Outcome], tuple[Move, tuple[Card, ...]]]:
+        return (Outcome, (self.move, self.revealed))
+
+
+#: the outcomes that reveal nothing (values, so one of each serves every game)
+_REDEALT: Final = Outcome(STOCK)
+_UNDONE: Final = Outcome(UNDO)
 
 
 class Game:
@@ -71,6 +112,7 @@ class Game:
 
     __slots__ = (
         "_history",
+        "_pushes",
         "_undo_dropped",
         "actions",
         "code",
@@ -95,7 +137,7 @@ class Game:
         if code.game != self.prefix:
             raise ValueError(f"{code} is not a deal of {self.name}")
         self.code: DealCode = code
-        layout = code.layout()
+        layout = _layout(code)
         self.columns: list[list[Card]] = [list(col) for col in layout.columns]
         self.down: list[int] = [len(col) - 1 for col in layout.columns]
         self.stock: list[Card] = list(reversed(layout.stock))
@@ -112,6 +154,7 @@ class Game:
         self.deck_turns = 0
         self._history: deque[_Record] = deque(maxlen=self.undo_depth)
         self._undo_dropped = False
+        self._pushes: list[_Pushed] = []
         self.actions: list[Move] = []
 
     def __repr__(self) -> str:
@@ -181,9 +224,20 @@ class Game:
         if self.won:
             raise self._illegal(move, "game-over")
         kind = move.kind
+        history = self._history
+        pushed: _Pushed = (
+            self.score,
+            self.moves,
+            self.won,
+            self.deck_turns,
+            self.on_foundations,
+            self._undo_dropped,
+            history[0] if len(history) == history.maxlen else None,
+            history[-1] if kind == "u" and history else None,
+        )
         if kind == "m":
-            plan = self._resolve(move)
-            outcome = self._apply_move(*plan)
+            source, si, count, target, ti = self._resolve(move)
+            outcome = self._apply_move(source, si, count, target, ti)
         elif kind == "s":
             outcome = self._stock()
         elif kind == "u":
@@ -191,7 +245,36 @@ class Game:
         else:
             outcome = self._auto()
         self.actions.append(outcome.move)
+        self._pushes.append(pushed)
         return outcome
+
+    def pop(self) -> Move:
+        """Take back the last accepted action, whatever it was (an undo too), as if it had
+        never been pushed: the position, the score, the counters and what can be undone are
+        exactly as before it. Returns the action as it was accepted; raises
+        :class:`IndexError` when there is none.
+
+        Not a player's undo (``push("u")``, which the rules count and may score): the
+        server's way back when the store did not take a move the game had played."""
+        if not self._pushes:
+            raise IndexError("pop from a game with no actions")
+        score, moves, won, deck_turns, on_foundations, undo_dropped, dropped, undone = (
+            self._pushes.pop()
+        )
+        move = self.actions.pop()
+        history = self._history
+        if move.kind == "u":
+            assert undone is not None
+            self._redo(undone)
+            history.append(undone)
+        else:
+            self._take_back(history.pop())
+            if dropped is not None:
+                history.appendleft(dropped)
+        self.score, self.moves, self.won = score, moves, won
+        self.deck_turns, self.on_foundations = deck_turns, on_foundations
+        self._undo_dropped = undo_dropped
+        return move
 
     def push_all(self, moves: Iterable[Move | str]) -> None:
         """Push several actions; stops at the first refused one (which raises)."""
@@ -384,8 +467,9 @@ class Game:
         self._record(("m", source, si, count, target, ti, flipped, score_before))
         if target == FOUNDATION and self.on_foundations == self.total:
             self._win()
-        resolved = Move("m", source, si + 1 if source != WASTE else 0, count, target, ti + 1)
-        return Outcome(resolved, uncovered)
+        return Outcome(
+            _mv(source, si + 1 if source != WASTE else 0, count, target, ti + 1), uncovered
+        )
 
     def _record(self, record: _Record) -> None:
         history = self._history
@@ -417,15 +501,24 @@ class Game:
         self.score = score if score > 0 else 0
         self.deck_turns += 1
         self._record(("r", score_before))
-        return Outcome(STOCK)
+        return _REDEALT
 
     def _undo(self) -> Outcome:
         if not self._history:
             raise self._illegal(UNDO, "undo-limit" if self._undo_dropped else "nothing-to-undo")
         record = self._history.pop()
+        self._take_back(record)
+        score = record[-1] + self.UNDO_POINTS  # every record ends with the score before it
+        self.score = score if score > 0 else 0
+        if self.UNDO_COUNTS_AS_MOVE:
+            self.moves += 1
+        return _UNDONE
+
+    def _take_back(self, record: _Record) -> None:
+        """Put the cards back as they were before the action ``record`` tells of."""
         kind = record[0]
         if kind == "m":
-            _, source, si, count, target, ti, flipped, score_before = record
+            _, source, si, count, target, ti, flipped, _ = record
             if target == FOUNDATION:
                 cards = [self.foundations[ti].pop()]
                 self.on_foundations -= 1
@@ -443,28 +536,54 @@ class Game:
                 self.foundations[si].append(cards[0])
                 self.on_foundations += 1
         elif kind == "s":
-            _, n, score_before = record
+            n = record[1]
             waste = self.waste
             back = waste[-n:]
             del waste[-n:]
             back.reverse()
             self.stock.extend(back)
         elif kind == "r":
-            _, score_before = record
             self.deck_turns -= 1
             self.stock.reverse()
             self.waste, self.stock = self.stock, []
         else:  # auto-finish; unreachable in play since it always wins, kept for solvers
-            _, plays, score_before = record
-            for col, slot in reversed(plays):
+            for col, slot in reversed(record[1]):
                 self.columns[col].append(self.foundations[slot].pop())
                 self.on_foundations -= 1
             self.won = False
-        score = score_before + self.UNDO_POINTS
-        self.score = score if score > 0 else 0
-        if self.UNDO_COUNTS_AS_MOVE:
-            self.moves += 1
-        return Outcome(UNDO)
+
+    def _redo(self, record: _Record) -> None:
+        """Move the cards again as the action ``record`` tells of did (an undo popped);
+        the counters are the caller's."""
+        kind = record[0]
+        if kind == "m":
+            _, source, si, count, target, ti, flipped, _ = record
+            if source == TABLEAU:
+                column = self.columns[si]
+                cards = column[-count:]
+                del column[-count:]
+                if flipped:
+                    self.down[si] -= 1
+            elif source == WASTE:
+                cards = [self.waste.pop()]
+            else:
+                cards = [self.foundations[si].pop()]
+            if target == FOUNDATION:
+                self.foundations[ti].append(cards[0])
+            else:
+                self.columns[ti].extend(cards)
+        elif kind == "s":
+            n = record[1]
+            drawn = self.stock[-n:]
+            drawn.reverse()
+            del self.stock[-n:]
+            self.waste.extend(drawn)
+        elif kind == "r":
+            self.waste.reverse()
+            self.stock, self.waste = self.waste, []
+        else:
+            for col, slot in record[1]:
+                self.foundations[slot].append(self.columns[col].pop())
 
     def _auto(self) -> Outcome:
         raise self._illegal(AUTO, "no-auto-finish")
@@ -647,7 +766,9 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy (for tools and solvers; never on a race's hot path)."""
-        other = object.__new__(type(self))
+        # (constructed, not allocated bare: a compiled class's allocation runs ``__init__``;
+        # the layout comes from the cache, so this deals nothing again)
+        other = type(self)(self.code)
         other.code = self.code
         other.columns = [list(c) for c in self.columns]
         other.down = list(self.down)
@@ -660,6 +781,7 @@ class Game:
         other.deck_turns = self.deck_turns
         other._history = deque(self._history, maxlen=self.undo_depth)
         other._undo_dropped = self._undo_dropped
+        other._pushes = list(self._pushes)
         other.actions = list(self.actions)
         return other
 
@@ -701,7 +823,7 @@ class LegalMoves:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"
 
 
-_MOVES: dict[tuple[str, int, int, str, int], Move] = {}
+_MOVES: Final[dict[tuple[str, int, int, str, int], Move]] = {}
 
 
 def _mv(source: str, si: int, count: int, target: str, ti: int) -> Move:
@@ -712,7 +834,7 @@ def _mv(source: str, si: int, count: int, target: str, ti: int) -> Move:
     return move
 
 
-REMINDERS: dict[str, str] = {
+REMINDERS: Final[dict[str, str]] = {
     "game-over": "The game is won: no more actions are possible.",
     "nothing-to-undo": "There is nothing to undo.",
     "undo-limit": "Only the last 100 actions can be undone.",
@@ -748,8 +870,8 @@ REMINDERS: dict[str, str] = {
     "no-table-destination": "No column accepts this card.",
 }
 
-GAMES: dict[str, type[Game]] = {}
-_BY_PREFIX: dict[str, type[Game]] = {}
+GAMES: Final[dict[str, type[Game]]] = {}
+_BY_PREFIX: Final[dict[str, type[Game]]] = {}
 
 
 def register(cls: type[Game], *names: str) -> type[Game]:

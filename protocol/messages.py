@@ -21,7 +21,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .api import StandingRow, TournamentPage
-from .live import FeaturedRace, GameName, LivePlayer, LiveRoom, LiveSort, SeatStatus
+from .live import (
+    FeaturedRace,
+    GameName,
+    LivePlayer,
+    LiveRoom,
+    LiveSort,
+    RatingChange,
+    SeatStatus,
+)
 
 __all__ = [
     "EVENT_TYPES",
@@ -62,6 +70,7 @@ __all__ = [
     "RaceEnded",
     "RaceRecorded",
     "RaceStarting",
+    "RatingChange",
     "React",
     "Reaction",
     "ReactionCount",
@@ -139,21 +148,29 @@ class Hello(_Message):
     client: Annotated[str | None, Field(default=None, max_length=64)] = None
 
 
+#: a typed deal code: a sealed one is 32 characters, and the parser takes white space around
+#: it (the engine's parser says what is wrong with a code; this only bounds its length)
+_DealCodeText = Annotated[str | None, Field(default=None, max_length=40)]
+
+
 class Create(_Message):
     """Create a room and take its first seat as the host.
 
     ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
-    ``time_limit`` and ``spectator_delay`` are in seconds. ``solo``: a game in one tap — the
-    race starts at once, with no countdown; others may join it by its link while it runs,
-    and race from the next deal. ``winnable``: the room's random deals (this one, and a
-    rematch's) are proven winnable by the solver before the race starts.
+    ``time_limit`` and ``spectator_delay`` are in seconds. ``spectator_boards``: false to
+    show spectators the racers' progress only, never a board, while a race runs.
+    ``rated``: the room's races change the racers' ratings (its creator and every player
+    who joins need an identity; no robots; not with the deal of the day). ``solo``: a game
+    in one tap — the race starts at once, with no countdown; others may join it by its link
+    while it runs, and race from the next deal. ``winnable``: the room's random deals (this
+    one, and a rematch's) are proven winnable by the solver before the race starts.
     """
 
     type: Literal["create"] = "create"
     id: RequestId = None
     game: GameName
     deal: DealKind = "random"
-    code: Annotated[str | None, Field(default=None, max_length=32)] = None
+    code: _DealCodeText = None
     name: Name = ""
     max_players: Annotated[int, Field(ge=1, le=16)] = 8
     time_limit: Annotated[int | None, Field(default=None, ge=1, le=86_400)] = None
@@ -161,6 +178,8 @@ class Create(_Message):
     private: bool = False
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
     spectator_reactions: bool = True
+    spectator_boards: bool = True
+    rated: bool = False
     solo: bool = False
     winnable: bool = False
 
@@ -220,7 +239,7 @@ class Rematch(_Message):
     type: Literal["rematch"] = "rematch"
     id: RequestId = None
     deal: DealKind = "same"
-    code: Annotated[str | None, Field(default=None, max_length=32)] = None
+    code: _DealCodeText = None
 
 
 class RematchReply(_Message):
@@ -507,6 +526,10 @@ class RoomOptions(_Message):
     spectator_delay: int = 0
     #: False: the racers do not see the spectators' reactions while they race
     spectator_reactions: bool = True
+    #: False: spectators see the racers' progress only, no board, while a race runs
+    spectator_boards: bool = True
+    #: the room's races change the racers' ratings (identified players only, no robots)
+    rated: bool = False
     #: the room's random deals are proven winnable by the solver before their race
     winnable: bool = False
 
@@ -709,7 +732,8 @@ class SeatEvent(_Event):
 class RaceStarting(_Event):
     """The host started race ``race``: moves are accepted from ``start_at`` (server ms).
 
-    ``view`` is the starting board (face-up cards only, the same for every player).
+    ``view`` is the starting board (face-up cards only, the same for every player); ``null``
+    for a viewer who may not see this race's boards (as ``player_finished``'s ``board``).
     ``deal`` is withheld (``null``) from everyone but the player who typed the code: it
     tells every face-down card. ``daily``: the race is on the deal of the day; then
     ``attempts`` says what the race is for each racer (by seat): their ``ranked`` attempt of
@@ -761,15 +785,17 @@ class PlayerFinished(_Event):
     """A player won, resigned or ran out of time; their move list and board (face-up cards
     only). Not sent to players still racing. ``deal`` is given to the finished player only
     (the others get it in ``race_ended``). ``times_ms``: when each move was accepted, in ms
-    since the race's start (server clock)."""
+    since the race's start (server clock). ``move_list`` and ``board`` are ``null`` for a
+    viewer who may not see this race's boards (the day's deal before their own attempt is
+    over, a tournament round while it runs, a room showing progress only)."""
 
     type: Literal["player_finished"] = "player_finished"
     race: int
     seat: int
     status: SeatStatus
     elapsed_ms: int
-    move_list: str
-    board: dict[str, Any]
+    move_list: str | None
+    board: dict[str, Any] | None
     deal: str | None = None
     times_ms: list[int] | None = None
 
@@ -793,11 +819,13 @@ class RaceEnded(_Event):
 class RaceRecorded(_Event):
     """Race ``race`` of the room is in the records store: ``game_id`` names its replay
     (``/g/GAME_ID``, ``GET /api/games/GAME_ID``). Sent once the database has the race, a
-    moment after ``race_ended``; never by a server that keeps no records."""
+    moment after ``race_ended``; never by a server that keeps no records. ``ratings``:
+    each racer's new rating and its change, by seat (``null``: the race was not rated)."""
 
     type: Literal["race_recorded"] = "race_recorded"
     race: int
     game_id: str
+    ratings: list[RatingChange] | None = None
 
 
 class LiveRooms(_Message):

@@ -6,7 +6,7 @@ in and dispatches each request type to the part that serves it — :mod:`server.
 :mod:`server.watching.directory` (the live directory), :mod:`server.watching.reactions`,
 :mod:`server.rooms.robots` (:mod:`server.rooms.invitation` answers an HTTP route);
 :mod:`server.rooms.registry` delivers room events from the store
-(:mod:`server.store.backend`) to connections; :mod:`server.rooms.liveness` frees the seats
+(:mod:`server.store`) to connections; :mod:`server.rooms.liveness` frees the seats
 of dead workers. Nothing below this module knows the others exist beyond what it is given
 here.
 """
@@ -65,6 +65,7 @@ from .edge.gateway import Gateway, Route
 from .metrics import Metrics
 from .players.history import History
 from .players.identity import Identities
+from .ratings.service import Ratings
 from .records.store import SqlRecordsStore, purge_periodically
 from .records.writer import RaceWriter
 from .rooms.finish import RaceEnd
@@ -76,7 +77,8 @@ from .rooms.race import Race
 from .rooms.registry import Rooms
 from .rooms.rematch import Rematches
 from .rooms.robots import Robots
-from .store.backend import TOURNAMENT_CHANNEL, Backend
+from .store import Store
+from .store.tournaments import TOURNAMENT_CHANNEL
 from .tasks import Tasks
 from .tournaments.rounds import RoundRunner
 from .tournaments.service import Tournaments
@@ -95,11 +97,11 @@ _WRITER_CLOSE = 10.0
 class RaceServer:
     """One worker: its parts, wired."""
 
-    def __init__(self, backend: Backend, config: Config | None = None) -> None:
+    def __init__(self, store: Store, config: Config | None = None) -> None:
         config = config or Config()
         metrics, tasks = Metrics(), Tasks()
-        rooms = Rooms(backend, config, metrics, tasks)
-        self.ctx = ctx = Context(config, backend, metrics, tasks, rooms)
+        rooms = Rooms(store, config, metrics, tasks)
+        self.ctx = ctx = Context(config, store, metrics, tasks, rooms)
         self.daily = daily = Daily(ctx)
         self.race_end = race_end = RaceEnd(ctx)
         self.race = race = Race(ctx, daily, race_end, Progress(ctx))
@@ -113,6 +115,7 @@ class RaceServer:
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
+        self.ratings = Ratings(ctx)
         race_end.end_hooks.append(history.race_ended)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
         self._writer: RaceWriter | None = None
@@ -148,9 +151,9 @@ class RaceServer:
         self.gateway = Gateway(ctx, routes, self._closed)
 
     @property
-    def backend(self) -> Backend:
-        """The store and broker this worker runs on."""
-        return self.ctx.backend
+    def store(self) -> Store:
+        """The store this worker runs on."""
+        return self.ctx.store
 
     @property
     def config(self) -> Config:
@@ -168,16 +171,16 @@ class RaceServer:
         await self.lobby.leave(conn)
 
     def _deliver(self, code: str, data: bytes) -> None:
-        """A message from the backend: a tournament's event, or a room's."""
+        """A message from the broker: a tournament's event, or a room's."""
         if code.startswith(TOURNAMENT_CHANNEL):
             self.tournaments.deliver(code[len(TOURNAMENT_CHANNEL) :], data)
         else:
             self.ctx.rooms.deliver(code, data)
 
     async def start(self) -> None:
-        """Open the records store (applying its migrations) and its writer, start the
-        backend (its listener delivers room events to the rooms), the live directory and the
-        liveness loop."""
+        """Open the records store (applying its migrations) and its writer, start the store
+        (its broker's listener delivers room events to the rooms), the live directory and
+        the liveness loop."""
         config = self.ctx.config
         if config.records_url is not None:
             records = await SqlRecordsStore.open(
@@ -189,7 +192,7 @@ class RaceServer:
             self.ctx.records = records
             self._writer = RaceWriter(config.records_url)
             await self._writer.start()
-        await self.ctx.backend.start(self._deliver)
+        await self.ctx.store.start(self._deliver)
         await self.watching.start()
         await self.liveness.start()
         await self.history.start(self._writer)
@@ -200,8 +203,8 @@ class RaceServer:
 
     async def close(self) -> None:
         """Cancel background tasks, drop the local rooms, write the races still queued
-        (a while at most: they are kept in the backend for another worker otherwise),
-        close the records store and the backend."""
+        (a while at most: they are kept in the store for another worker otherwise),
+        close the records store, then the store."""
         # the layers' timers first: none starts a task once the tasks are being stopped
         self.watching.close()
         self.reactions.close()
@@ -220,17 +223,17 @@ class RaceServer:
                 logger.warning("records writer did not finish: its races are kept")
         if self.ctx.records is not None:
             await self.ctx.records.close()
-        await self.ctx.backend.close()
+        await self.ctx.store.close()
 
 
 @contextlib.asynccontextmanager
 async def running(
-    backend: Backend, config: Config | None = None, *, sock: socket.socket | None = None
+    store: Store, config: Config | None = None, *, sock: socket.socket | None = None
 ) -> AsyncIterator[tuple[RaceServer, WsServer]]:
     """Start a server (port 0 picks a free port: see ``RaceServer.port``) and stop it on
-    exit: connections are closed with 1001 and the backend is closed."""
+    exit: connections are closed with 1001 and the store is closed."""
     config = config or Config()
-    app = RaceServer(backend, config)
+    app = RaceServer(store, config)
     await app.start()
     kwargs: dict[str, Any] = {}
     if sock is not None:
@@ -255,10 +258,10 @@ async def running(
 
 
 async def run(
-    backend_factory: Callable[[], Backend], config: Config, collector: Collector | None = None
+    store_factory: Callable[[], Store], config: Config, collector: Collector | None = None
 ) -> None:
     """Serve until SIGTERM or SIGINT, then drain: stop accepting, close every connection
-    with 1001 (clients resume elsewhere), release the backend. With a ``collector``
+    with 1001 (clients resume elsewhere), release the store. With a ``collector``
     installed on this process, its sweeps run beside the server."""
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
@@ -269,11 +272,11 @@ async def run(
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
-    async with running(backend_factory(), config) as (app, _):
+    async with running(store_factory(), config) as (app, _):
         # Everything made so far (modules, the message models' validators, the app) lives as
         # long as the process: moved out of the collector's reach, a full collection no
         # longer walks it. 1,000 paced players: p99 6-27 ms before (the collections), 2-3 ms
-        # after (bench/race.py, memory backend).
+        # after (bench/race.py, memory store).
         gc.collect()
         gc.freeze()
         sweeping = asyncio.create_task(collector.sweeping()) if collector else None
@@ -281,13 +284,13 @@ async def run(
             "serving host=%s port=%s worker=%s pid=%s",
             config.host,
             app.port,
-            app.backend.worker_id,
+            app.store.worker_id,
             os.getpid(),
         )
         await stop
         if sweeping:
             sweeping.cancel()
         logger.info(
-            "draining worker=%s connections=%s", app.backend.worker_id, len(app.ctx.rooms.conns)
+            "draining worker=%s connections=%s", app.store.worker_id, len(app.ctx.rooms.conns)
         )
     logger.info("stopped")

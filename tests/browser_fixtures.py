@@ -89,13 +89,13 @@ class Page:
         return self.pile(pile).locator(".card.up").last
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="module")  # type: ignore[untyped-decorator]
 async def server() -> AsyncIterator[LiveServer]:
     async with live_server(countdown=0.3) as live:
         yield live
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="module")  # type: ignore[untyped-decorator]
 async def browser() -> AsyncIterator[Any]:
     async with playwright_api.async_playwright() as p:
         b = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -105,7 +105,7 @@ async def browser() -> AsyncIterator[Any]:
             await b.close()
 
 
-@pytest_asyncio.fixture(loop_scope="module")
+@pytest_asyncio.fixture(loop_scope="module")  # type: ignore[untyped-decorator]
 async def contexts(browser: Any) -> AsyncIterator[list[Any]]:
     """The browser contexts a test opened, closed after it."""
     opened: list[Any] = []

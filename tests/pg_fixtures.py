@@ -123,7 +123,7 @@ def _wait_ready(bindir: Path, port: int, proc: subprocess.Popen[bytes]) -> None:
             return
         if proc.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError(f"PostgreSQL did not start on port {port}")
-        time.sleep(0.1)
+        time.sleep(0.1)  # a poll's interval (a sync fixture: helpers.until is async)
 
 
 @pytest.fixture(scope="session")

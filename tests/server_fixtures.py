@@ -34,15 +34,17 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+import redis.asyncio as aioredis
+from helpers import until
 from redis.crc import key_slot
 
 from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.backend import Backend, StoreUnavailable
-from server.store.memory.backend import MemoryBackend
-from server.store.redis.backend import RedisBackend
+from server.store import open_store
+from server.store.errors import StoreUnavailable
+from server.store.memory import memory_store
 
 __all__ = [
     "DAILY_TEST_KEY",
@@ -50,6 +52,7 @@ __all__ = [
     "LiveServer",
     "LocalCluster",
     "ServerHandle",
+    "as_text",
     "backend_kind",
     "free_port",
     "http_get",
@@ -57,10 +60,12 @@ __all__ = [
     "on_day",
     "own_redis",
     "paths_in_room",
+    "port_of",
     "redis_cluster",
     "redis_url",
     "server",
     "start_server",
+    "until_redis_busy",
     "wait_port",
     "worker_process",
 ]
@@ -103,7 +108,7 @@ def wait_port(port: int, timeout: float = 30.0) -> None:
         except OSError:
             if time.monotonic() > deadline:
                 raise
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll's interval (sync: helpers.until is async)
 
 
 def http_get(port: int, path: str) -> tuple[int, str, str]:
@@ -255,7 +260,7 @@ class LocalCluster:
                 return
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the cluster is not healthy: {states}")
-            time.sleep(0.1)
+            time.sleep(0.1)  # a poll's interval (sync: helpers.until is async)
 
     def _replicated(self) -> bool:
         """Every primary's writes reach a replica: a write of ours, then ``WAIT 1`` (a
@@ -269,7 +274,7 @@ class LocalCluster:
             r = redis.Redis(port=port, socket_timeout=5)
             try:
                 r.set(key, "1")
-                if int(r.execute_command("WAIT", 1, 200)) < 1:
+                if int(r.execute_command("WAIT", 1, 200)) < 1:  # type: ignore[no-untyped-call]
                     return False
             except redis.RedisError:
                 return False
@@ -299,10 +304,7 @@ class LocalCluster:
         the killed node's port."""
         victim = self.port_of_slot(slot)
         self.kill(victim)
-        deadline = time.monotonic() + within
-        while self.serving(slot) in (victim, None):
-            assert time.monotonic() < deadline, "no replica took over"
-            await asyncio.sleep(0.2)
+        await until(lambda: self.serving(slot) not in (victim, None), within, every=0.2)
         self.start_node(victim)
         return victim
 
@@ -348,6 +350,32 @@ def breakable_cluster(path: Path) -> Iterator[LocalCluster]:
         cluster.stop()
 
 
+def as_text(value: bytes | str) -> str:
+    """A Redis reply as text (redis-py's types allow either)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def port_of(app: RaceServer) -> int:
+    """The port a running server listens on."""
+    assert app.port is not None
+    return app.port
+
+
+async def until_redis_busy(probe: aioredis.Redis) -> None:
+    """Wait until Redis leaves ``probe``'s PING unanswered for 0.1 s: a script sent on
+    another connection runs (Redis runs one command at a time). ``probe`` is connected
+    beforehand (connecting takes time of its own) and is of no use after."""
+
+    async def busy() -> bool:
+        try:
+            await asyncio.wait_for(probe.ping(), 0.1)
+        except TimeoutError:
+            return True
+        return False
+
+    await until(busy, every=0.01)
+
+
 async def store_retry(call: Any, *args: Any, timeout: float = 40.0) -> Any:
     """A store call tried again while the cluster cannot answer it (a failover)."""
     deadline = time.monotonic() + timeout
@@ -357,7 +385,7 @@ async def store_retry(call: Any, *args: Any, timeout: float = 40.0) -> Any:
         except StoreUnavailable:
             if time.monotonic() > deadline:
                 raise
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # the next try's back-off: the cluster is failing over
 
 
 class _ErrorRecords(logging.Handler):
@@ -392,7 +420,7 @@ def no_error_logs() -> Iterator[_ErrorRecords]:
 
 @dataclass
 class ServerHandle:
-    """A running server: its app, backend kind and URL."""
+    """A running server: its app, store kind and URL."""
 
     app: RaceServer
     kind: str
@@ -419,7 +447,7 @@ class ServerHandle:
         """The room's deal code as the server knows it (players are not told it while
         racing: fair play)."""
         code = normalize_code(room)
-        snap = await self.app.backend.snapshot(code) if code else None
+        snap = await self.app.store.rooms.snapshot(code) if code else None
         assert snap is not None, f"no room {room}"
         return snap.room.deal
 
@@ -447,26 +475,24 @@ async def start_server(
     request: pytest.FixtureRequest, no_error_logs: _ErrorRecords
 ) -> AsyncIterator[StartServer]:
     """Start servers: ``await start_server("redis", rate=5.0, event_cap=10)`` — Config fields
-    and backend options (``event_cap``, ``active_ttl``, ``finished_ttl``) as keywords; kinds
+    and store options (``event_cap``, ``active_ttl``, ``finished_ttl``) as keywords; kinds
     ``memory``, ``redis`` (one Redis) and ``cluster`` (the session's Redis Cluster)."""
     stack = contextlib.AsyncExitStack()
     handles: list[ServerHandle] = []
 
     async def start(kind: str = "memory", **options: Any) -> ServerHandle:
-        backend_opts = {
+        store_options = {
             k: options.pop(k) for k in ("event_cap", "active_ttl", "finished_ttl") if k in options
         }
-        backend: Backend
+        url: str | None = None
         if kind == "redis":
             url = request.getfixturevalue("redis_url")
-            backend = RedisBackend(url, worker_id=f"test-{len(handles)}", **backend_opts)
         elif kind == "cluster":
             cluster: LocalCluster = request.getfixturevalue("redis_cluster")
-            backend = RedisBackend(cluster.url, worker_id=f"test-{len(handles)}", **backend_opts)
-        else:
-            backend = MemoryBackend(worker_id=f"test-{len(handles)}", **backend_opts)
+            url = cluster.url
+        store = open_store(url, worker_id=f"test-{len(handles)}", **store_options)
         config = Config(**{**TEST_CONFIG, **options})
-        app, _ = await stack.enter_async_context(running(backend, config))
+        app, _ = await stack.enter_async_context(running(store, config))
         handle = ServerHandle(app, kind)
         handles.append(handle)
         return handle
@@ -550,7 +576,7 @@ async def live_server(**config: Any) -> AsyncIterator[LiveServer]:
     config.setdefault("daily_key", DAILY_TEST_KEY)
     cfg = Config(host="127.0.0.1", port=0, static_dir=WEB_DIR, **config)
     with _failing_on_errors("samedeal"):
-        async with running(MemoryBackend(), cfg) as (app, _):
+        async with running(memory_store(), cfg) as (app, _):
             assert app.port is not None
             yield LiveServer(app, app.port)
 
@@ -585,15 +611,6 @@ def worker_process(
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-
-
-async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until ``check()`` is true."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)
 
 
 WINS: dict[str, tuple[str, str]] = {

@@ -220,11 +220,11 @@ async def test_two_players_race_while_a_spectator_watches(
 
     # ---- fair play: the deal code (it tells every face-down card) reached the guest only
     # in their own player_finished, the spectator with the end of the race; the host typed it
-    for p, me in ((guest, 2), (watcher, None)):
+    for p, seat in ((guest, 2), (watcher, None)):
         before_end = []
         for frame in p.frames:
             kind = frame.get("type")
-            if kind == "race_ended" or (kind == "player_finished" and frame["seat"] == me):
+            if kind == "race_ended" or (kind == "player_finished" and frame["seat"] == seat):
                 assert frame.get("deal") == DEAL, p.name
                 break
             before_end.append(frame)

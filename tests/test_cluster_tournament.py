@@ -32,8 +32,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from helpers import until, until_server_clock
 from redis.crc import key_slot
-from server_fixtures import WINS, LocalCluster, breakable_cluster, get_json, store_retry
+from server_fixtures import WINS, LocalCluster, breakable_cluster, get_json, port_of, store_retry
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
@@ -41,7 +42,8 @@ from engine import replay
 from protocol import Ack, Rejected, TournamentEvent, TournamentSeat
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.redis.backend import RedisBackend
+from server.store.redis import redis_store
+from server.store.redis.link import RedisLink
 from server.tournaments import round_ranking, verify
 
 pytestmark = pytest.mark.slow
@@ -79,9 +81,9 @@ async def apps(
     async with contextlib.AsyncExitStack() as stack:
         started = []
         for name in ("w1", "w2"):
-            backend = RedisBackend(own_cluster.url, worker_id=name, health_interval=0.2)
+            store = redis_store(own_cluster.url, worker_id=name, health_interval=0.2)
             config = Config(**CONFIG, records_url=records)  # type: ignore[arg-type]
-            app, _ = await stack.enter_async_context(running(backend, config))
+            app, _ = await stack.enter_async_context(running(store, config))
             started.append(app)
         yield started
 
@@ -139,19 +141,19 @@ class Entrant:
     async def log(self) -> list[str]:
         """The seat's move log as stored."""
         assert self.seat is not None
-        backend = self.app.backend
-        snap = await store_retry(backend.snapshot, self.room)
+        store = self.app.store
+        snap = await store_retry(store.rooms.snapshot, self.room)
         assert snap is not None
         moves: list[str] = await store_retry(
-            backend.moves, self.room, snap.room.race, self.seat.seat
+            store.rooms.moves, self.room, snap.room.race, self.seat.seat
         )
         return moves
 
     async def status(self) -> str:
         assert self.seat is not None
-        snap = await store_retry(self.app.backend.snapshot, self.room)
+        snap = await store_retry(self.app.store.rooms.snapshot, self.room)
         assert snap is not None
-        return snap.progress[self.seat.seat].status
+        return str(snap.progress[self.seat.seat].status)
 
     async def reload(self) -> None:
         log = await self.log()
@@ -174,7 +176,7 @@ class Entrant:
                 return
             except (RequestError, *_UNKNOWN):
                 assert time.monotonic() < deadline, "the seat could not be taken again"
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.2)  # the next try's back-off: the cluster is failing over
 
     async def play(self, upto: int, pause: float) -> None:
         """Play the line until ``upto`` actions are on the board, each acknowledged."""
@@ -186,7 +188,7 @@ class Entrant:
             except RequestError as exc:
                 assert exc.code == "storage", exc
                 self.refused += 1
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the next try's back-off: the store is failing over
                 await self.reload()
                 continue
             except _UNKNOWN:
@@ -200,7 +202,7 @@ class Entrant:
             self.acked[self.at] = reply.move
             self.at += 1
             if pause:
-                await asyncio.sleep(pause)
+                await asyncio.sleep(pause)  # the scenario: moves spread over the failover
 
     async def resign(self) -> None:
         """Resign, again until the store says so."""
@@ -211,7 +213,7 @@ class Entrant:
                 await self.client.resign()
             except RequestError as exc:
                 assert exc.code == "storage", exc
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the next try's back-off: the store is failing over
             except _UNKNOWN:
                 await self.take_seat_again()
 
@@ -220,8 +222,8 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     apps: list[RaceServer], own_cluster: LocalCluster
 ) -> None:
     """Six players, one round, the tournament's primary SIGKILLed mid-round."""
-    backend = apps[0].backend
-    assert isinstance(backend, RedisBackend) and backend.durability == "replica"
+    store = apps[0].store
+    assert isinstance(store.link, RedisLink) and store.link.durability == "replica"
     clients: list[RaceClient] = []
 
     async def identified(app: RaceServer, name: str) -> tuple[RaceClient, str, str]:
@@ -262,8 +264,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     for e, seat in zip(entrants, seats, strict=True):
         e.seat = seat
         await e.client.take_seat(seat)
-    wait = seats[0].start_at - await host.ping()
-    await asyncio.sleep(max(0, wait) / 1000 + 0.05)
+    await until_server_clock(seats[0].start_at, await host.ping())
     await asyncio.gather(*(e.play(5 + i, 0) for i, e in enumerate(entrants)))
 
     # mid-round: the primary holding the tournament's slot dies; everyone plays on
@@ -277,7 +278,10 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
             await e.resign()
 
     playing = asyncio.gather(*(finish(i, e) for i, e in enumerate(entrants)))
-    await asyncio.sleep(0.3)
+    # the primary dies once everyone is a few moves further on (all still have moves to go)
+    started = [e.at for e in entrants]
+    await until(lambda: all(e.at >= at + 3 for e, at in zip(entrants, started, strict=True)))
+    assert not playing.done()
     victim = await own_cluster.fail_over(slot)  # the killed node comes back as a replica
     await asyncio.wait_for(playing, 150)
 
@@ -299,16 +303,16 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     # tournament written to the records and retired from the live store, its race written
     # (the records writer is a thread of its own: the replay's id comes soon after)
     code = normalize_code(tid) or ""
-    deadline = time.monotonic() + 30
-    while code in await store_retry(backend.active_tournaments):
-        assert time.monotonic() < deadline, "the tournament was not written to the records"
-        await asyncio.sleep(0.1)
-    while True:
-        _, page = await get_json(apps[1].port, f"/api/tournaments/{tid}")
-        if all(r["game_id"] for r in page["rounds"][0]["results"]):
-            break
-        assert time.monotonic() < deadline, "the round's race was not written to the records"
-        await asyncio.sleep(0.1)
+
+    async def retired() -> bool:
+        return code not in await store_retry(store.tournaments.active)
+
+    async def race_recorded() -> Any:
+        _, page = await get_json(port_of(apps[1]), f"/api/tournaments/{tid}")
+        return page if all(r["game_id"] for r in page["rounds"][0]["results"]) else None
+
+    await until(retired, 30)
+    page = await until(race_recorded, 30)
     assert page["phase"] == "finished"
     results = {r["player"]: r for r in page["rounds"][0]["results"]}
     assert set(results) == {e.player for e in entrants}
@@ -321,7 +325,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     assert places == {p: r["place"] for p, r in results.items()}
     winners, resigners = entrants[:WINNERS], entrants[WINNERS:]
     assert max(places[e.player] for e in winners) < min(places[e.player] for e in resigners)
-    _, export = await get_json(apps[0].port, f"/api/tournaments/{tid}/export")
+    _, export = await get_json(port_of(apps[0]), f"/api/tournaments/{tid}/export")
     assert verify(export) == []  # the standings and points recomputed from the move lists
     records = apps[0].ctx.records
     assert records is not None

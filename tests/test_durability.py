@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+from helpers import until_race_starts
 from server_fixtures import REDIS_SERVER, free_port, wait_port
 from websockets.exceptions import ConnectionClosed
 
@@ -24,11 +25,12 @@ from clients.client import RaceClient, RequestError
 from protocol import Ack
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.backend import StoreUnsuitable
-from server.store.redis.backend import RedisBackend
+from server.store.errors import StoreUnsuitable
+from server.store.redis import redis_store
 from server.store.redis.durability import barrier
+from server.store.redis.link import RedisLink
 
-CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
+CONFIG: dict[str, Any] = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
 
 
 def _redis(workdir: Path, port: int, *args: str) -> subprocess.Popen[bytes]:
@@ -63,7 +65,7 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
         r = redis.Redis(port=port)
         for _ in range(100):  # until the replica acknowledges writes (not just "online")
             r.set("ready", "1")
-            if int(r.execute_command("WAIT", 1, 100)) >= 1:
+            if int(r.execute_command("WAIT", 1, 100)) >= 1:  # type: ignore[no-untyped-call]
                 break
         r.close()
         yield Pair(primary, replica, port)
@@ -87,12 +89,12 @@ def lone(tmp_path: Path) -> Iterator[str]:
 
 
 async def _refused(url: str, durability: str) -> str:
-    backend = RedisBackend(url, worker_id="d", durability=durability)
+    store = redis_store(url, worker_id="d", durability=durability)
     try:
         with pytest.raises(StoreUnsuitable) as info:
-            await backend.start(lambda code, data: None)
+            await store.start(lambda code, data: None)
     finally:
-        await backend.close()
+        await store.close()
     return str(info.value)
 
 
@@ -100,12 +102,12 @@ async def test_aof_needs_appendfsync_always(lone: str, tmp_path: Path) -> None:
     assert "appendfsync always" in await _refused(lone, "aof")
     port = free_port()
     proc = _redis(tmp_path / "aof", port, "--appendonly", "yes", "--appendfsync", "always")
-    backend = RedisBackend(f"redis://127.0.0.1:{port}/0", worker_id="d", durability="aof")
+    store = redis_store(f"redis://127.0.0.1:{port}/0", worker_id="d", durability="aof")
     try:
-        await backend.start(lambda code, data: None)
-        assert backend.durability == "aof"
+        await store.start(lambda code, data: None)
+        assert isinstance(store.link, RedisLink) and store.link.durability == "aof"
     finally:
-        await backend.close()
+        await store.close()
         proc.kill()
         proc.wait()
 
@@ -129,8 +131,8 @@ def test_the_barrier_of_each_level() -> None:
 
 @pytest_asyncio.fixture
 async def app(pair: Pair, no_error_logs: Any) -> AsyncIterator[RaceServer]:
-    backend = RedisBackend(pair.url, worker_id="d", durability="replica", durability_timeout=0.3)
-    async with running(backend, Config(**CONFIG)) as (app, _):
+    store = redis_store(pair.url, worker_id="d", durability="replica", durability_timeout=0.3)
+    async with running(store, Config(**CONFIG)) as (app, _):
         yield app
 
 
@@ -141,8 +143,7 @@ async def test_a_move_no_replica_confirmed_is_never_acknowledged(
     ann = await RaceClient.connect(url)
     joined = await ann.create("klondike", deal="code", code="KL1-1-AAAAAAK")
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     for _ in range(3):
         assert isinstance(await ann.move("s"), Ack)
     pair.replica.send_signal(signal.SIGSTOP)  # the replica stops acknowledging
@@ -160,9 +161,9 @@ async def test_a_move_no_replica_confirmed_is_never_acknowledged(
     pair.replica.send_signal(signal.SIGCONT)
     back = await ann.reconnect(url)
     code = normalize_code(joined.room) or ""
-    log = await app.backend.moves(code, 1, 1)
+    log = await app.store.rooms.moves(code, 1, 1)
     assert log[:3] == ["s", "s", "s"] and len(log) in (3, 4)  # the 4th ran on the primary
     assert isinstance(await back.move("s"), Ack)
-    assert len(await app.backend.moves(code, 1, 1)) == len(log) + 1
+    assert len(await app.store.rooms.moves(code, 1, 1)) == len(log) + 1
     await back.close()
     await other.close()

@@ -61,7 +61,7 @@ def _room() -> tuple[RoomState, dict[int, StoredProgress]]:
 
 ROOM, PROGRESS = _room()
 SNAPSHOT = snapshot(ROOM, PROGRESS, 7, 5000, "http://h/r/K7QF-2M", viewer=1)
-ENTRY = live_entry(snapshot(ROOM, PROGRESS, 7, 5000, "", viewer=None), 900)
+ENTRY = live_entry(snapshot(ROOM, PROGRESS, 7, 5000, "", viewer=None), 900, "live")
 assert ENTRY is not None
 
 REPLIES: list[tuple[bytes, type[BaseModel]]] = [
@@ -112,6 +112,25 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
     ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
     (frames.race_recorded(room="K7QF-2M", race=1, game_id="0123456789ab"), RaceRecorded),
+    (
+        frames.race_recorded(
+            room="K7QF-2M",
+            race=1,
+            game_id="0123456789ab",
+            ratings=[
+                {
+                    "seat": 1,
+                    "player": "0123456789abcdef",
+                    "rating": 1520,
+                    "change": 12,
+                    "rd": 180,
+                    "provisional": True,
+                    "abandoned": False,
+                }
+            ],
+        ),
+        RaceRecorded,
+    ),
     (
         frames.rematch_offered(room="K7QF-2M", race=2, deal="daily", deadline=9, now=1, by=1),
         RematchOffered,
@@ -188,7 +207,7 @@ def test_each_event_is_its_model_once_stamped(body: Any, model: type[BaseModel])
     data = frames.stamp_event(41, orjson.dumps(body))
     assert frames.event_seq(data) == 41
     message = decode_server(data)
-    assert isinstance(message, model) and message.seq == 41  # type: ignore[attr-defined]
+    assert isinstance(message, model) and message.model_dump()["seq"] == 41
     assert set(orjson.loads(data)) == set(model.model_fields)
 
 

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_fixtures import StartServer, eventually, free_port, paths_in_room, wait_port
+from helpers import until
+from server_fixtures import StartServer, free_port, paths_in_room, wait_port
 
 from clients.client import RaceClient
 
@@ -92,7 +93,7 @@ async def test_a_rooms_connections_reach_one_worker_through_the_shipped_nginx(
                     for room in rooms
                 )
 
-            await eventually(each_on_one)
+            await until(each_on_one)
             holders = {
                 next(i for i, w in enumerate(workers) if paths_in_room(w.app, room))
                 for room in rooms

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import until, until_race_starts
 from server_fixtures import ROOT, WINS, ServerHandle, StartServer
 
 from clients.client import RaceClient, RequestError
@@ -137,8 +138,7 @@ async def _race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, 
     joined = await ann.create("klondike", deal="code", code=deal)
     await bob.join(joined.room)
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     await bob.move("s")
     await bob.move("s")
     await bob.resign()
@@ -150,12 +150,14 @@ async def _race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, 
 
 
 async def _game_id(server: ServerHandle, handle: str) -> str:
-    for _ in range(100):
+    """The id of the player's latest race, once it is recorded."""
+
+    async def latest() -> str:
         status, _, body = await get(server, f"/api/players/{handle}")
-        if status == 200 and orjson.loads(body)["recent"]:
-            return str(orjson.loads(body)["recent"][0]["id"])
-        await asyncio.sleep(0.05)
-    raise AssertionError("the race was not recorded")
+        recent = orjson.loads(body)["recent"] if status == 200 else []
+        return str(recent[0]["id"]) if recent else ""
+
+    return await until(latest)
 
 
 async def test_a_finished_race_is_recorded_and_replays(
@@ -268,16 +270,16 @@ async def test_a_record_left_by_a_dead_worker_is_written_once_by_another(
             ),
         ),
     )
-    backend = server.app.backend
+    store = server.app.store
     key = "race:DEADW1:1:1"
-    await backend.keep_pending(key, record_to_json(record))
+    await store.pending.keep(key, record_to_json(record))
     records = server.app.ctx.records
     assert records is not None
-    for _ in range(100):
-        if await backend.pending_count() == 0:
-            break
-        await asyncio.sleep(0.1)
-    assert await backend.pending_count() == 0
+
+    async def written() -> bool:
+        return await store.pending.count() == 0
+
+    await until(written, 10)
     # in the store, once: writing it again gives back the same race
     race_id = await records.record_race(record)
     assert await records.record_races([record, record]) == [race_id, race_id]

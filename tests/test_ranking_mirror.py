@@ -18,7 +18,8 @@ from server.rooms.ranking import race_key, ranked
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="no node")
+# the page's rule runs in node: a process of its own
+pytestmark = [pytest.mark.skipif(NODE is None, reason="no node"), pytest.mark.integration]
 
 
 @dataclass(frozen=True)

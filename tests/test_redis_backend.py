@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import redis.asyncio as aioredis
-from server_fixtures import (
-    ServerHandle,
-)
+from helpers import until, until_race_starts
+from server_fixtures import ServerHandle, StartServer, as_text, until_redis_busy
 
 from clients.client import RaceClient
 from engine import new_game, replay
-from protocol import Ack
-from server.rooms.room import ProgressState, RoomOptions, RoomState
-from server.store.backend import LogConflict
-from server.store.memory.backend import MemoryBackend
+from protocol import Ack, Progress
+from protocol.frames import EventBody
+from server.rooms.room import Events, ProgressState, RoomOptions, RoomState
+from server.store.memory import memory_store
+from server.store.memory.rooms import MemoryRooms
+from server.store.rooms import LogConflict
 
 
 async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, str]:
@@ -26,8 +27,7 @@ async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, s
     bob = await server.client()
     await bob.join(joined.room)
     await ann.start()
-    start = await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    start = await until_race_starts(bob)
     assert start.deal is None  # fair play: the racers are not told it
     return ann, bob, joined.room, await server.deal(joined.room)
 
@@ -43,7 +43,7 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
         game.push(reply.move)
     r = aioredis.from_url(redis_url)
     try:
-        keys = sorted(k.decode() for k in await r.keys(f"sd:{{{code}}}:*"))
+        keys = sorted(as_text(k) for k in await r.keys(f"sd:{{{code}}}:*"))
         assert keys == [
             f"sd:{{{code}}}:{k}"
             for k in ("done", "epochs", "events", "moves:1:2", "progress", "room", "seq")
@@ -53,11 +53,14 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
             assert 0 < await r.ttl(key) <= 600
         # the acknowledged moves are in the log; the token is stored only as a hash
         # entries are MOVE@MS: the move and its server time since the race's start
-        entries = [m.decode() for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)]
+        entries = [as_text(m) for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)]
         assert [e.split("@")[0] for e in entries] == ["s"] * 3
-        assert [int(e.split("@")[1]) for e in entries] == await server.app.backend.times(code, 1, 2)
-        state = (await r.get(f"sd:{{{code}}}:room")).decode()
-        assert bob.token is not None and bob.token not in state and ann.token not in state  # type: ignore[operator]
+        assert [int(e.split("@")[1]) for e in entries] == await server.app.store.rooms.times(
+            code, 1, 2
+        )
+        state = as_text(await r.get(f"sd:{{{code}}}:room") or b"")
+        assert bob.token is not None and ann.token is not None
+        assert bob.token not in state and ann.token not in state
         assert replay(deal, ["s"] * 3).player_view() == game.player_view()
         await ann.resign()
         await bob.resign()
@@ -69,21 +72,22 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
 
 
 async def test_memory_rooms_expire() -> None:
-    backend = MemoryBackend(active_ttl=0.05, finished_ttl=0.01, sweep_interval=0.02)
-    await backend.start(lambda code, data: None)
+    store = memory_store(active_ttl=0.05, finished_ttl=0.01, sweep_interval=0.02)
+    await store.start(lambda code, data: None)
     try:
         room = RoomState(
             code="K7QF2M", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
         )
-        assert await backend.create_room(room)
-        assert backend.room_count == 1
-        await asyncio.sleep(0.1)
-        assert backend.room_count == 0  # swept
-        assert await backend.snapshot("K7QF2M") is None
-        assert await backend.create_room(room)
-        assert backend.sweep(time.monotonic() + 1) == 1
+        rooms = store.rooms
+        assert isinstance(rooms, MemoryRooms)
+        assert await rooms.create(room)
+        assert rooms.room_count == 1
+        await until(lambda: rooms.room_count == 0)  # swept
+        assert await rooms.snapshot("K7QF2M") is None
+        assert await rooms.create(room)
+        assert rooms.sweep(time.monotonic() + 1) == 1
     finally:
-        await backend.close()
+        await store.close()
 
 
 async def test_event_list_is_capped(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
@@ -91,14 +95,14 @@ async def test_event_list_is_capped(start_server, backend_kind: str) -> None:  #
     _ann, bob, room, _deal = await race_two(server)
     for _ in range(20):
         assert isinstance(await bob.move("s"), Ack)
-    backend = server.app.backend
+    store = server.app.store
     code = room.replace("-", "")
-    assert await backend.events_since(code, 0) is None
-    snap = await backend.snapshot(code)
+    assert await store.rooms.events_since(code, 0) is None
+    snap = await store.rooms.snapshot(code)
     assert snap is not None
-    kept = await backend.events_since(code, snap.seq - 8)
+    kept = await store.rooms.events_since(code, snap.seq - 8)
     assert kept is not None and len(kept) == 8
-    assert await backend.events_since(code, snap.seq) == []
+    assert await store.rooms.events_since(code, snap.seq) == []
 
 
 async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_error_logs) -> None:  # type: ignore[no-untyped-def]
@@ -113,11 +117,16 @@ async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_
     try:
         for _ in range(3):
             assert isinstance(await bob.move("s"), Ack)
-        await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
-        for _ in range(5):
+        await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")  # type: ignore[no-untyped-call]
+        for _ in range(5):  # while the worker is not subscribed: the gap
             assert isinstance(await bob.move("s"), Ack)
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
+        channel = f"sd:{{{room.replace('-', '')}}}:ch"
+
+        async def subscribed_again() -> bool:
+            _, count = await r.execute_command("PUBSUB", "NUMSUB", channel)  # type: ignore[no-untyped-call]
+            return bool(count)
+
+        await until(subscribed_again)
         for _ in range(2):
             assert isinstance(await bob.move("s"), Ack)
     finally:
@@ -125,7 +134,8 @@ async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_
     seqs: list[int] = []
     while len(seqs) < 10:
         event = await watcher.next_event("progress", timeout=10)
-        seqs.append(event.seq)  # type: ignore[union-attr]
+        assert isinstance(event, Progress)
+        seqs.append(event.seq)
     assert seqs == list(range(first + 1, first + 11))
     # the listener's failure is logged (logger.exception), nothing else
     assert all(rec.name == "samedeal.redis" for rec in no_error_logs.records)
@@ -138,21 +148,23 @@ async def test_move_log_cannot_fork(start_server, backend_kind: str) -> None:  #
     server = await start_server(backend_kind)
     _ann, bob, room, deal = await race_two(server)
     assert isinstance(await bob.move("s"), Ack)
-    backend = server.app.backend
+    store = server.app.store
     code = room.replace("-", "")
-    snap = await backend.snapshot(code)
+    snap = await store.rooms.snapshot(code)
     assert snap is not None
     progress = snap.progress[2]
     with pytest.raises(LogConflict):
-        await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=0)
-    assert await backend.moves(code, 1, 2) == ["s"]
-    assert await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
-    assert replay(deal, await backend.moves(code, 1, 2)).moves == 2
+        await store.rooms.append(code, 1, 2, move="s", progress=progress, events=[], index=0)
+    assert await store.rooms.moves(code, 1, 2) == ["s"]
+    assert (
+        await store.rooms.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
+    )
+    assert replay(deal, await store.rooms.moves(code, 1, 2)).moves == 2
 
 
 async def test_moves_survive_a_script_flush_and_a_dropped_connection(
-    start_server, redis_url: str
-) -> None:  # type: ignore[no-untyped-def]
+    start_server: StartServer, redis_url: str
+) -> None:
     """The append script is reloaded when Redis forgets it (a restart, SCRIPT FLUSH), and a
     store connection killed by Redis is replaced: the moves after both are acknowledged and
     the log holds every acknowledged move, in order."""
@@ -168,7 +180,7 @@ async def test_moves_survive_a_script_flush_and_a_dropped_connection(
         for _ in range(3):  # sent again on a new connection
             assert isinstance(await bob.move("s"), Ack)
         acked = ["s"] * 5
-        assert await server.app.backend.moves(code, 1, 2) == acked
+        assert await server.app.store.rooms.moves(code, 1, 2) == acked
         assert replay(deal, acked).player_view() == bob.view
     finally:
         await r.aclose()
@@ -191,20 +203,22 @@ async def test_a_move_sent_twice_is_stored_once(start_server, redis_url: str) ->
     server = await start_server("redis")
     _ann, bob, room, deal = await race_two(server)
     code = room.replace("-", "")
-    backend = server.app.backend
-    backend.write_timeout = 0.4
-    r = aioredis.from_url(redis_url)
+    store = server.app.store
+    store.link.write_timeout = 0.4
+    r, probe = aioredis.from_url(redis_url), aioredis.from_url(redis_url)
     try:
         assert isinstance(await bob.move("s"), Ack)
-        stall = asyncio.create_task(r.eval(_BUSY_LUA, 0, 700))  # Redis busy for 0.7 s
-        await asyncio.sleep(0.1)
+        await probe.ping()
+        stall = asyncio.ensure_future(r.eval(_BUSY_LUA, 0, 700))  # Redis busy for 0.7 s
+        await until_redis_busy(probe)  # the move goes in while the script runs
         reply = await bob.move("s")
         assert isinstance(reply, Ack)
         await stall
-        assert await backend.moves(code, 1, 2) == ["s", "s"]
+        assert await store.rooms.moves(code, 1, 2) == ["s", "s"]
         assert replay(deal, ["s", "s"]).player_view() == bob.view
     finally:
         await r.aclose()
+        await probe.aclose()
 
 
 class _CuttingProxy:
@@ -239,11 +253,17 @@ class _CuttingProxy:
                     cut.set()
 
         async def downstream() -> None:
+            dropped = b""
             while data := await rreader.read(65536):
                 if cut.is_set():
-                    await asyncio.sleep(0.1)  # the rest of the transaction's replies
-                    self.cuts += 1
-                    return  # the reply is dropped with the connection
+                    # the transaction's replies are dropped with the connection, once the
+                    # reply of its EXEC (an array, after MULTI's +OK and the +QUEUED) comes:
+                    # Redis ran it
+                    dropped += data
+                    if dropped.startswith(b"*") or b"\r\n*" in dropped:
+                        self.cuts += 1
+                        return
+                    continue
                 cwriter.write(data)
 
         tasks = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
@@ -257,40 +277,40 @@ class _CuttingProxy:
 async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str) -> None:
     """The connection fails after Redis ran the update's EXEC: the update is recognised as
     done (by its token) instead of being applied a second time."""
-    from server.store.redis.backend import RedisBackend
+    from server.store.redis import redis_store
 
     proxy = _CuttingProxy(int(redis_url.rsplit(":", 1)[1].split("/")[0]))
     port = await proxy.start()
-    backend = RedisBackend(f"redis://127.0.0.1:{port}/0", worker_id="cut", prefix="cut")
-    await backend.start(lambda code, data: None)
+    store = redis_store(f"redis://127.0.0.1:{port}/0", worker_id="cut", prefix="cut")
+    await store.start(lambda code, data: None)
     try:
         room = RoomState(
             code="CUT1A2", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
         )
-        assert await backend.create_room(room)
+        assert await store.rooms.create(room)
         calls = 0
 
-        def bump(
-            room: RoomState, progress: dict[int, ProgressState]
-        ) -> tuple[list[dict[str, Any]], int]:
+        def bump(room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
             nonlocal calls
             calls += 1
             room.next_seat += 1
-            return [{"type": "bumped", "room": room.code}], room.next_seat
+            # an event of the test's own: the store keeps and counts whatever it is given
+            bumped = cast(EventBody, {"type": "bumped", "room": room.code})
+            return [bumped], room.next_seat
 
-        await backend.update_room("CUT1A2", bump)  # the proxy passes it on as is
+        await store.rooms.update("CUT1A2", bump)  # the proxy passes it on as is
         assert calls == 1
         proxy.armed = True
-        snap, value = await backend.update_room("CUT1A2", bump)
+        snap, value = await store.rooms.update("CUT1A2", bump)
         assert proxy.cuts == 1  # the reply of the second update was lost
         assert calls == 2  # not run a third time
         assert value == 3  # the value of the update as it ran
         assert snap.room.next_seat == 3 and snap.seq == 2
-        stored = await backend.snapshot("CUT1A2")
+        stored = await store.rooms.snapshot("CUT1A2")
         assert stored is not None and stored.room.next_seat == 3 and stored.seq == 2
-        assert len(await backend.events_since("CUT1A2", 0) or []) == 2
+        assert len(await store.rooms.events_since("CUT1A2", 0) or []) == 2
     finally:
-        await backend.close()
+        await store.close()
         await proxy.close()
 
 
@@ -299,15 +319,15 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
 ) -> None:
     """The append script reads the stored progress as text: wrong race, a final status, or a
     name that spells a status are refused; the seat's own race while playing is taken."""
-    from server.store.redis.backend import RedisBackend
+    from server.store.redis import redis_store
 
-    backend = RedisBackend(redis_url, worker_id="seat", prefix="seatcheck")
-    await backend.start(lambda code, data: None)
+    store = redis_store(redis_url, worker_id="seat", prefix="seatcheck")
+    await store.start(lambda code, data: None)
     try:
         room = RoomState(
             code="SEAT22", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
         )
-        assert await backend.create_room(room)
+        assert await store.rooms.create(room)
 
         def set_progress(status: str, race: int, name: str = "") -> Any:
             def update(
@@ -319,21 +339,21 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
             return update
 
         async def append(race: int, index: int) -> list[bytes] | None:
-            return await backend.append(
+            return await store.rooms.append(
                 "SEAT22", race, 2, move="s", progress=None, events=[], index=index
             )
 
-        await backend.update_room("SEAT22", set_progress("playing", 12))
+        await store.rooms.update("SEAT22", set_progress("playing", 12))
         assert await append(12, 0) == []
         assert await append(1, 0) is None  # race 1 is not race 12 (a prefix of it)
         assert await append(123, 0) is None
         for status in ("won", "resigned", "timeout", "disconnected"):
-            await backend.update_room(
+            await store.rooms.update(
                 "SEAT22", set_progress(status, 12, name='x","status":"playing"')
             )
             assert await append(12, 1) is None, status
-        await backend.update_room("SEAT22", set_progress("playing", 12, name='"status":"won"'))
+        await store.rooms.update("SEAT22", set_progress("playing", 12, name='"status":"won"'))
         assert await append(12, 1) == []
-        assert await backend.moves("SEAT22", 12, 2) == ["s", "s"]
+        assert await store.rooms.moves("SEAT22", 12, 2) == ["s", "s"]
     finally:
-        await backend.close()
+        await store.close()

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import until_race_starts
 from server_fixtures import ServerHandle, StartServer
 
 from engine import new_game
@@ -46,8 +47,7 @@ async def recorded_race(server: ServerHandle) -> tuple[str, RaceEnded]:
     await bob.join(joined.room, name="Bob")
     await ann.start()
     await ann.next_event("race_starting")
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)  # the countdown
+    await until_race_starts(bob)
     for move in ANN:
         await ann.move(move)
     for move in BOB:
@@ -120,8 +120,7 @@ async def test_a_server_without_records_has_no_boards_and_tells_no_room(
     ann = await server.client()
     joined = await ann.create("klondike", name="Ann", deal="code", code=DEAL)
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     await ann.resign()
     await ann.next_event("race_ended")
     with pytest.raises(TimeoutError):

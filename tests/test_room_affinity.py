@@ -10,7 +10,8 @@ import asyncio
 
 import orjson
 import pytest
-from server_fixtures import StartServer, eventually, paths_in_room
+from helpers import until, until_server_clock
+from server_fixtures import StartServer, paths_in_room
 from websockets.asyncio.client import connect
 
 from clients.client import RaceClient, RequestError
@@ -68,8 +69,8 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
         # the seat is held by the new connection only, and it is still the host's
         hint = f"/?room={room_hint(joined.room)}"
         both_routed = [hint, hint]
-        await eventually(lambda: paths_in_room(server.app, joined.room) == both_routed)
-        snap = await server.app.backend.snapshot(room_hint(joined.room) or "")
+        await until(lambda: paths_in_room(server.app, joined.room) == both_routed)
+        snap = await server.app.store.rooms.snapshot(room_hint(joined.room) or "")
         assert snap is not None
         assert [(s.seat, s.connected) for s in snap.room.seats] == [
             (joined.seat, True),
@@ -79,7 +80,7 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
         starting = await moved.next_event("race_starting")
         assert isinstance(starting, RaceStarting) and joined.seat in starting.seats
         await guest.next_event("race_starting")
-        await asyncio.sleep(0.1)  # the countdown
+        await until_server_clock(starting.start_at, starting.now)
         assert isinstance(await moved.move("s"), Ack)
         # the old token still names the seat (a later reconnect resumes it)
         again = await moved.reconnect()
@@ -123,7 +124,7 @@ async def test_a_forged_room_hint_changes_nothing(kind: str, start_server: Start
                     pass
                 with pytest.raises(TimeoutError):
                     await asyncio.wait_for(ws.recv(), 0.3)
-        snap = await server.app.backend.snapshot(code or "")
+        snap = await server.app.store.rooms.snapshot(code or "")
         assert snap is not None
         assert [s.seat for s in snap.room.seats] == [joined.seat] and snap.room.spectators == 0
         # and a hint naming one room does not stop its connection joining another

@@ -93,7 +93,9 @@ def room(**options: object) -> RoomState:
 def test_race_lifecycle() -> None:
     r = room(max_players=2, time_limit=60)
     a, events = add_player(r, "Ann", hash_token("a"), "c1", 0)
-    assert r.host == a.seat == 1 and events[0]["host"] is True
+    seated = events[0]
+    assert seated["type"] == "seat"
+    assert r.host == a.seat == 1 and seated["host"] is True
     b, _ = add_player(r, "", hash_token("b"), "c2", 0)
     assert b.name == "Player 2"
     with pytest.raises(Refusal) as info:
@@ -103,8 +105,9 @@ def test_race_lifecycle() -> None:
     with pytest.raises(Refusal):
         start_race(r, progress, by=2, now=0, countdown_ms=3000, total=52)
     (event,) = start_race(r, progress, by=1, now=1000, countdown_ms=3000, total=52)
+    assert event["type"] == "race_starting"
     assert event["start_at"] == 4000 and event["deadline"] == 64_000 and event["seats"] == [1, 2]
-    assert set(progress) == {1, 2} and r.phase == "running"
+    assert (set(progress), r.phase) == ({1, 2}, "running")
     with pytest.raises(Refusal):
         add_player(r, "Late", hash_token("l"), "c4", 0)
     progress[1].status = "won"
@@ -112,6 +115,7 @@ def test_race_lifecycle() -> None:
     assert check_race_end(r, progress, 9000) == []
     progress[2].status = "resigned"
     (end,) = check_race_end(r, progress, 9000)
+    assert end["type"] == "race_ended"
     assert [row["seat"] for row in end["results"]] == [1, 2] and r.phase == "ended"
     assert check_race_end(r, progress, 9000) == []  # once only
     with pytest.raises(Refusal) as info:
@@ -125,11 +129,13 @@ def test_disconnect_and_host_passing() -> None:
     r = room()
     a, _ = add_player(r, "Ann", "ha", "c1", 0)
     _b, _ = add_player(r, "Bob", "hb", "c2", 0)
-    events = set_connected(r, {}, a, None, 5)
-    assert events[0]["connected"] is False and a.disconnected_at == 5
+    (away,) = set_connected(r, {}, a, None, 5)
+    assert away["type"] == "seat"
+    assert away["connected"] is False and a.disconnected_at == 5
     assert set_connected(r, {}, a, None, 6) == []
-    events = remove_seat(r, a)
-    assert events[0]["left"] and events[1]["seat"] == 2 and events[1]["host"]
+    left, host = remove_seat(r, a)
+    assert left["type"] == host["type"] == "seat"
+    assert left["left"] and host["seat"] == 2 and host["host"]
     assert r.host == 2
 
 

@@ -10,10 +10,10 @@ import sys
 
 import orjson
 import pytest
+from helpers import until
 from server_fixtures import (
     ROOT,
     ServerHandle,
-    eventually,
     free_port,
     http_get,
     wait_port,
@@ -245,7 +245,7 @@ def test_sigterm_drains(tmp_path: object) -> None:
             client = await RaceClient.connect(f"ws://127.0.0.1:{port}")
             await client.create("klondike")
             os.kill(proc.pid, signal.SIGTERM)
-            await eventually(lambda: client.closed, timeout=10)
+            await until(lambda: client.closed, timeout=10)
             return client.ws.close_code
 
         assert asyncio.run(scenario()) == 1001

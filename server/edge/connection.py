@@ -219,9 +219,11 @@ class Conn(Player):
     """One websocket connection and what it holds."""
 
     __slots__ = (
+        "attempt_done",
         "bad",
         "corked",
         "credits",
+        "entered",
         "following",
         "frames",
         "last_seq",
@@ -270,6 +272,11 @@ class Conn(Player):
         #: the identity this connection said it is (``identify``), and its display name
         self.player_id: str | None = None
         self.player_name: str | None = None
+        #: what the board rule reads of this identity in its room (``rooms.view``), looked
+        #: up as it comes in and again as it follows boards: entered in the room's
+        #: tournament; has finished its own attempt at the room's daily game today
+        self.entered = False
+        self.attempt_done = False
 
     def backlog(self) -> int:
         """Bytes waiting to be written to the socket."""

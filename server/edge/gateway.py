@@ -33,7 +33,8 @@ from protocol import (
 from ..config import now_ms
 from ..context import Context
 from ..rooms.room import Refusal
-from ..store.backend import StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import UnknownRoom
 from .connection import Conn
 from .http import HttpRequest, respond, text_response
 from .static import StaticFiles
@@ -87,7 +88,7 @@ class Gateway:
         return self.static.serve(connection, request)
 
     async def _healthz(self, request: HttpRequest) -> Response:
-        health = self.ctx.backend.health()
+        health = self.ctx.store.health()
         if not health.ok:
             # a load balancer takes this worker out while it cannot store anything
             return text_response(
@@ -98,12 +99,12 @@ class Gateway:
     async def _metrics(self, request: HttpRequest) -> Response:
         metrics = self.ctx.metrics
         try:
-            metrics.store_rtt_seconds = await asyncio.wait_for(self.ctx.backend.ping(), 2)
+            metrics.store_rtt_seconds = await asyncio.wait_for(self.ctx.store.ping(), 2)
         except Exception:
             metrics.store_rtt_seconds = -1.0
         metrics.rooms = len(self.ctx.rooms)
         with contextlib.suppress(Exception):
-            metrics.records_pending = await self.ctx.backend.pending_count()
+            metrics.records_pending = await self.ctx.store.pending.count()
         return respond(
             HTTPStatus.OK,
             metrics.render(self.ctx.worker_id).encode(),

@@ -2,16 +2,17 @@
 
 When a race ends (the one worker whose ``EndIfDone`` ended it), its record is built from
 the room — results, the racers' names and identities as the race started — and every
-racer's move log with the server time of each move. It is first kept in the backend
-(``keep_pending``), then handed to the records writer (:class:`RaceWriter`, batched, off the
-event loop); once the database has it, the kept copy is dropped. If the worker dies in
-between, any worker finds the kept copy (``pending_due``) and writes it again: the store
-takes a race once (its natural key), so a retry never duplicates it, and one transaction
-writes a race whole.
+racer's move log with the server time of each move. It is first kept in the store's
+pending writes (``pending.keep``), then handed to the records writer (:class:`RaceWriter`,
+batched, off the event loop); once the database has it, the kept copy is dropped. If the
+worker dies in between, any worker finds the kept copy (``pending.due``) and writes it
+again: the store takes a race once (its natural key), so a retry never duplicates it, and
+one transaction writes a race whole.
 
 Once the database has the race, the room is told where its replay is: a
 ``race_recorded`` room event with the race's public id (the results a player is looking at
-link to ``/g/ID``), unless the room has moved on to another race or is gone.
+link to ``/g/ID``) and, for a rated race, each racer's new rating and its change (written
+with the race, in its transaction), unless the room has moved on to another race or is gone.
 
 Routes (``protocol.api`` models; ``protocol/openapi.json``): ``GET /api/games/{id}``,
 ``GET /api/games/{id}/seats/{seat}/moves`` (plain text, ``samedeal replay DEAL -`` reads
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime as dt
 import logging
 import re
 from dataclasses import dataclass
@@ -37,17 +39,21 @@ from websockets.http11 import Response
 from engine import GameError, new_game, replay
 from protocol import frames
 from protocol.api import RACE_ID_PATTERN, SeatBoards
+from protocol.frames import RatingChangeBody
 
 from ..codes import display_code
 from ..config import now_ms
 from ..context import Context
-from ..daily.challenge import Daily
+from ..daily.challenge import Daily, day_start_ms
 from ..edge.http import HttpRequest, error_response, json_response, text_response
+from ..ratings.rules import is_rated
 from ..records.models import RaceRecord, SeatRecord, StoredRace
-from ..records.views import game_replay, player_page, seat_moves_text
+from ..records.views import game_replay, player_page, rating_change, seat_moves_text
 from ..records.writer import RaceWriter
 from ..rooms.room import Events, ProgressState, RoomState
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom
+from ..rooms.view import NOBODY, BoardFacts, boards_shown
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom
 
 __all__ = ["History", "TellRecorded", "record_from_json", "record_to_json", "seat_boards"]
 
@@ -57,7 +63,7 @@ _RACE_ID = re.compile(RACE_ID_PATTERN)
 
 
 def record_to_json(record: RaceRecord) -> bytes:
-    """A race record as JSON (kept in the backend until it is written)."""
+    """A race record as JSON (kept in the store's pending writes until it is written)."""
     return orjson.dumps(dataclasses.asdict(record))
 
 
@@ -80,18 +86,23 @@ def _pending_key(record: RaceRecord) -> str:
 @dataclass(frozen=True, slots=True)
 class TellRecorded:
     """A room update: race ``race`` of the room made at ``created_at`` is recorded as
-    ``game_id``; value: whether the room was told (``race_recorded``). A room whose code
-    now names another room, or that has started a later race, is left alone."""
+    ``game_id`` (with its racers' ``ratings`` changes when it was rated); value: whether
+    the room was told (``race_recorded``). A room whose code now names another room, or
+    that has started a later race, is left alone."""
 
     created_at: int
     race: int
     game_id: str
+    ratings: tuple[RatingChangeBody, ...] | None = None
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
         if room.created_at != self.created_at or room.race != self.race:
             return [], False
         event = frames.race_recorded(
-            room=display_code(room.code), race=self.race, game_id=self.game_id
+            room=display_code(room.code),
+            race=self.race,
+            game_id=self.game_id,
+            ratings=list(self.ratings) if self.ratings is not None else None,
         )
         return [event], True
 
@@ -165,7 +176,7 @@ class History:
             return
         key = _pending_key(record)
         try:
-            await self.ctx.backend.keep_pending(key, record_to_json(record))
+            await self.ctx.store.pending.keep(key, record_to_json(record))
         except StoreUnavailable:
             logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
         self._submit(key, record)
@@ -175,12 +186,12 @@ class History:
         room = snap.room
         if room.phase != "ended" or not room.results:
             return None
-        backend = self.ctx.backend
+        store = self.ctx.store
         seats = []
         for row in room.results:
             seat = row["seat"]
-            moves = await backend.moves(room_code, room.race, seat)
-            times = await backend.times(room_code, room.race, seat)
+            moves = await store.rooms.moves(room_code, room.race, seat)
+            times = await store.rooms.times(room_code, room.race, seat)
             try:
                 deck_turns = replay(room.deal, moves).deck_turns
             except GameError:
@@ -201,6 +212,7 @@ class History:
                     deck_turns=deck_turns,
                 )
             )
+        rated = is_rated(room)
         return RaceRecord(
             room=room.code,
             room_created_at=room.created_at,
@@ -210,9 +222,10 @@ class History:
             started_at=room.start_at or room.created_at,
             ended_at=now_ms(),
             seats=tuple(seats),
-            # races on a day's deal and tournament rounds are kept for good
-            casual=room.daily_day is None and room.tournament is None,
+            # races on a day's deal, tournament rounds and rated races are kept for good
+            casual=room.daily_day is None and room.tournament is None and not rated,
             daily_day=room.daily_day,
+            rated=rated,
         )
 
     def _submit(self, key: str, record: RaceRecord) -> None:
@@ -231,18 +244,27 @@ class History:
         future.add_done_callback(done)
 
     async def _tell(self, record: RaceRecord, game_id: str) -> None:
-        """Tell the race's room where its replay is (``race_recorded``)."""
+        """Tell the race's room where its replay is, and how the ratings changed
+        (``race_recorded``)."""
+        ratings = None
+        if record.rated and self.ctx.records is not None:
+            try:
+                changes = await self.ctx.records.race_ratings(game_id)
+            except Exception as exc:  # the changes are on the replay (GET /api/games/ID)
+                logger.warning("rating changes not read race=%s: %s", game_id, exc)
+            else:
+                ratings = tuple(rating_change(c) for c in changes)
         # nobody left to tell, or the store is away: the player page links the race too
         with contextlib.suppress(UnknownRoom, StoreUnavailable):
-            await self.ctx.backend.update_room(
-                record.room, TellRecorded(record.room_created_at, record.race, game_id)
+            await self.ctx.store.rooms.update(
+                record.room, TellRecorded(record.room_created_at, record.race, game_id, ratings)
             )
 
     async def _drop(self, key: str) -> None:
         try:
-            await self.ctx.backend.drop_pending(key)
+            await self.ctx.store.pending.drop(key)
         except StoreUnavailable:
-            self.ctx.when_store_is_back(lambda: self.ctx.backend.drop_pending(key), "drop")
+            self.ctx.when_store_is_back(lambda: self.ctx.store.pending.drop(key), "drop")
 
     async def _retry_loop(self) -> None:
         """Write again the records a worker kept and did not confirm (it died, or the
@@ -251,7 +273,7 @@ class History:
         while True:
             await asyncio.sleep(retry_after / 4)
             try:
-                due = await self.ctx.backend.pending_due(retry_after)
+                due = await self.ctx.store.pending.due(retry_after)
             except StoreUnavailable:
                 continue
             except Exception:
@@ -273,7 +295,11 @@ class History:
         stored = await self._stored(request.params["race_id"])
         if isinstance(stored, Response):
             return stored
-        return json_response(game_replay(stored))
+        records = self.ctx.records
+        ratings = []
+        if stored.record.rated and records is not None:
+            ratings = await records.race_ratings(stored.race_id)
+        return json_response(game_replay(stored, ratings))
 
     async def _moves(self, request: HttpRequest) -> Response:
         stored = await self._stored(request.params["race_id"])
@@ -320,7 +346,8 @@ class History:
             )
         today = self.daily.today().isoformat()
         daily = await records.daily_stats(profile.player.player_id, today)
-        return json_response(player_page(profile, today, daily))
+        ratings = await records.standings(profile.player.player_id)
+        return json_response(player_page(profile, today, daily, ratings))
 
     async def _stored(self, race_id: str) -> Any:
         records = self.ctx.records
@@ -333,14 +360,23 @@ class History:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
             )
-        day = stored.record.daily_day
-        if day is not None and day >= self.daily.today().isoformat():
+        if boards_shown(NOBODY, _recorded_facts(stored.record), now_ms()) == "progress":
             return error_response(
                 HTTPStatus.FORBIDDEN,
                 "not_yet",
                 "a game on the deal of the day opens when the day is over (00:00 UTC)",
             )
         return stored
+
+
+def _recorded_facts(record: RaceRecord) -> BoardFacts:
+    """A recorded race as the board rule reads it: over, and — on the day's deal — secret
+    until its day ends (a round's races are recorded once the round is over)."""
+    day = record.daily_day
+    until = day_start_ms(dt.date.fromisoformat(day) + dt.timedelta(days=1)) if day else None
+    return BoardFacts(
+        phase="ended", secret_until=until, tournament=False, delay=0, spectator_boards=True
+    )
 
 
 def _no_records() -> Response:

@@ -94,8 +94,15 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
     """Make the attempt of each player of each of ``asked`` that has none for the day — in
     order: of two asks for one player's day, the first makes it — and say, per ask and
     player: ``ranked``, ``unranked`` (an identity made after the day began, or one that only
-    watches) or ``practice`` (the day's attempt was made before). Two statements whatever
-    the number of asks (a thousand players starting at once are written together)."""
+    watches), ``practice`` (the day's attempt was made before and is over) or ``busy``.
+
+    ``busy``: the player's attempt is still being played in another race. A practice race
+    then would show them the deal's cards — in a second tab, undoing and trying freely —
+    while their ranked attempt runs, so an ask with a busy racer makes nothing (its race
+    must not start). A later race of the attempt's own room is never busy: a room runs one
+    race at a time, so its attempt's race is over (the rematch "again" right after the
+    attempt, before its record is written). Three statements whatever the number of asks (a
+    thousand players starting at once are written together)."""
     wanted = sorted({pid for a in asked for pid, _ in a.players_in})
     if not wanted:
         return [{} for _ in asked]
@@ -108,9 +115,22 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
             )
         )
         known.update({pid: (pk, created) for pid, pk, created in found})
+    attempts = _attempts_of(conn, [pk for pk, _ in known.values()], {a.day for a in asked})
+    busy: list[set[str]] = []
+    for a in asked:  # in order: an attempt an earlier ask makes is being played from then on
+        racing = [(pid, known[pid][0]) for pid, w in a.players_in if not w and pid in known]
+        refused = {pid for pid, pk in racing if _busy(attempts, pk, a)}
+        busy.append(refused)
+        if not refused:
+            for pid, watched in a.players_in:
+                if pid in known:
+                    status = "watched" if watched else "playing"
+                    attempts.setdefault((known[pid][0], a.game, a.day), (status, a.race))
     rows: list[dict[str, Any]] = []
     made: dict[tuple[int, str, str], str] = {}  # the attempt each row would make: its kind
-    for a in asked:
+    for a, refused in zip(asked, busy, strict=True):
+        if refused:
+            continue  # the race will not start: nothing is made for anyone in it
         room, created_at, race_no = a.race
         for pid, watched in dict(a.players_in).items():
             if pid not in known:
@@ -154,7 +174,10 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
         inserted.update((pk, game, day) for pk, game, day in result)
     out: list[dict[str, str]] = []
     claimed: set[tuple[int, str, str]] = set()
-    for a in asked:
+    for a, refused in zip(asked, busy, strict=True):
+        if refused:
+            out.append(dict.fromkeys(sorted(refused), "busy"))
+            continue
         kinds: dict[str, str] = {}
         for pid in dict(a.players_in):
             if pid not in known:
@@ -165,6 +188,34 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
             claimed.add(key)
         out.append(kinds)
     return out
+
+
+_Attempts = dict[tuple[int, str, str], tuple[str, tuple[str, int, int]]]
+"""(player, game, day) → the attempt's status and its race (room, creation time, number)."""
+
+
+def _attempts_of(conn: Connection, pks: Sequence[int], days: set[str]) -> _Attempts:
+    """The attempts of ``pks`` on ``days``: their status and the race they began in."""
+    c = daily_attempts.c
+    out: _Attempts = {}
+    for first in range(0, len(pks), 500):
+        found = conn.execute(
+            select(
+                c.player_id, c.game, c.day, c.status, c.room, c.room_created_at, c.race_no
+            ).where(c.player_id.in_(pks[first : first + 500]), c.day.in_(sorted(days)))
+        )
+        out.update({(pk, g, d): (st, (room, at, no)) for pk, g, d, st, room, at, no in found})
+    return out
+
+
+def _busy(attempts: _Attempts, pk: int, a: AttemptsAsked) -> bool:
+    """Whether player ``pk``'s attempt of ``a``'s day is being played in another race than
+    ``a``'s, and not in an earlier race of ``a``'s own room (which is over)."""
+    status, race = attempts.get((pk, a.game, a.day), ("", a.race))
+    if status != "playing" or race == a.race:
+        return False
+    room, created_at, race_no = a.race
+    return not (race[0] == room and race[1] == created_at and race[2] < race_no)
 
 
 def end_attempts(

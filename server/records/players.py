@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from . import identity as ids
 from .models import HandleTaken, Identity, Player, Profile, RateLimited, UnknownPlayer
 from .races import read_recent, read_stats
+from .ratings import forget as forget_ratings
 from .tables import dialect_insert, meta, player_stats, players, rate_buckets, seats
 
 __all__ = [
@@ -161,7 +162,8 @@ def recover(conn: Connection, recovery: str, secret: str, new_recovery: str) -> 
 
 
 def delete_player(conn: Connection, player_id: str, now: int) -> None:
-    """Anonymise the identity; its seats in past races keep their results."""
+    """Anonymise the identity; its seats in past races keep their results, its stats and
+    ratings go."""
     row = conn.execute(
         select(players.c.id).where(players.c.public_id == player_id, players.c.deleted_at.is_(None))
     ).first()
@@ -181,6 +183,7 @@ def delete_player(conn: Connection, player_id: str, now: int) -> None:
     )
     conn.execute(update(seats).where(seats.c.player_id == row.id).values(name=ids.DELETED_NAME))
     conn.execute(delete(player_stats).where(player_stats.c.player_id == row.id))
+    forget_ratings(conn, row.id)
 
 
 def profile(conn: Connection, key: str, limit: int, offset: int) -> Profile | None:

@@ -42,6 +42,7 @@ from .models import (
     StoredRace,
     UnknownPlayer,
 )
+from .rating_store import RatingCalls
 from .tables import rate_buckets
 from .tournaments import TournamentCalls
 
@@ -103,7 +104,8 @@ class RecordsStore(ABC):
     @abstractmethod
     async def delete_player(self, player_id: str) -> None:
         """Anonymise an identity for good: name "deleted player", handle freed, secret and
-        recovery code void, stats dropped; its seats in past races stay (anonymised)."""
+        recovery code void, stats and ratings dropped; its seats in past races stay
+        (anonymised)."""
 
     # ---------------------------------------------------------------- races
 
@@ -145,7 +147,7 @@ class RecordsStore(ABC):
         """Release the connections."""
 
 
-class SqlRecordsStore(TournamentCalls, DailyCalls, RecordsStore):
+class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
     """:class:`RecordsStore` on SQLite or PostgreSQL. Build it with :meth:`open`.
 
     ``retention_days``: casual races older than that are purged (``None``: kept for good).

@@ -1,6 +1,6 @@
 """Named room updates: what the server does to a room, as small frozen values.
 
-A store applies an update atomically (``Backend.update_room``): the update changes the
+A store applies an update atomically (``RoomStore.update``): the update changes the
 room and the race progress in place and returns its events and its value — the seat taken,
 the connection replaced — instead of setting a variable of its caller. Pure: no sockets,
 no asyncio, no storage.
@@ -95,6 +95,8 @@ class SeatRobot:
             raise Refusal("not_host", "only the host can seat a bot")
         if room.phase == "running":
             raise Refusal("race_running", "a race is running: add it before the next one")
+        if room.options.rated:
+            raise Refusal("rated_no_robots", "a rated room races people only: no bots or ghosts")
         seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
         seat.robot = True
         return events, seat.seat
