@@ -3,10 +3,13 @@
 that ends with the worker (:func:`server.tasks.solver_pool`, as the daily's proof and a
 winnable tournament round's use), never on the event loop.
 
-A winnable deal is the first of up to ``TOURNAMENT_CANDIDATES[game]`` random deals the
-solver proves winnable within ``TOURNAMENT_NODES[game]`` nodes — the budget of a
-winnable-only tournament round — or, if none is proven (rare: most deals of every game are
-proven within a fraction of a second), the last one tried, said to be unproven in the log.
+A winnable deal is the first of up to ``TOURNAMENT_CANDIDATES[game]`` sealed random deals
+the solver proves winnable within ``TOURNAMENT_NODES[game]`` nodes — the budget of a
+winnable-only tournament round (:func:`engine.daily.random_winnable` draws and proves them).
+Players who asked for a winnable deal never get one that was not proven: when every deal
+tried is left unproven — with these budgets less likely than 1e-12 (``engine.fair``) — the
+request is refused (``no_winnable_deal``) and nothing changes: no room is made, no rematch
+offered, a solo game's race goes on. Asking again draws new deals.
 """
 
 from __future__ import annotations
@@ -14,50 +17,49 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 
 from engine import DealCode
+from engine.daily import random_winnable
 from engine.fair import TOURNAMENT_CANDIDATES, TOURNAMENT_NODES
-from engine.solver import solve
 
 from ..tasks import solver_pool, stop_pool
+from .room import Refusal
 
-__all__ = ["RandomDeals", "winnable_random"]
+__all__ = ["RandomDeals"]
 
 logger = logging.getLogger("samedeal.server")
 
 
-def winnable_random(game: str, nodes: int, tries: int) -> tuple[str, bool]:
-    """A random deal of ``game`` the solver proved winnable within ``nodes`` nodes — the first
-    of up to ``tries`` drawn — and True; else the last drawn and False. Costs up to one budget
-    per deal tried: run it off the event loop."""
-    code = DealCode.random(game)
-    for tried in range(1, tries + 1):
-        result = solve(code, nodes=nodes)
-        if result.verdict == "winnable" and result.solution is not None:
-            return str(code), True
-        if tried < tries:
-            code = DealCode.random(game)
-    return str(code), False
-
-
 class RandomDeals:
-    """The random deals of a worker's casual rooms (a new room's, a rematch's)."""
+    """The random deals of a worker's casual rooms (a new room's, a rematch's).
 
-    def __init__(self) -> None:
+    ``nodes`` and ``tries``: the solver's budget per deal and the deals tried before giving
+    up, for every game (default: a winnable tournament round's, per game)."""
+
+    def __init__(self, *, nodes: int | None = None, tries: int | None = None) -> None:
         self._pool: ProcessPoolExecutor | None = None
+        self.nodes, self.tries = nodes, tries
 
     async def draw(self, game: str, *, winnable: bool) -> str:
-        """A random deal of ``game``, proven winnable first when ``winnable``."""
+        """A random (sealed) deal of ``game``, proven winnable first when ``winnable``.
+        Raises :class:`Refusal` (``no_winnable_deal``) when none could be proven."""
         if not winnable:
             return str(DealCode.random(game))
         if self._pool is None:
             self._pool = solver_pool()
-        loop = asyncio.get_running_loop()
-        nodes, tries = TOURNAMENT_NODES[game], TOURNAMENT_CANDIDATES[game]
-        code, proven = await loop.run_in_executor(self._pool, winnable_random, game, nodes, tries)
-        if not proven:
-            logger.warning("no winnable deal proven game=%s tries=%s: one unproven", game, tries)
-        return code
+        nodes = self.nodes or TOURNAMENT_NODES[game]
+        tries = self.tries or TOURNAMENT_CANDIDATES[game]
+        prove = partial(random_winnable, game, nodes=nodes, attempts=tries)
+        try:
+            code, _ = await asyncio.get_running_loop().run_in_executor(self._pool, prove)
+        except LookupError:
+            logger.warning("no winnable deal proven game=%s tries=%s nodes=%s", game, tries, nodes)
+            raise Refusal(
+                "no_winnable_deal",
+                f"no deal was proven winnable in {tries} tries: ask again, or play any deal",
+            ) from None
+        return str(code)
 
     def close(self) -> None:
         """Stop the solver process (a proof under way is cut short)."""

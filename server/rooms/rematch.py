@@ -64,6 +64,12 @@ class Rematches:
         restart = _restart(room, seat)
         if restart and msg.deal == "daily":
             self.race.daily.require_players([_player_of(room, seat)])
+        # a code is the host's only for kind code: a random deal is never one the host chose
+        code, secret = (msg.code if msg.deal == "code" else None), None
+        if msg.deal == "random" and room.options.winnable and room.host == seat:
+            # a winnable-only room's new deal is proven before it is offered (refused when
+            # none can be: nothing changes, a solo game's race goes on)
+            code = await self.race.deals.draw(room.game, winnable=True)
         if restart:
             # a solo game's new deal or restart mid-race: the race so far is resigned (it is
             # kept as any race), then the next one is offered as after any race
@@ -72,12 +78,7 @@ class Rematches:
             if snap is None:
                 raise Refusal("unknown_room", "no such room (it may have expired)")
             room = snap.room
-        # a code is the host's only for kind code: a random deal is never one the host chose
-        code, secret = (msg.code if msg.deal == "code" else None), None
-        if msg.deal == "random" and room.options.winnable and room.host == seat:
-            # a winnable-only room's new deal is proven before it is offered
-            code = await self.race.deals.draw(room.game, winnable=True)
-        elif msg.deal == "daily":
+        if msg.deal == "daily":
             code, day, until = await self.race.daily.todays_deal(room.game)
             secret = (day, until)
         elif msg.deal == "same" and room.secret_until is not None and now_ms() < room.secret_until:
