@@ -98,6 +98,11 @@ async def test_a_host_two_players_and_a_spectator(
     assert await watcher.page.locator("#board .pile").count() == 0
 
     await resign(ann)
+    # Ann's results so far show Bob racing, with no Watch: a round's boards are never shown
+    # to its own players
+    racing = ann.page.locator("#results tbody tr.racing")
+    await expect(racing).to_contain_text("Bob")
+    await expect(racing.locator("button.watch")).to_have_count(0)
     await resign(bob)
     # the round (the only one) ends: the seed is revealed, the standings have both
     await host.page.reload()

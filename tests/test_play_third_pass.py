@@ -230,7 +230,9 @@ async def test_a_refused_new_player_is_told_and_can_try_again(
 ) -> None:
     """Item 4: past the address's limit of new players the server answers ``rate_limited``;
     the "You" panel says so (it said "Asking the server who you are…" for ever), offers to
-    try again, and the daily's card says its play would be a guest's before it is played."""
+    try again, and the daily's card says so before it is played. Today's deal is played by
+    players only (issue 29): the card's button tries again, and while still refused says
+    why where it was pressed and makes no room."""
     en = catalogue("en")
     refused = f"{en['you.refused_rate']} {en['you.refused_guest']}"
     config = {"records_url": f"sqlite:///{tmp_path / 'records.db'}", "identity_limit": 1}
@@ -245,6 +247,12 @@ async def test_a_refused_new_player_is_told_and_can_try_again(
         await expect(second.page.locator("#daily-play-klondike")).to_have_text(
             en["daily.refused_play"]
         )
+        await second.page.click("#daily-play-klondike")  # still refused within the hour
+        await expect(second.page.locator("#daily-error-klondike")).to_have_text(refused)
+        await second.page.check('input[name="play-game"][value="klondike"]')
+        await second.page.click("#play-daily")  # "Play now" on the day's deal: the same
+        await expect(second.page.locator("#play-error")).to_have_text(refused)
+        await expect(second.page.locator("#lobby")).to_be_visible()
         await expect(second.page.locator("#you-button")).to_have_attribute(
             "aria-label", en["you.button_refused"]
         )

@@ -11,7 +11,7 @@ import { el } from "./board.js";
 import { deckSize } from "./cards.js";
 import { DAY_ONE, addDays, dayNumber, dayOf, dayOfRace } from "./days.js";
 import { currentLang, errorText, formatTime, shownName, t, tn } from "./i18n.js";
-import { becomePlayer, currentPlayer, identityRefusal, keptPlayerId, refusalText, retryIdentity } from "./identity.js";
+import { becomePlayer, currentPlayer, identityRefusal, keptPlayerId, refusalText } from "./identity.js";
 import { dailyShareText, dailyWatchText, deckTurnStep } from "./share.js";
 import { tableWrap } from "./tables.js";
 
@@ -282,10 +282,7 @@ function buildLobby(panel) {
     const solo = el("button", "primary");
     solo.type = "button";
     solo.id = `daily-play-${game}`;
-    solo.addEventListener("click", async () => {
-      if (identityRefusal()) await retryIdentity(); // ranked after all, if the server can now
-      play(game, true, `daily-error-${game}`);
-    });
+    solo.addEventListener("click", () => play(game, true, `daily-error-${game}`));
     const friends = el("button");
     friends.type = "button";
     friends.id = `daily-race-${game}`;
@@ -328,17 +325,23 @@ function drawLobby() {
   }
 }
 
+/** Today's deal is played by players only: make this page's guest a player first, in the
+ * same tap (asked again after a refusal: the server may make one now). False, with why in
+ * the element ``errorBox``, when the page still has none. */
+export async function readyForDaily(errorBox) {
+  if (await becomePlayer()) return true;
+  // refused a player (too many new ones from this network): why, and that the deal waits
+  $(errorBox).textContent = identityRefusal() ? refusalText() : errorText("daily_needs_player");
+  return false;
+}
+
 /** How the lobby and the day's pages make a room on today's deal: ``start(game, solo,
  * errorBox)`` (solo: a room of one's own, started at once; else a room to race friends
  * in; a refusal is shown in the element ``errorBox``). */
 export function setupDaily(start) {
-  // today's deal is played by players only: the same tap makes a guest a player first,
-  // and their first game is their attempt
+  // the player's first game is their attempt
   play = async (game, solo, errorBox) => {
-    if (!(await becomePlayer())) {
-      $(errorBox).textContent = errorText("daily_needs_player");
-      return;
-    }
+    if (!(await readyForDaily(errorBox))) return;
     mine.clear(); // who "you" are may have changed: ask for the attempt again
     await start(game, solo, errorBox);
   };

@@ -6,7 +6,7 @@
 // the day (``rematch``, mid-race too) — and turns it into a race by sending the room's
 // link: a friend who opens it joins at once and races from the host's next deal.
 
-import { DAILY_GAMES, shareOut } from "./daily.js";
+import { DAILY_GAMES, readyForDaily, shareOut } from "./daily.js";
 import { errorText, shownName, t } from "./i18n.js";
 import { enterRoom, playerName } from "./lobby.js";
 import { $, conn, render, toast } from "./page.js";
@@ -43,6 +43,7 @@ function drawLobbyPlay() {
 async function playFromLobby(kind) {
   const game = chosenGame();
   localStorage.setItem(GAME, game);
+  if (kind === "daily" && !(await readyForDaily("play-error"))) return; // players only
   const payload = { type: "create", game, deal: kind, name: playerName(), solo: true };
   if (kind === "same") Object.assign(payload, { deal: "code", code: lastDeal(game) });
   setDaily(kind === "daily");

@@ -125,13 +125,8 @@ function resultRow(r) {
     // still racing: their progress, and a way to watch them
     const total = r.total || deckSize(state.game);
     status.append(progressBar(resultName(r), r.on_foundations || 0, total), statusLabel("playing"), " ");
-    const on = state.follows.includes(r.seat);
-    const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
-    b.type = "button";
-    b.setAttribute("aria-pressed", String(on));
-    b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: resultName(r) }));
-    b.addEventListener("click", () => toggleFollow(r.seat));
-    status.append(b);
+    // a tournament round's boards are never shown to its own players (boards_hidden)
+    if (!state.tournament) status.append(watchButton(r));
   } else {
     if (r.status === "won") status.append(icon("trophy"), " ");
     status.append(statusLabel(r.status));
@@ -139,6 +134,17 @@ function resultRow(r) {
   const cells = [r.rank ?? "–", resultName(r), status, r.on_foundations || 0, r.score || 0, r.moves || 0, r.racing ? "–" : formatTime(r.elapsed_ms)];
   cells.forEach((v, i) => tr.append(v instanceof Node ? v : el("td", i === 1 ? "name" : null, v)));
   return tr;
+}
+
+/** "Watch" on a player still racing: follow their board (again: stop). */
+function watchButton(r) {
+  const on = state.follows.includes(r.seat);
+  const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
+  b.type = "button";
+  b.setAttribute("aria-pressed", String(on));
+  b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: resultName(r) }));
+  b.addEventListener("click", () => toggleFollow(r.seat));
+  return b;
 }
 
 /** The results once the race is over — or, for a player who finished while others race,
