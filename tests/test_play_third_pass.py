@@ -289,7 +289,7 @@ async def test_a_tap_right_after_a_quick_drag_counts(
     await touch(cdp, "touchStart", x0, y0)
     for i in range(1, 6):  # a swipe: the finger lifts at the end of a move, not after a pause
         await touch(cdp, "touchMove", x0 + (x1 - x0) * i / 5, y0 + (y1 - y0) * i / 5)
-        await asyncio.sleep(0.016)
+        await asyncio.sleep(0.016)  # the scenario: a finger moves a frame apart
     await touch(cdp, "touchEnd")
     await touch(cdp, "touchStart", ace["x"] + ace["width"] / 2, ace["y"] + ace["height"] / 2)
     await asyncio.sleep(0.12)  # a tap as a finger makes it: a moment down
