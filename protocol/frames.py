@@ -28,6 +28,7 @@ __all__ = [
     "LiveRoomBody",
     "ProgressBody",
     "RaceEndedBody",
+    "RaceRecordDelayedBody",
     "RaceRecordedBody",
     "RaceStartingBody",
     "ReactionCountBody",
@@ -50,6 +51,7 @@ __all__ = [
     "pong",
     "progress",
     "race_ended",
+    "race_record_delayed",
     "race_recorded",
     "race_starting",
     "reactions",
@@ -190,6 +192,15 @@ class RaceRecordedBody(TypedDict):
     game_id: str
 
 
+class RaceRecordDelayedBody(TypedDict):
+    """``race_record_delayed``: the race could not be written yet; ``race_recorded``
+    follows once the records database is back."""
+
+    type: Literal["race_record_delayed"]
+    room: str
+    race: int
+
+
 EventBody = (
     SeatBody
     | SpectatorsBody
@@ -199,6 +210,7 @@ EventBody = (
     | PlayerFinishedBody
     | RaceEndedBody
     | RaceRecordedBody
+    | RaceRecordDelayedBody
 )
 """A room event before the store numbers it."""
 
@@ -349,6 +361,11 @@ def race_ended(
 def race_recorded(*, room: str, race: int, game_id: str) -> RaceRecordedBody:
     """The ``race_recorded`` event body."""
     return {"type": "race_recorded", "room": room, "race": race, "game_id": game_id}
+
+
+def race_record_delayed(*, room: str, race: int) -> RaceRecordDelayedBody:
+    """The ``race_record_delayed`` event body."""
+    return {"type": "race_record_delayed", "room": room, "race": race}
 
 
 def stamp_event(seq: int, body: bytes) -> bytes:

@@ -30,6 +30,9 @@ def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": _json("ApiError")}
 
 
+_RECORDS_AWAY = _error("the records database cannot be reached now (`records_unavailable`)")
+
+
 _DAY = {
     "name": "day",
     "in": "path",
@@ -99,6 +102,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the race", "content": _json("GameReplay")},
                     "400": _error("a malformed game id"),
                     "404": _error("no finished race has this id"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -114,6 +118,7 @@ def build_openapi() -> dict[str, Any]:
                     },
                     "400": _error("a malformed game id"),
                     "404": _error("no such race or seat"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -126,6 +131,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the racer's boards", "content": _json("SeatBoards")},
                     "400": _error("a malformed game id"),
                     "404": _error("no such race or seat"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -184,6 +190,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the leaderboard", "content": _json("DailyBoard")},
                     "400": _error("not a day, or a malformed paging value"),
                     "404": _error("no daily of that game or day"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -216,6 +223,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the player", "content": _json("PlayerPage")},
                     "400": _error("a malformed handle or paging value"),
                     "404": _error("no player has this handle"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },

@@ -66,7 +66,6 @@ from .metrics import Metrics
 from .players.history import History
 from .players.identity import Identities
 from .records.store import SqlRecordsStore, purge_periodically
-from .records.writer import RaceWriter
 from .rooms.finish import RaceEnd
 from .rooms.invitation import Invitations
 from .rooms.liveness import Liveness
@@ -89,7 +88,8 @@ __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
 logger = logging.getLogger("samedeal.server")
 
 _WRITER_CLOSE = 10.0
-"""Seconds a worker stopping waits for the records writer to write what is queued."""
+"""Seconds a worker stopping waits for the records writer to write what is queued (not at
+all while the records database cannot be reached: those races are kept in the backend)."""
 
 
 class RaceServer:
@@ -115,7 +115,6 @@ class RaceServer:
         self.history = history = History(ctx, daily)
         race_end.end_hooks.append(history.race_ended)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
-        self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
             Create: Route(lobby.on_create),
@@ -187,12 +186,10 @@ class RaceServer:
                 create_window=config.identity_window,
             )
             self.ctx.records = records
-            self._writer = RaceWriter(config.records_url)
-            await self._writer.start()
         await self.ctx.backend.start(self._deliver)
         await self.watching.start()
         await self.liveness.start()
-        await self.history.start(self._writer)
+        await self.history.start()
         await self.daily.start()
         await self.tournaments.start()
         if self.ctx.records is not None:
@@ -212,11 +209,7 @@ class RaceServer:
         self.robots.close()
         await self.daily.close()
         await self.tournaments.close()
-        if self._writer is not None:
-            try:
-                await asyncio.wait_for(self._writer.close(), _WRITER_CLOSE)
-            except TimeoutError:
-                logger.warning("records writer did not finish: its races are kept")
+        await self.history.close(_WRITER_CLOSE)
         if self.ctx.records is not None:
             await self.ctx.records.close()
         await self.ctx.backend.close()

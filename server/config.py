@@ -80,6 +80,9 @@ class Config:
     #: seconds a finished race's record may wait for its writer before any worker writes
     #: it again (its worker died, or the database was away)
     records_retry_after: float = 60.0
+    #: finished races a worker holds in memory while the records database cannot take
+    #: them; more wait in the backend only (written by whichever worker finds them due)
+    records_queue: int = 2000
     #: the secret key of the daily challenge's deals (32 bytes); None: the one kept in the
     #: records database (or, without records, one made by this process)
     daily_key: bytes | None = None

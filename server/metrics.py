@@ -33,6 +33,10 @@ class Metrics:
     store_up: int = 1
     #: finished races kept for the records store and not yet confirmed written
     records_pending: int = 0
+    #: of them, those this worker's records writer holds in memory (at most records_queue)
+    records_queued: int = 0
+    #: 1 while the records database can be reached, 0 while it cannot
+    records_up: int = 1
     #: tournaments whose timers this worker runs (it holds their lease)
     tournaments_driven: int = 0
 
@@ -45,6 +49,8 @@ class Metrics:
             "store_rtt_seconds": "gauge",
             "store_up": "gauge",
             "records_pending": "gauge",
+            "records_queued": "gauge",
+            "records_up": "gauge",
             "tournaments_driven": "gauge",
         }
         lines = []

@@ -84,6 +84,7 @@ const state = {
   offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
   answered: null, // {race, accept}: this player's answer to it
   recorded: null, // {race, game_id}: the race in the records (race_recorded): its replay
+  recordDelayed: null, // race: its record waits for the records database (race_record_delayed)
 };
 
 const settings = {
@@ -266,6 +267,9 @@ function onEvent(msg) {
       break;
     case "race_recorded":
       state.recorded = { race: msg.race, game_id: msg.game_id };
+      break;
+    case "race_record_delayed":
+      state.recordDelayed = msg.race;
       break;
     case "board":
       if (state.role === "spectator" && state.follows.includes(msg.seat)) {
@@ -989,11 +993,13 @@ function renderResults() {
   if (appearing) panel.scrollIntoView({ block: "nearest" });
 }
 
-/** The race's replay, once the server says it is recorded (race_recorded). */
+/** The race's replay, once the server says it is recorded (race_recorded); until then,
+ * a note when the server said the record waits for its database (race_record_delayed). */
 function renderReplayLink() {
   const recorded = state.recorded && state.recorded.race === state.race ? state.recorded : null;
   $("replay-link").hidden = !recorded;
   if (recorded) $("replay-anchor").href = `/g/${encodeURIComponent(recorded.game_id)}`;
+  $("record-delayed").hidden = Boolean(recorded) || state.recordDelayed !== state.race;
 }
 
 /** A spoiler-free summary: the deal and how it went, never a move or a card; its link

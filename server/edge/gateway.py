@@ -32,10 +32,11 @@ from protocol import (
 
 from ..config import now_ms
 from ..context import Context
+from ..records.models import RecordsUnavailable
 from ..rooms.room import Refusal
 from ..store.backend import StoreUnavailable, UnknownRoom
 from .connection import Conn
-from .http import HttpRequest, respond, text_response
+from .http import HttpRequest, error_response, respond, text_response
 from .static import StaticFiles
 
 __all__ = ["Gateway", "Handler", "Route"]
@@ -69,6 +70,7 @@ class Gateway:
         self.static = StaticFiles(ctx.config.static_dir) if ctx.config.static_dir else None
         ctx.http.get("/healthz", self._healthz)
         ctx.http.get("/metrics", self._metrics)
+        ctx.http.on_error(StoreUnavailable, _storage_response)
 
     # ------------------------------------------------------------------ HTTP
 
@@ -82,17 +84,24 @@ class Gateway:
             return None
         peer = connection.remote_address
         found = await self.ctx.http.dispatch(request, str(peer[0]) if peer else "")
-        if found is not None or self.static is None:
+        if found is not None:
             return found
+        if request.path.startswith("/api/"):
+            # an API client reads JSON, never the browser's page
+            return error_response(HTTPStatus.NOT_FOUND, "not_found", "no such API address")
+        if self.static is None:
+            return None
         return self.static.serve(connection, request)
 
     async def _healthz(self, request: HttpRequest) -> Response:
-        health = self.ctx.backend.health()
-        if not health.ok:
-            # a load balancer takes this worker out while it cannot store anything
-            return text_response(
-                f"store unreachable: {health.reason}\n", HTTPStatus.SERVICE_UNAVAILABLE
-            )
+        for name, health in self.ctx.health.items():
+            state = health()
+            if not state.ok:
+                # a load balancer takes this worker out while it cannot store anything;
+                # the records database's outage is told the same way (docs/operations.md)
+                return text_response(
+                    f"{name} unreachable: {state.reason}\n", HTTPStatus.SERVICE_UNAVAILABLE
+                )
         return text_response("ok\n")
 
     async def _metrics(self, request: HttpRequest) -> Response:
@@ -237,6 +246,9 @@ class Gateway:
             await self._error(
                 conn, rid, "storage", "the store cannot be reached: nothing was done, try again"
             )
+        except RecordsUnavailable as exc:
+            # the worker's records health logs the outage once, not once per request
+            await self._error(conn, rid, exc.code, exc.for_players)
         except ConnectionClosed:
             raise
         except Exception:
@@ -248,6 +260,12 @@ class Gateway:
                 conn.id,
             )
             await self._error(conn, rid, "server_error", "the server could not do that now")
+
+
+def _storage_response(exc: BaseException) -> Response:
+    return error_response(
+        HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now: try again"
+    )
 
 
 def _decode(frame: str | bytes) -> ClientMessage:

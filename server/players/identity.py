@@ -17,7 +17,7 @@ from protocol import ForgetMe, Identify, NewPlayer, Recover, Rename, SetHandle, 
 
 from ..context import Context
 from ..edge.connection import Conn
-from ..records.models import Identity, Player, RecordsError
+from ..records.models import Identity, Player, RecordsError, RecordsUnavailable
 from ..records.store import SqlRecordsStore
 from ..rooms.room import Refusal
 
@@ -74,7 +74,7 @@ class Identities:
             identity = await store.create_player(msg.name, self._address(conn))
             player = await store.player(identity.player_id)
         except RecordsError as exc:
-            raise Refusal(exc.code, str(exc)) from None
+            raise _refusal(exc) from None
         assert player is not None
         self._take(conn, player)
         logger.info("player created player=%s conn=%s", player.player_id, conn.id)
@@ -106,7 +106,7 @@ class Identities:
         try:
             player = await self._store().rename(player_id, msg.name)
         except RecordsError as exc:
-            raise Refusal(exc.code, str(exc)) from None
+            raise _refusal(exc) from None
         self._take(conn, player)
         await self._reply(conn, msg.id, player)
 
@@ -116,7 +116,7 @@ class Identities:
         try:
             player = await self._store().set_handle(player_id, msg.handle)
         except RecordsError as exc:
-            raise Refusal(exc.code, str(exc)) from None
+            raise _refusal(exc) from None
         self._take(conn, player)
         await self._reply(conn, msg.id, player)
 
@@ -126,6 +126,14 @@ class Identities:
         try:
             await self._store().delete_player(player_id)
         except RecordsError as exc:
-            raise Refusal(exc.code, str(exc)) from None
+            raise _refusal(exc) from None
         logger.info("identity deleted player=%s conn=%s", player_id, conn.id)
         conn.player_id, conn.player_name = None, None
+
+
+def _refusal(exc: RecordsError) -> Refusal:
+    """The error reply to a refusal of the records store (an outage's reason, which may
+    name hosts, is for the operator's log only)."""
+    if isinstance(exc, RecordsUnavailable):
+        return Refusal(exc.code, exc.for_players)
+    return Refusal(exc.code, str(exc))

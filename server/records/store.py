@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Connection, delete
+from sqlalchemy import Connection, delete, literal, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
@@ -39,6 +39,7 @@ from .models import (
     Profile,
     RaceRecord,
     RaceSummary,
+    RecordsUnavailable,
     StoredRace,
     UnknownPlayer,
 )
@@ -197,6 +198,11 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RecordsStore):
 
     def __repr__(self) -> str:
         return f"<SqlRecordsStore {self.db.dialect}>"
+
+    async def ping(self) -> None:
+        """One round trip to the database; raises :class:`RecordsUnavailable` if it cannot
+        be reached."""
+        await self.db.read_single(lambda conn: conn.execute(select(literal(1))).scalar())
 
     async def close(self) -> None:
         """Release the connections."""
@@ -359,6 +365,8 @@ async def purge_periodically(store: RecordsStore, every: float = 3600.0) -> None
             purged = await store.purge()
         except asyncio.CancelledError:
             raise
+        except RecordsUnavailable as exc:
+            logger.warning("records: no purge now (%s); trying again later", exc.reason)
         except Exception:
             logger.exception("records: the purge failed; trying again later")
         else:
