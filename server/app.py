@@ -247,11 +247,16 @@ async def running(
 
 
 async def run(
-    backend_factory: Callable[[], Backend], config: Config, collector: Collector | None = None
+    backend_factory: Callable[[], Backend],
+    config: Config,
+    collector: Collector | None = None,
+    *,
+    on_ready: Callable[[], None] | None = None,
 ) -> None:
     """Serve until SIGTERM or SIGINT, then drain: stop accepting, close every connection
     with 1001 (clients resume elsewhere), release the backend. With a ``collector``
-    installed on this process, its sweeps run beside the server."""
+    installed on this process, its sweeps run beside the server. ``on_ready`` is called
+    once the port listens (a supervisor's sign that the worker started)."""
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
 
@@ -276,6 +281,8 @@ async def run(
             app.backend.worker_id,
             os.getpid(),
         )
+        if on_ready is not None:
+            on_ready()
         await stop
         if sweeping:
             sweeping.cancel()
