@@ -63,6 +63,16 @@ def _redis_url(text: str) -> str:
     return text
 
 
+def _network(text: str) -> str:
+    """An argparse type: a network in CIDR notation (an address alone is its /32 or /128)."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_network(text.strip(), strict=False))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an address or network: {text!r}") from None
+
+
 def _daily_key(path: str) -> bytes:
     """The key in a --daily-key-file; raises ``ValueError`` with a message for people."""
     try:
@@ -134,6 +144,24 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--burst", type=_number(int, 1), default=40, help="message burst per connection (40)"
+    )
+    p.add_argument(
+        "--max-per-address",
+        type=_number(int, 1),
+        default=500,
+        help="connections one client address (an IPv6 /64) may hold on a worker: a "
+        "household, or a school behind one NAT (500); more are refused with HTTP 429",
+    )
+    p.add_argument(
+        "--trusted-proxy",
+        metavar="CIDR",
+        type=_network,
+        nargs="+",
+        action="extend",
+        default=[],
+        help="proxies (addresses or networks) whose word on the client's address is "
+        "believed: a PROXY protocol header or X-Forwarded-For (deploy/nginx.conf sends it); "
+        "every per-address limit then counts the client, not the proxy",
     )
     p.add_argument(
         "--liveness",
@@ -295,6 +323,8 @@ def _serve_one(args: argparse.Namespace) -> int:
         liveness=args.liveness,
         compression=args.compression,
         burst=args.burst,
+        max_per_address=args.max_per_address,
+        trusted_proxies=tuple(args.trusted_proxy),
         public_url=args.public_url,
         reuse_port=args.reuse_port,
         static_dir=WEB_DIR,
@@ -375,6 +405,7 @@ def _supervise(args: argparse.Namespace) -> int:
         "grace",
         "rate",
         "burst",
+        "max_per_address",
         "liveness",
         "active_ttl",
         "finished_ttl",
@@ -384,6 +415,8 @@ def _supervise(args: argparse.Namespace) -> int:
     for flag in flags:
         argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
     argv += ["--retention-days", str(args.retention_days)]
+    if args.trusted_proxy:
+        argv += ["--trusted-proxy", *args.trusted_proxy]
     if args.daily_key_file is not None:
         argv += ["--daily-key-file", args.daily_key_file]
     if args.clock_offset:

@@ -235,6 +235,7 @@ async def running(
             max_size=config.max_frame,
             compression="deflate" if config.compression else None,
             process_request=app.gateway.process_request,
+            create_connection=app.gateway.admission.connection_class(),
             logger=logging.getLogger("samedeal.ws"),
             **kwargs,
         ) as ws_server:

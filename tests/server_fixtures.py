@@ -51,6 +51,7 @@ __all__ = [
     "LocalCluster",
     "ServerHandle",
     "backend_kind",
+    "connect_from",
     "free_port",
     "http_get",
     "live_server",
@@ -585,6 +586,20 @@ def worker_process(
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+async def connect_from(url: str, source: str) -> RaceClient:
+    """A client connected from the local address ``source`` (another loopback address:
+    ``127.0.0.2`` … — another client as far as per-address limits go), after ``hello``."""
+    from websockets.asyncio.client import connect
+
+    from protocol import PROTOCOL_VERSION, Welcome, decode_server
+
+    ws = await connect(url, max_size=None, open_timeout=10, local_addr=(source, 0))
+    await ws.send(json.dumps({"type": "hello", "v": PROTOCOL_VERSION}))
+    welcome = decode_server(await asyncio.wait_for(ws.recv(), 10))
+    assert isinstance(welcome, Welcome), welcome
+    return RaceClient(ws, welcome, url)
 
 
 async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:

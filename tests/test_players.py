@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
-from server_fixtures import ROOT, WINS, ServerHandle, StartServer
+from server_fixtures import ROOT, WINS, ServerHandle, StartServer, connect_from
 
 from clients.client import RaceClient, RequestError
 from engine import new_game, replay
@@ -101,6 +101,35 @@ async def test_recovery_moves_the_identity_and_retires_the_old_secret(
         await other.recover(me.recovery_code or "")
     assert info.value.code == "bad_recovery_code"
     assert (await other.identify(me.player, moved.secret)).player == me.player
+
+
+async def test_identify_and_recover_attempts_are_limited_per_address(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await with_records(start_server, "memory", tmp_path, recover_burst=3, identify_burst=4)
+    me = await (await server.client()).new_player("Ann")  # one identify's worth is left
+    guesser = await server.client()
+    for _ in range(3):
+        with pytest.raises(RequestError) as info:
+            await guesser.recover("AAAA-AAAA-AAAA-AAAA-AAAA-AAAA")
+        assert info.value.code == "bad_recovery_code"
+    with pytest.raises(RequestError) as info:
+        await guesser.recover(me.recovery_code or "")  # even the right code: not now
+    assert info.value.code == "rate_limited" and "recovery" in info.value.message
+    for _ in range(4):
+        await (await server.client()).identify(me.player, me.secret or "")
+    with pytest.raises(RequestError) as info:
+        await guesser.identify(me.player, me.secret or "")
+    assert info.value.code == "rate_limited"
+    # another address is not held back by this one's attempts
+    elsewhere = await connect_from(server.url, "127.0.0.2")
+    try:
+        assert (await elsewhere.identify(me.player, me.secret or "")).player == me.player
+        assert (await elsewhere.recover(me.recovery_code or "")).player == me.player
+    finally:
+        await elsewhere.close()
+    metrics = (await get(server, "/metrics"))[2].decode()
+    assert 'samedeal_attempt_refusals_total{worker="test-0"} 2' in metrics
 
 
 async def test_handles_are_unique_whatever_the_case_or_form(

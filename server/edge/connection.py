@@ -19,6 +19,8 @@ from websockets.protocol import OPEN
 
 from engine.game import Game
 
+from .admission import client_address
+
 __all__ = ["Conn", "FrameWriter", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
 
 
@@ -270,6 +272,12 @@ class Conn(Player):
         #: the identity this connection said it is (``identify``), and its display name
         self.player_id: str | None = None
         self.player_name: str | None = None
+
+    @property
+    def address(self) -> str:
+        """The client's address (as admitted: behind a trusted proxy, the one it named),
+        for limits per client."""
+        return client_address(self.ws)
 
     def backlog(self) -> int:
         """Bytes waiting to be written to the socket."""

@@ -35,6 +35,7 @@ from ..context import Context
 from ..records.models import RecordsUnavailable
 from ..rooms.room import Refusal
 from ..store.backend import StoreUnavailable, UnknownRoom
+from .admission import TOO_MANY, Admission, AdmittedConnection, client_address
 from .connection import Conn
 from .http import HttpRequest, error_response, respond, text_response
 from .static import StaticFiles
@@ -66,6 +67,8 @@ class Gateway:
         self.ctx = ctx
         self.routes: dict[type[Any], Route] = {**routes, Ping: Route(self._ping)}
         self.on_close = on_close
+        #: connections counted and admitted per client address (create_connection)
+        self.admission = Admission(ctx.config, ctx.metrics)
         # files served on the websocket port (the browser client), read once
         self.static = StaticFiles(ctx.config.static_dir) if ctx.config.static_dir else None
         ctx.http.get("/healthz", self._healthz)
@@ -79,11 +82,16 @@ class Gateway:
     ) -> Response | None:
         """Answer plain HTTP on the websocket port: the routes (``/healthz``, ``/metrics``
         and the layers' own), then the static files (the last: they answer 404 to any
-        other address). A websocket upgrade goes on to the handshake."""
+        other address). A websocket upgrade goes on to the handshake. A trusted proxy's
+        client, known only now (X-Forwarded-For), refused by its address's limit or by the
+        reserve of descriptors is answered 429 or 503 instead."""
+        if isinstance(connection, AdmittedConnection) and connection.unnamed:
+            why = connection.admit_forwarded(request.headers.get_all("X-Forwarded-For"))
+            if why is not None:
+                return _refusal(why)
         if "websocket" in request.headers.get("Upgrade", "").lower():
             return None
-        peer = connection.remote_address
-        found = await self.ctx.http.dispatch(request, str(peer[0]) if peer else "")
+        found = await self.ctx.http.dispatch(request, client_address(connection))
         if found is not None:
             return found
         if request.path.startswith("/api/"):
@@ -260,6 +268,18 @@ class Gateway:
                 conn.id,
             )
             await self._error(conn, rid, "server_error", "the server could not do that now")
+
+
+def _refusal(why: str) -> Response:
+    """The answer to a trusted proxy's client refused once its address is known."""
+    if why == "address":
+        response = error_response(HTTPStatus.TOO_MANY_REQUESTS, TOO_MANY.code, TOO_MANY.message)
+    else:
+        response = error_response(
+            HTTPStatus.SERVICE_UNAVAILABLE, "server_full", "the server is full: try again later"
+        )
+    response.headers["Retry-After"] = str(TOO_MANY.retry_after)
+    return response
 
 
 def _storage_response(exc: BaseException) -> Response:

@@ -5,18 +5,22 @@ secret it gets (the browser in localStorage, the terminal client in its config d
 each time it connects it says who it is (``identify``). The server keeps only hashes of the
 secret and of the recovery code, in the records store (:mod:`server.records`). The seats an
 identified connection takes carry its player id, so its finished races go on its record.
-Creating identities is rate-limited per client address; a wrong secret gets
-``bad_identity`` and changes nothing.
+Creating identities is rate-limited per client address (in the records database, for
+every worker), and so are ``identify`` and ``recover`` attempts (per worker: a recovery
+code is not to be guessed at speed, and a crowd of identifications not to load the
+database); a wrong secret gets ``bad_identity`` and changes nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 
 from protocol import ForgetMe, Identify, NewPlayer, Recover, Rename, SetHandle, frames
 
 from ..context import Context
 from ..edge.connection import Conn
+from ..edge.limits import AddressBuckets
 from ..records.models import Identity, Player, RecordsError, RecordsUnavailable
 from ..records.store import SqlRecordsStore
 from ..rooms.room import Refusal
@@ -31,18 +35,24 @@ class Identities:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        config = ctx.config
+        self._identify_tries = AddressBuckets(config.identify_rate, config.identify_burst)
+        self._recover_tries = AddressBuckets(config.recover_rate, config.recover_burst)
+
+    def _attempt(self, tries: AddressBuckets, conn: Conn, what: str) -> None:
+        """Take an attempt of the connection's address, or refuse (``rate_limited``)."""
+        wait = tries.take(conn.address)
+        if wait:
+            self.ctx.metrics.attempt_refusals_total += 1
+            raise Refusal(
+                "rate_limited",
+                f"too many {what} attempts from your address: try again in {math.ceil(wait)} s",
+            )
 
     def _store(self) -> SqlRecordsStore:
         if self.ctx.records is None:
             raise Refusal("no_records", "this server keeps no players: play as a guest")
         return self.ctx.records
-
-    @staticmethod
-    def _address(conn: Conn) -> str:
-        remote = conn.ws.remote_address
-        if isinstance(remote, tuple) and remote:
-            return str(remote[0])
-        return str(remote or "unknown")
 
     async def _reply(
         self, conn: Conn, rid: int | None, player: Player, identity: Identity | None = None
@@ -71,7 +81,7 @@ class Identities:
         """``new_player``: a new identity, for this connection from now on."""
         store = self._store()
         try:
-            identity = await store.create_player(msg.name, self._address(conn))
+            identity = await store.create_player(msg.name, conn.address)
             player = await store.player(identity.player_id)
         except RecordsError as exc:
             raise _refusal(exc) from None
@@ -82,7 +92,9 @@ class Identities:
 
     async def on_identify(self, conn: Conn, msg: Identify) -> None:
         """``identify``: the connection is this player's."""
-        player = await self._store().authenticate(msg.player, msg.secret)
+        store = self._store()
+        self._attempt(self._identify_tries, conn, "identify")
+        player = await store.authenticate(msg.player, msg.secret)
         if player is None:
             # the same answer for an unknown id, a wrong secret and a deleted identity
             raise Refusal("bad_identity", "no player has this id and secret")
@@ -92,6 +104,7 @@ class Identities:
     async def on_recover(self, conn: Conn, msg: Recover) -> None:
         """``recover``: the identity of a recovery code, with a new secret and code."""
         store = self._store()
+        self._attempt(self._recover_tries, conn, "recovery")
         identity = await store.recover(msg.code)
         player = await store.player(identity.player_id) if identity is not None else None
         if identity is None or player is None:
