@@ -233,6 +233,7 @@ class Conn(Player):
         "pending",
         "player_id",
         "player_name",
+        "player_proof",
         "reactions_at",
         "reactions_left",
         "ready",
@@ -272,6 +273,9 @@ class Conn(Player):
         #: the identity this connection said it is (``identify``), and its display name
         self.player_id: str | None = None
         self.player_name: str | None = None
+        #: the hash of the secret it proved that with: a change of the identity is made
+        #: only while that is still the player's (a recovery elsewhere replaces it)
+        self.player_proof: str | None = None
 
     @property
     def address(self) -> str:

@@ -8,7 +8,10 @@ identified connection takes carry its player id, so its finished races go on its
 Creating identities is rate-limited per client address (in the records database, for
 every worker), and so are ``identify`` and ``recover`` attempts (per worker: a recovery
 code is not to be guessed at speed, and a crowd of identifications not to load the
-database); a wrong secret gets ``bad_identity`` and changes nothing.
+database); a wrong secret gets ``bad_identity`` and changes nothing. A connection changes
+its identity (``rename``, ``set_handle``, ``forget_me``) only while the secret it proved is
+still the player's: a ``recover`` elsewhere gives the player a new secret, and the old
+connections are told ``bad_identity``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from protocol import ForgetMe, Identify, NewPlayer, Recover, Rename, SetHandle, 
 from ..context import Context
 from ..edge.connection import Conn
 from ..edge.limits import AddressBuckets
-from ..records.models import Identity, Player, RecordsError, RecordsUnavailable
+from ..records.identity import hash_secret
+from ..records.models import Identity, Player, RecordsError, RecordsUnavailable, StaleIdentity
 from ..records.store import SqlRecordsStore
 from ..rooms.room import Refusal
 
@@ -69,13 +73,21 @@ class Identities:
             )
         )
 
-    def _take(self, conn: Conn, player: Player) -> None:
+    def _take(self, conn: Conn, player: Player, secret: str | None = None) -> None:
         conn.player_id, conn.player_name = player.player_id, player.name
+        if secret is not None:
+            conn.player_proof = hash_secret(secret)
 
     def _require(self, conn: Conn) -> str:
         if conn.player_id is None:
             raise Refusal("no_identity", "say who you are first (identify)")
         return conn.player_id
+
+    def _forget(self, conn: Conn, exc: RecordsError) -> None:
+        """The connection's identity is not its own any more (recovered or deleted
+        elsewhere): it is a guest from now on."""
+        if isinstance(exc, StaleIdentity):
+            conn.player_id = conn.player_name = conn.player_proof = None
 
     async def on_new_player(self, conn: Conn, msg: NewPlayer) -> None:
         """``new_player``: a new identity, for this connection from now on."""
@@ -86,7 +98,7 @@ class Identities:
         except RecordsError as exc:
             raise _refusal(exc) from None
         assert player is not None
-        self._take(conn, player)
+        self._take(conn, player, identity.secret)
         logger.info("player created player=%s conn=%s", player.player_id, conn.id)
         await self._reply(conn, msg.id, player, identity)
 
@@ -98,7 +110,7 @@ class Identities:
         if player is None:
             # the same answer for an unknown id, a wrong secret and a deleted identity
             raise Refusal("bad_identity", "no player has this id and secret")
-        self._take(conn, player)
+        self._take(conn, player, msg.secret)
         await self._reply(conn, msg.id, player)
 
     async def on_recover(self, conn: Conn, msg: Recover) -> None:
@@ -109,7 +121,7 @@ class Identities:
         player = await store.player(identity.player_id) if identity is not None else None
         if identity is None or player is None:
             raise Refusal("bad_recovery_code", "this recovery code moves no identity")
-        self._take(conn, player)
+        self._take(conn, player, identity.secret)
         logger.info("identity recovered player=%s conn=%s", player.player_id, conn.id)
         await self._reply(conn, msg.id, player, identity)
 
@@ -117,8 +129,9 @@ class Identities:
         """``rename``: the identified player's display name."""
         player_id = self._require(conn)
         try:
-            player = await self._store().rename(player_id, msg.name)
+            player = await self._store().rename(player_id, msg.name, proof=conn.player_proof)
         except RecordsError as exc:
+            self._forget(conn, exc)
             raise _refusal(exc) from None
         self._take(conn, player)
         await self._reply(conn, msg.id, player)
@@ -127,8 +140,9 @@ class Identities:
         """``set_handle``: the identified player's handle (or none)."""
         player_id = self._require(conn)
         try:
-            player = await self._store().set_handle(player_id, msg.handle)
+            player = await self._store().set_handle(player_id, msg.handle, proof=conn.player_proof)
         except RecordsError as exc:
+            self._forget(conn, exc)
             raise _refusal(exc) from None
         self._take(conn, player)
         await self._reply(conn, msg.id, player)
@@ -137,11 +151,12 @@ class Identities:
         """``forget_me``: delete the identity (answered ``ok``)."""
         player_id = self._require(conn)
         try:
-            await self._store().delete_player(player_id)
+            await self._store().delete_player(player_id, proof=conn.player_proof)
         except RecordsError as exc:
+            self._forget(conn, exc)
             raise _refusal(exc) from None
         logger.info("identity deleted player=%s conn=%s", player_id, conn.id)
-        conn.player_id, conn.player_name = None, None
+        conn.player_id = conn.player_name = conn.player_proof = None
 
 
 def _refusal(exc: RecordsError) -> Refusal:

@@ -31,6 +31,7 @@ __all__ = [
     "RecordsError",
     "RecordsUnavailable",
     "SeatRecord",
+    "StaleIdentity",
     "StoredRace",
     "UnknownPlayer",
 ]
@@ -75,6 +76,14 @@ class UnknownPlayer(RecordsError):
     """No such player (or a deleted one)."""
 
     code = "unknown_player"
+
+
+class StaleIdentity(RecordsError):
+    """A change asked for with a secret that is no longer the player's: the identity was
+    recovered (on another device: a new secret) or deleted since the connection said who
+    it is. Nothing was changed."""
+
+    code = "bad_identity"
 
 
 class BadRecord(RecordsError):

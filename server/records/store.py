@@ -88,13 +88,18 @@ class RecordsStore(ABC):
         """The player holding ``handle`` (compared by key: case and look-alikes folded)."""
 
     @abstractmethod
-    async def rename(self, player_id: str, name: str) -> Player:
-        """Set the display name; raises :class:`UnknownPlayer`."""
+    async def rename(self, player_id: str, name: str, *, proof: str | None = None) -> Player:
+        """Set the display name; raises :class:`UnknownPlayer`. With ``proof`` (the hash of
+        the secret the caller authenticated with: :func:`~.identity.hash_secret`), only if
+        it is still the player's: raises :class:`StaleIdentity` otherwise (a recovery
+        elsewhere gave the player a new secret)."""
 
     @abstractmethod
-    async def set_handle(self, player_id: str, handle: str | None) -> Player:
+    async def set_handle(
+        self, player_id: str, handle: str | None, *, proof: str | None = None
+    ) -> Player:
         """Take ``handle`` (``None``: give it up); raises :class:`BadHandle`,
-        :class:`HandleTaken`, :class:`UnknownPlayer`."""
+        :class:`HandleTaken`, :class:`UnknownPlayer`; ``proof`` as for :meth:`rename`."""
 
     @abstractmethod
     async def recover(self, recovery_code: str) -> Identity | None:
@@ -102,9 +107,11 @@ class RecordsStore(ABC):
         code (the old ones stop working), or ``None`` for a code that is not valid."""
 
     @abstractmethod
-    async def delete_player(self, player_id: str) -> None:
+    async def delete_player(self, player_id: str, *, proof: str | None = None) -> None:
         """Anonymise an identity for good: name "deleted player", handle freed, secret and
-        recovery code void, stats dropped; its seats in past races stay (anonymised)."""
+        recovery code void, stats dropped; its seats in past races stay (anonymised), and
+        so does a race it was playing, when it is recorded. ``proof`` as for
+        :meth:`rename`."""
 
     # ---------------------------------------------------------------- races
 
@@ -244,21 +251,23 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RecordsStore):
             return None
         return await self.db.read(partial(player_io.find, key=key))
 
-    async def _update(self, player_id: str, values: dict[str, Any]) -> Player:
+    async def _update(self, player_id: str, values: dict[str, Any], proof: str | None) -> Player:
         if not ids.is_player_id(player_id):
             raise UnknownPlayer("no such player")
-        return await self.db.write(player_io.update_player, player_id, values)
+        return await self.db.write(player_io.update_player, player_id, values, proof)
 
-    async def rename(self, player_id: str, name: str) -> Player:
+    async def rename(self, player_id: str, name: str, *, proof: str | None = None) -> Player:
         """See :meth:`RecordsStore.rename`."""
-        return await self._update(player_id, {"name": ids.clean_player_name(name)})
+        return await self._update(player_id, {"name": ids.clean_player_name(name)}, proof)
 
-    async def set_handle(self, player_id: str, handle: str | None) -> Player:
+    async def set_handle(
+        self, player_id: str, handle: str | None, *, proof: str | None = None
+    ) -> Player:
         """See :meth:`RecordsStore.set_handle`."""
         if handle is None:
-            return await self._update(player_id, {"handle": None, "handle_key": None})
+            return await self._update(player_id, {"handle": None, "handle_key": None}, proof)
         text, key = ids.check_handle(handle)
-        return await self._update(player_id, {"handle": text, "handle_key": key})
+        return await self._update(player_id, {"handle": text, "handle_key": key}, proof)
 
     async def recover(self, recovery_code: str) -> Identity | None:
         """See :meth:`RecordsStore.recover`."""
@@ -271,11 +280,11 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RecordsStore):
         player_id = await self.db.write(player_io.recover, code, secret, new_recovery)
         return Identity(player_id, secret, new_code) if player_id is not None else None
 
-    async def delete_player(self, player_id: str) -> None:
+    async def delete_player(self, player_id: str, *, proof: str | None = None) -> None:
         """See :meth:`RecordsStore.delete_player`."""
         if not ids.is_player_id(player_id):
             raise UnknownPlayer("no such player")
-        await self.db.write(player_io.delete_player, player_id, now_ms())
+        await self.db.write(player_io.delete_player, player_id, now_ms(), proof)
 
     # ---------------------------------------------------------------- races
 
