@@ -362,6 +362,7 @@ def _serve_one(args: argparse.Namespace) -> int:
             worker_id=worker_id, active_ttl=args.active_ttl, finished_ttl=args.finished_ttl
         )
 
+    from server.records.models import RecordsUnavailable
     from server.store.backend import StoreUnavailable
 
     def ready() -> None:
@@ -381,6 +382,8 @@ def _serve_one(args: argparse.Namespace) -> int:
     except StoreUnavailable as exc:
         print(f"samedeal serve: cannot start: {exc}", file=sys.stderr)
         return 1
+    except RecordsUnavailable as exc:
+        return _no_records_database(args.records_url, exc)
     except OSError as exc:  # the port is taken, the address is not ours …
         print(f"samedeal serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
@@ -392,6 +395,17 @@ def _serve_one(args: argparse.Namespace) -> int:
         print(f"samedeal serve: cannot use the records database: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _no_records_database(url: str, exc: Any) -> int:
+    """Say that the records database cannot be reached at start (one line), exit 1."""
+    from server.records.db import safe_url
+
+    print(
+        f"samedeal serve: cannot reach the records database {safe_url(url)}: {exc.reason}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _supervise(args: argparse.Namespace) -> int:
@@ -430,8 +444,12 @@ def _supervise(args: argparse.Namespace) -> int:
         # migrated once here, so the workers do not race each other to it
         from server.records.db import safe_url
         from server.records.migrate import upgrade
+        from server.records.models import RecordsUnavailable
 
-        asyncio.run(upgrade(args.records_url))
+        try:
+            asyncio.run(upgrade(args.records_url))
+        except RecordsUnavailable as exc:
+            return _no_records_database(args.records_url, exc)
         print(f"samedeal serve: records in {safe_url(args.records_url)}", file=sys.stderr)
         argv += ["--database", args.records_url]
     argv += ["--log-level", args.log_level, "--log-format", args.log_format]

@@ -27,6 +27,7 @@ from protocol import (
     ProtocolError,
     decode_client,
     frames,
+    id_problem,
     request_id,
 )
 
@@ -175,7 +176,7 @@ class Gateway:
         try:
             msg = _decode(frame)
         except ProtocolError as exc:
-            await self._error(conn, request_id(frame), exc.code, exc.message)
+            await self._refused(conn, frame, exc)
             await conn.ws.close(1002, "expected hello")
             return False
         if not isinstance(msg, Hello):
@@ -226,13 +227,21 @@ class Gateway:
         self.ctx.metrics.errors_total += 1
         await conn.send(frames.error(id=rid, code=code, message=message))
 
+    async def _refused(self, conn: Conn, frame: str | bytes, exc: ProtocolError) -> None:
+        """The ``error`` to a frame that is not a valid message: its ``id`` when it has one
+        a reply may carry, else a word on why not."""
+        rid = request_id(frame)
+        problem = id_problem(frame) if rid is None and not isinstance(frame, bytes) else None
+        message = f"{exc.message} ({problem})" if problem else exc.message
+        await self._error(conn, rid, exc.code, message)
+
     async def serve_frame(self, conn: Conn, frame: str | bytes) -> None:
         """Decode one frame and serve it; anything refused gets an ``error`` reply."""
         try:
             msg = _decode(frame)
         except ProtocolError as exc:
             conn.bad += 1
-            await self._error(conn, request_id(frame), exc.code, exc.message)
+            await self._refused(conn, frame, exc)
             if conn.bad > self.ctx.config.max_bad_messages:
                 self.ctx.metrics.abuse_closes_total += 1
                 logger.warning("closing abusive connection conn=%s", conn.id)
