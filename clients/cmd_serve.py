@@ -148,9 +148,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--max-per-address",
         type=_number(int, 1),
-        default=500,
+        default=1000,
         help="connections one client address (an IPv6 /64) may hold on a worker: a "
-        "household, or a school behind one NAT (500); more are refused with HTTP 429",
+        "household, or a school behind one NAT (1000); more are refused with HTTP 429",
     )
     p.add_argument(
         "--trusted-proxy",

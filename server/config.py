@@ -67,7 +67,7 @@ class Config:
     room_info_burst: int = 20
     #: connections one client address may hold on this worker (an IPv6 address counts
     #: by its /64): a household, or a school behind one NAT, with a tab or two each
-    max_per_address: int = 500
+    max_per_address: int = 1000
     #: networks (CIDR) of the proxies whose word on the client's address is believed
     #: (a PROXY protocol header, X-Forwarded-For); from others it is ignored
     trusted_proxies: tuple[str, ...] = ()

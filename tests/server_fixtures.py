@@ -52,6 +52,7 @@ __all__ = [
     "ServerHandle",
     "backend_kind",
     "connect_from",
+    "fetch",
     "free_port",
     "http_get",
     "live_server",
@@ -111,6 +112,20 @@ def http_get(port: int, path: str) -> tuple[int, str, str]:
     """(status, content type, body) of a GET on the server's port."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
         return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+
+
+async def fetch(port: int, path: str) -> tuple[int, str, bytes]:
+    """(status, content type, body) of a GET on the server's port, error statuses
+    included, without blocking the event loop."""
+
+    def get() -> tuple[int, str, bytes]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status, r.headers.get("Content-Type", ""), r.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get("Content-Type", ""), exc.read()
+
+    return await asyncio.to_thread(get)
 
 
 async def get_json(port: int, path: str) -> tuple[int, Any]:
@@ -569,15 +584,25 @@ def worker_process(
     *args: str,
     port: int,
     env: dict[str, str] | None = None,
+    descriptors: int | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``samedeal serve ARGS --port PORT`` as a subprocess; killed at exit. Its stderr is
-    checked for ERROR lines by the caller (``proc.stderr``)."""
+    checked for ERROR lines by the caller (``proc.stderr``). ``descriptors``: the process
+    may open no more files than that (its ``RLIMIT_NOFILE``, soft and hard)."""
+
+    def limit() -> None:
+        import resource
+
+        assert descriptors is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), *_no_litter(args)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, **(env or {})},
+        preexec_fn=limit if descriptors is not None else None,
     )
     try:
         wait_port(port)

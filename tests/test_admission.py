@@ -334,39 +334,13 @@ async def test_twenty_thousand_connections_from_one_address_are_refused_past_its
     assert took < 240, took
 
 
-@contextlib.contextmanager
-def few_descriptors_server(port: int, limit: int) -> Any:
-    """``samedeal serve`` in a process allowed ``limit`` descriptors, no per-address cap
-    to speak of: only the reserve stands between one address and the limit."""
-    import subprocess
-    import sys
-
-    from server_fixtures import ROOT, wait_port
-
-    def lower() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-
-    argv = [sys.executable, "-m", "clients.cli", "serve", "--no-records", "--port", str(port)]
-    proc = subprocess.Popen(
-        [*argv, "--max-per-address", "100000", "--countdown", "0.05"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        preexec_fn=lower,
-    )
-    try:
-        wait_port(port)
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-
-
 async def test_the_reserve_of_descriptors_serves_health_checks_and_new_addresses() -> None:
     raise_own_descriptor_limit()
     port = free_port()
-    with few_descriptors_server(port, 512) as proc:
+    # no per-address cap to speak of: only the reserve stands between one address and
+    # the worker's last descriptors
+    args = ("--max-per-address", "100000", "--countdown", "0.05")
+    with worker_process(*args, port=port, descriptors=512) as proc:
         capacity = await metric(port, "connection_capacity")
         assert 100 < capacity < 512
         held, outcomes = await flood(port, 800)

@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ import orjson
 import pytest
 from pg_fixtures import PgCluster, find_pg_bin
 from records_helpers import counts, make_race, seat
-from server_fixtures import TEST_CONFIG, ServerHandle, StartServer, free_port, worker_process
+from server_fixtures import TEST_CONFIG, ServerHandle, StartServer, fetch, free_port, worker_process
 
 from clients.client import RaceClient, RequestError
 from protocol import RaceEnded, RaceRecordDelayed, RaceRecorded, RaceStarting
@@ -221,19 +219,6 @@ async def test_the_writer_waits_out_a_killed_postgresql_and_writes_every_race(
 # --------------------------------------------------------------------- a server
 
 
-async def get(server: ServerHandle, path: str) -> tuple[int, str, bytes]:
-    """(status, content type, body) of a GET, errors included, off the server's loop."""
-
-    def fetch() -> tuple[int, str, bytes]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as r:
-                return r.status, r.headers.get("Content-Type", ""), r.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.headers.get("Content-Type", ""), exc.read()
-
-    return await asyncio.to_thread(fetch)
-
-
 async def race_to_the_end(player: RaceClient) -> RaceEnded:
     """A race of one in a room of its own: two moves, then resign; its announced end."""
     await player.create("klondike", name="Ann", deal="code", code=DEAL)
@@ -288,15 +273,15 @@ async def test_a_postgresql_outage_mid_play_loses_no_announced_race(
     # more races than the writer holds in memory (2): the rest wait in the backend only
     for _ in range(5):
         await play("race_record_delayed")
-    status, _, body = await get(server, "/healthz")
+    status, _, body = await fetch(server.port, "/healthz")
     assert status == 503 and body.startswith(b"records database unreachable")
-    status, kind_, body = await get(server, "/api/players/ann")
+    status, kind_, body = await fetch(server.port, "/api/players/ann")
     assert (status, kind_) == (503, "application/json")
     assert orjson.loads(body)["error"] == "records_unavailable"
     with pytest.raises(RequestError) as info:
         await (await server.client()).identify(me.player, me.secret or "")
     assert info.value.code == "records_unavailable"
-    metrics = (await get(server, "/metrics"))[2].decode()
+    metrics = (await fetch(server.port, "/metrics"))[2].decode()
     assert 'samedeal_records_up{worker="test-0"} 0' in metrics
     assert 'samedeal_records_queued{worker="test-0"} 2' in metrics
 
@@ -307,15 +292,15 @@ async def test_a_postgresql_outage_mid_play_loses_no_announced_race(
         recorded[told.room] = told.game_id
     assert recorded.keys() == announced.keys()
     for room, game_id in recorded.items():
-        status, _, body = await get(server, f"/api/games/{game_id}")
+        status, _, body = await fetch(server.port, f"/api/games/{game_id}")
         assert status == 200, body
         game = orjson.loads(body)
         assert game["deal"] == DEAL and game["seats"][0]["actions"] == ["t3-f1", "s"]
         assert game["race"] == announced[room].race
-    page = orjson.loads((await get(server, "/api/players/ann"))[2])
+    page = orjson.loads((await fetch(server.port, "/api/players/ann"))[2])
     assert len(page["recent"]) == 7
     await until(lambda: server.app.ctx.metrics.records_up == 1)
-    assert (await get(server, "/healthz"))[0] == 200
+    assert (await fetch(server.port, "/healthz"))[0] == 200
 
 
 async def test_races_kept_by_a_worker_stopped_during_the_outage_are_written_by_another(
@@ -353,7 +338,7 @@ async def test_races_kept_by_a_worker_stopped_during_the_outage_are_written_by_a
 
         await until(stored, timeout=30)
         for summary in await store.recent_races(identity.player, limit=10):
-            status, _, body = await get(survivor, f"/api/games/{summary.race_id}")
+            status, _, body = await fetch(survivor.port, f"/api/games/{summary.race_id}")
             game = orjson.loads(body)
             assert status == 200 and game["deal"] == DEAL
             assert game["seats"][0]["actions"] == ["t3-f1", "s"]
