@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "clients.cmd_watch",
     "clients.cmd_tournament",
     "clients.cmd_db",
+    "clients.cmd_ratings",
 )
 
 

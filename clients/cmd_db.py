@@ -13,7 +13,7 @@ import asyncio
 import sys
 from typing import Any
 
-__all__ = ["add_database_options", "register"]
+__all__ = ["add_database_options", "register", "unreachable"]
 
 
 def add_database_options(parser: argparse.ArgumentParser) -> None:
@@ -57,8 +57,8 @@ def _url(args: argparse.Namespace) -> str | None:
         return None
 
 
-def _unreachable(exc: BaseException) -> str:
-    # one line, without the driver's traceback or the URL's password
+def unreachable(exc: BaseException) -> str:
+    """A database error in one line, without the driver's traceback or the URL's password."""
     text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
     return f"cannot use the database: {text[0] if text else type(exc).__name__}"
 
@@ -78,7 +78,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
     except RecordsError as exc:
         return _fail(str(exc))
     except Exception as exc:  # driver errors have no common base
-        return _fail(_unreachable(exc))
+        return _fail(unreachable(exc))
     print(f"{safe_url(url)}: at revision {now.current} (head)")
     return 0
 
@@ -97,7 +97,7 @@ def run_status(args: argparse.Namespace) -> int:
     except RecordsError as exc:
         return _fail(str(exc))
     except Exception as exc:  # driver errors have no common base
-        return _fail(_unreachable(exc))
+        return _fail(unreachable(exc))
     state = "up to date" if now.up_to_date else "needs `samedeal db upgrade`"
     print(f"{safe_url(url)}\ncurrent revision: {now.current or 'none (empty)'}")
     print(f"head revision:    {now.head}\n{state}")

@@ -14,7 +14,7 @@ import orjson
 from engine import GAME_NAMES, DealCode, Game, GameError, IllegalMoveError, new_game
 from engine.easyharp import SLOT_SUITS
 
-__all__ = ["format_position", "register"]
+__all__ = ["deal_title", "format_position", "register"]
 
 _TITLES = {
     "easy-harp": "Easy Harp",
@@ -28,12 +28,17 @@ def register(sub: Any) -> None:
     """Add ``deal`` and ``replay`` to the subcommand parser."""
     deal = sub.add_parser("deal", help="show the layout of a deal code")
     what = deal.add_mutually_exclusive_group(required=True)
-    what.add_argument("code", nargs="?", help="a deal code such as EH1-N-AAAAAAF")
+    what.add_argument(
+        "code",
+        nargs="?",
+        help="a deal code such as EH1-N-AAAAAAF, or a sealed one (26 letters) such as "
+        "KL1-1-QXGMDZRAWCKTEPLNOHBSVYFJUI",
+    )
     what.add_argument(
         "--random",
         metavar="GAME",
         choices=sorted(GAME_NAMES),
-        help="pick a random deal of GAME (easy-harp, klondike, klondike-3)",
+        help="pick a random sealed deal of GAME (easy-harp, klondike, klondike-3)",
     )
     deal.add_argument("--json", action="store_true", help="print the full position JSON")
     deal.set_defaults(run=run_deal)
@@ -123,11 +128,18 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def deal_title(code: DealCode) -> str:
+    """``Klondike, draw one, deal 5``; a sealed deal has no number and is named by its code
+    only (``Klondike, draw one, sealed deal``)."""
+    number = code.number
+    return f"{_TITLES[code.game_name]}, " + ("sealed deal" if number is None else f"deal {number}")
+
+
 def format_position(game: Game) -> str:
     """The position laid out for a person; face-down cards in parentheses."""
     pos = game.position()
     lines = [
-        f"{pos['code']}  {_TITLES[game.code.game_name]}, deal {game.code.number}",
+        f"{pos['code']}  {deal_title(game.code)}",
         f"score {pos['score']}   moves {pos['moves']}" + ("   WON" if pos["won"] else ""),
         "",
     ]

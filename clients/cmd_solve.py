@@ -45,7 +45,9 @@ def register(sub: Any) -> None:
         "solution), unwinnable (the search was exhaustive) or unknown (budget spent).",
     )
     what = solve.add_mutually_exclusive_group(required=True)
-    what.add_argument("code", nargs="?", help="a deal code such as KL1-1-AAAAAAF")
+    what.add_argument(
+        "code", nargs="?", help="a deal code such as KL1-1-AAAAAAF (or a sealed one, 26 letters)"
+    )
     what.add_argument(
         "--batch",
         nargs=3,

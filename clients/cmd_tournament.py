@@ -298,7 +298,7 @@ def _read(path: str) -> bytes:
 
 def run_verify(args: argparse.Namespace) -> int:
     """Verify an export: 0 verified, 1 problems found, 2 unreadable."""
-    from server.tournaments.export import ExportError, load_export, verify
+    from server.tournaments.export import ExportError, drawn, load_export, verify
 
     try:
         export = load_export(_read(args.export))
@@ -321,8 +321,11 @@ def run_verify(args: argparse.Namespace) -> int:
         return 1
     rounds = export.get("rounds") or []
     results = sum(len(r.get("results") or {}) for r in rounds)
+    version, draw = drawn(export)
     print(f"verified: tournament {name}")
-    print(f"  commitment {export['fair']['commitment']} is SHA-256 of the revealed seed")
+    print(f"  commitment {draw['commitment']} is SHA-256 of the revealed seed")
+    how_drawn = "sealed deals" if version == 2 else "numbered deals, before sealed deals"
+    print(f"  rounds drawn by fair deals version {version} ({how_drawn})")
     for r in rounds:
         how = (
             "the host's listed deal"

@@ -4,10 +4,12 @@ The deal of the day is drawn from a server secret and committed before the day
 (:func:`engine.fair.secret_daily`, ``docs/spec/fair-deals.md``): a deal anyone could compute
 from the date could be solved before it is played. (Until December 2026 samedeal derived a
 public deal of the day from the date alone; that derivation is gone, and with it the days it
-computed: the secret derivation gives other deals for the same dates.) The proof bounds are
-here: the day's deal is the first candidate that :func:`engine.solver.solve` proves winnable
-within ``DAILY_NODES`` (nodes, never seconds, so every machine gets the same answer), trying
-at most ``DAILY_CANDIDATES`` candidates with the searches of ``DAILY_PORTFOLIO``.
+computed: the secret derivation gives other deals for the same dates.) Since version 2 of
+``fair-deals.md`` the day's deal is sealed; days drawn before keep their numbered deals and
+version 1's bounds (``…_V1``). The proof bounds are here: the day's deal is the first
+candidate that :func:`engine.solver.solve` proves winnable within ``DAILY_NODES`` (nodes,
+never seconds, so every machine gets the same answer), trying at most ``DAILY_CANDIDATES``
+candidates with the searches of ``DAILY_PORTFOLIO``.
 """
 
 from __future__ import annotations
@@ -17,26 +19,40 @@ import random
 import secrets
 from typing import Final
 
-from .dealcode import GAME_NAMES, MAX_NUMBER, DealCode
+from .dealcode import GAME_NAMES, GAME_PREFIXES, SEALED_BYTES, DealCode
 from .errors import InvalidDealCodeError
 from .solver import Member, SolveResult, solve
 
 __all__ = [
     "DAILY_CANDIDATES",
+    "DAILY_CANDIDATES_V1",
     "DAILY_NODES",
     "DAILY_PORTFOLIO",
+    "DAILY_PORTFOLIO_V1",
     "random_winnable",
     "utc_date",
 ]
 
-#: node budget of the proof, per candidate
+#: node budget of the proof, per candidate (both versions)
 DAILY_NODES: Final = {"klondike": 200_000, "klondike-3": 200_000, "easy-harp": 200_000}
-#: how many candidates are tried before falling back to the first
-DAILY_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 6}
-#: the searches of the proof, per game (None: the solver's own). Easy Harp keeps the
-#: best-first search alone, the one its days were first derived with: the solver's later
-#: portfolio proves other candidates, which would have moved past days
+#: how many candidates a (version 2) day tries before falling back to the first: a safety net
+#: only. With the solver's own searches, sealed candidates were proven within the budget at
+#: 36/40 (Klondike) and 29/40 (Easy Harp), so 32 candidates all unproven is below 1e-12 even
+#: at the 95 % upper bound of the failure rate (0.21, 0.41)
+DAILY_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 32}
+#: the searches of a (version 2) day's proof, per game (None: the solver's own)
 DAILY_PORTFOLIO: Final[dict[str, tuple[Member, ...] | None]] = {
+    "klondike": None,
+    "klondike-3": None,
+    "easy-harp": None,
+}
+#: version 1's cap, as its days were drawn
+DAILY_CANDIDATES_V1: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 6}
+#: version 1's searches: Easy Harp kept the best-first search alone, the one its days were
+#: first derived with (the solver's later portfolio proves other candidates, which would have
+#: moved past days). Best-first alone proved 23/40 sealed Easy Harp candidates, the solver's
+#: own 29/40, so version 2 days use the solver's own
+DAILY_PORTFOLIO_V1: Final[dict[str, tuple[Member, ...] | None]] = {
     "klondike": None,
     "klondike-3": None,
     "easy-harp": (Member("best"),),
@@ -72,15 +88,14 @@ def random_winnable(
     attempts: int = 50,
     rng: random.Random | None = None,
 ) -> tuple[DealCode, SolveResult]:
-    """A random deal of ``game_name`` that the solver proves winnable within ``nodes``
-    (for "winnable deals only"). Deals are drawn with ``rng`` (default: the system's secure
-    source) until one is proven; raises ``LookupError`` after ``attempts`` draws."""
+    """A random sealed deal of ``game_name`` that the solver proves winnable within ``nodes``
+    (for "winnable deals only"). Deals are drawn from 16 bytes of ``rng`` (default: the
+    system's secure source; a seeded ``rng`` is for tests) until one is proven; raises
+    ``LookupError`` after ``attempts`` draws."""
     _check_game(game_name)
     for _ in range(attempts):
-        number = 1 + (
-            rng.randrange(MAX_NUMBER) if rng is not None else secrets.randbelow(MAX_NUMBER)
-        )
-        code = DealCode.for_game(game_name, number)
+        data = rng.randbytes(SEALED_BYTES) if rng is not None else secrets.token_bytes(SEALED_BYTES)
+        code = DealCode.from_bytes(GAME_PREFIXES[game_name], data)
         result = solve(code, nodes=nodes)
         if result.verdict == "winnable":
             return code, result

@@ -1,7 +1,12 @@
 """Deal codes and the deal algorithm of ``deal-codes.md`` — a frozen public contract.
 
-A :class:`DealCode` names one deal of one game forever: ``EH1-N-AAAAAAF`` is Easy Harp deal 5.
-:meth:`DealCode.layout` turns it into columns and a stock with the SHA-256 seed, the
+A :class:`DealCode` names one deal of one game forever. Its NUMBER part is 7 letters (a
+*numbered* deal: ``EH1-N-AAAAAAF`` is Easy Harp deal 5, for deals that people type and share)
+or 26 letters (a *sealed* deal, ``KL1-1-QXGMDZRAWCKTEPLNOHBSVYFJUI``, drawn from about 2**122
+deals per game, so that nobody can find it by dealing every candidate and comparing the cards
+on the table; every deal the server chooses is sealed, ``fair-deals.md``). A sealed deal has
+no deal number: :attr:`DealCode.number` is ``None``, and it is named by its code.
+:meth:`DealCode.layout` turns either into columns and a stock with the SHA-256 seed, the
 xoshiro128** generator and a Fisher–Yates shuffle, exactly as the contract says, so that
 clients in other languages reproduce the same cards.
 """
@@ -18,21 +23,76 @@ from .errors import InvalidDealCodeError
 
 __all__ = [
     "GAME_NAMES",
+    "GAME_PREFIXES",
     "MAX_NUMBER",
+    "NUMBERED_LETTERS",
+    "SEALED_BYTES",
+    "SEALED_LETTERS",
     "DealCode",
     "Layout",
     "Xoshiro128",
 ]
 
 MAX_NUMBER: Final = 999_999
-_DIGITS: Final = 7
+#: letters of a numbered deal's NUMBER part
+NUMBERED_LETTERS: Final = 7
+#: letters of a sealed deal's NUMBER part
+SEALED_LETTERS: Final = 26
+#: bytes that :meth:`DealCode.from_bytes` reads (``sealed(prefix, b)`` of ``fair-deals.md``)
+SEALED_BYTES: Final = 16
+_SEALED_SPACE: Final = 26**SEALED_LETTERS
 _MASK: Final = 0xFFFFFFFF
 _WHITESPACE: Final = " \t\r\n"
+_LENGTHS: Final = (
+    f"must be {NUMBERED_LETTERS} letters A-Z (a numbered deal) or {SEALED_LETTERS} (a sealed deal)"
+)
 
 # (game letters, ruleset) -> allowed variants; name -> (letters, variant)
 _RULESETS: Final = {("EH", 1): ("N",), ("KL", 1): ("1", "3")}
 GAME_NAMES: Final = {"easy-harp": ("EH", "N"), "klondike": ("KL", "1"), "klondike-3": ("KL", "3")}
 _NAME_OF: Final = {v: k for k, v in GAME_NAMES.items()}
+#: name -> the prefix of its codes (``GAME+RULESET-VARIANT``)
+GAME_PREFIXES: Final = {name: f"{game}1-{variant}" for name, (game, variant) in GAME_NAMES.items()}
+_PREFIX_OF: Final = {prefix: name for name, prefix in GAME_PREFIXES.items()}
+
+
+def _letters_problem(letters: str) -> str | None:
+    """Why ``letters`` is not a NUMBER part (upper case), or None when it is one."""
+    for ch in letters:
+        if not "A" <= ch <= "Z":
+            return f"{ch!r} is not a letter A-Z: the number {_LENGTHS}"
+    if len(letters) not in (NUMBERED_LETTERS, SEALED_LETTERS):
+        return f"{_LENGTHS}, got {len(letters)} letters"
+    if len(letters) == NUMBERED_LETTERS:
+        number = _base26(letters)
+        if not 1 <= number <= MAX_NUMBER:
+            return f"deal number {number:,} is outside 1 … {MAX_NUMBER:,}"
+    return None
+
+
+def _base26(letters: str) -> int:
+    number = 0
+    for ch in letters:
+        number = number * 26 + (ord(ch) - 65)
+    return number
+
+
+def _letters(value: int, width: int) -> str:
+    out = []
+    for _ in range(width):
+        value, digit = divmod(value, 26)
+        out.append(chr(65 + digit))
+    return "".join(reversed(out))
+
+
+def _game(name: str) -> tuple[str, str]:
+    """(game letters, variant) of a game name; :class:`InvalidDealCodeError` else."""
+    try:
+        return GAME_NAMES[name]
+    except (KeyError, TypeError):
+        raise InvalidDealCodeError(
+            str(name), "game", f"unknown game {name!r} (one of {', '.join(GAME_NAMES)})"
+        ) from None
 
 
 class Xoshiro128:
@@ -86,24 +146,27 @@ class Layout:
 class DealCode:
     """One deal of one game: ``DealCode.parse("EH1-N-AAAAAAF")``.
 
-    ``game`` is ``"EH"`` or ``"KL"``, ``variant`` ``"N"``, ``"1"`` or ``"3"``, and ``number``
-    the deal number 1 … 999,999.
+    ``game`` is ``"EH"`` or ``"KL"``, ``variant`` ``"N"``, ``"1"`` or ``"3"``, and ``letters``
+    the NUMBER part: 7 letters for a numbered deal, 26 for a sealed one (:attr:`sealed`).
+    Only a numbered deal has a deal :attr:`number`; a sealed deal's is ``None``, so that
+    nothing can show it as "deal #…".
     """
 
     game: str
     ruleset: int
     variant: str
-    number: int
+    letters: str
 
     def __post_init__(self) -> None:
         variants = _RULESETS.get((self.game, self.ruleset))
-        text = f"{self.game}{self.ruleset}-{self.variant}-#{self.number}"
+        text = f"{self.game}{self.ruleset}-{self.variant}-{self.letters}"
         if variants is None:
             raise InvalidDealCodeError(text, "game", "unknown game or ruleset")
         if self.variant not in variants:
             raise InvalidDealCodeError(text, "variant", f"must be one of {', '.join(variants)}")
-        if not 1 <= self.number <= MAX_NUMBER:
-            raise InvalidDealCodeError(text, "number", f"must be 1 … {MAX_NUMBER:,}")
+        problem = _letters_problem(self.letters) if isinstance(self.letters, str) else _LENGTHS
+        if problem is not None:
+            raise InvalidDealCodeError(text, "number", problem)
 
     @classmethod
     def parse(cls, text: str) -> DealCode:
@@ -113,9 +176,7 @@ class DealCode:
         """
         if not isinstance(text, str):
             raise InvalidDealCodeError(repr(text), "code", "must be text")
-        if not text.isascii():
-            raise InvalidDealCodeError(text, "code", "contains a non-ASCII character")
-        code = text.strip(_WHITESPACE).upper()
+        code = text.strip(_WHITESPACE)
         if not code:
             raise InvalidDealCodeError(text, "code", "is empty")
         parts = code.split("-")
@@ -123,49 +184,72 @@ class DealCode:
             raise InvalidDealCodeError(
                 text, "format", "expected GAME+RULESET-VARIANT-NUMBER, e.g. EH1-N-AAAAAAF"
             )
-        head, variant, digits = parts
-        letters, ruleset = head[:2], head[2:]
-        if letters not in ("EH", "KL"):
-            raise InvalidDealCodeError(text, "game", f"unknown game {letters!r} (EH or KL)")
-        if not ruleset.isdigit() or (letters, int(ruleset)) not in _RULESETS:
+        # upper-case ASCII only: str.upper() turns some letters into two ("ß" -> "SS"), and a
+        # non-ASCII letter must be reported as itself in the part it is in
+        head, variant, letters = (p.upper() if p.isascii() else p for p in parts)
+        game, ruleset = head[:2], head[2:]
+        if game not in ("EH", "KL"):
+            raise InvalidDealCodeError(text, "game", f"unknown game {game!r} (EH or KL)")
+        if not (ruleset.isascii() and ruleset.isdigit()) or (game, int(ruleset)) not in _RULESETS:
             raise InvalidDealCodeError(text, "ruleset", f"unknown ruleset {ruleset!r} (1)")
-        variants = _RULESETS[letters, int(ruleset)]
+        variants = _RULESETS[game, int(ruleset)]
         if variant not in variants:
             raise InvalidDealCodeError(
                 text,
                 "variant",
-                f"{variant!r} is not a variant of {letters} (one of {', '.join(variants)})",
+                f"{variant!r} is not a variant of {game} (one of {', '.join(variants)})",
             )
-        if len(digits) != _DIGITS:
-            raise InvalidDealCodeError(
-                text, "number", f"must be exactly {_DIGITS} letters A-Z, got {len(digits)}"
-            )
-        number = 0
-        for ch in digits:
-            if not "A" <= ch <= "Z":
-                raise InvalidDealCodeError(text, "number", f"{ch!r} is not a letter A-Z")
-            number = number * 26 + (ord(ch) - 65)
-        if not 1 <= number <= MAX_NUMBER:
-            raise InvalidDealCodeError(
-                text, "number", f"deal number {number:,} is outside 1 … {MAX_NUMBER:,}"
-            )
-        return cls(letters, int(ruleset), variant, number)
+        problem = _letters_problem(letters)
+        if problem is not None:
+            raise InvalidDealCodeError(text, "number", problem)
+        return cls(game, int(ruleset), variant, letters)
 
     @classmethod
     def for_game(cls, name: str, number: int) -> DealCode:
-        """The code of deal ``number`` of ``name`` (``easy-harp``, ``klondike``, ``klondike-3``)."""
-        try:
-            letters, variant = GAME_NAMES[name]
-        except KeyError:
+        """The code of numbered deal ``number`` (1 … 999,999) of ``name`` (``easy-harp``,
+        ``klondike``, ``klondike-3``)."""
+        game, variant = _game(name)
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise InvalidDealCodeError(repr(number), "number", "a deal number is an integer")
+        if not 1 <= number <= MAX_NUMBER:
             raise InvalidDealCodeError(
-                name, "game", f"unknown game {name!r} (one of {', '.join(GAME_NAMES)})"
-            ) from None
-        return cls(letters, 1, variant, number)
+                f"{GAME_PREFIXES[name]}-#{number}", "number", f"must be 1 … {MAX_NUMBER:,}"
+            )
+        return cls(game, 1, variant, _letters(number, NUMBERED_LETTERS))
+
+    @classmethod
+    def from_bytes(cls, prefix: str, data: bytes) -> DealCode:
+        """The sealed deal ``sealed(prefix, data)`` of ``fair-deals.md``: the 16 bytes read
+        as a big-endian integer, reduced mod 26**26 and written as 26 letters after
+        ``prefix`` (``EH1-N``, ``KL1-1`` or ``KL1-3``)."""
+        if prefix not in _PREFIX_OF:
+            raise InvalidDealCodeError(
+                str(prefix), "game", f"unknown prefix {prefix!r} (one of {', '.join(_PREFIX_OF)})"
+            )
+        if not isinstance(data, bytes | bytearray) or len(data) != SEALED_BYTES:
+            size = len(data) if isinstance(data, bytes | bytearray) else type(data).__name__
+            raise ValueError(f"a sealed deal is made of {SEALED_BYTES} bytes, got {size}")
+        value = int.from_bytes(data, "big") % _SEALED_SPACE
+        game, variant = GAME_NAMES[_PREFIX_OF[prefix]]
+        return cls(game, 1, variant, _letters(value, SEALED_LETTERS))
 
     @classmethod
     def random(cls, name: str) -> DealCode:
-        """A deal of ``name`` picked uniformly with the system's secure random source."""
-        return cls.for_game(name, 1 + secrets.randbelow(MAX_NUMBER))
+        """A sealed deal of ``name`` from 16 bytes of the system's secure random source (every
+        deal the server chooses is sealed, ``fair-deals.md``)."""
+        _game(name)
+        return cls.from_bytes(GAME_PREFIXES[name], secrets.token_bytes(SEALED_BYTES))
+
+    @property
+    def sealed(self) -> bool:
+        """Whether this is a sealed deal (26 letters, no deal number)."""
+        return len(self.letters) == SEALED_LETTERS
+
+    @property
+    def number(self) -> int | None:
+        """The deal number 1 … 999,999 of a numbered deal; ``None`` for a sealed deal, which
+        is named by its code only."""
+        return None if self.sealed else _base26(self.letters)
 
     @property
     def game_name(self) -> str:
@@ -173,16 +257,12 @@ class DealCode:
         return _NAME_OF[self.game, self.variant]
 
     @property
-    def digits(self) -> str:
-        """The deal number as 7 letters, base 26."""
-        n, out = self.number, []
-        for _ in range(_DIGITS):
-            n, d = divmod(n, 26)
-            out.append(chr(65 + d))
-        return "".join(reversed(out))
+    def prefix(self) -> str:
+        """``EH1-N``, ``KL1-1`` or ``KL1-3``: the code without its NUMBER part."""
+        return f"{self.game}{self.ruleset}-{self.variant}"
 
     def __str__(self) -> str:
-        return f"{self.game}{self.ruleset}-{self.variant}-{self.digits}"
+        return f"{self.prefix}-{self.letters}"
 
     def __repr__(self) -> str:
         return f"DealCode.parse({str(self)!r})"

@@ -1,24 +1,38 @@
-"""Fair deals: the commitments of ``fair-deals.md``, which anyone can check afterwards.
+"""Fair deals: the sealed deals and commitments of ``fair-deals.md``, which anyone can check.
 
-Two derivations, both HMAC-SHA256 of ASCII text (``|`` separates fields, hex is lower case):
+Version 2 (``fair=2``, everything new) draws **sealed deals**: a candidate is
+``sealed(prefix, h[0:16])`` (:meth:`engine.DealCode.from_bytes`) of an HMAC-SHA256 ``h``, one of
+about 2**122 deals per game, so that nobody can find it from the cards on the table by dealing
+every candidate. Version 1 (``fair=1``) drew numbered deals ``1 + (h[0:8] mod 999999)``, which
+the opening board gives away in seconds; it stays so that tournaments and days drawn before
+version 2 still derive and verify their codes. Every derivation takes the version as its
+``fair`` parameter. Both versions derive the same way, HMAC-SHA256 of ASCII text (``|``
+separates fields, hex is lower case):
 
 * **Tournament rounds.** A tournament draws a 32-byte ``seed`` at creation and shows
   :func:`commitment` (SHA-256 of the seed) from then on. Candidate ``i`` of round ``r`` is
-  :func:`round_candidate`; the round plays candidate 0 ("any deal") or the first candidate
-  the solver proves winnable within a fixed node budget (:func:`round_deal`). The seed is
-  revealed when the tournament ends, and :func:`round_deal_problems` checks a recorded round.
+  :func:`round_candidate` (message ``T2|id|r|i``, ``id`` the code as printed in the link,
+  dash included; version 1: ``T1|…`` with the id without its dash, as its implementation
+  used it); the round plays candidate 0 ("any deal") or the first candidate the solver proves
+  winnable within a fixed node budget (:func:`round_deal`). The seed is revealed when the
+  tournament ends, and :func:`round_deal_problems` checks a recorded round.
 * **The day's secret deal.** The server keeps a long-lived ``daily_key``; candidate ``i`` of
-  a day is :func:`daily_candidate`, the day's deal the first candidate proven winnable
-  (:func:`secret_daily`). From 00:00 UTC the day's :func:`daily_commitment` of the code and
-  :func:`daily_salt` is published; after the day the code and the salt are revealed and
-  :func:`verify_daily` checks them. The key is never published, so future days stay unknown.
+  a day is :func:`daily_candidate` (``D2|game|date|i``; version 1 ``D1|…``), the day's deal
+  the first candidate proven winnable (:func:`secret_daily`). From 00:00 UTC the day's
+  :func:`daily_commitment` of the code and :func:`daily_salt` is published; after the day the
+  code and the salt are revealed and :func:`verify_daily` checks them (the same in both
+  versions). The key is never published, so future days stay unknown.
 
 **When no candidate is proven.** A winnable-only round (or a day) tries at most
 ``max_candidates`` candidates. If none is proven within the node budget it plays candidate 0,
 marked unproven: :class:`RoundDeal` then has no ``solution`` and lists every candidate tried
 as ``skipped`` (``0 … max_candidates − 1``). The rule is fixed in advance, so the fallback is
-no more choosable than the proof; it keeps a tournament from stalling on a hard game (Easy
-Harp, whose proofs often need more than any sensible budget), and the export says so.
+no more choosable than the proof, and the export says so. Version 1 needed it (its caps,
+:data:`TOURNAMENT_CANDIDATES_V1` and :data:`engine.daily.DAILY_CANDIDATES_V1`, are kept so
+that its exports verify unchanged). Version 2's spec leaves it out: a round or day plays the
+first candidate proven; its caps (:data:`TOURNAMENT_CANDIDATES`) are only a safety net, set
+from measured proof rates so that falling back to candidate 0 is vanishingly rare, and a
+fallback that does happen takes the same form and is checked the same way.
 
 **Node budgets, never seconds.** The proof is bounded in solver nodes, so every machine picks
 the same candidate; but a later solver that proves a candidate the current one misses (or
@@ -42,16 +56,26 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
-from .daily import DAILY_CANDIDATES, DAILY_NODES, DAILY_PORTFOLIO, utc_date
-from .dealcode import GAME_NAMES, MAX_NUMBER, DealCode
+from .daily import (
+    DAILY_CANDIDATES,
+    DAILY_CANDIDATES_V1,
+    DAILY_NODES,
+    DAILY_PORTFOLIO,
+    DAILY_PORTFOLIO_V1,
+    utc_date,
+)
+from .dealcode import GAME_NAMES, GAME_PREFIXES, MAX_NUMBER, SEALED_BYTES, DealCode
 from .errors import GameError, InvalidDealCodeError
 from .game import replay
 from .solver import Member, solve
 
 __all__ = [
     "DAILY_GAMES",
+    "FAIR_VERSION",
+    "FAIR_VERSIONS",
     "SEED_BYTES",
     "TOURNAMENT_CANDIDATES",
+    "TOURNAMENT_CANDIDATES_V1",
     "TOURNAMENT_NODES",
     "RoundDeal",
     "SecretDaily",
@@ -73,10 +97,21 @@ __all__ = [
 SEED_BYTES: Final = 32
 #: the games that have a day's deal (Klondike of the day is always draw one)
 DAILY_GAMES: Final = ("klondike", "easy-harp")
-#: default node budget of a winnable-only round's proof, per candidate
+#: the version of ``fair-deals.md`` that everything new is drawn with
+FAIR_VERSION: Final = 2
+#: the versions a stored tournament or day may have been drawn with
+FAIR_VERSIONS: Final = (1, 2)
+#: default node budget of a winnable-only round's proof, per candidate (both versions)
 TOURNAMENT_NODES: Final = {"klondike": 200_000, "klondike-3": 200_000, "easy-harp": 200_000}
-#: default cap of candidates a winnable-only round tries before falling back to candidate 0
-TOURNAMENT_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 16}
+#: default cap of candidates a version 2 winnable-only round tries before falling back to
+#: candidate 0. A safety net only: with the solver as version 2 came in and the budgets above,
+#: sealed candidates were proven winnable at 36/40 (Klondike), 31/40 (draw three) and 29/40 (Easy
+#: Harp), so 32 candidates all unproven is below 1e-12 even at the 95 % upper bound of each
+#: failure rate (0.21, 0.36, 0.41)
+TOURNAMENT_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 32}
+#: version 1's default caps (a version 1 tournament recorded its own cap; this is the default
+#: of :func:`round_deal` with ``fair=1``)
+TOURNAMENT_CANDIDATES_V1: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 16}
 
 
 # ---------------------------------------------------------------------- shared steps
@@ -125,10 +160,17 @@ def _check_index(value: int, low: int, what: str) -> None:
         raise ValueError(f"{what} must be an integer ≥ {low}, got {value!r}")
 
 
-def _deal(key: bytes, message: str, game: str) -> DealCode:
+def _check_fair(fair: int) -> None:
+    if isinstance(fair, bool) or fair not in FAIR_VERSIONS:
+        raise ValueError(f"fair must be one of {FAIR_VERSIONS} (fair-deals.md's version): {fair!r}")
+
+
+def _deal(key: bytes, message: str, game: str, fair: int) -> DealCode:
+    """Version 2: ``sealed(prefix, h[0:16])``; version 1: deal ``1 + (h[0:8] mod 999999)``."""
     digest = hmac.new(key, message.encode("ascii"), hashlib.sha256).digest()
-    number = 1 + int.from_bytes(digest[:8], "big") % MAX_NUMBER
-    return DealCode.for_game(game, number)
+    if fair == 1:
+        return DealCode.for_game(game, 1 + int.from_bytes(digest[:8], "big") % MAX_NUMBER)
+    return DealCode.from_bytes(GAME_PREFIXES[game], digest[:SEALED_BYTES])
 
 
 class _Proof(NamedTuple):
@@ -177,7 +219,9 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-def _check_tournament_id(tournament_id: str) -> None:
+def _message_id(tournament_id: str, fair: int) -> str:
+    """The id as a round's message carries it: version 2 exactly as printed in the link
+    (``K7QF-2M``), version 1 without its dash (``K7QF2M``, as its implementation had it)."""
     # the message is ASCII; control characters and spaces would make ids look alike
     if (
         not isinstance(tournament_id, str)
@@ -185,17 +229,32 @@ def _check_tournament_id(tournament_id: str) -> None:
         or not all("!" <= ch <= "~" for ch in tournament_id)
     ):
         raise ValueError(f"a tournament id is printable ASCII without spaces: {tournament_id!r}")
+    if fair == 1:
+        return tournament_id.replace("-", "")
+    # an id without its dash is version 1's form: taking it would derive other deals than
+    # any verifier that follows the spec
+    if "-" not in tournament_id or tournament_id != tournament_id.upper():
+        raise ValueError(
+            "a tournament id is its code as printed in its link, upper case, dash included "
+            f"(K7QF-2M): {tournament_id!r}"
+        )
+    return tournament_id
 
 
-def round_candidate(seed: bytes, tournament_id: str, game: str, r: int, i: int) -> DealCode:
-    """Candidate ``i`` (0, 1, …) of round ``r`` (1, 2, …) of a tournament of ``game``:
-    deal ``1 + (HMAC-SHA256(seed, "T1|id|r|i")[0:8] mod 999999)``."""
+def round_candidate(
+    seed: bytes, tournament_id: str, game: str, r: int, i: int, *, fair: int = FAIR_VERSION
+) -> DealCode:
+    """Candidate ``i`` (0, 1, …) of round ``r`` (1, 2, …) of a tournament of ``game``, its id
+    as printed in its link (``K7QF-2M``). Version 2: the sealed deal
+    ``sealed(prefix, HMAC-SHA256(seed, "T2|K7QF-2M|r|i")[0:16])``; version 1: deal
+    ``1 + (HMAC-SHA256(seed, "T1|K7QF2M|r|i")[0:8] mod 999999)``."""
+    _check_fair(fair)
     _check_secret(seed, "a tournament seed")
-    _check_tournament_id(tournament_id)
+    message_id = _message_id(tournament_id, fair)
     _check_game(game, tuple(GAME_NAMES))
     _check_index(r, 1, "a round number")
     _check_index(i, 0, "a candidate index")
-    return _deal(seed, f"T1|{tournament_id}|{r}|{i}", game)
+    return _deal(seed, f"T{fair}|{message_id}|{r}|{i}", game, fair)
 
 
 def round_deal(
@@ -208,21 +267,28 @@ def round_deal(
     node_budget: int,
     max_candidates: int | None = None,
     portfolio: Sequence[Member] | None = None,
+    fair: int = FAIR_VERSION,
 ) -> RoundDeal:
-    """The deal of round ``r``: candidate 0, or (``winnable_only``) the first candidate the
-    solver proves winnable within ``node_budget`` nodes, trying at most ``max_candidates``
-    (default :data:`TOURNAMENT_CANDIDATES`) before falling back to candidate 0 unproven.
+    """The deal of round ``r`` (derivation ``fair``, :func:`round_candidate`): candidate 0,
+    or (``winnable_only``) the first candidate the solver proves winnable within
+    ``node_budget`` nodes, trying at most ``max_candidates`` (default
+    :data:`TOURNAMENT_CANDIDATES`, version 1 :data:`TOURNAMENT_CANDIDATES_V1`) before
+    falling back to candidate 0 unproven.
 
     Deterministic for a given solver; costs up to one budget per candidate tried, so a server
     calls it off its event loop and stores the answer.
     """
-    first = round_candidate(seed, tournament_id, game, r, 0)
+    first = round_candidate(seed, tournament_id, game, r, 0, fair=fair)
     if not winnable_only:
         return RoundDeal(first, 0, None, ())
     _check_index(node_budget, 1, "a node budget")
-    cap = TOURNAMENT_CANDIDATES[game] if max_candidates is None else max_candidates
+    default = TOURNAMENT_CANDIDATES_V1 if fair == 1 else TOURNAMENT_CANDIDATES
+    cap = default[game] if max_candidates is None else max_candidates
     _check_index(cap, 1, "a candidate cap")
-    codes = [first, *(round_candidate(seed, tournament_id, game, r, i) for i in range(1, cap))]
+    codes = [
+        first,
+        *(round_candidate(seed, tournament_id, game, r, i, fair=fair) for i in range(1, cap)),
+    ]
     proof = _first_proven(codes, node_budget, portfolio)
     return RoundDeal(codes[proof.candidate], proof.candidate, proof.solution, proof.skipped)
 
@@ -236,15 +302,16 @@ def round_deal_problems(
     *,
     winnable_only: bool,
     max_candidates: int,
+    fair: int = FAIR_VERSION,
 ) -> list[str]:
     """What is wrong with a recorded round deal (empty when it checks): the code must be
-    candidate ``deal.candidate`` of round ``r``, the skipped list must follow the rule, and a
-    recorded winning line must win the deal when replayed. Skipped candidates are not
-    re-judged (that needs the same solver)."""
+    candidate ``deal.candidate`` of round ``r`` by derivation ``fair``, the skipped list must
+    follow the rule, and a recorded winning line must win the deal when replayed. Skipped
+    candidates are not re-judged (that needs the same solver)."""
     where = f"round {r}"
     try:
         _check_index(deal.candidate, 0, "a candidate index")
-        expected = round_candidate(seed, tournament_id, game, r, deal.candidate)
+        expected = round_candidate(seed, tournament_id, game, r, deal.candidate, fair=fair)
     except ValueError as exc:
         return [f"{where}: {exc}"]
     problems = []
@@ -284,13 +351,18 @@ def _day(date: dt.date | dt.datetime | str) -> str:
     return utc_date(date).isoformat()
 
 
-def daily_candidate(key: bytes, game: str, date: dt.date | dt.datetime | str, i: int) -> DealCode:
+def daily_candidate(
+    key: bytes, game: str, date: dt.date | dt.datetime | str, i: int, *, fair: int = FAIR_VERSION
+) -> DealCode:
     """Candidate ``i`` of the day ``date`` (UTC) for a daily game (``klondike`` or
-    ``easy-harp``): deal ``1 + (HMAC-SHA256(key, "D1|game|date|i")[0:8] mod 999999)``."""
+    ``easy-harp``). Version 2: the sealed deal
+    ``sealed(prefix, HMAC-SHA256(key, "D2|game|date|i")[0:16])``; version 1: deal
+    ``1 + (HMAC-SHA256(key, "D1|game|date|i")[0:8] mod 999999)``."""
+    _check_fair(fair)
     _check_secret(key, "the daily key")
     _check_game(game, DAILY_GAMES)
     _check_index(i, 0, "a candidate index")
-    return _deal(key, f"D1|{game}|{_day(date)}|{i}", game)
+    return _deal(key, f"D{fair}|{game}|{_day(date)}|{i}", game, fair)
 
 
 def daily_salt(key: bytes, game: str, date: dt.date | dt.datetime | str) -> bytes:
@@ -328,7 +400,8 @@ class SecretDaily:
     """The day's secret deal of one daily game, with what to publish and what to reveal.
 
     ``candidate`` is the index played, ``solution`` the solver's winning line (``None`` for
-    the fallback: candidate 0 when no candidate of ``DAILY_CANDIDATES`` was proven).
+    the fallback: candidate 0 when no candidate within the day's cap was proven), ``fair``
+    the derivation's version (2: a sealed deal; 1: a numbered deal of a day drawn before).
     Everything here but :meth:`published` stays on the server until the day is over.
     """
 
@@ -339,6 +412,7 @@ class SecretDaily:
     solution: tuple[str, ...] | None
     salt: bytes
     commitment: str
+    fair: int = FAIR_VERSION
 
     @property
     def verified(self) -> bool:
@@ -354,22 +428,32 @@ class SecretDaily:
         return {**self.published(), "code": str(self.code), "salt": self.salt.hex()}
 
 
-def secret_daily(key: bytes, game: str, date: dt.date | dt.datetime | str) -> SecretDaily:
-    """The day's secret deal of ``game`` on the UTC ``date``: the first candidate the solver
-    proves winnable within ``DAILY_NODES`` (at most ``DAILY_CANDIDATES`` tried, the searches
-    of ``DAILY_PORTFOLIO``), else candidate 0 unproven. Cached per key, game and day, but the
-    first call of a day runs the proof: call it off the event loop."""
+def secret_daily(
+    key: bytes, game: str, date: dt.date | dt.datetime | str, *, fair: int = FAIR_VERSION
+) -> SecretDaily:
+    """The day's secret deal of ``game`` on the UTC ``date`` by derivation ``fair`` (1 for a
+    day drawn before version 2): the first candidate the solver proves winnable within
+    ``DAILY_NODES`` (at most ``DAILY_CANDIDATES`` tried, the searches of
+    ``DAILY_PORTFOLIO``; version 1 the ``…_V1`` bounds), else candidate 0 unproven. Cached per
+    key, game, day and version, but the first call of a day runs the proof: call it off the
+    event loop."""
+    _check_fair(fair)
     _check_secret(key, "the daily key")
     _check_game(game, DAILY_GAMES)
-    return _secret_daily(bytes(key), game, utc_date(date))
+    return _secret_daily(bytes(key), game, utc_date(date), fair)
 
 
 @lru_cache(maxsize=16)
-def _secret_daily(key: bytes, game: str, day: dt.date) -> SecretDaily:
-    codes = [daily_candidate(key, game, day, i) for i in range(DAILY_CANDIDATES[game])]
-    proof = _first_proven(codes, DAILY_NODES[game], DAILY_PORTFOLIO[game])
+def _secret_daily(key: bytes, game: str, day: dt.date, fair: int) -> SecretDaily:
+    caps, portfolios = (
+        (DAILY_CANDIDATES_V1, DAILY_PORTFOLIO_V1)
+        if fair == 1
+        else (DAILY_CANDIDATES, DAILY_PORTFOLIO)
+    )
+    codes = [daily_candidate(key, game, day, i, fair=fair) for i in range(caps[game])]
+    proof = _first_proven(codes, DAILY_NODES[game], portfolios[game])
     code = codes[proof.candidate]
     salt = daily_salt(key, game, day)
     return SecretDaily(
-        game, day, code, proof.candidate, proof.solution, salt, daily_commitment(code, salt)
+        game, day, code, proof.candidate, proof.solution, salt, daily_commitment(code, salt), fair
     )

@@ -11,7 +11,12 @@
   board and what each of their actions changed on it, computed by the engine (the browser
   has no engine: it merges them as it merges a live ``ack``).
 * ``GET /api/players/{handle}`` → :class:`PlayerPage`: recent races, per-game stats and the
-  daily challenge's streaks and best scores (:class:`DailyStats`).
+  daily challenge's streaks and best scores (:class:`DailyStats`), the rating per game
+  (:class:`GameRating`).
+* ``GET /api/players/{handle}/ratings/{game}`` → :class:`RatingHistory`: the rating after
+  each rated race, for a chart.
+* ``GET /api/leaderboard/{game}`` → :class:`Leaderboard`: the rated players active lately
+  whose rating is not provisional, best first.
 * ``GET /api/live`` → :class:`LiveDirectory`: the public races being played now and those
   about to start, and the featured race of each game (the wire's ``live_rooms`` models).
 * ``GET /api/tournaments`` → :class:`TournamentList`: public tournaments, upcoming and running.
@@ -32,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .live import FeaturedRace, GameName, LiveRoom, LiveSort
+from .live import FeaturedRace, GameName, LiveRoom, LiveSort, RatingChange
 
 __all__ = [
     "API_MODELS",
@@ -45,12 +50,18 @@ __all__ = [
     "DailyGame",
     "DailyStats",
     "DailyToday",
+    "GameRating",
     "GameReplay",
     "GameStats",
+    "Leaderboard",
+    "LeaderboardEntry",
     "LiveDirectory",
     "PlayerPage",
     "PlayerRef",
     "RaceLine",
+    "RatingChange",
+    "RatingHistory",
+    "RatingPoint",
     "RoomSummary",
     "SeatBoards",
     "SeatReplay",
@@ -119,6 +130,9 @@ class SeatReplay(_Model):
     elapsed_ms: int | None
     actions: list[str]
     action_times_ms: list[int]
+    rating: RatingChange | None = Field(
+        default=None, description="a rated race: the racer's new rating and its change"
+    )
 
 
 class GameReplay(_Model):
@@ -132,6 +146,7 @@ class GameReplay(_Model):
     started_at: int = Field(description="server time the race started, ms since the epoch")
     ended_at: int = Field(description="server time the race ended, ms since the epoch")
     seats: list[SeatReplay]
+    rated: bool = Field(default=False, description="the race changed its racers' ratings")
 
 
 class SeatBoards(_Model):
@@ -198,10 +213,27 @@ class DailyStats(_Model):
     best_score: int | None = Field(description="the best score of an attempt that is over")
 
 
+class GameRating(_Model):
+    """A player's rating in one game (Glicko-2, whole points: docs/ratings.md), shown with a
+    "?" while ``provisional``, and their rated record: a race of n racers counts as its
+    pairwise results, so ``won`` + ``drawn`` + ``lost`` is the opponents met."""
+
+    game: GameName
+    rating: int
+    rd: int = Field(description="the rating deviation: the rating is ± twice this, 95% sure")
+    provisional: bool = Field(description="RD still too high: shown `1500?`, not on leaderboards")
+    races: int = Field(description="rated races played")
+    won: int = Field(description="opponents finished ahead of")
+    drawn: int = Field(description="opponents finished level with")
+    lost: int = Field(description="opponents finished behind")
+    abandoned: int = Field(description="rated races left, or run out of time without moving")
+    last_race_at: int = Field(description="when the last rated race ended, ms since the epoch")
+
+
 class PlayerPage(_Model):
     """``GET /api/players/{handle}``: a player's recent races (latest first, with the ids
-    of their replays), stats per game, and their daily challenge (``daily``: per daily game
-    they have played)."""
+    of their replays), stats per game, their daily challenge (``daily``: per daily game
+    they have played) and their rating in each game they have played rated races of."""
 
     handle: str
     name: str
@@ -209,6 +241,53 @@ class PlayerPage(_Model):
     stats: list[GameStats]
     recent: list[RaceLine]
     daily: list[DailyStats] = Field(default_factory=list)
+    ratings: list[GameRating] = Field(default_factory=list)
+
+
+class RatingPoint(_Model):
+    """The rating after one rated race."""
+
+    game_id: str = Field(pattern=RACE_ID_PATTERN, description="the race (its replay)")
+    at: int = Field(description="when the race ended, ms since the epoch")
+    rating: int
+    rd: int
+    change: int
+    provisional: bool
+
+
+class RatingHistory(_Model):
+    """``GET /api/players/{handle}/ratings/{game}``: the player's rating in one game now
+    (null: no rated race of it yet) and after each rated race, oldest first (the latest
+    ``limit`` races): the points of a chart."""
+
+    handle: str
+    game: GameName
+    current: GameRating | None
+    points: list[RatingPoint]
+
+
+class LeaderboardEntry(_Model):
+    """A player on a game's leaderboard."""
+
+    rank: int = Field(ge=1)
+    player: str = Field(pattern=PLAYER_ID_PATTERN)
+    name: str
+    handle: str | None = Field(description="names the player page `/p/HANDLE` (null: none)")
+    rating: int
+    rd: int
+    races: int
+    last_race_at: int
+
+
+class Leaderboard(_Model):
+    """``GET /api/leaderboard/{game}``: every player with a rated race of the game in the
+    last ``active_days`` days whose rating is no longer provisional (RD below
+    ``provisional_rd``), best rating first."""
+
+    game: GameName
+    active_days: int
+    provisional_rd: int
+    entries: list[LeaderboardEntry]
 
 
 class DailyGame(_Model):
@@ -293,6 +372,9 @@ class RoomSummary(_Model):
     max_players: int
     spectators: bool = Field(description="whether the room may be watched")
     daily: bool = Field(description="the room plays the deal of the day")
+    rated: bool = Field(
+        default=False, description="the room's races are rated: only players with an identity"
+    )
 
 
 class LiveDirectory(_Model):
@@ -538,6 +620,8 @@ API_MODELS: tuple[type[BaseModel], ...] = (
     TournamentList,
     TournamentPage,
     TournamentResults,
+    RatingHistory,
+    Leaderboard,
 )
 """The response models the OpenAPI document lists."""
 

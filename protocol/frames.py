@@ -31,6 +31,7 @@ __all__ = [
     "RaceRecordDelayedBody",
     "RaceRecordedBody",
     "RaceStartingBody",
+    "RatingChangeBody",
     "ReactionCountBody",
     "RematchOfferBody",
     "RematchOfferedBody",
@@ -183,13 +184,27 @@ class RaceEndedBody(TypedDict):
     secret_until: int | None
 
 
+class RatingChangeBody(TypedDict):
+    """A racer's new rating and its change in a rated race (whole points)."""
+
+    seat: int
+    player: str
+    rating: int
+    change: int
+    rd: int
+    provisional: bool
+    abandoned: bool
+
+
 class RaceRecordedBody(TypedDict):
-    """``race_recorded``: the race is in the records store, its replay named ``game_id``."""
+    """``race_recorded``: the race is in the records store, its replay named ``game_id``;
+    ``ratings``: each racer's rating change when the race was rated."""
 
     type: Literal["race_recorded"]
     room: str
     race: int
     game_id: str
+    ratings: list[RatingChangeBody] | None
 
 
 class RaceRecordDelayedBody(TypedDict):
@@ -358,9 +373,17 @@ def race_ended(
     }
 
 
-def race_recorded(*, room: str, race: int, game_id: str) -> RaceRecordedBody:
-    """The ``race_recorded`` event body."""
-    return {"type": "race_recorded", "room": room, "race": race, "game_id": game_id}
+def race_recorded(
+    *, room: str, race: int, game_id: str, ratings: list[RatingChangeBody] | None = None
+) -> RaceRecordedBody:
+    """The ``race_recorded`` event body (``ratings``: a rated race's rating changes)."""
+    return {
+        "type": "race_recorded",
+        "room": room,
+        "race": race,
+        "game_id": game_id,
+        "ratings": ratings,
+    }
 
 
 def race_record_delayed(*, room: str, race: int) -> RaceRecordDelayedBody:

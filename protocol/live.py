@@ -1,5 +1,6 @@
 """The models the wire and the HTTP API share (no I/O): the games' names, a seat's status,
-and the live directory's entries (``live_rooms`` on the websocket, ``GET /api/live``).
+the live directory's entries (``live_rooms`` on the websocket, ``GET /api/live``) and a
+racer's rating change (``race_recorded``, ``GET /api/games/{id}``).
 Both :mod:`protocol.messages` and :mod:`protocol.api` import them from here, so neither
 imports the other for them."""
 
@@ -9,7 +10,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["FeaturedRace", "GameName", "LivePlayer", "LiveRoom", "LiveSort", "SeatStatus"]
+__all__ = [
+    "FeaturedRace",
+    "GameName",
+    "LivePlayer",
+    "LiveRoom",
+    "LiveSort",
+    "RatingChange",
+    "SeatStatus",
+]
 
 GameName = Literal["easy-harp", "klondike", "klondike-3"]
 SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "left", "disconnected"]
@@ -60,3 +69,19 @@ class FeaturedRace(_Message):
 
     game: GameName
     room: str | None
+
+
+class RatingChange(_Message):
+    """What a rated race did to one racer's rating, as results show it: ``rating``
+    (``change``), e.g. "1520 (+12)", with a "?" after the rating while it is
+    ``provisional``. Whole points: ``change`` is the new rating less the old one as each
+    was shown. ``abandoned``: the racer left or stopped moving, and lost to everyone who
+    did not (docs/ratings.md)."""
+
+    seat: int
+    player: str
+    rating: int
+    change: int
+    rd: int
+    provisional: bool
+    abandoned: bool = False

@@ -21,7 +21,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .api import StandingRow, TournamentPage
-from .live import FeaturedRace, GameName, LivePlayer, LiveRoom, LiveSort, SeatStatus
+from .live import (
+    FeaturedRace,
+    GameName,
+    LivePlayer,
+    LiveRoom,
+    LiveSort,
+    RatingChange,
+    SeatStatus,
+)
 
 __all__ = [
     "EVENT_TYPES",
@@ -63,6 +71,7 @@ __all__ = [
     "RaceRecordDelayed",
     "RaceRecorded",
     "RaceStarting",
+    "RatingChange",
     "React",
     "Reaction",
     "ReactionCount",
@@ -144,7 +153,9 @@ class Create(_Message):
     """Create a room and take its first seat as the host.
 
     ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
-    ``time_limit`` and ``spectator_delay`` are in seconds.
+    ``time_limit`` and ``spectator_delay`` are in seconds. ``rated``: the room's races
+    change the racers' ratings (its creator and every player who joins need an identity;
+    no robots; not with the deal of the day).
     """
 
     type: Literal["create"] = "create"
@@ -159,6 +170,7 @@ class Create(_Message):
     private: bool = False
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
     spectator_reactions: bool = True
+    rated: bool = False
 
 
 class Join(_Message):
@@ -503,6 +515,8 @@ class RoomOptions(_Message):
     spectator_delay: int = 0
     #: False: the racers do not see the spectators' reactions while they race
     spectator_reactions: bool = True
+    #: the room's races change the racers' ratings (identified players only, no robots)
+    rated: bool = False
 
 
 class SeatInfo(_Message):
@@ -784,11 +798,13 @@ class RaceEnded(_Event):
 class RaceRecorded(_Event):
     """Race ``race`` of the room is in the records store: ``game_id`` names its replay
     (``/g/GAME_ID``, ``GET /api/games/GAME_ID``). Sent once the database has the race, a
-    moment after ``race_ended``; never by a server that keeps no records."""
+    moment after ``race_ended``; never by a server that keeps no records. ``ratings``:
+    each racer's new rating and its change, by seat (``null``: the race was not rated)."""
 
     type: Literal["race_recorded"] = "race_recorded"
     race: int
     game_id: str
+    ratings: list[RatingChange] | None = None
 
 
 class RaceRecordDelayed(_Event):

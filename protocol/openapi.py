@@ -33,6 +33,33 @@ def _error(description: str) -> dict[str, Any]:
 _RECORDS_AWAY = _error("the records database cannot be reached now (`records_unavailable`)")
 
 
+_HANDLE = {
+    "name": "handle",
+    "in": "path",
+    "required": True,
+    "description": "compared with case and look-alike letters folded",
+    "schema": {"type": "string", "minLength": 3, "maxLength": 20},
+}
+
+
+def _paging(default_limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` (1-100) and ``offset`` query parameters of a paged list."""
+    return [
+        {
+            "name": "limit",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": default_limit},
+        },
+        {
+            "name": "offset",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "integer", "minimum": 0, "default": 0},
+        },
+    ]
+
+
 _DAY = {
     "name": "day",
     "in": "path",
@@ -173,18 +200,7 @@ def build_openapi() -> dict[str, Any]:
                         "description": "a player id: their own attempt and who they raced with",
                         "schema": {"type": "string"},
                     },
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 100},
-                    },
-                    {
-                        "name": "offset",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 0, "default": 0},
-                    },
+                    *_paging(100),
                 ],
                 "responses": {
                     "200": {"description": "the leaderboard", "content": _json("DailyBoard")},
@@ -199,25 +215,8 @@ def build_openapi() -> dict[str, Any]:
                 "summary": "A player's recent races and stats per game",
                 "operationId": "getPlayer",
                 "parameters": [
-                    {
-                        "name": "handle",
-                        "in": "path",
-                        "required": True,
-                        "description": "compared with case and look-alike letters folded",
-                        "schema": {"type": "string", "minLength": 3, "maxLength": 20},
-                    },
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-                    },
-                    {
-                        "name": "offset",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "integer", "minimum": 0, "default": 0},
-                    },
+                    _HANDLE,
+                    *_paging(20),
                 ],
                 "responses": {
                     "200": {"description": "the player", "content": _json("PlayerPage")},
@@ -271,6 +270,7 @@ def build_openapi() -> dict[str, Any]:
             }
         },
     }
+    paths.update(_rating_paths())
     paths.update(_tournament_paths())
     return {
         "openapi": "3.1.0",
@@ -278,13 +278,70 @@ def build_openapi() -> dict[str, Any]:
             "title": "samedeal HTTP API",
             "version": str(PROTOCOL_VERSION),
             "description": (
-                "Rooms (as invitations show them), finished races, players, the daily "
-                "challenge, the live directory and tournaments. "
+                "Rooms (as invitations show them), finished races, players and their "
+                "ratings, the daily challenge, the live directory and tournaments. "
                 f"Player ids match `{PLAYER_ID_PATTERN}`."
             ),
         },
         "paths": paths,
         "components": {"schemas": dict(sorted(schemas["$defs"].items()))},
+    }
+
+
+_GAME = {
+    "name": "game",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "enum": ["easy-harp", "klondike", "klondike-3"]},
+}
+
+
+def _rating_paths() -> dict[str, Any]:
+    return {
+        "/api/players/{handle}/ratings/{game}": {
+            "get": {
+                "summary": "A player's rating in one game and after each rated race (a chart)",
+                "operationId": "getPlayerRatings",
+                "parameters": [
+                    _HANDLE,
+                    _GAME,
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "required": False,
+                        "description": "the latest this many rated races",
+                        "schema": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": 1000,
+                            "default": 200,
+                        },
+                    },
+                ],
+                "responses": {
+                    "200": {"description": "the history", "content": _json("RatingHistory")},
+                    "400": _error("a malformed handle, game or limit"),
+                    "404": _error("no player has this handle"),
+                    "503": _RECORDS_AWAY,
+                },
+            }
+        },
+        "/api/leaderboard/{game}": {
+            "get": {
+                "summary": "The rated players of a game active lately, not provisional, "
+                "best rating first",
+                "operationId": "getLeaderboard",
+                "parameters": [
+                    _GAME,
+                    *_paging(100),
+                ],
+                "responses": {
+                    "200": {"description": "the leaderboard", "content": _json("Leaderboard")},
+                    "400": _error("not a game, or a malformed paging value"),
+                    "503": _RECORDS_AWAY,
+                },
+            }
+        },
     }
 
 
@@ -376,7 +433,8 @@ def _tournament_paths() -> dict[str, Any]:
                 "parameters": [_TOURNAMENT, _KEY],
                 "responses": {
                     "200": {
-                        "description": "format `samedeal-tournament/1`: `samedeal tournament "
+                        "description": "format `samedeal-tournament/2` (`fair`: the version "
+                        "of fair deals its rounds were drawn by, 1 or 2): `samedeal tournament "
                         "verify FILE` checks it",
                         "content": {"application/json": {"schema": {"type": "object"}}},
                     },

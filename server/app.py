@@ -65,6 +65,7 @@ from .edge.gateway import Gateway, Route
 from .metrics import Metrics
 from .players.history import History
 from .players.identity import Identities
+from .ratings.service import Ratings
 from .records.store import SqlRecordsStore, purge_periodically
 from .rooms.finish import RaceEnd
 from .rooms.invitation import Invitations
@@ -113,6 +114,7 @@ class RaceServer:
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
+        self.ratings = Ratings(ctx)
         race_end.end_hooks.append(history.race_ended)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
         routes: dict[type[Any], Route] = {

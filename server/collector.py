@@ -25,8 +25,8 @@ Its CPU: under bench/race.py's paced load (1,000 players, steady) the collector 
 each) as without it (15, 5–9 ms each), and as much with Python's own tuning or with a
 freeze after middle collections only; a young generation of 10,000 with these freezes
 (no timer) takes it to 0.4–1.6 %, but its longest collections at bench/capacity.py's 11,000
-connections then take 43–70 ms (move p99 18–55 ms against 15–17 ms). docs/benchmarks.md,
-"Session 10".
+connections then take 43–70 ms (move p99 18–55 ms against 15–17 ms).
+docs/benchmarks/history.md, Race server, "Session 10".
 
 What this costs otherwise: an object moved out of sight that later dies *in a reference
 cycle* is not reclaimed until the next sweep (one full collection of everything,

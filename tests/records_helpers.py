@@ -50,7 +50,8 @@ def make_race(
     casual: bool = True,
     **options: Any,
 ) -> RaceRecord:
-    """Race ``number`` of one room (ended in that order unless ``ended_at`` is given)."""
+    """Race ``number`` of one room (ended in that order unless ``ended_at`` is given);
+    ``rated=True`` makes it a rated race (kept for good)."""
     end = ended_at if ended_at is not None else 1_000_000 + number * 1000
     return RaceRecord(
         room=room,
@@ -61,7 +62,8 @@ def make_race(
         started_at=end - 900,
         ended_at=end,
         seats=seats_ or (seat(1), seat(2, status="resigned")),
-        casual=casual,
+        casual=casual and not options.get("rated", False),
+        rated=options.get("rated", False),
     )
 
 

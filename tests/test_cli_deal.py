@@ -1,4 +1,5 @@
-"""``samedeal deal`` and ``samedeal replay``: a public interface that scripts depend on.
+"""``samedeal deal``, ``samedeal replay`` and ``samedeal solve CODE``: a public interface
+that scripts depend on, for numbered and sealed deals.
 
 The commands run in-process through :func:`clients.cli.main` (fast); one test runs the
 installed console script.
@@ -19,7 +20,8 @@ from clients.cli import main
 from engine import DealCode, InvalidMoveError, Move, new_game, replay
 from engine.game import REMINDERS
 
-CODES = ("EH1-N-AAAAAAF", "KL1-1-AAAAAAF", "KL1-3-AAAAAAF")
+SEALED = ("KL1-1-QXGMDZRAWCKTEPLNOHBSVYFJUI", "EH1-N-ZZZZZZZZZZZZZZZZZZZZZZZZZZ")
+CODES = ("EH1-N-AAAAAAF", "KL1-1-AAAAAAF", "KL1-3-AAAAAAF", *SEALED)
 
 
 def run(
@@ -64,7 +66,9 @@ def test_deal_prints_the_layout(capsys: pytest.CaptureFixture[str], code: str) -
     game = new_game(code)
     lines = out.splitlines()
     assert lines[0].startswith(code)
-    assert f"deal {game.code.number}" in lines[0]
+    number = game.code.number
+    # a sealed deal is named by its code, never by a number
+    assert lines[0].endswith("sealed deal" if number is None else f"deal {number}")
     assert "score 0" in out and "moves 0" in out
     assert sum(line.startswith("t") for line in lines) == game.n_columns
     last = f"t{game.n_columns}"
@@ -93,10 +97,13 @@ def test_deal_random(capsys: pytest.CaptureFixture[str], game: str, prefix: str)
     assert status == 0
     position: dict[str, Any] = json.loads(out)
     assert position["code"].startswith(prefix)
+    assert DealCode.parse(position["code"]).sealed
     assert position == new_game(position["code"]).position()
     status, out, _ = run(capsys, "deal", "--random", game)
     assert status == 0 and out.startswith(prefix)
-    assert DealCode.parse(out.split()[0]).game_name == game
+    code = DealCode.parse(out.split()[0])
+    assert code.game_name == game and code.sealed
+    assert out.splitlines()[0].endswith(", sealed deal") and "deal #" not in out
 
 
 @pytest.mark.parametrize(
@@ -108,10 +115,13 @@ def test_deal_random(capsys: pytest.CaptureFixture[str], game: str, prefix: str)
         ("EH7-N-AAAAAAF", "ruleset"),
         ("KL1-N-AAAAAAF", "variant"),
         ("EH1N-AAAAAAF", "format"),
-        ("EH1-N-ÄAAAAAF", "code"),
+        ("EH1-N-ÄAAAAAF", "number"),
+        ("KL1-1-QXGMDZRAWCKTEPLNOHBSVYFJU", "number"),  # 25 letters
+        ("KL1-1-QXGMDZRAWCKTEPLNOHBSVYFJUIA", "number"),  # 27
+        ("KL1-1-QXGMDZRAWCKTEPLNOHBSVYFJU1", "number"),
     ],
 )
-@pytest.mark.parametrize("command", ["deal", "replay"])
+@pytest.mark.parametrize("command", ["deal", "replay", "solve"])
 def test_a_bad_code_exits_2_naming_the_part(
     capsys: pytest.CaptureFixture[str], code: str, part: str, command: str
 ) -> None:
@@ -119,6 +129,8 @@ def test_a_bad_code_exits_2_naming_the_part(
     assert status == 2 and out == ""
     assert err.startswith("samedeal: ") and f": {part}: " in err
     assert repr(code) in err
+    if part == "number" and code != "EH1-N-AAAAAAA":
+        assert "7 letters A-Z (a numbered deal) or 26 (a sealed deal)" in err
 
 
 def test_deal_needs_a_code_or_random(capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,6 +172,14 @@ def test_replay_prints_the_layout(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("KL1-1-AAAAAAF  Klondike, draw one, deal 5")
     status, out, _ = run(capsys, "replay", "KL1-1-AAAAAAF")
     assert status == 0 and "moves 0" in out
+
+
+def test_replay_plays_a_sealed_deal_named_by_its_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code = SEALED[0].lower()
+    status, out, _ = run(capsys, "replay", code, "s", "s")
+    assert status == 0
+    assert out.startswith(f"{SEALED[0]}  Klondike, draw one, sealed deal\n")
+    assert out.splitlines()[1].startswith(f"score {replay(SEALED[0], ['s', 's']).score} ")
 
 
 def test_an_illegal_move_exits_1_with_the_error_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -206,6 +226,20 @@ def test_an_illegal_move_read_from_stdin_is_indexed_in_the_whole_list(
     error = json.loads(out)["error"]
     assert error["index"] == 4 and error["move"] == "a"
     assert error["rule"] == "auto-finish-not-offered"
+
+
+# ---------------------------------------------------------------- solve
+
+
+def test_solve_takes_a_sealed_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code = "KL1-1-PQHZMCOLUTDHZEZILPDZKFQFUL"  # won within a few hundred nodes
+    status, out, err = run(capsys, "solve", code.lower(), "--nodes", "20000", "--json")
+    assert status == 0 and err == ""
+    answer = json.loads(out)
+    assert answer["code"] == code and answer["verdict"] == "winnable"
+    assert replay(code, answer["solution"].split()).won
+    status, out, _ = run(capsys, "solve", code, "--nodes", "20000")
+    assert status == 0 and out.startswith(f"{code}  winnable  nodes ")
 
 
 # ---------------------------------------------------------------- the console script

@@ -6,6 +6,8 @@ Most cases run the command in-process through :func:`clients.cli.main`; a few ru
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
 import json
 import subprocess
@@ -15,9 +17,10 @@ from typing import Any
 
 import orjson
 import pytest
-from tournament_fixtures import HOST, T0, new, play_round, with_players
+from tournament_fixtures import HOST, LINK_ID, T0, TID, new, play_round, with_players
 
 from clients.cli import main
+from engine import DealCode
 from engine.fair import secret_daily
 from engine.solver import solve
 from server.tournaments import TournamentState, disqualify, full_export
@@ -75,15 +78,87 @@ def solution(code: str) -> list[str]:
     return list(result.solution)
 
 
-@pytest.fixture(scope="module")
-def export() -> dict[str, Any]:
+def played_export(fair: int) -> dict[str, Any]:
+    """A finished two-round winnable-only tournament drawn by version ``fair``, exported."""
     state: TournamentState = with_players(new(rounds=2, deals="winnable"), "a", "b")
     state.node_budget = 20_000
+    state.fair = fair  # 1: as a tournament stored before sealed deals
     for _ in range(2):
         play_round(state, ["a", "b"], {"a": solution, "b": ["s", "s"]})
     disqualify(state, actor=HOST, player="b", round=2, reason="left early", now=T0)
     data: dict[str, Any] = json.loads(orjson.dumps(full_export(state)))
     return data
+
+
+@pytest.fixture(scope="module")
+def export() -> dict[str, Any]:
+    return played_export(2)
+
+
+@pytest.fixture(scope="module")
+def export_v1() -> dict[str, Any]:
+    """An export as the server made it before sealed deals: format ``…/1``, the round deals
+    numbered (``T1``), ``"fair"`` the object of the commitment and seed, the id without its
+    dash."""
+    made = played_export(1)
+    old = {k: v for k, v in made.items() if k not in ("fair", "draw")}
+    old.update(format="samedeal-tournament/1", id=TID, fair=made["draw"])
+    return old
+
+
+# ---------------------------------------------------------------------- from the spec alone
+
+PREFIXES = {"klondike": "KL1-1", "klondike-3": "KL1-3", "easy-harp": "EH1-N"}
+
+
+def letters(value: int, width: int) -> str:
+    """``value`` in base 26, ``A``=0, most significant first, ``width`` letters."""
+    out = ""
+    for _ in range(width):
+        value, digit = divmod(value, 26)
+        out = chr(ord("A") + digit) + out
+    return out
+
+
+def spec_candidate(seed: bytes, tid: str, game: str, r: int, i: int, version: int) -> str:
+    """Candidate ``i`` of round ``r`` exactly as fair-deals.md words it (``T2``: sealed from
+    ``h[0:16]``, the id as linked; ``T1``: deal ``1 + h[0:8] mod 999999``, no dash)."""
+    if version == 2:
+        h = hmac.new(seed, f"T2|{tid}|{r}|{i}".encode(), hashlib.sha256).digest()
+        number = letters(int.from_bytes(h[:16], "big") % 26**26, 26)
+    else:
+        message = f"T1|{tid.replace('-', '')}|{r}|{i}"
+        h = hmac.new(seed, message.encode(), hashlib.sha256).digest()
+        number = letters(1 + int.from_bytes(h[:8], "big") % 999_999, 7)
+    return f"{PREFIXES[game]}-{number}"
+
+
+def spec_check(export: dict[str, Any]) -> int:
+    """What a player can check with fair-deals.md and nothing of ours: the seed is the
+    commitment's, and every round's deal is its recorded candidate. Returns the version."""
+    version = export.get("fair", 1)
+    draw = export["draw"] if isinstance(version, int) else export["fair"]
+    version = version if isinstance(version, int) else 1
+    seed = bytes.fromhex(draw["seed"])
+    assert hashlib.sha256(seed).hexdigest() == draw["commitment"]
+    game = export["settings"]["game"]
+    for r in export["rounds"]:
+        i = r["candidate"]
+        assert r["deal"] == spec_candidate(seed, export["id"], game, r["number"], i, version)
+    return int(version)
+
+
+def test_both_versions_verify_from_the_spec_alone(
+    export: dict[str, Any], export_v1: dict[str, Any]
+) -> None:
+    assert (export["fair"], export["id"]) == (2, LINK_ID)
+    assert spec_check(export) == 2
+    assert all(DealCode.parse(r["deal"]).sealed for r in export["rounds"])
+    assert spec_check(export_v1) == 1
+    assert all(DealCode.parse(r["deal"]).number for r in export_v1["rounds"])
+    # the check can fail: the other version's derivation gives other deals
+    with pytest.raises(AssertionError):
+        spec_check({**export, "fair": 1})
 
 
 # ---------------------------------------------------------------------- tournament verify
@@ -96,28 +171,49 @@ def test_tournament_verify_file(
     path.write_bytes(orjson.dumps(export))
     status, out, err = run(capsys, "tournament", "verify", str(path))
     assert (status, err) == (0, "")
-    assert out.startswith("verified: tournament K7QF2M")
-    assert "round 1: KL1-1-AABETTP (candidate 0, winning line replayed)" in out
+    assert out.startswith(f"verified: tournament {LINK_ID}")
+    assert "rounds drawn by fair deals version 2 (sealed deals)" in out
+    first = export["rounds"][0]
+    assert f"round 1: {first['deal']} (candidate {first['candidate']}, winning line" in out
     assert "4 results replayed" in out
     status, out, _ = run(capsys, "tournament", "verify", str(path), "--json")
     assert status == 0
-    assert json.loads(out) == {"verified": True, "tournament": "K7QF2M", "problems": []}
+    assert json.loads(out) == {"verified": True, "tournament": LINK_ID, "problems": []}
+
+
+def test_an_export_made_before_sealed_deals_still_verifies(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, export_v1: dict[str, Any]
+) -> None:
+    path = tmp_path / "export.json"
+    path.write_bytes(orjson.dumps(export_v1))
+    status, out, err = run(capsys, "tournament", "verify", str(path))
+    assert (status, err) == (0, ""), out
+    assert "rounds drawn by fair deals version 1 (numbered deals" in out
+    # read as version 2 its rounds are other deals: the version is what is checked
+    relabelled = {k: v for k, v in export_v1.items() if k != "fair"}
+    relabelled.update(format="samedeal-tournament/2", fair=2, draw=export_v1["fair"], id=LINK_ID)
+    path.write_bytes(orjson.dumps(relabelled))
+    status, out, _ = run(capsys, "tournament", "verify", str(path))
+    assert status == 1 and "problem: round 1" in out
 
 
 def test_tournament_verify_tampered(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, export: dict[str, Any]
 ) -> None:
     bad = json.loads(json.dumps(export))
-    bad["fair"]["seed"] = "22" * 32
-    bad["rounds"][0]["results"]["a"]["score"] += 1
+    bad["draw"]["seed"] = "22" * 32
+    score = bad["rounds"][0]["results"]["a"]["score"]
+    bad["rounds"][0]["results"]["a"]["score"] = score + 1
     path = tmp_path / "tampered.json"
     path.write_bytes(orjson.dumps(bad))
     status, out, err = run(capsys, "tournament", "verify", str(path))
     assert status == 1 and err == ""
     problems = [line for line in out.splitlines() if line.startswith("problem: ")]
     assert len(problems) == 3
-    assert "commitment" in problems[0] and "round 1, a: score is 657" in problems[1]
-    assert problems[2] == "problem: standings: a's rounds[0].score is 656, the results give 657"
+    assert "commitment" in problems[0] and f"round 1, a: score is {score + 1}" in problems[1]
+    assert problems[2] == (
+        f"problem: standings: a's rounds[0].score is {score}, the results give {score + 1}"
+    )
     assert out.splitlines()[-1].startswith("NOT verified")
     status, out, _ = run(capsys, "tournament", "verify", str(path), "--json")
     verdict = json.loads(out)
@@ -175,6 +271,39 @@ def test_daily_verify_options(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "daily", "verify", *options(KLONDIKE_DAY))
     assert (status, err) == (0, "")
     assert out == "verified: the klondike of 2025-01-01 was KL1-1-AACEGOQ, as committed\n"
+
+
+def sealed_day(vector: dict[str, Any], candidate: int = 0) -> dict[str, str]:
+    """A version 2 day's reveal from ``fair-vectors.json`` (its candidate 0 was committed)."""
+    return {
+        "game": vector["game"],
+        "date": vector["date"],
+        "code": vector["candidates"][candidate],
+        "salt": vector["salt_hex"],
+        "commitment": vector["commitment_of_candidate_0"],
+    }
+
+
+def test_daily_verify_a_sealed_day(capsys: pytest.CaptureFixture[str]) -> None:
+    vectors = json.loads((ROOT / "docs/spec/fair-vectors.json").read_text(encoding="utf-8"))
+    for vector in vectors["daily"]:
+        reveal = sealed_day(vector)
+        assert DealCode.parse(reveal["code"]).sealed
+        status, out, err = run(capsys, "daily", "verify", *options(reveal))
+        assert (status, err) == (0, "")
+        assert out == (
+            f"verified: the {reveal['game']} of {reveal['date']} was {reveal['code']}, "
+            "as committed\n"
+        )
+        status, out, _ = run(capsys, "daily", "verify", *options(sealed_day(vector, 1)))
+        assert status == 1 and "not the commitment" in out
+    # a sealed code a letter short is bad input, not a mismatch
+    short = sealed_day(vectors["daily"][0])
+    short["code"] = short["code"][:-1]
+    status, out, err = run(capsys, "daily", "verify", *options(short))
+    assert status == 2 and out == ""
+    one_line_error(err)
+    assert "7 letters A-Z (a numbered deal) or 26 (a sealed deal)" in err
 
 
 def test_daily_verify_a_served_reveal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

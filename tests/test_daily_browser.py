@@ -486,7 +486,7 @@ async def test_the_browser_and_the_terminal_write_the_same_share_text(
             text = await p.page.evaluate(
                 """async ([lang, facts]) => {
                   await (await import("/i18n.js")).setLang(lang);
-                  return (await import("/daily.js")).dailyShareText(facts);
+                  return (await import("/share.js")).dailyShareText(facts);
                 }""",
                 [lang, facts],
             )
@@ -501,7 +501,7 @@ async def test_the_browser_and_the_terminal_write_the_same_share_text(
         steps.append((before, game.player_view(), str(outcome.move)))
     counted = await p.page.evaluate(
         """async (steps) => {
-          const { deckTurnStep } = await import("/daily.js");
+          const { deckTurnStep } = await import("/share.js");
           return steps.map(([before, after, move]) => deckTurnStep(before, after, move));
         }""",
         steps,

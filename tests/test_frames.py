@@ -115,6 +115,25 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
     (frames.race_recorded(room="K7QF-2M", race=1, game_id="0123456789ab"), RaceRecorded),
     (frames.race_record_delayed(room="K7QF-2M", race=1), RaceRecordDelayed),
     (
+        frames.race_recorded(
+            room="K7QF-2M",
+            race=1,
+            game_id="0123456789ab",
+            ratings=[
+                {
+                    "seat": 1,
+                    "player": "0123456789abcdef",
+                    "rating": 1520,
+                    "change": 12,
+                    "rd": 180,
+                    "provisional": True,
+                    "abandoned": False,
+                }
+            ],
+        ),
+        RaceRecorded,
+    ),
+    (
         frames.rematch_offered(room="K7QF-2M", race=2, deal="daily", deadline=9, now=1, by=1),
         RematchOffered,
     ),

@@ -19,7 +19,7 @@ from sqlalchemy import Connection
 from server.records.db import open_database
 from server.records.migrate import head_revision, status, upgrade
 from server.records.store import SqlRecordsStore
-from server.records.tables import metadata
+from server.records.tables import metadata, races, seats
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,6 +63,67 @@ async def test_from_the_previous_revision_keeps_the_players(records_url: str) ->
         assert me is not None and me.handle == "ada"
         race_id = await new.record_race(make_race(1, seat(1, ada.player_id)))
         assert (await new.recent_races(ada.player_id))[0].race_id == race_id
+    finally:
+        await new.close()
+    assert await _schema_diff(records_url) == []
+
+
+async def test_from_the_revision_before_ratings_keeps_the_races(records_url: str) -> None:
+    """0007 (ratings) on a database of 0006 with a race in it: the race stays, not rated;
+    rated races are rated from then on."""
+    await upgrade(records_url, "0006")
+    old = await SqlRecordsStore.open(records_url, migrate=False)
+    try:
+        ada = await old.create_player("Ada", "192.0.2.1")
+        bob = await old.create_player("Bob", "192.0.2.1")
+
+        def write_as_0006(conn: Connection) -> None:  # the columns 0006 knows, no `rated`
+            race_pk = conn.execute(
+                races.insert()
+                .values(
+                    public_id="0123456789ab",
+                    room="OLD1",
+                    room_created_at=1,
+                    race_no=1,
+                    game="klondike",
+                    deal="KL1-1-AAAAAAK",
+                    casual=False,
+                    started_at=1,
+                    ended_at=2,
+                    racers=1,
+                )
+                .returning(races.c.id)
+            ).scalar_one()
+            conn.execute(
+                seats.insert().values(
+                    race_id=race_pk,
+                    seat=1,
+                    name="Ada",
+                    status="won",
+                    rank=1,
+                    score=9,
+                    moves=1,
+                    on_foundations=52,
+                    actions="a",
+                    action_times="5",
+                    game="klondike",
+                    ended_at=2,
+                )
+            )
+
+        await old.db.write(write_as_0006)
+    finally:
+        await old.close()
+    new = await SqlRecordsStore.open(records_url)
+    try:
+        assert (await status(records_url)).current == head_revision()
+        kept = await new.race("0123456789ab")
+        assert kept is not None and not kept.record.rated and not kept.record.casual
+        race_id = await new.record_race(
+            make_race(2, seat(1, ada.player_id), seat(2, bob.player_id, "resigned"), rated=True)
+        )
+        assert [c.seat for c in await new.race_ratings(race_id)] == [1, 2]
+        assert (await new.rebuild_ratings(write=False)).differing == 0
     finally:
         await new.close()
     assert await _schema_diff(records_url) == []

@@ -12,7 +12,16 @@ from typing import Any
 
 import orjson
 import pytest
-from tournament_fixtures import HOST, SEED, T0, TID, begin_round, new, play_round, with_players
+from tournament_fixtures import (
+    HOST,
+    LINK_ID,
+    SEED,
+    T0,
+    begin_round,
+    new,
+    play_round,
+    with_players,
+)
 
 from engine.fair import round_candidate
 from engine.solver import solve
@@ -109,10 +118,11 @@ def test_results_csv(done: TournamentState) -> None:
 
 def test_the_export_verifies(done: TournamentState) -> None:
     export = exported(done)
-    assert export["fair"]["seed"] == SEED.hex()
-    assert export["fair"]["node_budget"] == 20_000
-    assert [r["candidate"] for r in export["rounds"]] == [0, 0]
-    assert export["rounds"][0]["deal"] == str(round_candidate(SEED, TID, "klondike", 1, 0))
+    assert (export["fair"], export["id"]) == (2, LINK_ID)  # sealed deals, the id as linked
+    assert export["draw"]["seed"] == SEED.hex()
+    assert export["draw"]["node_budget"] == 20_000
+    first = export["rounds"][0]
+    assert first["deal"] == str(round_candidate(SEED, LINK_ID, "klondike", 1, first["candidate"]))
     assert export["rounds"][0]["solution"]  # the solver's winning line
     assert export["rounds"][0]["results"]["a"]["move_list"]
     assert [a["act"] for a in export["audit"]] == ["start", "disqualify"]
@@ -149,7 +159,7 @@ def test_an_unfinished_export_shows_nothing_secret() -> None:
     begin_round(state, ["a", "b"])
     export = exported(state)
     text = json.dumps(export)
-    assert export["fair"]["seed"] is None and SEED.hex() not in text
+    assert export["draw"]["seed"] is None and SEED.hex() not in text
     assert export["rounds"][0]["deal"] is None and state.rounds[0].deal not in text
     problems = verify(export)
     assert any("not revealed" in p for p in problems)
@@ -174,7 +184,8 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 
 
 def _other_deal(export: dict[str, Any]) -> None:
-    export["rounds"][0]["deal"] = str(round_candidate(SEED, TID, "klondike", 1, 1))
+    first = export["rounds"][0]
+    first["deal"] = str(round_candidate(SEED, LINK_ID, "klondike", 1, first["candidate"] + 1))
 
 
 def _truncate_solution(export: dict[str, Any]) -> None:
@@ -190,15 +201,18 @@ def _drop_a_round(export: dict[str, Any]) -> None:
 
 
 TAMPERING: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
-    "another seed": (_set("fair.seed", "11" * 32), "commitment"),
-    "no seed": (_set("fair.seed", None), "not revealed"),
-    "a seed that is not hex": (_set("fair.seed", "zz"), "seed"),
-    "another commitment": (_set("fair.commitment", "00" * 32), "commitment"),
+    "another seed": (_set("draw.seed", "11" * 32), "commitment"),
+    "no seed": (_set("draw.seed", None), "not revealed"),
+    "a seed that is not hex": (_set("draw.seed", "zz"), "seed"),
+    "another commitment": (_set("draw.commitment", "00" * 32), "commitment"),
+    "version 1's derivation": (_set("fair", 1), "round 1"),
+    "an unknown version": (_set("fair", 3), "version 3"),
     "another deal": (_other_deal, "round 1"),
     "another candidate": (_set("rounds.0.candidate", 1), "round 1"),
     "skipped candidates": (_set("rounds.0.skipped", [0]), "round 1"),
     "a losing winning line": (_truncate_solution, "does not win"),
-    "another tournament id": (_set("id", "OTHER1"), "round 1"),
+    "another tournament id": (_set("id", "OTHR-1X"), "round 1"),
+    "the id without its dash": (_set("id", "K7QF2M"), "dash included"),
     "a better score": (_set("rounds.0.results.b.score", 999), "score"),
     "a win that was not": (_set("rounds.0.results.b.status", "won"), "won"),
     "more cards home": (_set("rounds.1.results.b.on_foundations", 9), "on_foundations"),

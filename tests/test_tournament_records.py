@@ -7,13 +7,14 @@ from typing import Any
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection
+from sqlalchemy import Connection, insert
 from tournament_fixtures import SEED, new, play_round, with_players
 
 from server.records.db import open_database
 from server.records.migrate import status, upgrade
 from server.records.store import SqlRecordsStore
-from server.records.tables import metadata
+from server.records.tables import metadata, tournaments
+from server.records.tournaments import tournament_row
 from server.tournaments import ban, disqualify, standings
 from server.tournaments.live import LiveTournament, RoundRoom, new_live, strip_moves
 
@@ -87,5 +88,36 @@ async def test_the_seed_is_written_only_once_finished(records_url: str) -> None:
         found = await store.load_tournament(state.id)
         assert found is not None and found[0].state.seed != state.seed
         assert found[0].state.commitment == state.commitment
+    finally:
+        await store.close()
+
+
+async def test_from_0005_a_stored_tournament_is_version_1(records_url: str) -> None:
+    """A tournament written before sealed deals drew numbered deals (fair-deals.md version
+    1): migrated, it must say so, or its rounds would be re-derived as sealed ones and its
+    export would not verify; a new one is version 2."""
+    await upgrade(records_url, "0005")
+    old = new(rounds=2)
+    old.id = "OLD1AB"
+    db = open_database(records_url)
+
+    def write_as_0005(conn: Connection) -> None:
+        row = {k: v for k, v in tournament_row(old).items() if k != "fair"}
+        conn.execute(insert(tournaments).values(row))
+
+    try:
+        await db.write(write_as_0005)
+    finally:
+        await db.dispose()
+    store = await SqlRecordsStore.open(records_url)  # migrates to the head
+    try:
+        assert await _diff(records_url) == []
+        found = await store.load_tournament(old.id)
+        assert found is not None and found[0].state.fair == 1
+        fresh = new(rounds=2)
+        assert fresh.fair == 2
+        await store.save_tournament(new_live(fresh), {})
+        found = await store.load_tournament(fresh.id)
+        assert found is not None and found[0].state.fair == 2
     finally:
         await store.close()

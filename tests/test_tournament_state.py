@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tournament_fixtures import (
     HOST,
     KEY,
+    LINK_ID,
     SEED,
     T0,
     TID,
@@ -24,7 +25,8 @@ from tournament_fixtures import (
     with_players,
 )
 
-from engine.fair import RoundDeal, commitment, round_candidate
+from engine import DealCode
+from engine.fair import RoundDeal, commitment, round_candidate, round_deal
 from server.tournaments import (
     SYSTEM,
     RoundResult,
@@ -257,8 +259,9 @@ def test_start_round_checks_the_deal_and_the_time() -> None:
     state = with_players(new(round_start="manual", co_hosts=["co"]), "a")
     start(state, actor=HOST, now=T0)
     deal = next_round_deal(state)
-    assert deal == RoundDeal(round_candidate(SEED, TID, "klondike", 1, 0), 0, None, ())
-    wrong = deal._replace(code=round_candidate(SEED, TID, "klondike", 2, 0))
+    assert deal == RoundDeal(round_candidate(SEED, LINK_ID, "klondike", 1, 0), 0, None, ())
+    assert deal.code.sealed
+    wrong = deal._replace(code=round_candidate(SEED, LINK_ID, "klondike", 2, 0))
     kw: dict[str, Any] = {"now": T0, "connected": {"a"}}
     refused("bad_deal", start_round, state, actor=SYSTEM, deal=wrong, **kw)
     refused("not_allowed", start_round, state, actor="a", deal=deal, **kw)
@@ -291,11 +294,35 @@ def test_winnable_only_rounds_record_their_proof() -> None:
     state = with_players(new(game="easy-harp", deals="winnable"), "a")
     state.node_budget, state.max_candidates = 2_000, 4
     start(state, actor=HOST, now=T0)
-    for _ in range(3):  # round 3 skips two candidates at 2,000 nodes (see test_fair.py)
+    for r in (1, 2, 3):
         begin_round(state, ["a"])
         end_round(state, actor=SYSTEM, now=state.rounds[-1].deadline)
-    third = state.rounds[2]
-    assert (third.candidate, third.skipped) == (2, [0, 1]) and third.solution
+        # the round plays what the derivation (sealed deals, the id as in the link) picks
+        expected = round_deal(
+            SEED, LINK_ID, "easy-harp", r, winnable_only=True, node_budget=2_000, max_candidates=4
+        )
+        played_ = state.rounds[-1]
+        assert played_.deal == str(expected.code) and DealCode.parse(played_.deal).sealed
+        assert (played_.candidate, played_.skipped) == (expected.candidate, list(expected.skipped))
+        assert played_.solution == (None if expected.solution is None else list(expected.solution))
+
+
+def test_a_tournament_stored_before_sealed_deals_keeps_its_numbered_rounds() -> None:
+    """A state stored without ``fair`` was drawn by version 1: its next round is version 1's
+    numbered candidate (the id without its dash), so rounds already played and its export
+    stay consistent."""
+    state = with_players(new(), "a")
+    assert state.fair == 2
+    stored = state.model_dump(mode="json")
+    del stored["fair"]
+    old = TournamentState.model_validate(stored)
+    assert old.fair == 1
+    start(old, actor=HOST, now=T0)
+    deal = next_round_deal(old)
+    assert deal.code == round_candidate(SEED, TID, "klondike", 1, 0, fair=1)
+    assert deal.code.number is not None
+    start_round(old, actor=SYSTEM, deal=deal, now=T0, connected={"a"})
+    assert old.rounds[0].deal == str(deal.code)
 
 
 def test_round_results() -> None:

@@ -22,6 +22,8 @@ from server.tournaments import (
 
 SEED = bytes(range(32))
 TID = "K7QF2M"
+#: the id as printed in the tournament's link: what its version 2 rounds are derived from
+LINK_ID = "K7QF-2M"
 T0 = 1_750_000_000_000
 HOST = "host"
 KEY = "LINKKEY"

@@ -3,6 +3,7 @@
 
 import { EH_SLOT_SUITS, SUIT_SYMBOLS, isRed, rankText } from "./cards.js";
 import { t, tn } from "./i18n.js";
+import { burstStar, columnHeight, columnOffsets, css, placesAcross, slideOffset, wasteShift } from "./layout.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const ICON_PATHS = {
@@ -106,12 +107,10 @@ function slide(board, before) {
   for (const [node, olds] of moved) {
     const from = olds.shift();
     if (!from) continue;
-    const to = node.getBoundingClientRect();
-    const dx = from.rect.left - to.left;
-    const dy = from.rect.top - to.top;
-    if (Math.abs(dx) + Math.abs(dy) < 2) continue;
+    const offset = slideOffset(from.rect, node.getBoundingClientRect());
+    if (!offset) continue;
     node.animate(
-      [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 30 }, { transform: "none", zIndex: 30 }],
+      [{ transform: `translate(${offset.dx}px, ${offset.dy}px)`, zIndex: 30 }, { transform: "none", zIndex: 30 }],
       { duration: 180, easing: "ease-out" },
     );
   }
@@ -128,8 +127,7 @@ export function renderBoard(board, view, game, options = {}) {
   if (!view) return;
   const harp = game === "easy-harp";
   const three = game === "klondike-3";
-  const places = options.mini ? Math.max(view.tableau.length, view.foundations.length) : harp ? 10 : 7;
-  board.style.setProperty("--n", places);
+  board.style.setProperty("--n", placesAcross(view, game, options.mini));
   board.classList.toggle("harp", harp);
 
   const top = el("div", "row top");
@@ -156,7 +154,7 @@ export function renderBoard(board, view, game, options = {}) {
     wasteCards.forEach((name, i) => {
       const c = cardNode(name);
       // draw three: the fan spreads over two card places, so every index shows in full
-      if (i) c.style.left = `calc((var(--cw) + var(--gap)) * ${three ? 0.5 : 0.36} * ${i})`;
+      if (i) c.style.left = `calc((var(--cw) + var(--gap)) * ${wasteShift(i, three)})`;
       waste.append(c);
     });
     if (view.waste.count) waste.append(el("span", "count", view.waste.count));
@@ -189,22 +187,30 @@ export function renderBoard(board, view, game, options = {}) {
   const tableau = el("div", "row tableau");
   view.tableau.forEach((col, i) => {
     const pile = pileNode("column", `t${i + 1}`, columnLabel(i, col));
-    for (let d = 0; d < col.down; d++) {
-      const c = cardNode(null, false);
-      c.style.top = `calc(${d} * var(--down))`;
-      pile.append(c);
-    }
-    col.up.forEach((name, j) => {
-      const c = cardNode(name);
-      c.style.top = `calc(${col.down} * var(--down) + ${j} * var(--up))`;
+    columnOffsets(col.down, col.up.length).forEach((offset, k) => {
+      const c = k < col.down ? cardNode(null, false) : cardNode(col.up[k - col.down]);
+      c.style.top = css(offset);
       pile.append(c);
     });
-    const ups = Math.max(col.up.length - 1, 0);
-    pile.style.height = `calc(var(--ch) + ${col.down} * var(--down) + ${ups} * var(--up))`;
+    pile.style.height = css(columnHeight(col.down, col.up.length));
     tableau.append(pile);
   });
   board.append(tableau);
   if (before) slide(board, before);
+}
+
+/** One followed player's board under a ``heading`` (their name, or with the spectators'
+ * delay): a spectator's boards side by side, in a room or on TV. */
+export function followedBoard(seat, name, heading, view, game) {
+  const cell = el("section", "followed");
+  cell.dataset.seat = String(seat);
+  cell.setAttribute("aria-label", t("spectate.watching", { name }));
+  cell.append(el("h3", "watching", heading));
+  const inner = el("div", "board readonly");
+  cell.append(inner);
+  renderBoard(inner, view, game);
+  if (view && view.won) inner.append(wonBanner());
+  return cell;
 }
 
 /** The "cleared!" banner, with a short burst of stars unless motion is reduced. */
@@ -217,8 +223,9 @@ export function wonBanner() {
     burst.setAttribute("aria-hidden", "true");
     for (let i = 0; i < 14; i++) {
       const star = icon("star", "icon spark");
-      star.style.setProperty("--a", `${(360 / 14) * i}deg`);
-      star.style.setProperty("--d", `${60 + (i % 3) * 30}px`);
+      const { angle, distance } = burstStar(i, 14);
+      star.style.setProperty("--a", `${angle}deg`);
+      star.style.setProperty("--d", `${distance}px`);
       burst.append(star);
     }
     banner.append(burst);

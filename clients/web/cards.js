@@ -7,6 +7,11 @@ export const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" 
 export const RANKS = "A23456789TJQK";
 export const EH_SLOT_SUITS = ["S", "H", "C", "D", "S", "H", "C", "D"];
 
+/** How many cards ``game`` deals: two decks in Easy Harp, one in Klondike. */
+export function deckSize(game) {
+  return game === "easy-harp" ? 104 : 52;
+}
+
 /** 1 for an ace … 13 for a king. */
 export function rankOf(card) {
   return RANKS.indexOf(card[0]) + 1;

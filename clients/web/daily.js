@@ -8,89 +8,23 @@
 
 import { getJson } from "./api.js";
 import { el } from "./board.js";
+import { deckSize } from "./cards.js";
+import { DAY_ONE, addDays, dayNumber, dayOf, dayOfRace } from "./days.js";
 import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
 import { currentPlayer, keptPlayerId } from "./identity.js";
+import { dailyShareText, dailyWatchText, deckTurnStep } from "./share.js";
 
 export const DAILY_GAMES = ["klondike", "easy-harp"];
-const DAY_ONE = Date.UTC(2026, 0, 1); // day 1, as the server counts (server/daily.py)
-const DAY_MS = 86_400_000;
-const FULL = 13; // a foundation holds ace to king, in both games
-// Emoji squares for the shared text only (chat apps draw them; a shared text says the
-// same in words above them): empty, a few cards, about half, most, full.
-const SQUARES = [0x2b1c, 0x1f7e5, 0x1f7e7, 0x1f7e8, 0x1f7e9].map((c) => String.fromCodePoint(c));
 const RACE_KEY = "samedeal.daily."; // + room: this tab's daily race, kept across a reload
 const $ = (id) => document.getElementById(id);
 
 // ---------------------------------------------------------------------- days
 
-/** The day's number: 1 on 2026-01-01. */
-export function dayNumber(day) {
-  return Math.round((Date.parse(`${day}T00:00:00Z`) - DAY_ONE) / DAY_MS) + 1;
-}
-
-function dayOf(ms) {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-function addDays(day, n) {
-  return dayOf(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS);
-}
-
-/** The UTC day of a race on the deal of the day, from its deadline: the server ends such a
- * race at its day's end at the latest and starts it within the day. */
-export function dayOfRace(deadline) {
-  return dayOf(deadline - 1);
-}
-
 function longDate(day) {
   return new Intl.DateTimeFormat(currentLang(), { dateStyle: "long", timeZone: "UTC" }).format(new Date(`${day}T00:00:00Z`));
 }
 
-// ---------------------------------------------------------------------- share text
-
-/** One square per foundation, by how many of its 13 cards it holds. */
-export function foundationLine(counts) {
-  return counts.map((n) => SQUARES[n >= FULL ? 4 : n >= 9 ? 3 : n >= 5 ? 2 : n >= 1 ? 1 : 0]).join("");
-}
-
-/** How an acknowledged action changed the deck turns (passes through the stock after the
- * first), from the boards before and after it: a stock action that refilled an empty stock
- * is one; an undo that emptied the stock took one back. (clients/daily_share.py too.) */
-export function deckTurnStep(before, after, move) {
-  if (!before || !after) return 0;
-  if (move.startsWith("s") && before.stock === 0 && after.stock > 0) return 1;
-  if (move === "u" && before.stock > 0 && after.stock === 0) return -1;
-  return 0;
-}
-
-/**
- * The spoiler-free share text of a race on the deal of the day: the day's number, the
- * game, what the race was for the player (unless their ranked attempt), won or not, score,
- * moves, deck turns (Klondike), time, the foundations as squares and the day's page — never
- * the deal code nor a card. ``r``: {number, game, attempt, won, onFoundations, total, score,
- * moves, deckTurns, elapsedMs, foundations (cards per foundation, or null), url}. The
- * terminal writes the same (clients/daily_share.py).
- */
-export function dailyShareText(r) {
-  const head = [t("share.daily_title", { n: r.number, game: t(`game.${r.game}`) })];
-  if (r.attempt && r.attempt !== "ranked") head.push(t(`attempt.${r.attempt}`));
-  const facts = [
-    r.won ? t("share.daily_won") : t("share.daily_not_won", { cards: r.onFoundations, total: r.total }),
-    t("share.daily_score", { score: r.score }),
-    tn("stats.moves", r.moves),
-  ];
-  if (r.game === "klondike") facts.push(tn("share.deck_turns", r.deckTurns));
-  facts.push(t("share.daily_time", { time: formatTime(r.elapsedMs) }));
-  const lines = [head.join(" · "), facts.join(" · ")];
-  if (r.foundations) lines.push(foundationLine(r.foundations));
-  lines.push(t("share.daily_link", { url: r.url }));
-  return lines.join("\n");
-}
-
-/** A spectator's share text of a daily race: the day, the game, how many raced, the link. */
-export function dailyWatchText(number, game, racers, url) {
-  return [t("share.daily_title", { n: number, game: t(`game.${game}`) }), tn("share.racing", racers), t("share.daily_link", { url })].join("\n");
-}
+// ---------------------------------------------------------------------- sharing
 
 /** Share ``text``: the system's share sheet where the browser has one (Web Share API),
  * else the clipboard; ``say`` tells the reader what happened. */
@@ -177,7 +111,7 @@ export function dailyRaceShare(s) {
     attempt: r ? r.attempts[String(s.seat)] || null : null,
     won: mine.status === "won",
     onFoundations: mine.on_foundations,
-    total: s.game === "easy-harp" ? 104 : 52,
+    total: deckSize(s.game),
     score: mine.score,
     moves: mine.moves,
     deckTurns: r ? r.deckTurns : 0,
@@ -279,7 +213,7 @@ let play = null; // (game, solo, errorBox) → Promise: a room on today's deal (
 
 /** One line of a finished attempt: won or not, score, moves, deck turns, place. */
 function attemptLine(game, e) {
-  const total = game === "easy-harp" ? 104 : 52;
+  const total = deckSize(game);
   const parts = [
     e.won ? t("daily.result_won", { time: formatTime(e.elapsed_ms) }) : t("daily.result_not_won", { cards: e.on_foundations, total }),
     tn("stats.points", e.score),

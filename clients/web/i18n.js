@@ -1,14 +1,17 @@
-// Message catalogues: every text a player reads comes from /i18n/<lang>.json (the same
-// files the terminal client reads). Code holds keys; rule reminders and server errors are
-// translated by their ids (rejected.rule, error.code), with the server's English as the
-// last resort.
+// The page's language: every text a player reads comes from /i18n/<lang>.json (the same
+// files the terminal client reads), loaded here into a Catalogue (messages.js, which fills
+// and counts the texts). Code holds keys; rule reminders and server errors are translated
+// by their ids (rejected.rule, error.code), with the server's English as the last resort.
+
+import { Catalogue } from "./messages.js";
+
+export { formatTime } from "./messages.js";
 
 export const LANGUAGES = ["en", "ru", "sv"];
 const STORE = "samedeal.lang";
 
-let lang = "en";
-let messages = {};
-let fallback = {};
+let catalogue = new Catalogue("en", {});
+let english = null; // English's entries, fetched once: behind every other language's
 
 /** The language to start in: the one chosen before, else the browser's first we speak. */
 export function detectLang() {
@@ -30,53 +33,39 @@ async function fetchCatalogue(code) {
 /** Load a language (and English beside it for any key it lacks); remember the choice. */
 export async function setLang(code, remember = false) {
   if (!LANGUAGES.includes(code)) code = "en";
-  if (!Object.keys(fallback).length) fallback = await fetchCatalogue("en");
-  messages = code === "en" ? fallback : await fetchCatalogue(code);
-  lang = code;
+  if (!english) english = await fetchCatalogue("en");
+  useCatalogue(code, code === "en" ? english : await fetchCatalogue(code), english);
   if (remember) localStorage.setItem(STORE, code);
   document.documentElement.lang = code;
 }
 
+/** Speak ``lang`` from these entries (``fallback``: English's): what :func:`setLang` does
+ * once it has them, and how the unit tests give them from the files. */
+export function useCatalogue(lang, messages, fallback) {
+  catalogue = new Catalogue(lang, messages, fallback);
+}
+
 export function currentLang() {
-  return lang;
+  return catalogue.lang;
 }
 
-function lookup(key) {
-  return key in messages ? messages[key] : fallback[key];
-}
-
-function fill(text, params) {
-  return text.replace(/\{(\w+)\}/g, (m, name) => (params && name in params ? String(params[name]) : m));
-}
-
-/** The text for ``key`` with ``{name}`` placeholders filled; a plural entry (an object of
- * CLDR forms) is chosen by ``params.n``. */
+/** The text for ``key`` in the page's language (:meth:`Catalogue.t`). */
 export function t(key, params) {
-  let text = lookup(key);
-  if (text === undefined) return key;
-  if (typeof text === "object") {
-    const form = new Intl.PluralRules(lang).select(Number(params && params.n) || 0);
-    text = text[form] ?? text.other;
-  }
-  return fill(text, params);
+  return catalogue.t(key, params);
 }
 
 /** :func:`t` for a plural entry counted by ``n``. */
 export function tn(key, n, params) {
-  return t(key, { ...params, n });
+  return catalogue.tn(key, n, params);
 }
 
-/** Like :func:`t` for an ordinal entry ("1st of 2"): the form is chosen by ``params.rank``. */
+/** :func:`t` for an ordinal entry ("1st of 2"), by ``params.rank``. */
 export function tOrdinal(key, params) {
-  const entry = lookup(key);
-  if (entry === undefined) return key;
-  if (typeof entry !== "object") return fill(entry, params);
-  const form = new Intl.PluralRules(lang, { type: "ordinal" }).select(Number(params.rank) || 0);
-  return fill(entry[form] ?? entry.other, params);
+  return catalogue.tOrdinal(key, params);
 }
 
 export function has(key) {
-  return lookup(key) !== undefined;
+  return catalogue.has(key);
 }
 
 /** A refused move's reminder, by its rule id. */
@@ -100,14 +89,4 @@ export function translateDom(root = document) {
   for (const node of root.querySelectorAll("[data-i18n-label]")) {
     node.setAttribute("aria-label", t(node.dataset.i18nLabel));
   }
-}
-
-/** A duration in ms as m:ss (h:mm:ss past an hour); "–" when unknown. */
-export function formatTime(ms) {
-  if (ms === null || ms === undefined || ms < 0) return "–";
-  const total = Math.floor(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, "0");
-  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }

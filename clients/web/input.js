@@ -6,6 +6,7 @@
 
 import { foundationFor, tableTakes } from "./cards.js";
 import { el } from "./board.js";
+import { AUTO_FINISH, FOUNDATIONS, STOCK, TABLE, UNDO, destination, move, source } from "./notation.js";
 
 // Two taps are one double tap only on the same card, unchanged in between, this close.
 const DOUBLE_MS = 300;
@@ -32,8 +33,7 @@ export function clearSelection() {
 
 export function select(pile, count) {
   clearSelection();
-  const src = pile.startsWith("t") && count > 1 ? `${pile}:${count}` : pile;
-  selected = { src, pile, count };
+  selected = { src: source(pile, count), pile, count };
   markSelection();
 }
 
@@ -81,12 +81,6 @@ function topCard(pile) {
   return ups.length ? ups[ups.length - 1] : null;
 }
 
-/** Where a move to ``pile`` goes: a foundation slot means "the foundations" (the card
- * finds its own slot, the first one if two fit, as in the Easy Harp app). */
-function destination(pile) {
-  return pile.startsWith("f") ? "f" : pile;
-}
-
 function flushPending() {
   if (!pending) return;
   clearTimeout(pending.timer);
@@ -117,13 +111,13 @@ function tapPile(pile, card) {
   if (pile === "s") {
     flushPending();
     clearSelection();
-    ctx.send("s", null);
+    ctx.send(STOCK, null);
     return;
   }
   if (pending && pending.pile === pile && double) {
     clearTimeout(pending.timer);
     pending = null;
-    ctx.send(`${pile}-t`, pile);
+    ctx.send(move(pile, TABLE), pile);
     return;
   }
   flushPending();
@@ -131,9 +125,9 @@ function tapPile(pile, card) {
   if (sel) {
     clearSelection();
     if (pile === sel.pile) {
-      if (double && sel.count === 1) ctx.send(`${sel.src}-t`, pile);
+      if (double && sel.count === 1) ctx.send(move(sel.src, TABLE), pile);
     } else {
-      ctx.send(`${sel.src}-${destination(pile)}`, sel.pile);
+      ctx.send(move(sel.src, destination(pile)), sel.pile);
     }
     return;
   }
@@ -150,11 +144,11 @@ function tapPile(pile, card) {
   const table = ctx.doubleClick() && tableTakes(view, name, pile);
   if (home && table) {
     // both a tap and a double tap would move it: wait (briefly) to know which
-    const fire = () => ctx.send(`${pile}-f`, pile);
+    const fire = () => ctx.send(move(pile, FOUNDATIONS), pile);
     pending = { pile, fire, timer: setTimeout(() => ((pending = null), fire()), TAP_DELAY_MS) };
   } else if (home) {
     lastTap = null; // it is on its way: a second tap is on whatever it uncovers
-    ctx.send(`${pile}-f`, pile);
+    ctx.send(move(pile, FOUNDATIONS), pile);
   } else {
     select(pile, 1); // no foundation takes it: keep it in hand for a click on its destination
   }
@@ -171,7 +165,7 @@ function onBoardClick(ev) {
     if (selected && ev.target.closest('[data-area="f"]')) {
       const sel = selected;
       clearSelection();
-      ctx.send(`${sel.src}-f`, sel.pile);
+      ctx.send(move(sel.src, FOUNDATIONS), sel.pile);
     } else {
       clearSelection();
     }
@@ -250,10 +244,9 @@ function onPointerUp(ev) {
     const target = ev.type === "pointerup" ? dropTarget(ev.clientX, ev.clientY) : null;
     if (target && board.contains(target)) {
       const home = target.closest('[data-area="f"]');
-      const dest = home ? "f" : target.dataset.pile;
+      const dest = home ? FOUNDATIONS : target.dataset.pile;
       if (dest && dest !== d.src.pile && /^[tf]/.test(dest)) {
-        const src = d.src.pile.startsWith("t") && d.src.count > 1 ? `${d.src.pile}:${d.src.count}` : d.src.pile;
-        ctx.send(`${src}-${dest}`, d.src.pile);
+        ctx.send(move(source(d.src.pile, d.src.count), dest), d.src.pile);
       }
     }
   }
@@ -267,13 +260,13 @@ function onPointerUp(ev) {
 function keyPile(pile) {
   if (pile === "s") {
     clearSelection();
-    ctx.send("s", null);
+    ctx.send(STOCK, null);
     return;
   }
   const sel = selected;
   if (sel) {
     clearSelection();
-    if (pile !== sel.pile) ctx.send(`${sel.src}-${destination(pile)}`, sel.pile);
+    if (pile !== sel.pile) ctx.send(move(sel.src, destination(pile)), sel.pile);
     return;
   }
   if (topCard(pile)) select(pile, 1);
@@ -306,16 +299,16 @@ function onKey(ev) {
   const sel = selected;
   let handled = true;
   if (onPile && (k === "enter" || k === " ")) keyPile(onPile.dataset.pile);
-  else if ((ev.ctrlKey || ev.metaKey) && k === "z") ctx.send("u", null);
+  else if ((ev.ctrlKey || ev.metaKey) && k === "z") ctx.send(UNDO, null);
   else if (ev.ctrlKey || ev.metaKey || ev.altKey) handled = false;
   else if (k === "escape") clearSelection();
   else if (k === "arrowup") handled = growSelection(1);
   else if (k === "arrowdown") handled = growSelection(-1);
   else if (k === "arrowright" && onPile) focusNextPile(1);
   else if (k === "arrowleft" && onPile) focusNextPile(-1);
-  else if (k === "s" || k === " ") ctx.send("s", null);
-  else if (k === "u" || k === "backspace") ctx.send("u", null);
-  else if (k === "a") ctx.send("a", null);
+  else if (k === "s" || k === " ") ctx.send(STOCK, null);
+  else if (k === "u" || k === "backspace") ctx.send(UNDO, null);
+  else if (k === "a") ctx.send(AUTO_FINISH, null);
   else if (k === "w" && !sel) select("w", 1);
   else if (/^[1-9]$/.test(k)) {
     const column = Number(k);
@@ -323,11 +316,11 @@ function onKey(ev) {
     if (!view || column > view.tableau.length) handled = false;
     else if (sel) {
       clearSelection();
-      if (sel.pile !== `t${column}`) ctx.send(`${sel.src}-t${column}`, sel.pile);
+      if (sel.pile !== `t${column}`) ctx.send(move(sel.src, `t${column}`), sel.pile);
     } else if (view.tableau[column - 1].up.length) select(`t${column}`, 1);
   } else if ((k === "f" || k === "t") && sel) {
     clearSelection();
-    ctx.send(`${sel.src}-${k}`, sel.pile);
+    ctx.send(move(sel.src, k), sel.pile);
   } else handled = false;
   if (handled) ev.preventDefault();
 }

@@ -3,7 +3,9 @@
 // progress line. Everything from other users goes on the page with textContent.
 
 import { el } from "./board.js";
+import { deckSize } from "./cards.js";
 import { formatTime, t, tn } from "./i18n.js";
+import { progressPercent } from "./layout.js";
 
 export const REACTIONS = ["clap", "wow", "fire", "gg"];
 const SVG = "http://www.w3.org/2000/svg";
@@ -94,19 +96,25 @@ export class ReactionPops {
   }
 }
 
-/** A player's progress bar and figures, as the room's players list shows them. */
-export function progressLine(p, game) {
-  const total = p.total || (game === "easy-harp" ? 104 : 52);
-  const done = p.on_foundations || 0;
+/** ``name``'s progress bar: ``done`` of ``total`` cards on the foundations. */
+export function progressBar(name, done, total) {
   const bar = el("div", "bar");
   bar.setAttribute("role", "progressbar");
   bar.setAttribute("aria-valuemin", "0");
   bar.setAttribute("aria-valuemax", String(total));
   bar.setAttribute("aria-valuenow", String(done));
-  bar.setAttribute("aria-label", t("players.progress", { name: p.name }));
+  bar.setAttribute("aria-label", t("players.progress", { name }));
   const fill = el("div", "fill");
-  fill.style.width = `${Math.round((100 * done) / total)}%`;
+  fill.style.width = `${progressPercent(done, total)}%`;
   bar.append(fill);
+  return bar;
+}
+
+/** A player's progress bar and figures, as the live directory and TV show them. */
+export function progressLine(p, game) {
+  const total = p.total || deckSize(game);
+  const done = p.on_foundations || 0;
+  const bar = progressBar(p.name, done, total);
   let status = t(`status.${p.status}`);
   if (p.status === "won" && p.elapsed_ms !== null && p.elapsed_ms !== undefined) {
     status = t("status.won_in", { time: formatTime(p.elapsed_ms) });
@@ -144,7 +152,7 @@ export function liveRow(room, { now, featured = false, compact = false }) {
     item.dataset.seat = String(p.seat);
     item.append(el("span", "name", p.name));
     if (room.phase === "running" && p.status !== "waiting" && !compact) item.append(...progressLine(p, room.game));
-    else if (room.phase === "running" && p.status !== "waiting") item.append(el("span", "stats", ` ${p.on_foundations}/${p.total || (room.game === "easy-harp" ? 104 : 52)}`));
+    else if (room.phase === "running" && p.status !== "waiting") item.append(el("span", "stats", ` ${p.on_foundations}/${p.total || deckSize(room.game)}`));
     players.append(item);
   }
   li.append(players);

@@ -6,6 +6,9 @@
 import { foundationFor, fitsOn, isRun } from "./cards.js";
 import { el, renderBoard } from "./board.js";
 import { ruleText, t } from "./i18n.js";
+import { destination } from "./notation.js";
+import { $, showScreen } from "./page.js";
+import { state } from "./store.js";
 
 // Sections in reading order: [section id, example id or null]. Title and text are the
 // catalogue's rules.<game>.<section>.title / .text (paragraphs split on blank lines).
@@ -223,7 +226,7 @@ function mountExample(id) {
       const from = picked;
       picked = null;
       if (pile !== from.pile) {
-        const rule = tryExampleMove(ex, from.pile, from.count, pile.startsWith("f") ? "f" : pile);
+        const rule = tryExampleMove(ex, from.pile, from.count, destination(pile));
         status.textContent = rule
           ? ruleText(rule)
           : EXAMPLES[id].goal(ex)
@@ -310,4 +313,52 @@ export function renderRules(body, game, section = null) {
       target.scrollIntoView({ block: "start" });
     }
   }
+}
+
+// ---------------------------------------------------------------------- the page and the overlay
+
+export function showRulesPage(game, section) {
+  showScreen("rules");
+  $("rules-close").hidden = true;
+  $("rules-back").hidden = false;
+  fillRules(game, section);
+}
+
+export function fillRules(game, section) {
+  const which = rulesGame(game);
+  $("rules-title").textContent = t("rules.title", { game: t(`rules.${which}.name`) });
+  for (const a of document.querySelectorAll(".rules-tabs a")) {
+    if (a.dataset.game === which) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  renderRules($("rules-body"), which, section);
+  if (!state.room) document.title = `${$("rules-title").textContent} · samedeal`;
+}
+
+/** The rules over the room (the race goes on underneath), at ``rule``'s section. */
+export function openRulesOverlay(rule) {
+  $("rules").hidden = false;
+  $("rules").classList.add("overlay");
+  $("rules-close").hidden = false;
+  $("rules-back").hidden = true;
+  fillRules(state.game || "easy-harp", rule ? ruleSection(state.game, rule) : null);
+  $("rules-close").focus();
+}
+
+function closeRulesOverlay() {
+  $("rules").hidden = true;
+  $("rules").classList.remove("overlay");
+}
+
+/** Wire the rules over a room: the header's link opens them there, Escape or Close shuts. */
+export function setupRulesOverlay() {
+  $("rules-link").addEventListener("click", (ev) => {
+    if (!state.room) return; // a page of its own from the lobby
+    ev.preventDefault();
+    openRulesOverlay(null);
+  });
+  $("rules-close").addEventListener("click", closeRulesOverlay);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && $("rules").classList.contains("overlay") && !$("rules").hidden) closeRulesOverlay();
+  });
 }

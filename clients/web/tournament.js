@@ -52,8 +52,8 @@ function panel(id, titleKey) {
   return div;
 }
 
-/** The tournament page. ``app``: {conn, state, takeJoined, follow, showScreen, toast,
- * serverNow, render}. */
+/** The tournament page. ``app``: {conn, state (read only), forgetSeat, takeJoined, follow,
+ * showScreen, toast, serverNow, render}. */
 export class TournamentPage {
   constructor(app) {
     this.app = app;
@@ -205,7 +205,7 @@ export class TournamentPage {
   async back() {
     if (this.app.state.room) {
       await this.app.conn.request({ type: "leave" });
-      this.app.state.room = null;
+      this.app.forgetSeat();
     }
     this.side.hidden = true;
     this.show();

@@ -4,7 +4,7 @@
 // subscription and watches it on a second connection, as a spectator; when the race ends
 // the server features the next one, and the page moves to it by itself.
 
-import { el, renderBoard, wonBanner } from "./board.js";
+import { el, followedBoard } from "./board.js";
 import { errorText, formatTime, t, tn } from "./i18n.js";
 import { ReactionPops, progressLine, reactionButtons, watchLink } from "./live.js";
 import { Connection } from "./net.js";
@@ -198,16 +198,7 @@ function drawBoards() {
   for (const seatNo of room.follows) {
     const seat = room.seats.get(seatNo);
     const name = seat ? seat.name : String(seatNo);
-    const cell = el("section", "followed");
-    cell.dataset.seat = String(seatNo);
-    cell.setAttribute("aria-label", t("spectate.watching", { name }));
-    cell.append(el("h3", "watching", name));
-    const inner = el("div", "board readonly");
-    cell.append(inner);
-    boards.append(cell);
-    const view = room.boards.get(seatNo);
-    renderBoard(inner, view, game);
-    if (view && view.won) inner.append(wonBanner());
+    boards.append(followedBoard(seatNo, name, name, room.boards.get(seatNo), game));
   }
 }
 

@@ -11,7 +11,8 @@ writes a race whole.
 
 Once the database has the race, the room is told where its replay is: a
 ``race_recorded`` room event with the race's public id (the results a player is looking at
-link to ``/g/ID``), unless the room has moved on to another race or is gone.
+link to ``/g/ID``) and, for a rated race, each racer's new rating and its change (written
+with the race, in its transaction), unless the room has moved on to another race or is gone.
 
 The database may be away for a while: the writer tries again until it is back, holding at
 most ``records_queue`` races in memory (the rest wait in the backend, where any worker's
@@ -45,14 +46,16 @@ from websockets.http11 import Response
 from engine import GameError, new_game, replay
 from protocol import frames
 from protocol.api import RACE_ID_PATTERN, SeatBoards
+from protocol.frames import RatingChangeBody
 
 from ..codes import display_code
 from ..config import now_ms
 from ..context import Context
 from ..daily.challenge import Daily
 from ..edge.http import HttpRequest, error_response, json_response, text_response
+from ..ratings.rules import is_rated
 from ..records.models import BadRecord, RaceRecord, RecordsUnavailable, SeatRecord, StoredRace
-from ..records.views import game_replay, player_page, seat_moves_text
+from ..records.views import game_replay, player_page, rating_change, seat_moves_text
 from ..records.writer import RaceWriter
 from ..rooms.room import Events, ProgressState, RoomState
 from ..store.backend import HealthWatch, Snapshot, StoreUnavailable, UnknownRoom
@@ -95,18 +98,23 @@ def _pending_key(record: RaceRecord) -> str:
 @dataclass(frozen=True, slots=True)
 class TellRecorded:
     """A room update: race ``race`` of the room made at ``created_at`` is recorded as
-    ``game_id``; value: whether the room was told (``race_recorded``). A room whose code
-    now names another room, or that has started a later race, is left alone."""
+    ``game_id`` (with its racers' ``ratings`` changes when it was rated); value: whether
+    the room was told (``race_recorded``). A room whose code now names another room, or
+    that has started a later race, is left alone."""
 
     created_at: int
     race: int
     game_id: str
+    ratings: tuple[RatingChangeBody, ...] | None = None
 
     def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
         if room.created_at != self.created_at or room.race != self.race:
             return [], False
         event = frames.race_recorded(
-            room=display_code(room.code), race=self.race, game_id=self.game_id
+            room=display_code(room.code),
+            race=self.race,
+            game_id=self.game_id,
+            ratings=list(self.ratings) if self.ratings is not None else None,
         )
         return [event], True
 
@@ -279,6 +287,7 @@ class History:
                     deck_turns=deck_turns,
                 )
             )
+        rated = is_rated(room)
         return RaceRecord(
             room=room.code,
             room_created_at=room.created_at,
@@ -288,9 +297,10 @@ class History:
             started_at=room.start_at or room.created_at,
             ended_at=now_ms(),
             seats=tuple(seats),
-            # races on a day's deal and tournament rounds are kept for good
-            casual=room.daily_day is None and room.tournament is None,
+            # races on a day's deal, tournament rounds and rated races are kept for good
+            casual=room.daily_day is None and room.tournament is None and not rated,
             daily_day=room.daily_day,
+            rated=rated,
         )
 
     def _submit(self, key: str, record: RaceRecord, *, first: bool = False) -> None:
@@ -349,11 +359,20 @@ class History:
         self.ctx.tasks.spawn(tell(), "race record delayed")
 
     async def _tell(self, record: RaceRecord, game_id: str) -> None:
-        """Tell the race's room where its replay is (``race_recorded``)."""
+        """Tell the race's room where its replay is, and how the ratings changed
+        (``race_recorded``)."""
+        ratings = None
+        if record.rated and self.ctx.records is not None:
+            try:
+                changes = await self.ctx.records.race_ratings(game_id)
+            except Exception as exc:  # the changes are on the replay (GET /api/games/ID)
+                logger.warning("rating changes not read race=%s: %s", game_id, exc)
+            else:
+                ratings = tuple(rating_change(c) for c in changes)
         # nobody left to tell, or the store is away: the player page links the race too
         with contextlib.suppress(UnknownRoom, StoreUnavailable):
             await self.ctx.backend.update_room(
-                record.room, TellRecorded(record.room_created_at, record.race, game_id)
+                record.room, TellRecorded(record.room_created_at, record.race, game_id, ratings)
             )
 
     async def _drop(self, key: str) -> None:
@@ -391,7 +410,11 @@ class History:
         stored = await self._stored(request.params["race_id"])
         if isinstance(stored, Response):
             return stored
-        return json_response(game_replay(stored))
+        records = self.ctx.records
+        ratings = []
+        if stored.record.rated and records is not None:
+            ratings = await records.race_ratings(stored.race_id)
+        return json_response(game_replay(stored, ratings))
 
     async def _moves(self, request: HttpRequest) -> Response:
         stored = await self._stored(request.params["race_id"])
@@ -438,7 +461,8 @@ class History:
             )
         today = self.daily.today().isoformat()
         daily = await records.daily_stats(profile.player.player_id, today)
-        return json_response(player_page(profile, today, daily))
+        ratings = await records.standings(profile.player.player_id)
+        return json_response(player_page(profile, today, daily, ratings))
 
     async def _stored(self, race_id: str) -> Any:
         records = self.ctx.records

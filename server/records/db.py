@@ -164,7 +164,8 @@ class Database(ABC):
 
     * SQLite (the ``sqlite3`` module): the whole function in a worker thread, so a call
       costs one hand-over between threads. aiosqlite hands over every cursor operation —
-      some fifteen for a player page, which made it four times slower (docs/benchmarks.md).
+      some fifteen for a player page, which made it four times slower
+      (docs/benchmarks/history.md, "Records store").
     * PostgreSQL (asyncpg): on the event loop through SQLAlchemy's async engine
       (``run_sync``); asyncpg's network waits are awaited, never blocking.
     """

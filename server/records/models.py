@@ -189,7 +189,8 @@ class RaceRecord:
 
     ``(room, room_created_at, race)`` names the race for good: writing the same race again
     changes nothing. ``casual`` races are purged after the retention period; the others
-    (daily, tournament: later) are kept.
+    (daily, tournament, rated) are kept. A ``rated`` race changes its racers' ratings as it
+    is written (:mod:`server.records.ratings`).
     """
 
     room: str
@@ -204,6 +205,7 @@ class RaceRecord:
     #: the UTC day (``YYYY-MM-DD``) whose secret deal this race played: its deal and replay
     #: are shown only once that day is over, and it ends its racers' attempts of the day
     daily_day: str | None = None
+    rated: bool = False
 
     def __post_init__(self) -> None:
         if not self.seats:

@@ -20,6 +20,7 @@ from .models import (
     UnknownPlayer,
 )
 from .races import read_recent, read_stats
+from .ratings import forget as forget_ratings
 from .tables import dialect_insert, meta, player_stats, players, rate_buckets, seats
 
 __all__ = [
@@ -183,8 +184,8 @@ def recover(conn: Connection, recovery: str, secret: str, new_recovery: str) -> 
 
 
 def delete_player(conn: Connection, player_id: str, now: int, proof: str | None = None) -> None:
-    """Anonymise the identity; its seats in past races keep their results (``proof`` as
-    for :func:`update_player`)."""
+    """Anonymise the identity; its seats in past races keep their results, its stats and
+    ratings go (``proof`` as for :func:`update_player`)."""
     row = conn.execute(select(players.c.id).where(*_live(player_id, proof))).first()
     if row is None:
         raise _missing(proof)
@@ -202,6 +203,7 @@ def delete_player(conn: Connection, player_id: str, now: int, proof: str | None 
     )
     conn.execute(update(seats).where(seats.c.player_id == row.id).values(name=ids.DELETED_NAME))
     conn.execute(delete(player_stats).where(player_stats.c.player_id == row.id))
+    forget_ratings(conn, row.id)
 
 
 def profile(conn: Connection, key: str, limit: int, offset: int) -> Profile | None:

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Insert, and_, case, delete, select
 from . import identity as ids
 from .daily import end_attempts
 from .models import PlayerStats, RaceRecord, RaceSummary, SeatRecord, StoredRace
+from .ratings import lock_racers, rate_races
 from .tables import dialect_insert, player_stats, players, races, seats
 
 __all__ = [
@@ -47,6 +48,9 @@ def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
     by_key = _existing(conn, unique)
     fresh = [race for race in unique if race.key not in by_key]
     if fresh:
+        # before the races get their row ids: rated races sharing a racer take them in the
+        # order their ratings change (a rebuild replays them in that order)
+        lock_racers(conn, fresh)
         rows: list[dict[str, Any]] = [
             {
                 "public_id": ids.new_race_id(),
@@ -60,6 +64,7 @@ def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
                 "ended_at": r.ended_at,
                 "racers": len(r.seats),
                 "daily_day": r.daily_day,
+                "rated": r.rated,
             }
             for r in fresh
         ]
@@ -73,6 +78,7 @@ def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
         stat_rows = _stat_rows(fresh, player_ids)
         if stat_rows:
             conn.execute(_stats_upsert(conn), stat_rows)
+        rate_races(conn, fresh, new, player_ids)
         daily = [(race, by_key[race.key]) for race in fresh if race.daily_day is not None]
         if daily:
             end_attempts(conn, daily, player_ids)
@@ -268,6 +274,7 @@ def read_race(conn: Connection, race_id: str) -> StoredRace | None:
         seats=seat_records,
         casual=race.casual,
         daily_day=race.daily_day,
+        rated=race.rated,
     )
     return StoredRace(race_id=race.public_id, record=record)
 

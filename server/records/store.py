@@ -43,6 +43,7 @@ from .models import (
     StoredRace,
     UnknownPlayer,
 )
+from .rating_store import RatingCalls
 from .tables import rate_buckets
 from .tournaments import TournamentCalls
 
@@ -109,9 +110,9 @@ class RecordsStore(ABC):
     @abstractmethod
     async def delete_player(self, player_id: str, *, proof: str | None = None) -> None:
         """Anonymise an identity for good: name "deleted player", handle freed, secret and
-        recovery code void, stats dropped; its seats in past races stay (anonymised), and
-        so does a race it was playing, when it is recorded. ``proof`` as for
-        :meth:`rename`."""
+        recovery code void, stats and ratings dropped; its seats in past races stay
+        (anonymised), and so does a race it was playing, when it is recorded. ``proof`` as
+        for :meth:`rename`."""
 
     # ---------------------------------------------------------------- races
 
@@ -153,7 +154,7 @@ class RecordsStore(ABC):
         """Release the connections."""
 
 
-class SqlRecordsStore(TournamentCalls, DailyCalls, RecordsStore):
+class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
     """:class:`RecordsStore` on SQLite or PostgreSQL. Build it with :meth:`open`.
 
     ``retention_days``: casual races older than that are purged (``None``: kept for good).

@@ -15,6 +15,10 @@ milliseconds since the Unix epoch (server clock), as everywhere in the server.
   one index range.
 * ``player_stats`` — per (player, game) counters kept up to date in the transaction that
   writes a race, so they survive the retention purge of casual races.
+* ``ratings`` — per (player, game) the Glicko-2 rating and the rated record
+  (:class:`server.ratings.rules.Standing`), and ``rating_changes`` — what each rated race
+  did to each racer's: both written in the transaction that writes the race
+  (``races.rated``), both rebuilt from the rated races by ``samedeal ratings rebuild``.
 
 * ``daily_attempts`` — one row per (player, daily game, UTC day).
 * ``tournaments``, ``tournament_players``, ``tournament_rounds``, ``tournament_results``,
@@ -40,6 +44,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
@@ -55,6 +60,8 @@ __all__ = [
     "players",
     "races",
     "rate_buckets",
+    "rating_changes",
+    "ratings",
     "seats",
     "tournament_audit",
     "tournament_players",
@@ -124,6 +131,8 @@ races = Table(
     # the UTC day (YYYY-MM-DD) whose secret deal this race played; its replay and its deal
     # code are shown only once that day is over
     Column("daily_day", String(10), nullable=True),
+    # a rated race (never casual): it changed its racers' ratings
+    Column("rated", Boolean, nullable=False, server_default=false()),
     UniqueConstraint("room", "room_created_at", "race_no"),
     Index(None, "casual", "ended_at"),
 )
@@ -212,6 +221,51 @@ player_stats = Table(
     Column("longest_streak", Integer, nullable=False),
 )
 
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("player_id", ID, ForeignKey("players.id"), primary_key=True),
+    Column("game", String(16), primary_key=True),
+    # Glicko-2: rating and deviation in rating points, the volatility
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    # the rated record: rated races, pairwise results, races abandoned, the last one's end
+    Column("races", Integer, nullable=False),
+    Column("won", Integer, nullable=False),
+    Column("drawn", Integer, nullable=False),
+    Column("lost", Integer, nullable=False),
+    Column("abandoned", Integer, nullable=False),
+    Column("last_race_at", BigInteger, nullable=False),
+    # the leaderboard, read best first
+    Index(None, "game", "rating"),
+)
+
+rating_changes = Table(
+    "rating_changes",
+    metadata,
+    # the order the changes were made in (a player's history reads it)
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("race_id", ID, ForeignKey("races.id", ondelete="CASCADE"), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("player_id", ID, ForeignKey("players.id"), nullable=False),
+    Column("game", String(16), nullable=False),
+    Column("ended_at", BigInteger, nullable=False),
+    Column("rating_before", Float, nullable=False),
+    Column("rd_before", Float, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    # this race's pairwise results, and whether the racer abandoned it
+    Column("won", Integer, nullable=False),
+    Column("drawn", Integer, nullable=False),
+    Column("lost", Integer, nullable=False),
+    Column("abandoned", Boolean, nullable=False),
+    UniqueConstraint("race_id", "seat"),
+    # a player's history in a game, in order
+    Index(None, "player_id", "game", "id"),
+)
+
 tournaments = Table(
     "tournaments",
     metadata,
@@ -231,6 +285,8 @@ tournaments = Table(
     Column("seed", String(64), nullable=True),
     Column("node_budget", Integer, nullable=False),
     Column("max_candidates", Integer, nullable=False),
+    # the version of fair-deals.md its rounds were drawn by (1: before sealed deals)
+    Column("fair", Integer, nullable=False, server_default="1"),
     Column("rounds_played", Integer, nullable=False),
     Column("version", Integer, nullable=False),
     Column("created_at", BigInteger, nullable=False),

@@ -36,7 +36,7 @@ from .tables import (
     tournaments,
 )
 
-__all__ = ["TournamentCalls", "load_tournament", "race_ids", "save_tournament"]
+__all__ = ["TournamentCalls", "load_tournament", "race_ids", "save_tournament", "tournament_row"]
 
 Moves = dict[tuple[int, str], str]
 
@@ -50,6 +50,31 @@ def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+def tournament_row(state: TournamentState) -> dict[str, Any]:
+    """The ``tournaments`` row of ``state`` (its seed only once it has finished)."""
+    return {
+        "id": state.id,
+        "name": state.settings.name,
+        "game": state.settings.game,
+        "host": state.host,
+        "phase": state.phase,
+        "private": state.settings.private,
+        "link_key": state.key,
+        "settings": state.settings.model_dump_json(),
+        "commitment": state.commitment,
+        "seed": state.seed if state.phase == "finished" else None,
+        "node_budget": state.node_budget,
+        "max_candidates": state.max_candidates,
+        "fair": state.fair,
+        "rounds_played": state.round,
+        "version": state.version,
+        "created_at": state.created_at,
+        "started_at": state.started_at,
+        "finished_at": state.finished_at,
+        "next_round_at": state.next_round_at,
+    }
+
+
 def save_tournament(conn: Connection, live: LiveTournament, moves: Moves) -> None:
     """Write the tournament as it stands (replacing what was stored of it)."""
     state = live.state
@@ -57,28 +82,7 @@ def save_tournament(conn: Connection, live: LiveTournament, moves: Moves) -> Non
     for table in _CHILDREN:
         conn.execute(delete(table).where(table.c.tournament_id == tid))
     conn.execute(delete(tournaments).where(tournaments.c.id == tid))
-    conn.execute(
-        insert(tournaments).values(
-            id=tid,
-            name=state.settings.name,
-            game=state.settings.game,
-            host=state.host,
-            phase=state.phase,
-            private=state.settings.private,
-            link_key=state.key,
-            settings=state.settings.model_dump_json(),
-            commitment=state.commitment,
-            seed=state.seed if state.phase == "finished" else None,
-            node_budget=state.node_budget,
-            max_candidates=state.max_candidates,
-            rounds_played=state.round,
-            version=state.version,
-            created_at=state.created_at,
-            started_at=state.started_at,
-            finished_at=state.finished_at,
-            next_round_at=state.next_round_at,
-        )
-    )
+    conn.execute(insert(tournaments).values(tournament_row(state)))
     players = [
         {
             "tournament_id": tid,
@@ -230,6 +234,7 @@ def load_tournament(conn: Connection, tid: str) -> tuple[LiveTournament, Moves] 
         commitment=row["commitment"],
         node_budget=row["node_budget"],
         max_candidates=row["max_candidates"],
+        fair=row["fair"],
         phase=row["phase"],
         round=row["rounds_played"],
         next_round_at=row["next_round_at"],

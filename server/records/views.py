@@ -6,28 +6,44 @@ The HTTP routes (wired by the server) call these and encode the result with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from protocol.api import (
     DailyStats,
+    GameRating,
     GameReplay,
     GameStats,
+    Leaderboard,
     PlayerPage,
     PlayerRef,
     RaceLine,
+    RatingHistory,
     SeatReplay,
     moves_text,
 )
+from protocol.frames import RatingChangeBody
 
+from ..ratings.rules import ACTIVE_DAYS, PROVISIONAL_RD, Standing, is_provisional
 from .models import DailyStats as DailyFigures
 from .models import Profile, StoredRace
+from .ratings import RankedPlayer, RatingPoint, SeatRating
 
-__all__ = ["game_replay", "player_page", "seat_moves_text"]
+__all__ = [
+    "game_rating",
+    "game_replay",
+    "leaderboard_page",
+    "player_page",
+    "rating_change",
+    "rating_history",
+    "seat_moves_text",
+]
 
 
-def game_replay(stored: StoredRace) -> GameReplay:
-    """``GET /api/games/{id}``."""
+def game_replay(stored: StoredRace, ratings: Sequence[SeatRating] = ()) -> GameReplay:
+    """``GET /api/games/{id}`` (``ratings``: what the race did to its racers' ratings, when
+    it was rated)."""
     race = stored.record
+    by_seat = {r.seat: rating_change(r) for r in ratings}
     return GameReplay.model_validate(
         {
             "id": stored.race_id,
@@ -36,6 +52,7 @@ def game_replay(stored: StoredRace) -> GameReplay:
             "race": race.race,
             "started_at": race.started_at,
             "ended_at": race.ended_at,
+            "rated": race.rated,
             "seats": [
                 SeatReplay.model_validate(
                     {
@@ -58,6 +75,7 @@ def game_replay(stored: StoredRace) -> GameReplay:
                         "elapsed_ms": s.elapsed_ms,
                         "actions": list(s.actions),
                         "action_times_ms": list(s.action_times),
+                        "rating": by_seat.get(s.seat),
                     }
                 )
                 for s in race.seats
@@ -66,16 +84,101 @@ def game_replay(stored: StoredRace) -> GameReplay:
     )
 
 
+def rating_change(change: SeatRating) -> RatingChangeBody:
+    """A racer's rating change as results show it (``race_recorded``, a replay): whole
+    points, the change being the difference of the two ratings as shown."""
+    return {
+        "seat": change.seat,
+        "player": change.player_id,
+        "rating": round(change.after.rating),
+        "change": round(change.after.rating) - round(change.before.rating),
+        "rd": round(change.after.rd),
+        "provisional": is_provisional(change.after),
+        "abandoned": change.abandoned,
+    }
+
+
+def game_rating(game: str, standing: Standing) -> GameRating:
+    """A player's rating in ``game`` and their rated record."""
+    return GameRating.model_validate(
+        {
+            "game": game,
+            "rating": round(standing.rating.rating),
+            "rd": round(standing.rating.rd),
+            "provisional": standing.provisional,
+            "races": standing.races,
+            "won": standing.won,
+            "drawn": standing.drawn,
+            "lost": standing.lost,
+            "abandoned": standing.abandoned,
+            "last_race_at": standing.last_race_at or 0,
+        }
+    )
+
+
+def rating_history(
+    handle: str, game: str, standing: Standing | None, points: Sequence[RatingPoint]
+) -> RatingHistory:
+    """``GET /api/players/{handle}/ratings/{game}``."""
+    return RatingHistory.model_validate(
+        {
+            "handle": handle,
+            "game": game,
+            "current": game_rating(game, standing) if standing is not None else None,
+            "points": [
+                {
+                    "game_id": p.race_id,
+                    "at": p.ended_at,
+                    "rating": round(p.after.rating),
+                    "rd": round(p.after.rd),
+                    "change": round(p.after.rating) - round(p.before.rating),
+                    "provisional": is_provisional(p.after),
+                }
+                for p in points
+            ],
+        }
+    )
+
+
+def leaderboard_page(game: str, ranked: Sequence[RankedPlayer]) -> Leaderboard:
+    """``GET /api/leaderboard/{game}``."""
+    return Leaderboard.model_validate(
+        {
+            "game": game,
+            "active_days": ACTIVE_DAYS,
+            "provisional_rd": round(PROVISIONAL_RD),
+            "entries": [
+                {
+                    "rank": r.rank,
+                    "player": r.player_id,
+                    "name": r.name,
+                    "handle": r.handle,
+                    "rating": round(r.standing.rating.rating),
+                    "rd": round(r.standing.rating.rd),
+                    "races": r.standing.races,
+                    "last_race_at": r.standing.last_race_at or 0,
+                }
+                for r in ranked
+            ],
+        }
+    )
+
+
 def player_page(
-    profile: Profile, today: str = "", daily: Sequence[DailyFigures] = ()
+    profile: Profile,
+    today: str = "",
+    daily: Sequence[DailyFigures] = (),
+    ratings: Mapping[str, Standing] | None = None,
 ) -> PlayerPage:
     """``GET /api/players/{handle}`` from :meth:`RecordsStore.profile` (the deal of a race
-    on a day's secret deal is left out until that day is over: ``today``, YYYY-MM-DD) and
-    the player's daily figures (:meth:`SqlRecordsStore.daily_stats`)."""
+    on a day's secret deal is left out until that day is over: ``today``, YYYY-MM-DD), the
+    player's daily figures (:meth:`SqlRecordsStore.daily_stats`) and their standing per
+    game (:meth:`SqlRecordsStore.standings`)."""
     player, stats, recent = profile.player, profile.stats, profile.recent
     return PlayerPage.model_validate(
         {
             "handle": player.handle or "",
+            "ratings": [game_rating(game, s) for game, s in (ratings or {}).items()],
             "name": player.name,
             "since": player.created_at,
             "stats": [

@@ -75,6 +75,8 @@ class Lobby:
         self._require_no_room(conn)
         if msg.deal == "same":
             raise Refusal("bad_deal", "a new room has no last race: use code, random or daily")
+        if msg.rated:
+            _check_rated(msg.deal, conn.player_id)
         daily_day: str | None = None
         secret_until: int | None = None
         if msg.deal == "daily":
@@ -89,6 +91,7 @@ class Lobby:
             private=msg.private,
             spectator_delay=msg.spectator_delay,
             spectator_reactions=msg.spectator_reactions,
+            rated=msg.rated,
         )
         key = secrets.token_urlsafe(6) if msg.private else None
         for _ in range(10):
@@ -421,6 +424,15 @@ class Lobby:
             await self.race.end.check_end(room_code)
         await self.ctx.backend.update_room(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)
+
+
+def _check_rated(deal: str, player_id: str | None) -> None:
+    """Refuse a rated room its creator cannot have: they need an identity, and the deal of
+    the day is never rated (docs/ratings.md)."""
+    if player_id is None:
+        raise Refusal("rated_needs_identity", "a rated room seats players with an identity only")
+    if deal == "daily":
+        raise Refusal("rated_daily", "the deal of the day is never rated: choose another deal")
 
 
 def _finish_of(data: bytes, seat: int, race: int) -> bool:

@@ -321,7 +321,8 @@ class Race:
 
     async def forfeit(self, player: Player) -> None:
         """Resign ``player`` if they race (the countdown included): they are leaving the
-        room. Nothing happens for a player who is not racing or has finished."""
+        room — in a rated room they have ``left``, abandoning the race (docs/ratings.md).
+        Nothing happens for a player who is not racing or has finished."""
         room_code, seat = player.room_code, player.seat
         lr = self.ctx.rooms.get(room_code or "")
         if room_code is None or seat is None or lr is None:
@@ -332,13 +333,14 @@ class Race:
         if game is None or player.game_race != lr.race:
             game = await self.load_game(player, lr.race, lr.deal_code)
         elapsed = max(0, now_ms() - (lr.start_at or 0))
+        status = "left" if lr.rated else "resigned"
         try:
             done = await self.end.finish(
-                room_code, lr.race, seat, "resigned", elapsed, game, epoch=player.epoch
+                room_code, lr.race, seat, status, elapsed, game, epoch=player.epoch
             )
         except Fenced:
             self.ctx.rooms.replaced(player)
             raise Refusal("replaced", "a newer connection took this seat") from None
         if done:
-            logger.info("player resigned leaving room=%s seat=%s", room_code, seat)
+            logger.info("player %s leaving room=%s seat=%s", status, room_code, seat)
             await self.end.check_end(room_code)

@@ -69,6 +69,8 @@ class LocalRoom:
     #: the day's secret deal: nobody is told its code before this (ms); None otherwise
     secret_until: int | None = None
     delay: int = 0
+    #: the room's races are rated: a racer leaving abandons (``left``) rather than resigns
+    rated: bool = False
     #: the race's time-out (armed by the race layer on every worker with the room)
     timer: asyncio.TimerHandle | None = None
     subscribed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -89,6 +91,7 @@ class LocalRoom:
         self.start_at, self.deadline = room.start_at, room.deadline
         self.participants = set(room.participants)
         self.delay = room.options.spectator_delay
+        self.rated = room.options.rated
         self.finished |= {
             s for s, p in snap.progress.items() if p.race == room.race and p.status != "playing"
         }

@@ -55,6 +55,8 @@ class Rematches:
             raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
         code, secret = msg.code, None
+        if msg.deal == "daily" and room.options.rated:
+            raise Refusal("rated_daily", "the deal of the day is never rated: choose another deal")
         if msg.deal == "daily":
             code, day, until = await self.race.daily.todays_deal(room.game)
             secret = (day, until)

@@ -293,11 +293,13 @@ def add_player(
     player_id: str | None = None,
 ) -> tuple[SeatState, Events]:
     """Seat a new player (``player_id``: their identity, when they gave one); refuses a
-    full room or a running race."""
+    full room, a running race, and a player without an identity in a rated room."""
     if room.phase == "running":
         raise Refusal("race_running", "a race is running: join as a spectator or wait")
     if len(room.seats) >= room.options.max_players:
         raise Refusal("room_full", f"the room is full ({room.options.max_players} players)")
+    if room.options.rated and player_id is None:
+        raise Refusal("rated_needs_identity", "a rated room seats players with an identity only")
     seat = SeatState(
         seat=room.next_seat,
         name=clean_name(name, f"Player {room.next_seat}"),

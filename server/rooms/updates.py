@@ -95,6 +95,8 @@ class SeatRobot:
             raise Refusal("not_host", "only the host can seat a bot")
         if room.phase == "running":
             raise Refusal("race_running", "a race is running: add it before the next one")
+        if room.options.rated:
+            raise Refusal("rated_no_robots", "a rated room races people only: no bots or ghosts")
         seat, events = add_player(room, self.name, self.token_hash, self.conn, self.now)
         seat.robot = True
         return events, seat.seat

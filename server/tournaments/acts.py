@@ -43,7 +43,7 @@ from typing import Final
 
 from engine import DealCode
 from engine.fair import RoundDeal, parse_secret, round_deal, round_deal_problems
-from server.codes import clean_name
+from server.codes import clean_name, display_code
 
 from ._checks import (
     HOSTS,
@@ -160,6 +160,13 @@ def start(state: TournamentState, *, actor: str, now: int) -> list[Event]:
     return done(state, [event(state, "tournament_started", at=now, by=actor)])
 
 
+def _deal_id(state: TournamentState) -> str:
+    """The tournament's id as its rounds' derivation takes it: version 2 as printed in the
+    link (``K7QF-2M``, ``fair-deals.md``); version 1 as it was stored (its derivation drops
+    the dash either way)."""
+    return display_code(state.id) if state.fair == 2 else state.id
+
+
 def next_round_deal(state: TournamentState) -> RoundDeal:
     """The deal of the next round: the host's listed code, candidate 0, or (winnable only)
     the first candidate proven within the tournament's node budget — slow: run it off the
@@ -170,12 +177,13 @@ def next_round_deal(state: TournamentState) -> RoundDeal:
         return RoundDeal(DealCode.parse(settings.deal_codes[r - 1]), 0, None, ())
     return round_deal(
         parse_secret(state.seed),
-        state.id,
+        _deal_id(state),
         settings.game,
         r,
         winnable_only=settings.deals == "winnable",
         node_budget=state.node_budget,
         max_candidates=state.max_candidates,
+        fair=state.fair,
     )
 
 
@@ -186,12 +194,13 @@ def _check_deal(state: TournamentState, r: int, deal: RoundDeal) -> None:
     else:
         problems = round_deal_problems(
             parse_secret(state.seed),
-            state.id,
+            _deal_id(state),
             settings.game,
             r,
             deal,
             winnable_only=settings.deals == "winnable",
             max_candidates=state.max_candidates,
+            fair=state.fair,
         )
     if problems:
         raise TournamentError("bad_deal", f"not round {r}'s deal: {'; '.join(problems)}")

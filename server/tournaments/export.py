@@ -10,6 +10,13 @@
 * :func:`verify`: what anyone can check with this module and nothing of the server's:
   the seed against the commitment, every round's deal against its candidate, every winning
   line and every result by replaying it, and the standings by recomputing them.
+
+An export says which version of ``fair-deals.md`` its rounds were drawn by: ``"fair": 2``
+(sealed deals, ``T2``) or ``1`` (numbered deals, ``T1``: tournaments created before version
+2), beside ``"draw"`` — the commitment, the seed once revealed, the deal rule and the
+solver's bounds — and the tournament's ``"id"`` as printed in its link (``K7QF-2M``), which
+``T2`` takes. Exports of format ``samedeal-tournament/1``, made before, carried that object
+as ``"fair"`` and the id without its dash: they are read as version 1 and still verify.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ import orjson
 from pydantic import ValidationError
 
 from engine import DealCode, GameError, new_game
-from engine.fair import RoundDeal, commitment, parse_secret, round_deal_problems
+from engine.fair import FAIR_VERSIONS, RoundDeal, commitment, parse_secret, round_deal_problems
+from server.codes import display_code
 
 from .scoring import CARD_PENALTY_MS, TIEBREAKS, WIN_BONUS, Standing, standings, standings_of
 from .settings import SettingsError, TournamentSettings, parse_settings
@@ -31,7 +39,9 @@ from .state import PlayerState, RoundResult, RoundState, TournamentState, public
 
 __all__ = [
     "EXPORT_FORMAT",
+    "EXPORT_FORMATS",
     "ExportError",
+    "drawn",
     "full_export",
     "load_export",
     "results_csv",
@@ -40,7 +50,10 @@ __all__ = [
     "verify",
 ]
 
-EXPORT_FORMAT: Final = "samedeal-tournament/1"
+#: the format of the exports made now: ``"fair"`` is the version, ``"draw"`` the commitment
+EXPORT_FORMAT: Final = "samedeal-tournament/2"
+#: the formats read: ``…/1``'s ``"fair"`` was the commitment's object, its rounds version 1's
+EXPORT_FORMATS: Final = ("samedeal-tournament/1", EXPORT_FORMAT)
 _ROUND_COLUMNS: Final = ("status", "place", "points", "time_ms", "score", "moves", "cards_home")
 
 
@@ -118,14 +131,15 @@ def full_export(state: TournamentState) -> dict[str, Any]:
     view = public_view(state)
     return {
         "format": EXPORT_FORMAT,
-        "id": state.id,
+        "fair": state.fair,
+        "id": display_code(state.id),
         "host": state.host,
         "phase": state.phase,
         "created_at": state.created_at,
         "started_at": state.started_at,
         "finished_at": state.finished_at,
         "settings": view["settings"],
-        "fair": {
+        "draw": {
             "commitment": state.commitment,
             "seed": view["seed"],
             "deals": state.settings.deals,
@@ -148,9 +162,27 @@ def load_export(data: str | bytes) -> dict[str, Any]:
         raise ExportError(f"not JSON: {exc}") from None
     if not isinstance(export, dict):
         raise ExportError("not a tournament export: the JSON is not an object")
-    if export.get("format") != EXPORT_FORMAT:
+    if export.get("format") not in EXPORT_FORMATS:
         raise ExportError(f"not a tournament export (format {export.get('format')!r:.40})")
     return export
+
+
+def drawn(export: Mapping[str, Any]) -> tuple[int | None, Mapping[str, Any]]:
+    """How an export's rounds were drawn: the version of ``fair-deals.md`` (``None`` when it
+    is none of :data:`~engine.fair.FAIR_VERSIONS`) and the ``draw`` object (commitment,
+    seed, deal rule, bounds; empty when missing). An export of format ``…/1`` carried the
+    object as ``"fair"``; one without a version is version 1."""
+    given = export.get("fair")
+    if isinstance(given, Mapping):
+        return 1, given
+    draw = export.get("draw")
+    draw = draw if isinstance(draw, Mapping) else {}
+    if given is None:
+        return 1, draw
+    # JSON's true is an int to Python: not a version
+    if isinstance(given, bool) or given not in FAIR_VERSIONS:
+        return None, draw
+    return int(given), draw
 
 
 def _invalid(what: str, exc: ValidationError) -> str:
@@ -162,11 +194,13 @@ def _invalid(what: str, exc: ValidationError) -> str:
 def verify(export: Mapping[str, Any]) -> list[str]:
     """The problems of a full export (empty: it verifies). Raises :class:`ExportError` when
     ``export`` is not a tournament export at all."""
-    if not isinstance(export, Mapping) or export.get("format") != EXPORT_FORMAT:
+    if not isinstance(export, Mapping) or export.get("format") not in EXPORT_FORMATS:
         raise ExportError("not a tournament export")
-    given = export.get("fair")
-    fair: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
-    problems, seed = _check_seed(fair)
+    version, draw = drawn(export)
+    problems, seed = _check_seed(draw)
+    if version is None:
+        known = " or ".join(map(str, FAIR_VERSIONS))
+        problems.append(f"fair: version {export.get('fair')!r:.40} is not {known}")
     try:
         settings = parse_settings(export.get("settings") or {})
     except SettingsError as exc:
@@ -185,9 +219,9 @@ def verify(export: Mapping[str, Any]) -> list[str]:
     except ValidationError as exc:
         return [*problems, _invalid("players or rounds", exc)]
     tournament_id = str(export.get("id", ""))
-    max_candidates = fair.get("max_candidates")
+    max_candidates = draw.get("max_candidates")
     if not isinstance(max_candidates, int) or max_candidates < 1:
-        problems.append("fair: max_candidates is missing")
+        problems.append("draw: max_candidates is missing")
         max_candidates = 1
     if len(rounds) > settings.rounds:
         problems.append(f"{len(rounds)} rounds played of {settings.rounds}")
@@ -197,7 +231,7 @@ def verify(export: Mapping[str, Any]) -> list[str]:
             continue
         if round_.ended_at is None:
             problems.append(f"round {index} has not ended")
-        problems += _check_deal(settings, tournament_id, seed, max_candidates, round_)
+        problems += _check_deal(settings, tournament_id, (seed, version), max_candidates, round_)
         for player, result in round_.results.items():
             problems += _check_result(round_, player, result, players)
     computed = [row.as_json() for row in standings_of(settings, players, rounds)]
@@ -206,23 +240,23 @@ def verify(export: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def _check_seed(fair: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
-    seed_text = fair.get("seed")
+def _check_seed(draw: Mapping[str, Any]) -> tuple[list[str], bytes | None]:
+    seed_text = draw.get("seed")
     if seed_text is None:
-        return ["fair: the seed is not revealed (the tournament has not finished)"], None
+        return ["draw: the seed is not revealed (the tournament has not finished)"], None
     try:
         seed = parse_secret(seed_text)
     except ValueError as exc:
-        return [f"fair: seed: {exc}"], None
-    if commitment(seed) != fair.get("commitment"):
-        return ["fair: SHA-256 of the seed is not the commitment"], None
+        return [f"draw: seed: {exc}"], None
+    if commitment(seed) != draw.get("commitment"):
+        return ["draw: SHA-256 of the seed is not the commitment"], None
     return [], seed
 
 
 def _check_deal(
     settings: TournamentSettings,
     tournament_id: str,
-    seed: bytes | None,
+    seed_version: tuple[bytes | None, int | None],
     max_candidates: int,
     round_: RoundState,
 ) -> list[str]:
@@ -245,8 +279,9 @@ def _check_deal(
         None if round_.solution is None else tuple(round_.solution),
         tuple(round_.skipped),
     )
-    if seed is None:
-        return []  # already reported: without the seed no candidate can be checked
+    seed, version = seed_version
+    if seed is None or version is None:
+        return []  # already reported: without the seed or version no candidate can be checked
     return round_deal_problems(
         seed,
         tournament_id,
@@ -255,6 +290,7 @@ def _check_deal(
         deal,
         winnable_only=settings.deals == "winnable",
         max_candidates=max_candidates,
+        fair=version,
     )
 
 

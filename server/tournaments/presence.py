@@ -1,7 +1,7 @@
 """Who is present in a tournament: the identified players with a connection to it on some
 worker. Each worker marks its own players in the store with a time (``mark_present``) and
 renews the marks; a worker that dies stops renewing, and its players count as gone once
-their marks are older than :attr:`~server.tournament_rounds.RoundRunner.present_for`. A
+their marks are older than :attr:`~server.tournaments.rounds.RoundRunner.present_for`. A
 round seats only the entered players present at its start."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.fair import TOURNAMENT_CANDIDATES, TOURNAMENT_NODES, commitment
+from engine.fair import FAIR_VERSION, TOURNAMENT_CANDIDATES, TOURNAMENT_NODES, commitment
 
 from .errors import TournamentError
 from .settings import SettingsError, TournamentSettings
@@ -135,6 +135,10 @@ class TournamentState(_State):
     commitment: str
     node_budget: int
     max_candidates: int
+    #: the version of ``fair-deals.md`` its rounds are drawn by: 2 (sealed deals, ``T2``) for
+    #: every new tournament; a state stored before version 2 has none and is 1 (numbered
+    #: deals, ``T1``), so its rounds and its export derive and verify as they were drawn
+    fair: Literal[1, 2] = 1
     phase: Phase = "created"
     round: int = 0
     next_round_at: int | None = None
@@ -160,7 +164,8 @@ def create(
     """A new tournament in phase ``created``. The server draws ``seed``
     (:func:`engine.fair.new_seed`) and the private link ``key``; ``node_budget`` and
     ``max_candidates`` (default: :data:`engine.fair.TOURNAMENT_NODES`, ``…_CANDIDATES``)
-    fix how winnable-only rounds are chosen, and are shown with the commitment."""
+    fix how winnable-only rounds are chosen, and are shown with the commitment. Its rounds
+    are drawn by the current version of ``fair-deals.md`` (sealed deals)."""
     if host == SYSTEM or not host:
         raise TournamentError("bad_identity", f"{host!r} cannot host a tournament")
     if host in settings.co_hosts:
@@ -179,6 +184,7 @@ def create(
         max_candidates=(
             TOURNAMENT_CANDIDATES[settings.game] if max_candidates is None else max_candidates
         ),
+        fair=FAIR_VERSION,
     )
     return state, [
         event(state, "tournament_created", commitment=state.commitment, at=now),
