@@ -139,11 +139,22 @@ class PgCluster:
         return int((self.data / "postmaster.pid").read_text().split()[0])
 
     def kill(self) -> None:
-        """SIGKILL the postmaster (its backends end as they find it gone)."""
-        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
-            os.kill(self.postmaster_pid(), signal.SIGKILL)
+        """SIGKILL the postmaster, and wait until its backends have ended too (each ends as
+        it finds the postmaster gone: one busy with a query could still answer it)."""
+        try:
+            pid = self.postmaster_pid()
+        except FileNotFoundError:
+            return
+        backends = _children(pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
         if self.proc is not None:
             self.proc.wait()
+        deadline = time.monotonic() + 30
+        while any(_alive(child) for child in backends):
+            if time.monotonic() > deadline:
+                raise RuntimeError("PostgreSQL's backends outlived their postmaster")
+            time.sleep(0.02)
 
     def stop(self) -> None:
         """Stop the postmaster (fast shutdown, then a kill if it lingers)."""
@@ -172,6 +183,24 @@ def pg_cluster(bindir: Path, *, durable: bool = False) -> Iterator[str]:
         yield cluster.url
     finally:
         cluster.remove()
+
+
+def _children(pid: int) -> list[int]:
+    """The pids of a process's children (Linux; none elsewhere)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 class _Exited(Exception):
