@@ -1,6 +1,6 @@
 """Capacity of one worker: 10,000 connected clients, and one room watched by 1,000.
 
-One ``samedeal serve`` worker (memory backend, or ``--redis``: a redis-server started on a
+One ``samedeal serve`` worker (memory store, or ``--redis``: a redis-server started on a
 free port) on 127.0.0.1, and clients in other processes:
 
 1. 1,000 players (250 rooms × 4) are seated and their races started;

@@ -5,7 +5,7 @@ full day, and a thousand players starting the day's deal within one second.
    default; players and attempts written in bulk), then ``--reads`` leaderboard pages (the
    top 100) and own places (a random player's rank): p50 / p99. Goals: the page p99 ≤ 20 ms,
    the own place p99 ≤ 5 ms.
-2. The server: ``samedeal serve`` (memory backend, records in SQLite) and ``--starters``
+2. The server: ``samedeal serve`` (memory store, records in SQLite) and ``--starters``
    identified players (1,000), each in a room of their own on the day's deal; the starts
    are spread over one second and each ``start`` is timed from its send to its ``ok``
    (the attempt is written to the records before the race may start). Goal: p99 ≤ 100 ms.

@@ -50,7 +50,7 @@ def free_port() -> int:
 
 
 def channel(i: int) -> str:
-    """Room ``i``'s channel, as the backend names it."""
+    """Room ``i``'s channel, as the Redis store names it."""
     return f"sd:{{R{i:05d}}}:ch"
 
 

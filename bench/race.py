@@ -7,7 +7,7 @@ Two loads, as in issue #3:
 * flat out: every player sends its next move as soon as the last one is answered, 100
   connections by default (25 rooms × 4).
 
-Each load runs against ``samedeal serve`` with the memory backend (one worker), with Redis
+Each load runs against ``samedeal serve`` with the memory store (one worker), with Redis
 (one worker) and with Redis and two workers, and against a bare websockets echo server
 (same event loop as the server: uvloop when installed) with as many connections, each
 sending one message at the same pace, before and after each race server: the same-run

@@ -54,7 +54,7 @@ def _number(kind: type[float] | type[int], low: float, high: float | None = None
 
 
 def _redis_url(text: str) -> str:
-    from server.store.redis.backend import check_redis_url
+    from server.store.redis.shards import check_redis_url
 
     try:
         check_redis_url(text)
@@ -311,7 +311,7 @@ def _serve_one(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     from server.app import Config, run
     from server.collector import Collector
-    from server.store.backend import Backend
+    from server.store import Store, open_store
 
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
     config = Config(
@@ -345,25 +345,17 @@ def _serve_one(args: argparse.Namespace) -> int:
 
         print(f"samedeal serve: records in {safe_url(args.records_url)}", file=sys.stderr)
 
-    def backend() -> Backend:
-        if args.redis:
-            from server.store.redis.backend import RedisBackend
-
-            return RedisBackend(
-                args.redis,
-                worker_id=worker_id,
-                active_ttl=args.active_ttl,
-                finished_ttl=args.finished_ttl,
-                durability=args.durability,
-            )
-        from server.store.memory.backend import MemoryBackend
-
-        return MemoryBackend(
-            worker_id=worker_id, active_ttl=args.active_ttl, finished_ttl=args.finished_ttl
+    def store() -> Store:
+        return open_store(
+            args.redis,
+            worker_id=worker_id,
+            active_ttl=args.active_ttl,
+            finished_ttl=args.finished_ttl,
+            durability=args.durability,
         )
 
     from server.records.models import RecordsUnavailable
-    from server.store.backend import StoreUnavailable
+    from server.store.errors import StoreUnavailable
 
     def ready() -> None:
         if args.ready_fd is not None:
@@ -376,9 +368,9 @@ def _serve_one(args: argparse.Namespace) -> int:
         try:
             import uvloop
         except ImportError:
-            asyncio.run(run(backend, config, collector, on_ready=ready))
+            asyncio.run(run(store, config, collector, on_ready=ready))
         else:
-            uvloop.run(run(backend, config, collector, on_ready=ready))
+            uvloop.run(run(store, config, collector, on_ready=ready))
     except StoreUnavailable as exc:
         print(f"samedeal serve: cannot start: {exc}", file=sys.stderr)
         return 1

@@ -1116,6 +1116,8 @@ def live_lines(rooms: LiveRooms, cat: Catalogue) -> list[Text]:
         line.append(
             f"  {cat.t(f'game.{r.game}')}  {when}  {cat.tn('room.watching', r.spectators)}  "
         )
+        if r.boards == "progress":  # the board rule: its boards are not shown while it runs
+            line.append(f"({cat.t('live.progress_only')})  ")
         for i, p in enumerate(r.players):
             if i:
                 line.append(", ")

@@ -7,7 +7,9 @@ card may go to, what moves as a unit, what scores what, how undo counts).
 
 The hot path of a race is ``push()``: resolve the move (shorthands included), check it
 against the rules, apply it and remember how to take it back. Undo pops an inverse record; no
-position is ever copied or re-validated from scratch.
+position is ever copied or re-validated from scratch. ``pop()`` takes back the last push
+itself, an undo included (python-chess's ``Board.pop``): the same inverse records, and the
+few counters each push changed.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ ACE = 0
 #   ("r", score_before)                      redeal / new pass
 #   ("a", ((column, slot), ...), score_before)  auto-finish
 _Record = tuple[Any, ...]
+# What pop() restores besides the piles, one per push: (score, moves, won, deck_turns,
+# on_foundations, undo_dropped, the record a full undo history dropped, the record an undo
+# took back).
+_Pushed = tuple[int, int, bool, int, int, bool, _Record | None, _Record | None]
 _SIMPLE_MOVES: dict[str, Move] = {"s": STOCK, "u": UNDO, "a": AUTO}
 
 
@@ -71,6 +77,7 @@ class Game:
 
     __slots__ = (
         "_history",
+        "_pushes",
         "_undo_dropped",
         "actions",
         "code",
@@ -112,6 +119,7 @@ class Game:
         self.deck_turns = 0
         self._history: deque[_Record] = deque(maxlen=self.undo_depth)
         self._undo_dropped = False
+        self._pushes: list[_Pushed] = []
         self.actions: list[Move] = []
 
     def __repr__(self) -> str:
@@ -181,6 +189,17 @@ class Game:
         if self.won:
             raise self._illegal(move, "game-over")
         kind = move.kind
+        history = self._history
+        pushed: _Pushed = (
+            self.score,
+            self.moves,
+            self.won,
+            self.deck_turns,
+            self.on_foundations,
+            self._undo_dropped,
+            history[0] if len(history) == history.maxlen else None,
+            history[-1] if kind == "u" and history else None,
+        )
         if kind == "m":
             plan = self._resolve(move)
             outcome = self._apply_move(*plan)
@@ -191,7 +210,36 @@ class Game:
         else:
             outcome = self._auto()
         self.actions.append(outcome.move)
+        self._pushes.append(pushed)
         return outcome
+
+    def pop(self) -> Move:
+        """Take back the last accepted action, whatever it was (an undo too), as if it had
+        never been pushed: the position, the score, the counters and what can be undone are
+        exactly as before it. Returns the action as it was accepted; raises
+        :class:`IndexError` when there is none.
+
+        Not a player's undo (``push("u")``, which the rules count and may score): the
+        server's way back when the store did not take a move the game had played."""
+        if not self._pushes:
+            raise IndexError("pop from a game with no actions")
+        score, moves, won, deck_turns, on_foundations, undo_dropped, dropped, undone = (
+            self._pushes.pop()
+        )
+        move = self.actions.pop()
+        history = self._history
+        if move.kind == "u":
+            assert undone is not None
+            self._redo(undone)
+            history.append(undone)
+        else:
+            self._take_back(history.pop())
+            if dropped is not None:
+                history.appendleft(dropped)
+        self.score, self.moves, self.won = score, moves, won
+        self.deck_turns, self.on_foundations = deck_turns, on_foundations
+        self._undo_dropped = undo_dropped
+        return move
 
     def push_all(self, moves: Iterable[Move | str]) -> None:
         """Push several actions; stops at the first refused one (which raises)."""
@@ -423,9 +471,18 @@ class Game:
         if not self._history:
             raise self._illegal(UNDO, "undo-limit" if self._undo_dropped else "nothing-to-undo")
         record = self._history.pop()
+        self._take_back(record)
+        score = record[-1] + self.UNDO_POINTS  # every record ends with the score before it
+        self.score = score if score > 0 else 0
+        if self.UNDO_COUNTS_AS_MOVE:
+            self.moves += 1
+        return Outcome(UNDO)
+
+    def _take_back(self, record: _Record) -> None:
+        """Put the cards back as they were before the action ``record`` tells of."""
         kind = record[0]
         if kind == "m":
-            _, source, si, count, target, ti, flipped, score_before = record
+            _, source, si, count, target, ti, flipped, _ = record
             if target == FOUNDATION:
                 cards = [self.foundations[ti].pop()]
                 self.on_foundations -= 1
@@ -443,28 +500,54 @@ class Game:
                 self.foundations[si].append(cards[0])
                 self.on_foundations += 1
         elif kind == "s":
-            _, n, score_before = record
+            n = record[1]
             waste = self.waste
             back = waste[-n:]
             del waste[-n:]
             back.reverse()
             self.stock.extend(back)
         elif kind == "r":
-            _, score_before = record
             self.deck_turns -= 1
             self.stock.reverse()
             self.waste, self.stock = self.stock, []
         else:  # auto-finish; unreachable in play since it always wins, kept for solvers
-            _, plays, score_before = record
-            for col, slot in reversed(plays):
+            for col, slot in reversed(record[1]):
                 self.columns[col].append(self.foundations[slot].pop())
                 self.on_foundations -= 1
             self.won = False
-        score = score_before + self.UNDO_POINTS
-        self.score = score if score > 0 else 0
-        if self.UNDO_COUNTS_AS_MOVE:
-            self.moves += 1
-        return Outcome(UNDO)
+
+    def _redo(self, record: _Record) -> None:
+        """Move the cards again as the action ``record`` tells of did (an undo popped);
+        the counters are the caller's."""
+        kind = record[0]
+        if kind == "m":
+            _, source, si, count, target, ti, flipped, _ = record
+            if source == TABLEAU:
+                column = self.columns[si]
+                cards = column[-count:]
+                del column[-count:]
+                if flipped:
+                    self.down[si] -= 1
+            elif source == WASTE:
+                cards = [self.waste.pop()]
+            else:
+                cards = [self.foundations[si].pop()]
+            if target == FOUNDATION:
+                self.foundations[ti].append(cards[0])
+            else:
+                self.columns[ti].extend(cards)
+        elif kind == "s":
+            n = record[1]
+            drawn = self.stock[-n:]
+            drawn.reverse()
+            del self.stock[-n:]
+            self.waste.extend(drawn)
+        elif kind == "r":
+            self.waste.reverse()
+            self.stock, self.waste = self.waste, []
+        else:
+            for col, slot in record[1]:
+                self.foundations[slot].append(self.columns[col].pop())
 
     def _auto(self) -> Outcome:
         raise self._illegal(AUTO, "no-auto-finish")
@@ -660,6 +743,7 @@ class Game:
         other.deck_turns = self.deck_turns
         other._history = deque(self._history, maxlen=self.undo_depth)
         other._undo_dropped = self._undo_dropped
+        other._pushes = list(self._pushes)
         other.actions = list(self.actions)
         return other
 

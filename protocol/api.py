@@ -69,7 +69,7 @@ __all__ = [
     "StandingRow",
     "TiebreakRule",
     "TournamentAudit",
-    "TournamentFair",
+    "TournamentDraw",
     "TournamentList",
     "TournamentPage",
     "TournamentPlayer",
@@ -424,9 +424,10 @@ class TournamentSettingsView(_Model):
     co_hosts: list[str]
 
 
-class TournamentFair(_Model):
-    """The fair-deal record: SHA-256 of the seed from creation, the seed once finished
-    (``samedeal tournament verify`` recomputes every round's deal from it)."""
+class TournamentDraw(_Model):
+    """How the rounds' deals are drawn: SHA-256 of the seed from creation, the seed once
+    finished (``samedeal tournament verify`` recomputes every round's deal from it), the
+    deal rule and the solver's bounds."""
 
     commitment: str
     seed: str | None
@@ -568,7 +569,11 @@ class TournamentPage(_Model):
     finished_at: int | None
     next_round_at: int | None
     settings: TournamentSettingsView
-    fair: TournamentFair
+    fair: Literal[1, 2] = Field(
+        description="the version of fair-deals.md the rounds are drawn by: 2 sealed deals, "
+        "1 numbered deals (a tournament created before sealed deals)"
+    )
+    draw: TournamentDraw
     players: list[TournamentPlayer]
     rounds: list[TournamentRound]
     scoring: TournamentScoring

@@ -598,6 +598,7 @@ class LiveRoomBody(TypedDict):
     spectator_delay: int
     players: list[LivePlayerBody]
     gap: float | None
+    boards: str
 
 
 class FeaturedBody(TypedDict):

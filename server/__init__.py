@@ -7,8 +7,9 @@ services that create, race, finish and rematch; :mod:`server.watching` — the l
 directory, followed boards, reactions; :mod:`server.daily` — the deal of the day;
 :mod:`server.tournaments` — tournaments (the pure state machine and its services);
 :mod:`server.players` — identities and finished races; :mod:`server.ratings` — Glicko-2
-ratings from rated races (the pure rules and the routes); :mod:`server.store` — the store +
-broker interface, in memory, on Redis and on a Redis Cluster; :mod:`server.records` — the
+ratings from rated races (the pure rules and the routes); :mod:`server.store` — the store's
+small interfaces (rooms, broker, live directory, pending writes, beats, tournaments,
+presence), in memory, on Redis and on a Redis Cluster; :mod:`server.records` — the
 records database; :mod:`server.app` — wiring them and ``running()``.
 """
 

@@ -6,7 +6,7 @@ in and dispatches each request type to the part that serves it — :mod:`server.
 :mod:`server.watching.directory` (the live directory), :mod:`server.watching.reactions`,
 :mod:`server.rooms.robots` (:mod:`server.rooms.invitation` answers an HTTP route);
 :mod:`server.rooms.registry` delivers room events from the store
-(:mod:`server.store.backend`) to connections; :mod:`server.rooms.liveness` frees the seats
+(:mod:`server.store`) to connections; :mod:`server.rooms.liveness` frees the seats
 of dead workers. Nothing below this module knows the others exist beyond what it is given
 here.
 """
@@ -76,7 +76,8 @@ from .rooms.race import Race
 from .rooms.registry import Rooms
 from .rooms.rematch import Rematches
 from .rooms.robots import Robots
-from .store.backend import TOURNAMENT_CHANNEL, Backend
+from .store import Store
+from .store.tournaments import TOURNAMENT_CHANNEL
 from .tasks import Tasks
 from .tournaments.rounds import RoundRunner
 from .tournaments.service import Tournaments
@@ -90,17 +91,17 @@ logger = logging.getLogger("samedeal.server")
 
 _WRITER_CLOSE = 10.0
 """Seconds a worker stopping waits for the records writer to write what is queued (not at
-all while the records database cannot be reached: those races are kept in the backend)."""
+all while the records database cannot be reached: those races are kept in the store)."""
 
 
 class RaceServer:
     """One worker: its parts, wired."""
 
-    def __init__(self, backend: Backend, config: Config | None = None) -> None:
+    def __init__(self, store: Store, config: Config | None = None) -> None:
         config = config or Config()
         metrics, tasks = Metrics(), Tasks()
-        rooms = Rooms(backend, config, metrics, tasks)
-        self.ctx = ctx = Context(config, backend, metrics, tasks, rooms)
+        rooms = Rooms(store, config, metrics, tasks)
+        self.ctx = ctx = Context(config, store, metrics, tasks, rooms)
         self.daily = daily = Daily(ctx)
         self.race_end = race_end = RaceEnd(ctx)
         self.race = race = Race(ctx, daily, race_end, Progress(ctx))
@@ -149,9 +150,9 @@ class RaceServer:
         self.gateway = Gateway(ctx, routes, self._closed)
 
     @property
-    def backend(self) -> Backend:
-        """The store and broker this worker runs on."""
-        return self.ctx.backend
+    def store(self) -> Store:
+        """The store this worker runs on."""
+        return self.ctx.store
 
     @property
     def config(self) -> Config:
@@ -169,16 +170,16 @@ class RaceServer:
         await self.lobby.leave(conn)
 
     def _deliver(self, code: str, data: bytes) -> None:
-        """A message from the backend: a tournament's event, or a room's."""
+        """A message from the broker: a tournament's event, or a room's."""
         if code.startswith(TOURNAMENT_CHANNEL):
             self.tournaments.deliver(code[len(TOURNAMENT_CHANNEL) :], data)
         else:
             self.ctx.rooms.deliver(code, data)
 
     async def start(self) -> None:
-        """Open the records store (applying its migrations) and its writer, start the
-        backend (its listener delivers room events to the rooms), the live directory and the
-        liveness loop."""
+        """Open the records store (applying its migrations) and its writer, start the store
+        (its broker's listener delivers room events to the rooms), the live directory and
+        the liveness loop."""
         config = self.ctx.config
         if config.records_url is not None:
             records = await SqlRecordsStore.open(
@@ -188,7 +189,7 @@ class RaceServer:
                 create_window=config.identity_window,
             )
             self.ctx.records = records
-        await self.ctx.backend.start(self._deliver)
+        await self.ctx.store.start(self._deliver)
         await self.watching.start()
         await self.liveness.start()
         await self.history.start()
@@ -199,8 +200,8 @@ class RaceServer:
 
     async def close(self) -> None:
         """Cancel background tasks, drop the local rooms, write the races still queued
-        (a while at most: they are kept in the backend for another worker otherwise),
-        close the records store and the backend."""
+        (a while at most: they are kept in the store for another worker otherwise),
+        close the records store, then the store."""
         # the layers' timers first: none starts a task once the tasks are being stopped
         self.watching.close()
         self.reactions.close()
@@ -214,17 +215,17 @@ class RaceServer:
         await self.history.close(_WRITER_CLOSE)
         if self.ctx.records is not None:
             await self.ctx.records.close()
-        await self.ctx.backend.close()
+        await self.ctx.store.close()
 
 
 @contextlib.asynccontextmanager
 async def running(
-    backend: Backend, config: Config | None = None, *, sock: socket.socket | None = None
+    store: Store, config: Config | None = None, *, sock: socket.socket | None = None
 ) -> AsyncIterator[tuple[RaceServer, WsServer]]:
     """Start a server (port 0 picks a free port: see ``RaceServer.port``) and stop it on
-    exit: connections are closed with 1001 and the backend is closed."""
+    exit: connections are closed with 1001 and the store is closed."""
     config = config or Config()
-    app = RaceServer(backend, config)
+    app = RaceServer(store, config)
     await app.start()
     kwargs: dict[str, Any] = {}
     if sock is not None:
@@ -250,14 +251,14 @@ async def running(
 
 
 async def run(
-    backend_factory: Callable[[], Backend],
+    store_factory: Callable[[], Store],
     config: Config,
     collector: Collector | None = None,
     *,
     on_ready: Callable[[], None] | None = None,
 ) -> None:
     """Serve until SIGTERM or SIGINT, then drain: stop accepting, close every connection
-    with 1001 (clients resume elsewhere), release the backend. With a ``collector``
+    with 1001 (clients resume elsewhere), release the store. With a ``collector``
     installed on this process, its sweeps run beside the server. ``on_ready`` is called
     once the port listens (a supervisor's sign that the worker started)."""
     loop = asyncio.get_running_loop()
@@ -269,11 +270,11 @@ async def run(
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
-    async with running(backend_factory(), config) as (app, _):
+    async with running(store_factory(), config) as (app, _):
         # Everything made so far (modules, the message models' validators, the app) lives as
         # long as the process: moved out of the collector's reach, a full collection no
         # longer walks it. 1,000 paced players: p99 6-27 ms before (the collections), 2-3 ms
-        # after (bench/race.py, memory backend).
+        # after (bench/race.py, memory store).
         gc.collect()
         gc.freeze()
         sweeping = asyncio.create_task(collector.sweeping()) if collector else None
@@ -281,7 +282,7 @@ async def run(
             "serving host=%s port=%s worker=%s pid=%s",
             config.host,
             app.port,
-            app.backend.worker_id,
+            app.store.worker_id,
             os.getpid(),
         )
         if on_ready is not None:
@@ -290,6 +291,6 @@ async def run(
         if sweeping:
             sweeping.cancel()
         logger.info(
-            "draining worker=%s connections=%s", app.backend.worker_id, len(app.ctx.rooms.conns)
+            "draining worker=%s connections=%s", app.store.worker_id, len(app.ctx.rooms.conns)
         )
     logger.info("stopped")

@@ -1,4 +1,4 @@
-"""What every layer of a worker shares: settings, the backend, the local rooms, metrics and
+"""What every layer of a worker shares: settings, the store, the local rooms, metrics and
 background tasks. Built once by :mod:`server.app` and handed to each layer."""
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from .edge.http import Router
 from .metrics import Metrics
 from .records.store import SqlRecordsStore
 from .rooms.registry import Rooms
-from .store.backend import Backend, Health, StoreUnavailable
+from .store import Store
+from .store.errors import StoreUnavailable
+from .store.health import Health
 from .tasks import Tasks
 
 __all__ = ["Context"]
@@ -25,7 +27,7 @@ class Context:
     """One worker's shared parts."""
 
     config: Config
-    backend: Backend
+    store: Store
     metrics: Metrics
     tasks: Tasks
     rooms: Rooms
@@ -44,8 +46,8 @@ class Context:
 
     def __post_init__(self) -> None:
         self.store_up.set()
-        self.backend.health_hooks.append(self._on_health)
-        self.health["store"] = self.backend.health
+        self.store.health_hooks.append(self._on_health)
+        self.health["store"] = self.store.health
 
     def _on_health(self, health: Health) -> None:
         self.metrics.store_up = int(health.ok)
@@ -71,8 +73,8 @@ class Context:
 
     @property
     def worker_id(self) -> str:
-        """This worker's id (the backend's)."""
-        return self.backend.worker_id
+        """This worker's id (the store's)."""
+        return self.store.worker_id
 
     def link(self, room_code: str, key: str | None) -> str:
         """The join link of a room."""

@@ -40,9 +40,9 @@ from clients.client import RaceClient
 from clients.cmd_serve import WEB_DIR
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.backend import Backend, StoreUnavailable
-from server.store.memory.backend import MemoryBackend
-from server.store.redis.backend import RedisBackend
+from server.store import open_store
+from server.store.errors import StoreUnavailable
+from server.store.memory import memory_store
 
 __all__ = [
     "DAILY_TEST_KEY",
@@ -408,7 +408,7 @@ def no_error_logs() -> Iterator[_ErrorRecords]:
 
 @dataclass
 class ServerHandle:
-    """A running server: its app, backend kind and URL."""
+    """A running server: its app, store kind and URL."""
 
     app: RaceServer
     kind: str
@@ -435,7 +435,7 @@ class ServerHandle:
         """The room's deal code as the server knows it (players are not told it while
         racing: fair play)."""
         code = normalize_code(room)
-        snap = await self.app.backend.snapshot(code) if code else None
+        snap = await self.app.store.rooms.snapshot(code) if code else None
         assert snap is not None, f"no room {room}"
         return snap.room.deal
 
@@ -463,26 +463,24 @@ async def start_server(
     request: pytest.FixtureRequest, no_error_logs: _ErrorRecords
 ) -> AsyncIterator[StartServer]:
     """Start servers: ``await start_server("redis", rate=5.0, event_cap=10)`` — Config fields
-    and backend options (``event_cap``, ``active_ttl``, ``finished_ttl``) as keywords; kinds
+    and store options (``event_cap``, ``active_ttl``, ``finished_ttl``) as keywords; kinds
     ``memory``, ``redis`` (one Redis) and ``cluster`` (the session's Redis Cluster)."""
     stack = contextlib.AsyncExitStack()
     handles: list[ServerHandle] = []
 
     async def start(kind: str = "memory", **options: Any) -> ServerHandle:
-        backend_opts = {
+        store_options = {
             k: options.pop(k) for k in ("event_cap", "active_ttl", "finished_ttl") if k in options
         }
-        backend: Backend
+        url: str | None = None
         if kind == "redis":
             url = request.getfixturevalue("redis_url")
-            backend = RedisBackend(url, worker_id=f"test-{len(handles)}", **backend_opts)
         elif kind == "cluster":
             cluster: LocalCluster = request.getfixturevalue("redis_cluster")
-            backend = RedisBackend(cluster.url, worker_id=f"test-{len(handles)}", **backend_opts)
-        else:
-            backend = MemoryBackend(worker_id=f"test-{len(handles)}", **backend_opts)
+            url = cluster.url
+        store = open_store(url, worker_id=f"test-{len(handles)}", **store_options)
         config = Config(**{**TEST_CONFIG, **options})
-        app, _ = await stack.enter_async_context(running(backend, config))
+        app, _ = await stack.enter_async_context(running(store, config))
         handle = ServerHandle(app, kind)
         handles.append(handle)
         return handle
@@ -566,7 +564,7 @@ async def live_server(**config: Any) -> AsyncIterator[LiveServer]:
     config.setdefault("daily_key", DAILY_TEST_KEY)
     cfg = Config(host="127.0.0.1", port=0, static_dir=WEB_DIR, **config)
     with _failing_on_errors("samedeal"):
-        async with running(MemoryBackend(), cfg) as (app, _):
+        async with running(memory_store(), cfg) as (app, _):
             assert app.port is not None
             yield LiveServer(app, app.port)
 

@@ -188,3 +188,28 @@ async def test_a_spectator_watches_boards_side_by_side_and_reacts(
     ).to_be_visible()
     await expect(fan.page.locator('#players .player[data-seat="1"] .reaction-pop')).to_be_visible()
     await close_all(players)
+
+
+async def test_a_race_showing_progress_only_is_listed_and_on_tv_without_boards(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """A race whose boards the board rule hides (here the host's choice; the deal of the
+    day and a tournament round are hidden the same way): the directory lists it saying so,
+    and /tv shows its players' progress and why no board is there."""
+    # easy-harp here: the other tests' races do not get in the way
+    room, players, fans = await race(
+        server, spectators=2, game="easy-harp", code="EH1-N-AAAAAAF", spectator_boards=False
+    )
+    p = await new_page(contexts, browser, "tv", axe=True)
+    await p.page.goto(server.http + "/watch?game=easy-harp")
+    row = p.page.locator(f'#watch-list [data-room="{room}"]')
+    await expect(row).to_contain_text("progress only")
+    await p.page.goto(server.http + "/tv/easy-harp")
+    await expect(p.page.locator("#tv-status")).to_contain_text(room)
+    await expect(p.page.locator("#tv-players .player")).to_have_count(2)
+    await expect(p.page.locator("#tv-boards")).to_contain_text("hidden")
+    assert await p.page.locator("#tv-boards .followed").count() == 0
+    assert isinstance(await players[0].move("s"), Ack)  # progress still shows
+    await expect(p.page.locator("#tv-players .player").first).to_contain_text("1")
+    assert await axe_violations(p.page) == []
+    await close_all(players, fans)

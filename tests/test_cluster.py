@@ -34,7 +34,9 @@ from engine import Game, new_game, replay
 from protocol import Ack, Progress
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.redis.backend import RedisBackend
+from server.store import Store
+from server.store.redis import redis_store
+from server.store.redis.link import RedisLink
 
 pytestmark = pytest.mark.slow
 
@@ -59,10 +61,8 @@ class Workers:
         return f"ws://127.0.0.1:{self.apps[i].port}"
 
     @property
-    def backend(self) -> RedisBackend:
-        backend = self.apps[0].backend
-        assert isinstance(backend, RedisBackend)
-        return backend
+    def store(self) -> Store:
+        return self.apps[0].store
 
 
 @pytest_asyncio.fixture
@@ -70,8 +70,8 @@ async def workers(own_cluster: LocalCluster, no_error_logs: Any) -> AsyncIterato
     async with contextlib.AsyncExitStack() as stack:
         apps = []
         for name in ("w1", "w2"):
-            backend = RedisBackend(own_cluster.url, worker_id=name, health_interval=0.2)
-            app, _ = await stack.enter_async_context(running(backend, Config(**CONFIG)))
+            store = redis_store(own_cluster.url, worker_id=name, health_interval=0.2)
+            app, _ = await stack.enter_async_context(running(store, Config(**CONFIG)))
             apps.append(app)
         yield Workers(apps)
 
@@ -95,7 +95,7 @@ class Racer:
 
     async def _reload(self) -> None:
         code = normalize_code(self.room) or ""
-        log = await store_retry(self.workers.backend.moves, code, 1, self.seat)
+        log = await store_retry(self.workers.store.rooms.moves, code, 1, self.seat)
         self.game = replay(DEAL, log)
 
     async def _resume(self) -> None:
@@ -168,7 +168,7 @@ async def _check(workers: Workers, racers: list[Racer], spectator: RaceClient) -
     board as stored."""
     code = normalize_code(racers[0].room) or ""
     for racer in racers:
-        log = await store_retry(workers.backend.moves, code, 1, racer.seat)
+        log = await store_retry(workers.store.rooms.moves, code, 1, racer.seat)
         for index, move in racer.acked.items():
             assert index < len(log) and log[index] == move, (racer.seat, index, move, log)
         game = replay(DEAL, log)  # the log replays: no move twice, none out of place
@@ -239,7 +239,8 @@ async def test_a_killed_primary_loses_no_acknowledged_move(
     """SIGKILL of the primary holding the racing room: a replica takes over, the killed
     node comes back as its replica, the players carry on, and with ``replica`` durability
     every acknowledged move is still there."""
-    assert workers.backend.durability == "replica"  # a cluster's default
+    link = workers.store.link
+    assert isinstance(link, RedisLink) and link.durability == "replica"  # a cluster's default
     ann, bob, spectator = await _race(workers)
     await asyncio.gather(ann.play(10), bob.play(10))
     slot = _slot_of(ann.room)
@@ -356,8 +357,7 @@ async def test_rooms_spread_over_the_shards_and_keys_share_the_slot(
 
 
 def test_cluster_urls_are_checked() -> None:
-    from server.store.redis.backend import check_redis_url
-    from server.store.redis.shards import cluster_node_urls
+    from server.store.redis.shards import check_redis_url, cluster_node_urls
 
     assert cluster_node_urls("redis+cluster://u:p@a:7000,b:7001") == [
         "redis://u:p@a:7000",

@@ -41,7 +41,8 @@ from engine import replay
 from protocol import Ack, Rejected, TournamentEvent, TournamentSeat
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.redis.backend import RedisBackend
+from server.store.redis import redis_store
+from server.store.redis.link import RedisLink
 from server.tournaments import round_ranking, verify
 
 pytestmark = pytest.mark.slow
@@ -79,9 +80,9 @@ async def apps(
     async with contextlib.AsyncExitStack() as stack:
         started = []
         for name in ("w1", "w2"):
-            backend = RedisBackend(own_cluster.url, worker_id=name, health_interval=0.2)
+            store = redis_store(own_cluster.url, worker_id=name, health_interval=0.2)
             config = Config(**CONFIG, records_url=records)  # type: ignore[arg-type]
-            app, _ = await stack.enter_async_context(running(backend, config))
+            app, _ = await stack.enter_async_context(running(store, config))
             started.append(app)
         yield started
 
@@ -139,17 +140,17 @@ class Entrant:
     async def log(self) -> list[str]:
         """The seat's move log as stored."""
         assert self.seat is not None
-        backend = self.app.backend
-        snap = await store_retry(backend.snapshot, self.room)
+        store = self.app.store
+        snap = await store_retry(store.rooms.snapshot, self.room)
         assert snap is not None
         moves: list[str] = await store_retry(
-            backend.moves, self.room, snap.room.race, self.seat.seat
+            store.rooms.moves, self.room, snap.room.race, self.seat.seat
         )
         return moves
 
     async def status(self) -> str:
         assert self.seat is not None
-        snap = await store_retry(self.app.backend.snapshot, self.room)
+        snap = await store_retry(self.app.store.rooms.snapshot, self.room)
         assert snap is not None
         return snap.progress[self.seat.seat].status
 
@@ -220,8 +221,8 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     apps: list[RaceServer], own_cluster: LocalCluster
 ) -> None:
     """Six players, one round, the tournament's primary SIGKILLed mid-round."""
-    backend = apps[0].backend
-    assert isinstance(backend, RedisBackend) and backend.durability == "replica"
+    store = apps[0].store
+    assert isinstance(store.link, RedisLink) and store.link.durability == "replica"
     clients: list[RaceClient] = []
 
     async def identified(app: RaceServer, name: str) -> tuple[RaceClient, str, str]:
@@ -300,7 +301,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     # (the records writer is a thread of its own: the replay's id comes soon after)
     code = normalize_code(tid) or ""
     deadline = time.monotonic() + 30
-    while code in await store_retry(backend.active_tournaments):
+    while code in await store_retry(store.tournaments.active):
         assert time.monotonic() < deadline, "the tournament was not written to the records"
         await asyncio.sleep(0.1)
     while True:

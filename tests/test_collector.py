@@ -156,17 +156,17 @@ async def race(url):
 
 async def main(redis):
     if redis:
-        from server.store.redis.backend import RedisBackend
-        backend = RedisBackend(redis)
+        from server.store.redis import redis_store
+        store = redis_store(redis)
     else:
-        from server.store.memory.backend import MemoryBackend
-        backend = MemoryBackend()
+        from server.store.memory import memory_store
+        store = memory_store()
     collector = Collector()
     collector.install()
     # a collection (and a freeze) every 50 allocations, a middle one every other: the most
     # chances for an object in flight, that dies in a cycle later, to be frozen
     gc.set_threshold(50, 1, 10)
-    async with running(backend, Config(port=0, countdown=0.05, grace=0.2)) as (app, _):
+    async with running(store, Config(port=0, countdown=0.05, grace=0.2)) as (app, _):
         url = f"ws://127.0.0.1:{app.port}/ws"
         await race(url)  # what is made once, lazily (caches, scripts loaded), made here
         await asyncio.sleep(0.5)

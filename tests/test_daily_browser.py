@@ -58,7 +58,7 @@ NUMBER = 106  # 2026-04-16 is day 106
 EN: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent.parent / "clients/web/i18n/en.json").read_text("utf-8")
 )
-DEAL_CODE = re.compile(r"\b(?:EH|KL)\d-[A-Z0-9]-[A-Z]{7}\b")
+DEAL_CODE = re.compile(r"\b(?:EH|KL)\d-[A-Z0-9]-(?:[A-Z]{26}|[A-Z]{7})\b")
 CARD = re.compile(
     r"(?i)\b(?:ace|king|queen|jack|spades|hearts|diamonds|clubs)\b|[♠♥♦♣]"
     r"|\b(?:[2-9TJQKA]|10)[SHDC]\b"
@@ -437,6 +437,36 @@ async def test_a_newcomer_races_a_friend_on_the_daily(
     width = await p.page.evaluate("document.documentElement.clientWidth")
     assert await p.page.evaluate("document.documentElement.scrollWidth") <= width
     await p.page.screenshot(path=str(ARTIFACTS / "daily-phone.png"), full_page=True)
+    assert not p.errors
+
+
+async def test_a_guest_becomes_a_player_in_the_tap_that_plays_the_daily(
+    server: LiveServer, browser: Any, contexts: list[Any], on_day: Any
+) -> None:
+    """Today's deal is played by players only. A page without a player (its player deleted
+    in this visit: no new one is made by itself) taps Play on today's Klondike: that tap
+    makes the player — no form — and the race is their attempt (unranked: a player made
+    today)."""
+    on_day(DAY)
+    p = await new_page(contexts, browser, "guest")
+    await p.page.goto(server.http + "/")
+    await p.page.click("#you-button")
+    await p.page.click("#you-delete")
+    await p.page.click("#you-delete-yes")
+    await expect(p.page.locator("#you-status")).to_have_text(EN["you.deleted"])
+    await p.page.click("#you-button")
+    assert await p.page.evaluate("localStorage.getItem('samedeal.identity')") is None
+    await start_solo(p, "klondike")
+    unranked = EN["attempt.this_race"].replace("{kind}", EN["attempt.unranked"])
+    await expect(p.page.locator("#attempt-badge")).to_have_text(unranked)
+    me = await player_id(p)
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")
+    await expect(p.page.locator("#results")).to_be_visible()
+    mine = await until_api(
+        server, f"/api/daily/{DAY}/klondike?player={me}", lambda b: b["you"] is not None
+    )
+    assert mine["you"]["ranked"] is False
     assert not p.errors
 
 

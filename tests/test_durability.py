@@ -24,8 +24,8 @@ from clients.client import RaceClient, RequestError
 from protocol import Ack
 from server.app import Config, RaceServer, running
 from server.codes import normalize_code
-from server.store.backend import StoreUnsuitable
-from server.store.redis.backend import RedisBackend
+from server.store.errors import StoreUnsuitable
+from server.store.redis import redis_store
 from server.store.redis.durability import barrier
 
 CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
@@ -87,12 +87,12 @@ def lone(tmp_path: Path) -> Iterator[str]:
 
 
 async def _refused(url: str, durability: str) -> str:
-    backend = RedisBackend(url, worker_id="d", durability=durability)
+    store = redis_store(url, worker_id="d", durability=durability)
     try:
         with pytest.raises(StoreUnsuitable) as info:
-            await backend.start(lambda code, data: None)
+            await store.start(lambda code, data: None)
     finally:
-        await backend.close()
+        await store.close()
     return str(info.value)
 
 
@@ -100,12 +100,12 @@ async def test_aof_needs_appendfsync_always(lone: str, tmp_path: Path) -> None:
     assert "appendfsync always" in await _refused(lone, "aof")
     port = free_port()
     proc = _redis(tmp_path / "aof", port, "--appendonly", "yes", "--appendfsync", "always")
-    backend = RedisBackend(f"redis://127.0.0.1:{port}/0", worker_id="d", durability="aof")
+    store = redis_store(f"redis://127.0.0.1:{port}/0", worker_id="d", durability="aof")
     try:
-        await backend.start(lambda code, data: None)
-        assert backend.durability == "aof"
+        await store.start(lambda code, data: None)
+        assert store.link.durability == "aof"
     finally:
-        await backend.close()
+        await store.close()
         proc.kill()
         proc.wait()
 
@@ -129,8 +129,8 @@ def test_the_barrier_of_each_level() -> None:
 
 @pytest_asyncio.fixture
 async def app(pair: Pair, no_error_logs: Any) -> AsyncIterator[RaceServer]:
-    backend = RedisBackend(pair.url, worker_id="d", durability="replica", durability_timeout=0.3)
-    async with running(backend, Config(**CONFIG)) as (app, _):
+    store = redis_store(pair.url, worker_id="d", durability="replica", durability_timeout=0.3)
+    async with running(store, Config(**CONFIG)) as (app, _):
         yield app
 
 
@@ -160,9 +160,9 @@ async def test_a_move_no_replica_confirmed_is_never_acknowledged(
     pair.replica.send_signal(signal.SIGCONT)
     back = await ann.reconnect(url)
     code = normalize_code(joined.room) or ""
-    log = await app.backend.moves(code, 1, 1)
+    log = await app.store.rooms.moves(code, 1, 1)
     assert log[:3] == ["s", "s", "s"] and len(log) in (3, 4)  # the 4th ran on the primary
     assert isinstance(await back.move("s"), Ack)
-    assert len(await app.backend.moves(code, 1, 1)) == len(log) + 1
+    assert len(await app.store.rooms.moves(code, 1, 1)) == len(log) + 1
     await back.close()
     await other.close()

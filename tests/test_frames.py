@@ -62,7 +62,7 @@ def _room() -> tuple[RoomState, dict[int, StoredProgress]]:
 
 ROOM, PROGRESS = _room()
 SNAPSHOT = snapshot(ROOM, PROGRESS, 7, 5000, "http://h/r/K7QF-2M", viewer=1)
-ENTRY = live_entry(snapshot(ROOM, PROGRESS, 7, 5000, "", viewer=None), 900)
+ENTRY = live_entry(snapshot(ROOM, PROGRESS, 7, 5000, "", viewer=None), 900, "live")
 assert ENTRY is not None
 
 REPLIES: list[tuple[bytes, type[BaseModel]]] = [

@@ -36,9 +36,9 @@ from protocol import Ack, PlayerFinished, Progress, Rejected, SeatEvent
 from server.app import Config, RaceServer, running
 from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import Retake
-from server.store.backend import Fenced
-from server.store.memory.backend import MemoryBackend
-from server.store.redis.backend import RedisBackend
+from server.store.memory import memory_store
+from server.store.redis import redis_store
+from server.store.rooms import Fenced
 
 pytestmark = pytest.mark.slow
 
@@ -118,8 +118,8 @@ async def workers(durable_redis: DurableRedis, no_error_logs: Any) -> AsyncItera
     async with contextlib.AsyncExitStack() as stack:
         apps = []
         for name in ("w1", "w2"):
-            backend = RedisBackend(durable_redis.url, worker_id=name, health_interval=0.2)
-            app, _ = await stack.enter_async_context(running(backend, Config(**CONFIG)))
+            store = redis_store(durable_redis.url, worker_id=name, health_interval=0.2)
+            app, _ = await stack.enter_async_context(running(store, Config(**CONFIG)))
             apps.append(app)
         yield Workers(apps)
 
@@ -255,9 +255,9 @@ async def _check_after(
     assert not gone, gone
     # every acknowledged move is in the store's log, and nothing else
     code = room.replace("-", "")
-    backend = workers.apps[0].backend
+    store = workers.apps[0].store
     for seat, racer in racers.items():
-        assert await backend.moves(code, 1, seat) == racer.acked
+        assert await store.rooms.moves(code, 1, seat) == racer.acked
     # and in the final move list of each player
     for seat, racer in racers.items():
         await racer.client.resign()
@@ -338,15 +338,15 @@ async def test_a_resume_on_the_other_worker_during_an_outage_fences_the_old_conn
 async def test_the_store_refuses_a_write_with_an_old_epoch(
     kind: str, durable_redis: DurableRedis
 ) -> None:
-    backend = (
-        RedisBackend(durable_redis.url, worker_id="t", prefix="fence")
+    store = (
+        redis_store(durable_redis.url, worker_id="t", prefix="fence")
         if kind == "redis"
-        else MemoryBackend()
+        else memory_store()
     )
-    await backend.start(lambda code, data: None)
+    await store.start(lambda code, data: None)
     try:
         room = RoomState(code="FENCE2", game="klondike", options={}, deal=DEAL)  # type: ignore[arg-type]
-        assert await backend.create_room(room)
+        assert await store.rooms.create(room)
 
         def seat_and_race(
             room: RoomState, progress: dict[int, ProgressState]
@@ -356,26 +356,26 @@ async def test_the_store_refuses_a_write_with_an_old_epoch(
             progress[1] = ProgressState(race=1, seat=1)
             return [], None
 
-        await backend.update_room("FENCE2", seat_and_race)
+        await store.rooms.update("FENCE2", seat_and_race)
         assert (
-            await backend.append(
+            await store.rooms.append(
                 "FENCE2", 1, 1, move="s", progress=None, events=[], index=0, epoch=1
             )
             == []
         )
-        _, (old, epoch) = await backend.update_room("FENCE2", Retake(1, "h", "c2", 0))
+        _, (old, epoch) = await store.rooms.update("FENCE2", Retake(1, "h", "c2", 0))
         assert old == "c1" and epoch == 2
         with pytest.raises(Fenced):
-            await backend.append(
+            await store.rooms.append(
                 "FENCE2", 1, 1, move="s", progress=None, events=[], index=1, epoch=1
             )
-        assert await backend.moves("FENCE2", 1, 1) == ["s"]  # nothing of the old holder
+        assert await store.rooms.moves("FENCE2", 1, 1) == ["s"]  # nothing of the old holder
         assert (
-            await backend.append(
+            await store.rooms.append(
                 "FENCE2", 1, 1, move="s", progress=None, events=[], index=1, epoch=2
             )
             == []
         )
-        assert await backend.moves("FENCE2", 1, 1) == ["s", "s"]
+        assert await store.rooms.moves("FENCE2", 1, 1) == ["s", "s"]
     finally:
-        await backend.close()
+        await store.close()

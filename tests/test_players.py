@@ -340,16 +340,16 @@ async def test_a_record_left_by_a_dead_worker_is_written_once_by_another(
             ),
         ),
     )
-    backend = server.app.backend
+    store = server.app.store
     key = "race:DEADW1:1:1"
-    await backend.keep_pending(key, record_to_json(record))
+    await store.pending.keep(key, record_to_json(record))
     records = server.app.ctx.records
     assert records is not None
     for _ in range(100):
-        if await backend.pending_count() == 0:
+        if await store.pending.count() == 0:
             break
         await asyncio.sleep(0.1)
-    assert await backend.pending_count() == 0
+    assert await store.pending.count() == 0
     # in the store, once: writing it again gives back the same race
     race_id = await records.record_race(record)
     assert await records.record_races([record, record]) == [race_id, race_id]

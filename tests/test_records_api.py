@@ -39,9 +39,9 @@ def test_openapi_document_names_every_route_and_model() -> None:
     assert doc["openapi"].startswith("3.1")
     # exactly the server's own /api routes (placeholders' names aside)
     from server.app import RaceServer
-    from server.store.memory.backend import MemoryBackend
+    from server.store.memory import memory_store
 
-    served = RaceServer(MemoryBackend()).ctx.http.patterns
+    served = RaceServer(memory_store()).ctx.http.patterns
 
     def shape(path: str) -> str:
         return re.sub(r"\{\w+\}", "{}", path)

@@ -27,7 +27,7 @@ from server.records import db as records_db
 from server.records.models import HandleTaken, RecordsUnavailable
 from server.records.store import SqlRecordsStore
 from server.records.writer import RaceWriter
-from server.store.redis.backend import RedisBackend
+from server.store import open_store
 
 DEAL = "KL1-1-AAAAAAM"
 
@@ -317,7 +317,7 @@ async def test_races_kept_by_a_worker_stopped_during_the_outage_are_written_by_a
     survivor = await start_server("redis", records_url=postgres.url, records_retry_after=0.5)
     identity = await (await survivor.client()).new_player("Ann")
     ends: list[RaceEnded] = []
-    async with running(RedisBackend(redis_url, worker_id="leaving"), Config(**options)) as (
+    async with running(open_store(redis_url, worker_id="leaving"), Config(**options)) as (
         app,
         _,
     ):
@@ -349,7 +349,7 @@ async def test_races_kept_by_a_worker_stopped_during_the_outage_are_written_by_a
             game = orjson.loads(body)
             assert status == 200 and game["deal"] == DEAL
             assert game["seats"][0]["actions"] == ["t3-f1", "s"]
-        assert await survivor.app.backend.pending_count() == 0
+        assert await survivor.app.store.pending.count() == 0
     finally:
         await store.close()
 

@@ -16,8 +16,8 @@ from clients.client import RaceClient
 from engine import new_game, replay
 from protocol import Ack
 from server.rooms.room import ProgressState, RoomOptions, RoomState
-from server.store.backend import LogConflict
-from server.store.memory.backend import MemoryBackend
+from server.store.memory import memory_store
+from server.store.rooms import LogConflict
 
 
 async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, str]:
@@ -55,7 +55,9 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
         # entries are MOVE@MS: the move and its server time since the race's start
         entries = [m.decode() for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)]
         assert [e.split("@")[0] for e in entries] == ["s"] * 3
-        assert [int(e.split("@")[1]) for e in entries] == await server.app.backend.times(code, 1, 2)
+        assert [int(e.split("@")[1]) for e in entries] == await server.app.store.rooms.times(
+            code, 1, 2
+        )
         state = (await r.get(f"sd:{{{code}}}:room")).decode()
         assert bob.token is not None and bob.token not in state and ann.token not in state  # type: ignore[operator]
         assert replay(deal, ["s"] * 3).player_view() == game.player_view()
@@ -69,21 +71,21 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
 
 
 async def test_memory_rooms_expire() -> None:
-    backend = MemoryBackend(active_ttl=0.05, finished_ttl=0.01, sweep_interval=0.02)
-    await backend.start(lambda code, data: None)
+    store = memory_store(active_ttl=0.05, finished_ttl=0.01, sweep_interval=0.02)
+    await store.start(lambda code, data: None)
     try:
         room = RoomState(
             code="K7QF2M", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
         )
-        assert await backend.create_room(room)
-        assert backend.room_count == 1
+        assert await store.rooms.create(room)
+        assert store.rooms.room_count == 1
         await asyncio.sleep(0.1)
-        assert backend.room_count == 0  # swept
-        assert await backend.snapshot("K7QF2M") is None
-        assert await backend.create_room(room)
-        assert backend.sweep(time.monotonic() + 1) == 1
+        assert store.rooms.room_count == 0  # swept
+        assert await store.rooms.snapshot("K7QF2M") is None
+        assert await store.rooms.create(room)
+        assert store.rooms.sweep(time.monotonic() + 1) == 1
     finally:
-        await backend.close()
+        await store.close()
 
 
 async def test_event_list_is_capped(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
@@ -91,14 +93,14 @@ async def test_event_list_is_capped(start_server, backend_kind: str) -> None:  #
     _ann, bob, room, _deal = await race_two(server)
     for _ in range(20):
         assert isinstance(await bob.move("s"), Ack)
-    backend = server.app.backend
+    store = server.app.store
     code = room.replace("-", "")
-    assert await backend.events_since(code, 0) is None
-    snap = await backend.snapshot(code)
+    assert await store.rooms.events_since(code, 0) is None
+    snap = await store.rooms.snapshot(code)
     assert snap is not None
-    kept = await backend.events_since(code, snap.seq - 8)
+    kept = await store.rooms.events_since(code, snap.seq - 8)
     assert kept is not None and len(kept) == 8
-    assert await backend.events_since(code, snap.seq) == []
+    assert await store.rooms.events_since(code, snap.seq) == []
 
 
 async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_error_logs) -> None:  # type: ignore[no-untyped-def]
@@ -138,16 +140,18 @@ async def test_move_log_cannot_fork(start_server, backend_kind: str) -> None:  #
     server = await start_server(backend_kind)
     _ann, bob, room, deal = await race_two(server)
     assert isinstance(await bob.move("s"), Ack)
-    backend = server.app.backend
+    store = server.app.store
     code = room.replace("-", "")
-    snap = await backend.snapshot(code)
+    snap = await store.rooms.snapshot(code)
     assert snap is not None
     progress = snap.progress[2]
     with pytest.raises(LogConflict):
-        await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=0)
-    assert await backend.moves(code, 1, 2) == ["s"]
-    assert await backend.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
-    assert replay(deal, await backend.moves(code, 1, 2)).moves == 2
+        await store.rooms.append(code, 1, 2, move="s", progress=progress, events=[], index=0)
+    assert await store.rooms.moves(code, 1, 2) == ["s"]
+    assert (
+        await store.rooms.append(code, 1, 2, move="s", progress=progress, events=[], index=1) == []
+    )
+    assert replay(deal, await store.rooms.moves(code, 1, 2)).moves == 2
 
 
 async def test_moves_survive_a_script_flush_and_a_dropped_connection(
@@ -168,7 +172,7 @@ async def test_moves_survive_a_script_flush_and_a_dropped_connection(
         for _ in range(3):  # sent again on a new connection
             assert isinstance(await bob.move("s"), Ack)
         acked = ["s"] * 5
-        assert await server.app.backend.moves(code, 1, 2) == acked
+        assert await server.app.store.rooms.moves(code, 1, 2) == acked
         assert replay(deal, acked).player_view() == bob.view
     finally:
         await r.aclose()
@@ -191,8 +195,8 @@ async def test_a_move_sent_twice_is_stored_once(start_server, redis_url: str) ->
     server = await start_server("redis")
     _ann, bob, room, deal = await race_two(server)
     code = room.replace("-", "")
-    backend = server.app.backend
-    backend.write_timeout = 0.4
+    store = server.app.store
+    store.link.write_timeout = 0.4
     r = aioredis.from_url(redis_url)
     try:
         assert isinstance(await bob.move("s"), Ack)
@@ -201,7 +205,7 @@ async def test_a_move_sent_twice_is_stored_once(start_server, redis_url: str) ->
         reply = await bob.move("s")
         assert isinstance(reply, Ack)
         await stall
-        assert await backend.moves(code, 1, 2) == ["s", "s"]
+        assert await store.rooms.moves(code, 1, 2) == ["s", "s"]
         assert replay(deal, ["s", "s"]).player_view() == bob.view
     finally:
         await r.aclose()
@@ -257,17 +261,17 @@ class _CuttingProxy:
 async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str) -> None:
     """The connection fails after Redis ran the update's EXEC: the update is recognised as
     done (by its token) instead of being applied a second time."""
-    from server.store.redis.backend import RedisBackend
+    from server.store.redis import redis_store
 
     proxy = _CuttingProxy(int(redis_url.rsplit(":", 1)[1].split("/")[0]))
     port = await proxy.start()
-    backend = RedisBackend(f"redis://127.0.0.1:{port}/0", worker_id="cut", prefix="cut")
-    await backend.start(lambda code, data: None)
+    store = redis_store(f"redis://127.0.0.1:{port}/0", worker_id="cut", prefix="cut")
+    await store.start(lambda code, data: None)
     try:
         room = RoomState(
             code="CUT1A2", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
         )
-        assert await backend.create_room(room)
+        assert await store.rooms.create(room)
         calls = 0
 
         def bump(
@@ -278,19 +282,19 @@ async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str)
             room.next_seat += 1
             return [{"type": "bumped", "room": room.code}], room.next_seat
 
-        await backend.update_room("CUT1A2", bump)  # the proxy passes it on as is
+        await store.rooms.update("CUT1A2", bump)  # the proxy passes it on as is
         assert calls == 1
         proxy.armed = True
-        snap, value = await backend.update_room("CUT1A2", bump)
+        snap, value = await store.rooms.update("CUT1A2", bump)
         assert proxy.cuts == 1  # the reply of the second update was lost
         assert calls == 2  # not run a third time
         assert value == 3  # the value of the update as it ran
         assert snap.room.next_seat == 3 and snap.seq == 2
-        stored = await backend.snapshot("CUT1A2")
+        stored = await store.rooms.snapshot("CUT1A2")
         assert stored is not None and stored.room.next_seat == 3 and stored.seq == 2
-        assert len(await backend.events_since("CUT1A2", 0) or []) == 2
+        assert len(await store.rooms.events_since("CUT1A2", 0) or []) == 2
     finally:
-        await backend.close()
+        await store.close()
         await proxy.close()
 
 
@@ -299,15 +303,15 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
 ) -> None:
     """The append script reads the stored progress as text: wrong race, a final status, or a
     name that spells a status are refused; the seat's own race while playing is taken."""
-    from server.store.redis.backend import RedisBackend
+    from server.store.redis import redis_store
 
-    backend = RedisBackend(redis_url, worker_id="seat", prefix="seatcheck")
-    await backend.start(lambda code, data: None)
+    store = redis_store(redis_url, worker_id="seat", prefix="seatcheck")
+    await store.start(lambda code, data: None)
     try:
         room = RoomState(
             code="SEAT22", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
         )
-        assert await backend.create_room(room)
+        assert await store.rooms.create(room)
 
         def set_progress(status: str, race: int, name: str = "") -> Any:
             def update(
@@ -319,21 +323,21 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
             return update
 
         async def append(race: int, index: int) -> list[bytes] | None:
-            return await backend.append(
+            return await store.rooms.append(
                 "SEAT22", race, 2, move="s", progress=None, events=[], index=index
             )
 
-        await backend.update_room("SEAT22", set_progress("playing", 12))
+        await store.rooms.update("SEAT22", set_progress("playing", 12))
         assert await append(12, 0) == []
         assert await append(1, 0) is None  # race 1 is not race 12 (a prefix of it)
         assert await append(123, 0) is None
         for status in ("won", "resigned", "timeout", "disconnected"):
-            await backend.update_room(
+            await store.rooms.update(
                 "SEAT22", set_progress(status, 12, name='x","status":"playing"')
             )
             assert await append(12, 1) is None, status
-        await backend.update_room("SEAT22", set_progress("playing", 12, name='"status":"won"'))
+        await store.rooms.update("SEAT22", set_progress("playing", 12, name='"status":"won"'))
         assert await append(12, 1) == []
-        assert await backend.moves("SEAT22", 12, 2) == ["s", "s"]
+        assert await store.rooms.moves("SEAT22", 12, 2) == ["s", "s"]
     finally:
-        await backend.close()
+        await store.close()

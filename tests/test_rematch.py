@@ -253,7 +253,7 @@ async def race_starts(server: ServerHandle, room: str, race: int) -> int:
     """How many ``race_starting`` events of race ``race`` the room's stored events hold."""
     code = normalize_code(room)
     assert code is not None
-    events = await server.app.backend.events_since(code, 0)
+    events = await server.app.store.rooms.events_since(code, 0)
     assert events is not None
     return sum(b'"type":"race_starting"' in e and b'"race":%d,' % race in e for e in events)
 
@@ -284,7 +284,7 @@ async def test_both_workers_time_the_offer_and_the_race_starts_once(
     await asyncio.sleep(0.3)  # the other worker's timer has fired by now too
     assert [m.type for m in bob.drain() if m.type == "race_starting"] == ["race_starting"]
     assert await race_starts(w0, joined.room, 2) == 1
-    snap = await w1.app.backend.snapshot(code)
+    snap = await w1.app.store.rooms.snapshot(code)
     assert snap is not None and snap.room.race == 2 and snap.room.offer is None
     assert offer.deadline <= start.now
 
@@ -309,16 +309,16 @@ async def test_the_last_answer_and_both_deadlines_at_once_start_it_once(
         await bob.next_event("race_ended")
         await ann.rematch("same")
         offer = await offered(bob)
-        snap = await w1.app.backend.snapshot(code)
+        snap = await w1.app.store.rooms.snapshot(code)
         seat = snap.room.seat(2) if snap is not None else None
         assert seat is not None and seat.conn is not None
         # the deadline as if it had come (a minute is long for a test)
         results = await asyncio.gather(
-            w0.app.backend.update_room(code, OfferDeadline(2, offer.deadline)),
-            w1.app.backend.update_room(
+            w0.app.store.rooms.update(code, OfferDeadline(2, offer.deadline)),
+            w1.app.store.rooms.update(
                 code, AnswerRematch(2, seat.conn, 2, round_ % 2 == 0, offer.now)
             ),
-            w1.app.backend.update_room(code, OfferDeadline(2, offer.deadline)),
+            w1.app.store.rooms.update(code, OfferDeadline(2, offer.deadline)),
             return_exceptions=True,
         )
         started = [r[1] for r in results if isinstance(r, tuple)]

@@ -69,7 +69,7 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
         hint = f"/?room={room_hint(joined.room)}"
         both_routed = [hint, hint]
         await eventually(lambda: paths_in_room(server.app, joined.room) == both_routed)
-        snap = await server.app.backend.snapshot(room_hint(joined.room) or "")
+        snap = await server.app.store.rooms.snapshot(room_hint(joined.room) or "")
         assert snap is not None
         assert [(s.seat, s.connected) for s in snap.room.seats] == [
             (joined.seat, True),
@@ -123,7 +123,7 @@ async def test_a_forged_room_hint_changes_nothing(kind: str, start_server: Start
                     pass
                 with pytest.raises(TimeoutError):
                     await asyncio.wait_for(ws.recv(), 0.3)
-        snap = await server.app.backend.snapshot(code or "")
+        snap = await server.app.store.rooms.snapshot(code or "")
         assert snap is not None
         assert [s.seat for s in snap.room.seats] == [joined.seat] and snap.room.spectators == 0
         # and a hint naming one room does not stop its connection joining another

@@ -51,7 +51,7 @@ async def test_a_person_races_a_bot_to_the_end(
     assert moves == greedy_line(GREEDY_WINS)
     # the moves are in the store's log and replay to a win
     code = joined.room.replace("-", "")
-    assert await server.app.backend.moves(code, 1, 2) == moves
+    assert await server.app.store.rooms.moves(code, 1, 2) == moves
     assert replay(GREEDY_WINS, moves).won
     assert bot_row.moves == replay(GREEDY_WINS, moves).moves
     # the bot plays the rematch too

@@ -108,7 +108,8 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     made = await host.tournament_create(**settings())
     tid = made.page.id
     assert made.you.role == "host" and made.page.phase == "created"
-    assert made.page.fair.seed is None and len(made.page.fair.commitment) == 64
+    assert made.page.draw.seed is None and len(made.page.draw.commitment) == 64
+    assert made.page.fair == 2  # its rounds are sealed deals
     assert made.page.settings.deal_codes is None  # the host's list is told at the end
 
     joined = await ann.tournament_join(tid, name="Ann")
@@ -166,7 +167,7 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     status, kind, body = await asyncio.to_thread(http_get, tserver.port, f"/api/tournaments/{tid}")
     assert status == 200 and kind == "application/json"
     page_data = json.loads(body)
-    assert page_data["phase"] == "finished" and page_data["fair"]["seed"] == finished.data["seed"]
+    assert page_data["phase"] == "finished" and page_data["draw"]["seed"] == finished.data["seed"]
     assert page_data["settings"]["deal_codes"] == [KL_CODE, KL_CODE]
     assert next(r["player"] for r in page_data["standings"]) == ann_id(ann)
     bob_round_2 = [r for r in page_data["rounds"][1]["results"] if r["player"] == ann_id(bob)]
@@ -467,7 +468,7 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
     assert mine["status"] == "timeout" and mine["moves"] == 10
 
     # the live store lets it go: the records store has it all, move lists included
-    while tid.replace("-", "") in await tserver.app.backend.active_tournaments():
+    while tid.replace("-", "") in await tserver.app.store.tournaments.active():
         await asyncio.sleep(0.05)  # written to the records, then retired
     await forget(tserver, tid.replace("-", ""))
     await asyncio.sleep(0.1)
@@ -483,15 +484,15 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
 
 async def forget(server: ServerHandle, tid: str) -> None:
     """Drop a tournament from the live store, as its expiry would."""
-    backend: Any = server.app.backend
+    tournaments: Any = server.app.store.tournaments
     if server.kind == "memory":
-        backend._tournaments.pop(tid)
+        tournaments._tournaments.pop(tid)
     else:
 
         async def drop(redis: Any) -> None:  # on the shard of the tournament's tag
             await redis.delete(*await redis.keys(f"sd:{{T:{tid}}}:*"))
 
-        await backend._at(f"T:{tid}", drop)
+        await tournaments._link.run(f"T:{tid}", drop)
 
 
 async def test_a_scheduled_start_on_winnable_deals(start_server: Start, tmp_path: Path) -> None:
@@ -511,7 +512,7 @@ async def test_a_scheduled_start_on_winnable_deals(start_server: Start, tmp_path
     made = await host.tournament_create(
         name="Dawn cup", game="klondike", rounds=1, deals="winnable", starts_at=starts_at
     )
-    assert made.page.fair.node_budget == 5000 and made.page.fair.max_candidates == 3
+    assert made.page.draw.node_budget == 5000 and made.page.draw.max_candidates == 3
     await ann.tournament_join(made.page.id, name="Ann")
     seat = await next_of(ann, TournamentSeat, timeout=30)
     assert seat.start_at >= starts_at

@@ -26,10 +26,10 @@ def count_writes(servers: list[ServerHandle], code: str, monkeypatch: pytest.Mon
     (the real writes, counted)."""
     writes: Writes = []
     for server in servers:
-        backend = server.app.backend
-        real = backend.live_write
+        directory = server.app.store.directory
+        real = directory.write
 
-        async def live_write(
+        async def write(
             puts: list[tuple[str, int, bytes]],
             drops: list[tuple[str, int]],
             server: ServerHandle = server,
@@ -39,7 +39,7 @@ def count_writes(servers: list[ServerHandle], code: str, monkeypatch: pytest.Mon
                 writes.append((asyncio.get_running_loop().time(), server))
             await real(puts, drops)
 
-        monkeypatch.setattr(backend, "live_write", live_write)
+        monkeypatch.setattr(directory, "write", write)
     return writes
 
 

@@ -11,7 +11,7 @@ import { el } from "./board.js";
 import { deckSize } from "./cards.js";
 import { DAY_ONE, addDays, dayNumber, dayOf, dayOfRace } from "./days.js";
 import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
-import { currentPlayer, keptPlayerId } from "./identity.js";
+import { becomePlayer, currentPlayer, keptPlayerId } from "./identity.js";
 import { dailyShareText, dailyWatchText, deckTurnStep } from "./share.js";
 
 export const DAILY_GAMES = ["klondike", "easy-harp"];
@@ -298,7 +298,16 @@ function drawLobby() {
  * errorBox)`` (solo: a room of one's own, started at once; else a room to race friends
  * in; a refusal is shown in the element ``errorBox``). */
 export function setupDaily(start) {
-  play = start;
+  // today's deal is played by players only: the same tap makes a guest a player first,
+  // and their first game is their attempt
+  play = async (game, solo, errorBox) => {
+    if (!(await becomePlayer())) {
+      $(errorBox).textContent = errorText("daily_needs_player");
+      return;
+    }
+    mine.clear(); // who "you" are may have changed: ask for the attempt again
+    await start(game, solo, errorBox);
+  };
 }
 
 /** Put today's two games first in the lobby. */

@@ -352,6 +352,23 @@ export function render() {
 
 /** Wire the identity into the connection and the page: every connection says who its
  * player is right after hello; the "You" button opens the panel. */
+/** Make this browser's player now, with no form (the deal of the day is played by
+ * players only: the tap that plays it makes one). True when the page has a player, or
+ * when the server keeps none (everyone plays as a guest there). */
+export async function becomePlayer() {
+  if (me || guest) return true;
+  deleted = false; // asked for: a deletion earlier in this visit no longer holds
+  try {
+    await conn.ensure(); // identifies on the way, making a player when none is kept
+  } catch {
+    return false;
+  }
+  await turn;
+  if (!me && !guest) await identify(conn);
+  render();
+  return Boolean(me) || guest;
+}
+
 export function setupIdentity(connection) {
   conn = connection;
   connection.onWelcome = (ws) => identifyOn(connection, ws);

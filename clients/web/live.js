@@ -144,6 +144,8 @@ export function liveRow(room, { now, featured = false, compact = false }) {
   const when = room.phase === "running" && room.start_at ? formatTime(Math.max(0, now - room.start_at)) : t("live.waiting");
   const facts = [when, tn("room.watching", room.spectators)];
   if (room.spectator_delay) facts.push(t("live.delay", { s: room.spectator_delay }));
+  // the board rule (a deal of the day, a tournament round, a host's choice): progress only
+  if (room.boards === "progress") facts.push(t("live.progress_only"));
   head.append(" ", el("span", "live-facts", facts.join(" · ")));
   li.append(head);
   const players = el("ul", "live-players");

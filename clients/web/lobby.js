@@ -32,6 +32,7 @@ function createPayload(game, deal, code) {
     spectators: $("allow-spectators").checked,
     private: $("private-room").checked,
     spectator_delay: Number($("spectator-delay").value) || 0,
+    spectator_boards: $("spectator-boards").checked,
   };
   const limit = Number($("time-limit").value);
   if (limit > 0) payload.time_limit = Math.round(limit * 60);

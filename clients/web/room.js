@@ -192,6 +192,7 @@ function roomOptionsText() {
   if (!o.spectators) parts.push(t("waiting.no_spectators"));
   else if (o.spectator_delay) parts.push(t("waiting.spectators_delay", { s: o.spectator_delay }));
   else parts.push(t("waiting.spectators"));
+  if (o.spectators && o.spectator_boards === false) parts.push(t("live.progress_only"));
   if (o.private) parts.push(t("waiting.private"));
   return parts.join(" · ");
 }

@@ -360,7 +360,7 @@ export class TournamentPage {
     status.id = "t-status";
     status.setAttribute("role", "status");
     head.append(status);
-    const fair = el("p", "hint", page.fair.seed ? t("tournament.fair_seed", { seed: page.fair.seed }) : t("tournament.fair_commitment", { commitment: page.fair.commitment }));
+    const fair = el("p", "hint", page.draw.seed ? t("tournament.fair_seed", { seed: page.draw.seed }) : t("tournament.fair_commitment", { commitment: page.draw.commitment }));
     fair.id = "t-fair";
     head.append(fair);
     if (s.deals === "list") head.append(el("p", "hint", t("tournament.deals_listed")));

@@ -221,9 +221,11 @@ class Conn(Player):
     """One websocket connection and what it holds."""
 
     __slots__ = (
+        "attempt_done",
         "bad",
         "corked",
         "credits",
+        "entered",
         "following",
         "frames",
         "last_seq",
@@ -276,6 +278,11 @@ class Conn(Player):
         #: the hash of the secret it proved that with: a change of the identity is made
         #: only while that is still the player's (a recovery elsewhere replaces it)
         self.player_proof: str | None = None
+        #: what the board rule reads of this identity in its room (``rooms.view``), looked
+        #: up as it comes in and again as it follows boards: entered in the room's
+        #: tournament; has finished its own attempt at the room's daily game today
+        self.entered = False
+        self.attempt_done = False
 
     @property
     def address(self) -> str:

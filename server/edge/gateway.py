@@ -35,7 +35,8 @@ from ..config import now_ms
 from ..context import Context
 from ..records.models import RecordsUnavailable
 from ..rooms.room import Refusal
-from ..store.backend import StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import UnknownRoom
 from .admission import TOO_MANY, Admission, AdmittedConnection, client_address
 from .connection import Conn
 from .http import HttpRequest, error_response, respond, text_response
@@ -116,12 +117,12 @@ class Gateway:
     async def _metrics(self, request: HttpRequest) -> Response:
         metrics = self.ctx.metrics
         try:
-            metrics.store_rtt_seconds = await asyncio.wait_for(self.ctx.backend.ping(), 2)
+            metrics.store_rtt_seconds = await asyncio.wait_for(self.ctx.store.ping(), 2)
         except Exception:
             metrics.store_rtt_seconds = -1.0
         metrics.rooms = len(self.ctx.rooms)
         with contextlib.suppress(Exception):
-            metrics.records_pending = await self.ctx.backend.pending_count()
+            metrics.records_pending = await self.ctx.store.pending.count()
         return respond(
             HTTPStatus.OK,
             metrics.render(self.ctx.worker_id).encode(),

@@ -2,12 +2,12 @@
 
 When a race ends (the one worker whose ``EndIfDone`` ended it), its record is built from
 the room — results, the racers' names and identities as the race started — and every
-racer's move log with the server time of each move. It is first kept in the backend
-(``keep_pending``), then handed to the records writer (:class:`RaceWriter`, batched, off the
-event loop); once the database has it, the kept copy is dropped. If the worker dies in
-between, any worker finds the kept copy (``pending_due``) and writes it again: the store
-takes a race once (its natural key), so a retry never duplicates it, and one transaction
-writes a race whole.
+racer's move log with the server time of each move. It is first kept in the store's
+pending writes (``pending.keep``), then handed to the records writer (:class:`RaceWriter`,
+batched, off the event loop); once the database has it, the kept copy is dropped. If the
+worker dies in between, any worker finds the kept copy (``pending.due``) and writes it
+again: the store takes a race once (its natural key), so a retry never duplicates it, and
+one transaction writes a race whole.
 
 Once the database has the race, the room is told where its replay is: a
 ``race_recorded`` room event with the race's public id (the results a player is looking at
@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime as dt
 import logging
 import re
 from dataclasses import dataclass
@@ -51,14 +52,17 @@ from protocol.frames import RatingChangeBody
 from ..codes import display_code
 from ..config import now_ms
 from ..context import Context
-from ..daily.challenge import Daily
+from ..daily.challenge import Daily, day_start_ms
 from ..edge.http import HttpRequest, error_response, json_response, text_response
 from ..ratings.rules import is_rated
 from ..records.models import BadRecord, RaceRecord, RecordsUnavailable, SeatRecord, StoredRace
 from ..records.views import game_replay, player_page, rating_change, seat_moves_text
 from ..records.writer import RaceWriter
 from ..rooms.room import Events, ProgressState, RoomState
-from ..store.backend import HealthWatch, Snapshot, StoreUnavailable, UnknownRoom
+from ..rooms.view import NOBODY, BoardFacts, boards_shown
+from ..store.errors import StoreUnavailable
+from ..store.health import HealthWatch
+from ..store.rooms import Snapshot, UnknownRoom
 
 __all__ = [
     "History",
@@ -75,7 +79,7 @@ _RACE_ID = re.compile(RACE_ID_PATTERN)
 
 
 def record_to_json(record: RaceRecord) -> bytes:
-    """A race record as JSON (kept in the backend until it is written)."""
+    """A race record as JSON (kept in the store's pending writes until it is written)."""
     return orjson.dumps(dataclasses.asdict(record))
 
 
@@ -251,7 +255,7 @@ class History:
             return
         key = _pending_key(record)
         try:
-            await self.ctx.backend.keep_pending(key, record_to_json(record))
+            await self.ctx.store.pending.keep(key, record_to_json(record))
         except StoreUnavailable:
             logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
         self._submit(key, record, first=True)
@@ -261,12 +265,12 @@ class History:
         room = snap.room
         if room.phase != "ended" or not room.results:
             return None
-        backend = self.ctx.backend
+        store = self.ctx.store
         seats = []
         for row in room.results:
             seat = row["seat"]
-            moves = await backend.moves(room_code, room.race, seat)
-            times = await backend.times(room_code, room.race, seat)
+            moves = await store.rooms.moves(room_code, room.race, seat)
+            times = await store.rooms.times(room_code, room.race, seat)
             try:
                 deck_turns = replay(room.deal, moves).deck_turns
             except GameError:
@@ -354,7 +358,7 @@ class History:
 
         async def tell() -> None:
             with contextlib.suppress(UnknownRoom, StoreUnavailable):
-                await self.ctx.backend.update_room(record.room, update)
+                await self.ctx.store.rooms.update(record.room, update)
 
         self.ctx.tasks.spawn(tell(), "race record delayed")
 
@@ -371,15 +375,15 @@ class History:
                 ratings = tuple(rating_change(c) for c in changes)
         # nobody left to tell, or the store is away: the player page links the race too
         with contextlib.suppress(UnknownRoom, StoreUnavailable):
-            await self.ctx.backend.update_room(
+            await self.ctx.store.rooms.update(
                 record.room, TellRecorded(record.room_created_at, record.race, game_id, ratings)
             )
 
     async def _drop(self, key: str) -> None:
         try:
-            await self.ctx.backend.drop_pending(key)
+            await self.ctx.store.pending.drop(key)
         except StoreUnavailable:
-            self.ctx.when_store_is_back(lambda: self.ctx.backend.drop_pending(key), "drop")
+            self.ctx.when_store_is_back(lambda: self.ctx.store.pending.drop(key), "drop")
 
     async def _retry_loop(self) -> None:
         """Write again the records a worker kept and did not confirm (it died, or the
@@ -388,7 +392,7 @@ class History:
         while True:
             await asyncio.sleep(retry_after / 4)
             try:
-                due = await self.ctx.backend.pending_due(retry_after)
+                due = await self.ctx.store.pending.due(retry_after)
             except StoreUnavailable:
                 continue
             except Exception:
@@ -475,8 +479,7 @@ class History:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
             )
-        day = stored.record.daily_day
-        if day is not None and day >= self.daily.today().isoformat():
+        if boards_shown(NOBODY, _recorded_facts(stored.record), now_ms()) == "progress":
             return error_response(
                 HTTPStatus.FORBIDDEN,
                 "not_yet",
@@ -488,6 +491,16 @@ class History:
 def _unavailable(exc: BaseException) -> Response:
     return error_response(
         HTTPStatus.SERVICE_UNAVAILABLE, RecordsUnavailable.code, RecordsUnavailable.for_players
+    )
+
+
+def _recorded_facts(record: RaceRecord) -> BoardFacts:
+    """A recorded race as the board rule reads it: over, and — on the day's deal — secret
+    until its day ends (a round's races are recorded once the round is over)."""
+    day = record.daily_day
+    until = day_start_ms(dt.date.fromisoformat(day) + dt.timedelta(days=1)) if day else None
+    return BoardFacts(
+        phase="ended", secret_until=until, tournament=False, delay=0, spectator_boards=True
     )
 
 

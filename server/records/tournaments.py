@@ -4,7 +4,7 @@ A tournament is written in one transaction as it stands — its row, then its pl
 rounds, results and audit log replaced — at each round's end and when it finishes (and
 after a host act on a finished one), so what is stored is always one consistent version.
 The seed is written only once the tournament has finished. The live state keeps move lists
-apart (:meth:`~server.store.backend.Backend.round_moves`); they are written with the results.
+apart (``TournamentStore.round_moves``); they are written with the results.
 Read back, a tournament is a :class:`~server.tournaments.live.LiveTournament` (without its
 seat secret: its rounds are over) and its move lists.
 """

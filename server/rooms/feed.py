@@ -32,14 +32,8 @@ from engine import GameError, replay
 from protocol.frames import SnapshotBody
 
 from ..config import now_ms
-from ..store.backend import (
-    Backend,
-    Snapshot,
-    StoreUnavailable,
-    entry_move,
-    entry_time,
-    recent_events,
-)
+from ..store.errors import StoreUnavailable
+from ..store.rooms import RoomStore, Snapshot, entry_move, entry_time, recent_events
 from .room import FINAL_STATUSES
 from .view import snapshot
 
@@ -237,11 +231,11 @@ class Feed:
 
     # ------------------------------------------------------------------ loading
 
-    async def load(self, backend: Backend) -> None:
+    async def load(self, rooms: RoomStore) -> None:
         """Start from the store (see the module's docstring); events taken meanwhile are
         kept and applied after. Raises what the store raises (nothing is started then:
         call it again)."""
-        snap = await backend.snapshot(self.room_code)
+        snap = await rooms.snapshot(self.room_code)
         if self.closed:
             return
         if snap is None:  # the room is gone: nothing to show
@@ -254,20 +248,20 @@ class Feed:
         if not self.delay:
             body = snapshot(snap.room, snap.progress, snap.seq, now, "", viewer=None)
         else:
-            body, queued = await self._delayed_start(backend, snap, now)
+            body, queued = await self._delayed_start(rooms, snap, now)
         if not self.closed:
             self._start(snap, body, queued)
 
     async def _delayed_start(
-        self, backend: Backend, snap: Snapshot, now: int
+        self, rooms: RoomStore, snap: Snapshot, now: int
     ) -> tuple[SnapshotBody, list[_Item]]:
         room = snap.room
         cutoff = now - self.delay * 1000
         logs = {}
         if room.race and room.phase != "lobby":
             for seat in room.participants:
-                logs[seat] = await backend.log(self.room_code, room.race, seat)
-        kept = await recent_events(backend, self.room_code, snap.seq)
+                logs[seat] = await rooms.log(self.room_code, room.race, seat)
+        kept = await recent_events(rooms, self.room_code, snap.seq)
         begun = None
         queued = []
         clock = asyncio.get_running_loop().time()

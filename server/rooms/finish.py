@@ -20,7 +20,7 @@ from protocol import frames
 from ..codes import display_code
 from ..config import now_ms
 from ..context import Context
-from ..store.backend import Snapshot
+from ..store.rooms import Snapshot
 from .registry import Event, LocalRoom
 from .room import ProgressState, RoomState, progress_body
 from .updates import EndIfDone
@@ -98,12 +98,12 @@ class RaceEnd:
         False if the seat was no longer racing. ``epoch``: the holder's (a player's own
         act); None for the server's (time-out, grace period)."""
         progress = progress_state(race, seat, status, game, elapsed)
-        times = await self.ctx.backend.times(room_code, race, seat)
+        times = await self.ctx.store.rooms.times(room_code, race, seat)
         events: list[frames.EventBody] = [
             progress_body(room_code, progress, status, elapsed),
             finished_body(room_code, race, seat, status, elapsed, game, times, secret_until),
         ]
-        stored = await self.ctx.backend.append(
+        stored = await self.ctx.store.rooms.append(
             room_code, race, seat, move=None, progress=progress, events=events, epoch=epoch
         )
         return stored is not None
@@ -113,7 +113,7 @@ class RaceEnd:
     ) -> bool:
         """Finish a seat whose game is not on this worker (time-out, a player gone), from
         its stored move log."""
-        moves = await self.ctx.backend.moves(room_code, room.race, seat)
+        moves = await self.ctx.store.rooms.moves(room_code, room.race, seat)
         game = replay(room.deal, moves)
         elapsed = max(0, min(at, room.deadline or at) - (room.start_at or at))
         return await self.finish(
@@ -122,7 +122,7 @@ class RaceEnd:
 
     async def check_end(self, room_code: str) -> None:
         """End the race if every participant has finished."""
-        snap, ended = await self.ctx.backend.update_room(room_code, EndIfDone(now_ms()))
+        snap, ended = await self.ctx.store.rooms.update(room_code, EndIfDone(now_ms()))
         if ended:
             logger.info("race ended room=%s race=%s", room_code, snap.room.race)
             for hook in self.end_hooks:
@@ -155,7 +155,7 @@ class RaceEnd:
 
     async def expire(self, room_code: str, race: int) -> None:
         """The time limit of race ``race`` has passed: time out whoever still plays."""
-        snap = await self.ctx.backend.snapshot(room_code)
+        snap = await self.ctx.store.rooms.snapshot(room_code)
         if snap is None or snap.room.race != race or snap.room.phase != "running":
             return
         room = snap.room

@@ -22,7 +22,7 @@ from ..codes import display_code, normalize_code
 from ..context import Context
 from ..edge.http import HttpRequest, error_response, json_response, respond
 from ..edge.limits import AddressBuckets
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 from .room import RoomState, key_fits
 
 __all__ = ["Invitations", "room_summary"]
@@ -72,7 +72,7 @@ class Invitations:
             )
         code = normalize_code(request.params["code"])
         try:
-            snap = await self.ctx.backend.snapshot(code) if code is not None else None
+            snap = await self.ctx.store.rooms.snapshot(code) if code is not None else None
         except StoreUnavailable:
             return error_response(
                 HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now"

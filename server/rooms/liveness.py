@@ -30,7 +30,8 @@ import time
 
 from ..config import now_ms
 from ..context import Context
-from ..store.backend import Health, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.health import Health
 from .lobby import Lobby
 from .updates import Disconnect, DropWatchers, Reassert
 
@@ -60,13 +61,13 @@ class Liveness:
         self._read: set[str] = set()  # local rooms read since this worker took them
         self._watched: set[str] = set()  # local rooms read again at every look
         self._strangers: set[str] = set()  # workers rooms name, with no beat kept
-        ctx.backend.health_hooks.append(self._on_health)
+        ctx.store.health_hooks.append(self._on_health)
 
     async def start(self) -> None:
         """Beat once, then keep beating in the background (a store shared by workers)."""
-        if self.ctx.config.liveness <= 0 or not self.ctx.backend.shared:
+        if self.ctx.config.liveness <= 0 or not self.ctx.store.shared:
             return
-        await self.ctx.backend.beat()
+        await self.ctx.store.beats.beat()
         self.connected_since = time.monotonic()
         self.ctx.tasks.spawn(self._beats(), "beats")
         self.ctx.tasks.spawn(self._loop(), "liveness")
@@ -81,7 +82,7 @@ class Liveness:
     def _on_health(self, health: Health) -> None:
         if not health.ok:
             self._lost()
-        elif self.ctx.backend.shared:
+        elif self.ctx.store.shared:
             self.ctx.tasks.spawn(self.reassert(), "reassert seats")
 
     async def _beats(self) -> None:
@@ -92,7 +93,7 @@ class Liveness:
         while True:
             await asyncio.sleep(liveness / 3)
             try:
-                await self.ctx.backend.beat()
+                await self.ctx.store.beats.beat()
                 if self.connected_since is None:
                     self.connected_since = time.monotonic()
             except asyncio.CancelledError:
@@ -119,7 +120,7 @@ class Liveness:
         """Judge the workers by their beats, then read the rooms that may need freeing:
         every room of this worker when a worker was found dead since the last look, else
         those not read yet and those watched."""
-        beats = await self.ctx.backend.beats()
+        beats = await self.ctx.store.beats.latest()
         dead = self.dead(beats)
         await self._forget(beats, dead)
         local = set(self.ctx.rooms.rooms)
@@ -167,7 +168,7 @@ class Liveness:
         oldest = time.monotonic() - FORGET_AFTER * self.ctx.config.liveness
         for worker in dead:
             if worker in beats and self.seen[worker][1] < oldest:
-                await self.ctx.backend.forget_worker(worker)
+                await self.ctx.store.beats.forget(worker)
                 logger.info("dead worker forgotten worker=%s", worker)
 
     async def reap(self, room_code: str, beats: dict[str, str], dead: set[str]) -> bool:
@@ -175,8 +176,8 @@ class Liveness:
         periods; forget dead workers' spectators. Whether the room is to be read again at
         the next look: a seat is away (its grace period may be nobody's to end), or a
         worker it names has no beat kept (it is judged by the looks to come)."""
-        backend, config = self.ctx.backend, self.ctx.config
-        snap = await backend.snapshot(room_code)
+        store, config = self.ctx.store, self.ctx.config
+        snap = await store.rooms.snapshot(room_code)
         if snap is None:
             return False
         me = self.ctx.worker_id
@@ -205,13 +206,13 @@ class Liveness:
                 room_code,
                 ",".join(sorted(gone)),
             )
-            await backend.update_room(room_code, DropWatchers(frozenset(gone)))
+            await store.rooms.update(room_code, DropWatchers(frozenset(gone)))
         for seat_no, worker in held.items():
             if worker not in dead:
                 continue
             away = True
             conn_id = snap.room.seat(seat_no).conn  # type: ignore[union-attr]
-            await backend.update_room(room_code, Disconnect(seat_no, conn_id, now_ms()))
+            await store.rooms.update(room_code, Disconnect(seat_no, conn_id, now_ms()))
             logger.warning(
                 "seat held by a dead worker room=%s seat=%s worker=%s", room_code, seat_no, worker
             )
@@ -227,7 +228,7 @@ class Liveness:
             if room_code is None or seat is None or conn.role != "player" or conn.closing:
                 continue
             try:
-                _, holds = await self.ctx.backend.update_room(
+                _, holds = await self.ctx.store.rooms.update(
                     room_code, Reassert(seat, conn.id, conn.epoch, now_ms())
                 )
             except StoreUnavailable:
@@ -245,4 +246,4 @@ class Liveness:
                 conn.seat, conn.role = None, None
                 rooms.close(conn, 4000, "replaced by a new connection")
         with contextlib.suppress(StoreUnavailable):
-            await self.ctx.backend.beat()
+            await self.ctx.store.beats.beat()

@@ -16,8 +16,10 @@ from ..codes import display_code, hash_token, new_room_code, new_token, normaliz
 from ..config import now_ms
 from ..context import Context
 from ..edge.connection import Conn, Player
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom
 from ..watching.follow import SpectatorCounter
+from ..watching.viewers import look_up
 from .race import Race
 from .registry import LocalRoom
 from .rematch import Rematches
@@ -31,6 +33,7 @@ from .room import (
     logged_deal,
     seat_by_token,
 )
+from .secret import refuse_secret
 from .updates import (
     Disconnect,
     LeaveSeat,
@@ -63,7 +66,7 @@ class Lobby:
     async def find(self, text: str, key: str | None = None) -> Snapshot:
         """The room a typed code names (a private room needs its key)."""
         room_code = normalize_code(text)
-        snap = await self.ctx.backend.snapshot(room_code) if room_code else None
+        snap = await self.ctx.store.rooms.snapshot(room_code) if room_code else None
         if snap is None or not key_fits(snap.room, key):
             raise Refusal("unknown_room", f"no room {text!r}")
         return snap
@@ -81,9 +84,12 @@ class Lobby:
         secret_until: int | None = None
         if msg.deal == "daily":
             # the day's secret deal: told to nobody (not even this host) before the day ends
+            self.daily.require_players([conn.player_id])
             deal, daily_day, secret_until = await self.daily.todays_deal(msg.game)
         else:
             deal = choose_deal(msg.game, msg.deal, msg.code, None)
+            if msg.deal == "code":
+                await refuse_secret(self.ctx, self.daily, deal)
         options = RoomOptions(
             max_players=msg.max_players,
             time_limit=msg.time_limit,
@@ -91,6 +97,7 @@ class Lobby:
             private=msg.private,
             spectator_delay=msg.spectator_delay,
             spectator_reactions=msg.spectator_reactions,
+            spectator_boards=msg.spectator_boards,
             rated=msg.rated,
         )
         key = secrets.token_urlsafe(6) if msg.private else None
@@ -108,7 +115,7 @@ class Lobby:
                 daily_day=daily_day,
                 secret_until=secret_until,
             )
-            if await self.ctx.backend.create_room(room):
+            if await self.ctx.store.rooms.create(room):
                 break
         else:
             raise Refusal("busy", "could not find a free room code")
@@ -122,13 +129,14 @@ class Lobby:
         snap = await self.find(msg.room, msg.key)
         room_code = snap.room.code
         if msg.role == "player":
+            if snap.room.daily_day is not None and now_ms() < (snap.room.secret_until or 0):
+                self.daily.require_players([conn.player_id])
             await self._take_new_seat(conn, room_code, msg.name, msg.id, snap.room.key)
             return
         if not snap.room.options.spectators:
             raise Refusal("no_spectators", "this room does not allow spectators")
-        if snap.room.secret_until is not None and now_ms() < snap.room.secret_until:
-            # the cards of the day's deal are shown to spectators: it is their attempt
-            await self.daily.begin_watching(snap.room, conn.player_id)
+        # what the board rule reads of this spectator (who is entered, who has played)
+        await look_up(self.ctx, conn, snap.room, now_ms())
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
@@ -155,7 +163,7 @@ class Lobby:
         self.race.end.arm_timer(lr)
 
     async def _snapshot(self, room_code: str) -> Snapshot:
-        snap = await self.ctx.backend.snapshot(room_code)
+        snap = await self.ctx.store.rooms.snapshot(room_code)
         if snap is None:
             raise UnknownRoom(room_code)
         return snap
@@ -190,7 +198,7 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, seat = await self.ctx.backend.update_room(
+            snap, seat = await self.ctx.store.rooms.update(
                 room_code,
                 TakeSeat(
                     name or conn.player_name or "",
@@ -205,6 +213,7 @@ class Lobby:
             raise
         conn.role, conn.seat, conn.epoch = "player", seat, 1
         lr.learn(snap)
+        await look_up(self.ctx, conn, snap.room, now_ms())
         logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
         rooms.ready(conn, snap.seq)
@@ -247,8 +256,8 @@ class Lobby:
         """``resume``: take a seat back with its token, on any worker."""
         self._require_no_room(conn)
         room_code = normalize_code(msg.room)
-        backend = self.ctx.backend
-        snap = await backend.snapshot(room_code) if room_code else None
+        store = self.ctx.store
+        snap = await store.rooms.snapshot(room_code) if room_code else None
         if snap is None or room_code is None:
             raise Refusal("unknown_room", f"no room {msg.room!r}")
         token_hash = hash_token(msg.token)
@@ -259,23 +268,24 @@ class Lobby:
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
-            snap, (old_conn, epoch) = await backend.update_room(
+            snap, (old_conn, epoch) = await store.rooms.update(
                 room_code, Retake(seat, token_hash, conn.id, now_ms())
             )
             if old_conn is not None and old_conn != conn.id:
                 # the old connection's writes are refused from now on (the epoch); this
                 # tells its worker to close it at once
                 with contextlib.suppress(StoreUnavailable):
-                    await backend.publish_control(
+                    await store.broker.publish_control(
                         room_code, orjson.dumps({"ctl": "kick", "conn": old_conn})
                     )
             conn.role, conn.seat, conn.epoch = "player", seat, epoch
             lr.learn(snap)
+            await look_up(self.ctx, conn, snap.room, now_ms())
             conn.game = None
             if snap.room.phase != "lobby" and seat in snap.room.participants:
                 await self.race.load_game(conn, snap.room.race, snap.room.deal)
             missed = (
-                await backend.events_since(room_code, msg.last_seq)
+                await store.rooms.events_since(room_code, msg.last_seq)
                 if msg.last_seq is not None
                 else None
             )
@@ -328,7 +338,7 @@ class Lobby:
         await self.race.progress.flush(conn)
         for _ in range(3):
             await self.race.forfeit(conn)
-            _, freed = await self.ctx.backend.update_room(
+            _, freed = await self.ctx.store.rooms.update(
                 room_code, LeaveSeat(seat, conn.id, now_ms())
             )
             if freed:
@@ -372,7 +382,7 @@ class Lobby:
         """Show the seat of a closed connection disconnected and start its grace period —
         once the store can be reached, if it cannot now."""
         try:
-            _, held = await self.ctx.backend.update_room(
+            _, held = await self.ctx.store.rooms.update(
                 room_code, Disconnect(seat, conn_id, now_ms())
             )
         except UnknownRoom:
@@ -406,7 +416,7 @@ class Lobby:
     async def grace_over(self, room_code: str, seat_no: int) -> None:
         """A still-disconnected player loses the seat: resigned in a running race, removed
         otherwise."""
-        snap = await self.ctx.backend.snapshot(room_code)
+        snap = await self.ctx.store.rooms.snapshot(room_code)
         if snap is None:
             return
         seat = snap.room.seat(seat_no)
@@ -422,7 +432,7 @@ class Lobby:
         ):
             await self.race.end.finish_from_log(room_code, room, seat_no, "left", now_ms())
             await self.race.end.check_end(room_code)
-        await self.ctx.backend.update_room(room_code, ReleaseSeat(seat_no))
+        await self.ctx.store.rooms.update(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)
 
 

@@ -10,7 +10,9 @@ import logging
 
 from ..context import Context
 from ..edge.connection import HeldProgress, Player
-from ..store.backend import Fenced, Health, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.health import Health
+from ..store.rooms import Fenced
 from .room import ProgressState, progress_body
 
 __all__ = ["Progress"]
@@ -26,7 +28,7 @@ class Progress:
         #: players whose held progress could not be stored (the store was unreachable):
         #: sent again once it is back
         self._unsent: set[Player] = set()
-        ctx.backend.health_hooks.append(self._on_health)
+        ctx.store.health_hooks.append(self._on_health)
 
     def _on_health(self, health: Health) -> None:
         if not health.ok:
@@ -84,7 +86,7 @@ class Progress:
             outbox.sent_at = asyncio.get_running_loop().time()
             body = progress_body(held.room_code, progress, "playing", held.elapsed)
             try:
-                await self.ctx.backend.append(
+                await self.ctx.store.rooms.append(
                     held.room_code,
                     held.race,
                     held.seat,

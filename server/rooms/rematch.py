@@ -20,10 +20,12 @@ from protocol import Rematch, RematchReply
 from ..config import now_ms
 from ..context import Context
 from ..edge.connection import Conn
-from ..store.backend import StoreUnavailable, UnknownRoom
+from ..store.errors import StoreUnavailable
+from ..store.rooms import UnknownRoom
 from .race import Race
 from .registry import Event, LocalRoom
 from .room import Refusal, RematchOffer, RoomState, logged_deal
+from .secret import refuse_secret
 from .updates import AnswerRematch, OfferDeadline
 from .updates import Rematch as RematchUpdate
 
@@ -50,7 +52,7 @@ class Rematches:
         nobody to ask)."""
         room_code, seat = self.race.host_seat(conn)
         config = self.ctx.config
-        snap = await self.ctx.backend.snapshot(room_code)
+        snap = await self.ctx.store.rooms.snapshot(room_code)
         if snap is None:
             raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
@@ -62,10 +64,13 @@ class Rematches:
             secret = (day, until)
         elif msg.deal == "same" and room.secret_until is not None and now_ms() < room.secret_until:
             secret = (room.daily_day or "", room.secret_until)
+        elif msg.deal == "code" and msg.code is not None:
+            await refuse_secret(self.ctx, self.race.daily, msg.code)
         attempts = None
         if secret is not None and room.host == seat and room.phase == "ended" and not room.offer:
             # the host races the offered race unless they say no: their attempt first
             on_day = room.model_copy(update={"daily_day": secret[0], "secret_until": secret[1]})
+            self.race.daily.require_players([_player_of(room, seat)])
             attempts = await self.race.daily.begin_attempts(
                 on_day, [(seat, _player_of(room, seat))], race_no=room.race + 1
             )
@@ -79,7 +84,7 @@ class Rematches:
             secret if msg.deal == "daily" else None,
             attempts,
         )
-        snap, started = await self.ctx.backend.update_room(room_code, update)
+        snap, started = await self.ctx.store.rooms.update(room_code, update)
         if started:
             logger.info(
                 "rematch room=%s race=%s deal=%s", room_code, snap.room.race, logged_deal(snap.room)
@@ -96,19 +101,20 @@ class Rematches:
         room_code = conn.room_code
         attempt = None
         if msg.accept:
-            snap = await self.ctx.backend.snapshot(room_code)
+            snap = await self.ctx.store.rooms.snapshot(room_code)
             offer = snap.room.offer if snap is not None else None
             if snap is not None and offer is not None and offer.secret_until is not None:
                 # accepting the day's deal is taking its cards: the attempt first
                 on_day = snap.room.model_copy(
                     update={"daily_day": offer.daily_day, "secret_until": offer.secret_until}
                 )
+                self.race.daily.require_players([conn.player_id])
                 made = await self.race.daily.begin_attempts(
                     on_day, [(conn.seat, conn.player_id)], race_no=offer.race
                 )
                 attempt = made.get(str(conn.seat))
         update = AnswerRematch(conn.seat, conn.id, msg.race, msg.accept, now_ms(), attempt)
-        snap, started = await self.ctx.backend.update_room(room_code, update)
+        snap, started = await self.ctx.store.rooms.update(room_code, update)
         logger.info(
             "rematch answered room=%s race=%s seat=%s accept=%s",
             room_code,
@@ -169,7 +175,7 @@ class Rematches:
         if armed is not None and armed[0] == race:
             del self._timers[room_code]
         try:
-            snap, started = await self.ctx.backend.update_room(
+            snap, started = await self.ctx.store.rooms.update(
                 room_code, OfferDeadline(race, now_ms())
             )
         except UnknownRoom:

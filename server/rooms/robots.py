@@ -34,7 +34,7 @@ from ..tasks import solver_pool, stop_pool
 from .lobby import Lobby
 from .race import MoveAccepted, Race
 from .registry import LocalRoom
-from .room import Refusal
+from .room import Refusal, logged_code
 from .updates import (
     SeatRobot,
 )
@@ -92,7 +92,9 @@ class BotDriver(Driver):
                     self.executor, _solution, deal, self.solver_seconds
                 )
             except Exception:  # the pool is gone (shutting down) or broken: play greedy
-                logger.warning("no solver line deal=%s: playing greedy", deal, exc_info=True)
+                logger.warning(
+                    "no solver line deal=%s: playing greedy", logged_code(deal), exc_info=True
+                )
                 line = None
             self._plan = list(reversed(line or []))
 
@@ -147,7 +149,7 @@ def _solution(deal: str, budget: float) -> tuple[list[str] | None, int]:
 
         result = solve(deal, seconds=budget)
     except Exception:  # a game the solver does not know: play greedy
-        logger.warning("no solver line deal=%s: playing greedy", deal, exc_info=True)
+        logger.warning("no solver line deal=%s: playing greedy", logged_code(deal), exc_info=True)
         return None, os.getpid()
     return (list(result.solution) if result.solution is not None else None), os.getpid()
 
@@ -198,15 +200,15 @@ class Robots:
     async def on_add_ghost(self, conn: Conn, msg: AddGhost) -> None:
         """``add_ghost``: the host seats the ghost of a kept run on the same deal."""
         room_code, _ = self.race.host_seat(conn)
-        backend = self.ctx.backend
-        snap = await backend.snapshot(room_code)
+        store = self.ctx.store
+        snap = await store.rooms.snapshot(room_code)
         if snap is None:
             raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
         if not 1 <= msg.race <= len(room.race_deals) or room.race_deals[msg.race - 1] != room.deal:
             raise Refusal("no_run", f"race {msg.race} is not a race of this room on its deal")
-        moves = await backend.moves(room_code, msg.race, msg.seat)
-        times = await backend.times(room_code, msg.race, msg.seat)
+        moves = await store.rooms.moves(room_code, msg.race, msg.seat)
+        times = await store.rooms.times(room_code, msg.race, msg.seat)
         if not moves or any(t is None for t in times):
             raise Refusal("no_run", f"no run of seat {msg.seat} in race {msg.race} is kept")
         known = [t for t in times if t is not None]
@@ -224,7 +226,7 @@ class Robots:
         lr = self.ctx.rooms[room_code]
         player = Player(new_conn_id(self.ctx.worker_id))
         update = SeatRobot(host, name, hash_token(new_token()), player.id, now_ms())
-        snap, seat = await self.ctx.backend.update_room(room_code, update)
+        snap, seat = await self.ctx.store.rooms.update(room_code, update)
         lr.learn(snap)
         player.room_code, player.role, player.seat = room_code, "player", seat
         robot = RobotSeat(player, driver, name)

@@ -4,7 +4,7 @@ A room's state is two things, both JSON-able pydantic models the stores keep as 
 
 * :class:`RoomState` — options, host, deal, phase, seats (with a hash of each seat's
   session token, never the token), the last results. Changed only inside a store's atomic
-  update (``Backend.update_room``), so two workers never overwrite each other.
+  update (``RoomStore.update``), so two workers never overwrite each other.
 * one :class:`ProgressState` per seat of the current race — written by the worker the
   player is connected to, together with the move that changed it.
 
@@ -15,6 +15,7 @@ room goes through the named updates of :mod:`server.updates`.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Iterable
 from typing import Any
@@ -41,6 +42,7 @@ __all__ = [
     "check_race_end",
     "choose_deal",
     "key_fits",
+    "logged_code",
     "logged_deal",
     "progress_event",
     "rank",
@@ -74,10 +76,27 @@ class Refusal(Exception):
 # --------------------------------------------------------------------- small values
 
 
+def logged_code(deal: str) -> str:
+    """A deal code as a log line may name it (logs are read by people who may play it): a
+    numbered deal as it is (a person typed it), a sealed one by its prefix and a fingerprint
+    (the first 8 hex digits of its SHA-256), which tells no card but matches the code once
+    it is revealed."""
+    try:
+        code = DealCode.parse(deal)
+    except GameError:
+        return "invalid"
+    if not code.sealed:
+        return str(code)
+    return f"{code.prefix}-sealed#{hashlib.sha256(str(code).encode()).hexdigest()[:8]}"
+
+
 def logged_deal(room: RoomState) -> str:
-    """The deal as a log line may name it: the day's secret deal is ``daily:DAY`` until its
-    day is over (logs are read by people who may play it)."""
-    return f"daily:{room.daily_day}" if room.secret_until is not None else room.deal
+    """The room's deal as a log line may name it: the day's secret deal is ``daily:DAY``
+    and a tournament round's ``tournament:ID`` while they are secret, any other deal as
+    :func:`logged_code` names it."""
+    if room.secret_until is not None:
+        return f"tournament:{room.tournament}" if room.tournament else f"daily:{room.daily_day}"
+    return logged_code(room.deal)
 
 
 def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:

@@ -1,6 +1,6 @@
 """Named room updates: what the server does to a room, as small frozen values.
 
-A store applies an update atomically (``Backend.update_room``): the update changes the
+A store applies an update atomically (``RoomStore.update``): the update changes the
 room and the race progress in place and returns its events and its value — the seat taken,
 the connection replaced — instead of setting a variable of its caller. Pure: no sockets,
 no asyncio, no storage.

@@ -27,7 +27,7 @@ from protocol.api import TournamentList, TournamentSummary
 from ..codes import display_code, normalize_code
 from ..context import Context
 from ..edge.http import HttpRequest, error_response, json_response, respond
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 from . import (
     TIEBREAKS,
     TournamentState,
@@ -39,6 +39,7 @@ from . import (
     round_ranking,
     standings,
 )
+from .export import draw_of
 from .live import LiveTournament, public_rooms
 from .scoring import CARD_PENALTY_MS, WIN_BONUS
 
@@ -131,13 +132,8 @@ def page_of(
         "finished_at": state.finished_at,
         "next_round_at": state.next_round_at,
         "settings": settings,
-        "fair": {
-            "commitment": state.commitment,
-            "seed": view["seed"],
-            "deals": state.settings.deals,
-            "node_budget": state.node_budget,
-            "max_candidates": state.max_candidates,
-        },
+        "fair": state.fair,
+        "draw": draw_of(state),
         "players": list(view["players"].values()),
         "rounds": rounds,
         "scoring": scoring_of(state),
@@ -221,7 +217,7 @@ class TournamentApi:
         if tid is None:
             return missing
         try:
-            snap = await self.ctx.backend.load_tournament(tid)
+            snap = await self.ctx.store.tournaments.load(tid)
         except StoreUnavailable:
             return error_response(
                 HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now"
@@ -242,8 +238,8 @@ class TournamentApi:
 
     async def _list(self, request: HttpRequest) -> Response:
         try:
-            ids = await self.ctx.backend.active_tournaments(public=True)
-            summaries = await self.ctx.backend.tournament_summaries(ids[-LIST_LIMIT:])
+            ids = await self.ctx.store.tournaments.active(public=True)
+            summaries = await self.ctx.store.tournaments.summaries(ids[-LIST_LIMIT:])
         except StoreUnavailable:
             return error_response(
                 HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now"
@@ -279,7 +275,7 @@ class TournamentApi:
     ) -> dict[tuple[int, str], str]:
         if kept is not None:
             return kept
-        return await self.ctx.backend.round_moves(live.state.id)
+        return await self.ctx.store.tournaments.round_moves(live.state.id)
 
     async def _results(self, request: HttpRequest) -> Response:
         found = await self.find(request.params["tid"], request.query.get("key"))

@@ -56,6 +56,6 @@ class RoundDeals:
         """Start drawing round ``number``'s deal now, if it is the tournament's next."""
         if (tid, number) in self._deals:
             return
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         if snap is not None and snap.live.state.round + 1 == number:
             self.deal_of(snap.live.state)

@@ -1,5 +1,5 @@
 """Who is present in a tournament: the identified players with a connection to it on some
-worker. Each worker marks its own players in the store with a time (``mark_present``) and
+worker. Each worker marks its own players in the store with a time (``PresenceMarks.mark``) and
 renews the marks; a worker that dies stops renewing, and its players count as gone once
 their marks are older than :attr:`~server.tournaments.rounds.RoundRunner.present_for`. A
 round seats only the entered players present at its start."""
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ..config import now_ms
 from ..context import Context
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 
 __all__ = ["Presence"]
 
@@ -51,9 +51,9 @@ class Presence:
     async def _tell(self, tid: str, player: str) -> None:
         with contextlib.suppress(StoreUnavailable):
             if player in self.here(tid):
-                await self.ctx.backend.mark_present(tid, [player], now_ms())
+                await self.ctx.store.presence.mark(tid, [player], now_ms())
             else:
-                await self.ctx.backend.drop_present(tid, [player])
+                await self.ctx.store.presence.drop(tid, [player])
 
     async def renew(self) -> None:
         """Renew this worker's marks every ``every`` seconds, for as long as it runs."""
@@ -61,7 +61,7 @@ class Presence:
             await asyncio.sleep(self.every)
             for tid, counts in list(self._counts.items()):
                 try:
-                    await self.ctx.backend.mark_present(tid, list(counts), now_ms())
+                    await self.ctx.store.presence.mark(tid, list(counts), now_ms())
                 except StoreUnavailable:
                     break
                 except Exception:

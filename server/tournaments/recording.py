@@ -18,13 +18,13 @@ logger = logging.getLogger("samedeal.server")
 async def record_tournament(ctx: Context, tid: str, rounds: int = 0) -> None:
     """Write the tournament to the records store, then mark the state written (and
     ``rounds``' races); a store that refuses leaves it to the driver's next look."""
-    backend = ctx.backend
-    snap = await backend.load_tournament(tid)
+    tournaments = ctx.store.tournaments
+    snap = await tournaments.load(tid)
     if snap is None:
         return
     records = ctx.records
     if records is not None:
-        moves = await backend.round_moves(tid)
+        moves = await tournaments.round_moves(tid)
         try:
             await records.save_tournament(snap.live, moves)
         except Exception:
@@ -32,4 +32,4 @@ async def record_tournament(ctx: Context, tid: str, rounds: int = 0) -> None:
                 "tournament not written to the records tournament=%s", tid, exc_info=True
             )
             return
-    await backend.update_tournament(tid, Recorded(snap.live.state.version, rounds))
+    await tournaments.update(tid, Recorded(snap.live.state.version, rounds))

@@ -2,8 +2,8 @@
 rooms of each round, the results, and writing what lasts to the records store.
 
 **The lease.** Every worker, every third of ``Config.tournament_lease``, tries to take or
-renew each active tournament's lease (``Backend.hold_lease``: Redis ``SET NX PX``); the
-holder runs that tournament's driver: it starts the tournament at its scheduled time, starts
+renew each active tournament's lease (``TournamentStore.hold_lease``: Redis ``SET NX PX``);
+the holder runs that tournament's driver: it starts the tournament at its scheduled time, starts
 each round when it is due, ends it when every participant is done or at its deadline, and
 writes the tournament to the records store. A worker killed mid-round stops renewing; another
 takes the lease within one lease period and goes on from the stored state, so the round
@@ -45,7 +45,8 @@ from ..context import Context
 from ..players.history import History
 from ..rooms.race import Race
 from ..rooms.room import Refusal, RoomOptions, RoomState, SeatState
-from ..store.backend import Snapshot, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot
 from ..tasks import gather_all
 from . import (
     SYSTEM,
@@ -140,12 +141,12 @@ class RoundRunner:
 
     async def _leases(self) -> None:
         period = self.lease_ms / 3000
-        backend = self.ctx.backend
+        tournaments = self.ctx.store.tournaments
         while True:
             try:
-                active = await backend.active_tournaments()
+                active = await tournaments.active()
                 for tid in active:
-                    held = await backend.hold_lease(tid, self.lease_ms)
+                    held = await tournaments.hold_lease(tid, self.lease_ms)
                     if held and not self.drives(tid):
                         logger.info("tournament lease taken tournament=%s", tid)
                         self._drivers[tid] = self.ctx.tasks.spawn(
@@ -166,14 +167,14 @@ class RoundRunner:
 
     async def _drive(self, tid: str) -> None:
         """Run one tournament's timers while this worker holds its lease."""
-        backend = self.ctx.backend
+        tournaments = self.ctx.store.tournaments
         collected = 0.0
         loop = asyncio.get_running_loop()
         while True:
             try:
-                found = await backend.tournament_summaries([tid])
+                found = await tournaments.summaries([tid])
                 if not found:
-                    await backend.retire_tournament(tid)
+                    await tournaments.retire(tid)
                     return
                 summary = found[0]
                 due = summary_due(summary, now_ms())
@@ -181,7 +182,7 @@ class RoundRunner:
                     await self.catch_up(tid)  # a round ended: its races, the tournament
                 elif summary.phase == "finished":
                     if summary.recorded:
-                        await backend.retire_tournament(tid)
+                        await tournaments.retire(tid)
                         logger.info("tournament retired tournament=%s", tid)
                         return
                     await record_tournament(self.ctx, tid)
@@ -202,7 +203,7 @@ class RoundRunner:
                 pass
             except UnknownTournament:
                 logger.info("tournament gone from the live store tournament=%s", tid)
-                await backend.retire_tournament(tid)
+                await tournaments.retire(tid)
                 return
             except (TournamentError, Refusal) as exc:
                 logger.info("tournament step refused tournament=%s: %s", tid, exc)
@@ -211,7 +212,7 @@ class RoundRunner:
             await asyncio.sleep(_TICK)
 
     async def _act(self, tid: str, act: Callable[[TournamentState], list[TEvent]]) -> None:
-        await self.ctx.backend.update_tournament(tid, Act(act))
+        await self.ctx.store.tournaments.update(tid, Act(act))
 
     # ------------------------------------------------------------------ starting a round
 
@@ -219,10 +220,10 @@ class RoundRunner:
         """Start the next round now (the host's act, or the timer's when it is due): draw
         its deal, seat the connected entered players in rooms, then start it in the
         tournament — again from the start if the tournament changed meanwhile."""
-        backend = self.ctx.backend
+        store = self.ctx.store
         countdown = int(self.ctx.config.tournament_countdown * 1000)
         for _ in range(5):
-            snap = await backend.load_tournament(tid)
+            snap = await store.tournaments.load(tid)
             if snap is None:
                 raise Refusal("unknown_tournament", "no such tournament")
             state = snap.live.state
@@ -233,14 +234,14 @@ class RoundRunner:
                 raise Refusal("wrong_phase", f"cannot start a round while it is {state.phase}")
             deal = await asyncio.shield(self.deals.deal_of(state))
             now = now_ms()
-            present = await backend.present(tid, now - self.present_for)
+            present = await store.presence.present(tid, now - self.present_for)
             planned = tuple(p.id for p in entered(state) if p.id in present)
             rooms = await self._make_rooms(snap.live, deal, planned, now, countdown, present)
             update = StartRound(
                 actor, deal, now, frozenset(present), countdown, planned, tuple(rooms)
             )
             try:
-                await backend.update_tournament(tid, update)
+                await store.tournaments.update(tid, update)
             except Replan:
                 continue
             except TournamentError as exc:
@@ -305,11 +306,11 @@ class RoundRunner:
                     secret_until=deadline,
                     tournament=state.id,
                 )
-                if await self.ctx.backend.create_room(room):
+                if await self.ctx.store.rooms.create(room):
                     break
             else:
                 raise Refusal("busy", "could not find free room codes")
-            await self.ctx.backend.update_room(
+            await self.ctx.store.rooms.update(
                 code, BeginRoundRace(now, countdown, first.total, first.player_view())
             )
             return RoundRoom(code=code, created_at=now, seats=seats)
@@ -359,9 +360,9 @@ class RoundRunner:
         recorded are skipped); how many were new."""
         if not items:
             return 0
-        backend = self.ctx.backend
-        await backend.keep_round_moves(tid, number, {r.player: moves for r, moves in items})
-        _, new = await backend.update_tournament(
+        tournaments = self.ctx.store.tournaments
+        await tournaments.keep_round_moves(tid, number, {r.player: moves for r, moves in items})
+        _, new = await tournaments.update(
             tid, RecordResults(number, tuple(r for r, _ in items), now_ms())
         )
         return new
@@ -372,11 +373,11 @@ class RoundRunner:
         """The results of round ``number`` not yet recorded, read from its rooms' stored
         progress and move logs (``expire``: the deadline has passed — whoever still plays
         is timed out first)."""
-        backend = self.ctx.backend
+        store = self.ctx.store
         current = live.state.rounds[number - 1]
         out = []
         for room in live.round_rooms(number):
-            snap = await backend.snapshot(room.code)
+            snap = await store.rooms.snapshot(room.code)
             if snap is None:
                 logger.warning(
                     "a round's room is gone tournament=%s room=%s", live.state.id, room.code
@@ -384,7 +385,7 @@ class RoundRunner:
                 continue
             if expire and snap.room.phase == "running" and now_ms() >= (snap.room.deadline or 0):
                 await self.race.end.expire(room.code, snap.room.race)
-                snap = await backend.snapshot(room.code) or snap
+                snap = await store.rooms.snapshot(room.code) or snap
             for player, seat in room.seats.items():
                 if player in current.results:
                     continue
@@ -393,12 +394,12 @@ class RoundRunner:
                     continue
                 result = result_of_progress(player, p)
                 if result is not None:
-                    moves = await backend.moves(room.code, snap.room.race, seat)
+                    moves = await store.rooms.moves(room.code, snap.room.race, seat)
                     out.append((result, " ".join(moves)))
         return out
 
     async def _collect_and_report(self, tid: str) -> None:
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         current = current_round(snap.live.state) if snap is not None else None
         if snap is None or current is None:
             return
@@ -411,7 +412,7 @@ class RoundRunner:
     async def out_of_round(self, tid: str, player: str) -> None:
         """A player left the tournament (withdrawn, kicked, banned) while playing a round:
         their race ends now, resigned, and its result is recorded."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         current = current_round(snap.live.state) if snap is not None else None
         if snap is None or current is None or player in current.results:
             return
@@ -419,8 +420,8 @@ class RoundRunner:
         if found is None:
             return
         room, seat = found
-        backend = self.ctx.backend
-        rsnap = await backend.snapshot(room.code)
+        store = self.ctx.store
+        rsnap = await store.rooms.snapshot(room.code)
         if rsnap is None:
             return
         p = rsnap.progress.get(seat)
@@ -437,7 +438,7 @@ class RoundRunner:
     async def end_round(self, tid: str) -> None:
         """The round is due to end: time out whoever still plays (at the deadline), record
         every result, end it; then write its races and the tournament to the records."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         current = current_round(snap.live.state) if snap is not None else None
         if snap is None or current is None:
             return
@@ -451,7 +452,7 @@ class RoundRunner:
     async def end_early(self, tid: str, actor: str, reason: str | None) -> None:
         """The host ends the tournament now: a round being played ends as at its deadline
         (every race still played is timed out now), then the tournament finishes."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         if snap is None:
             raise Refusal("unknown_tournament", "no such tournament")
         trial = snap.live.state.model_copy(deep=True)
@@ -461,9 +462,9 @@ class RoundRunner:
             raise Refusal(exc.code, exc.message) from None
         current = current_round(snap.live.state)
         if current is not None:
-            backend = self.ctx.backend
+            store = self.ctx.store
             for room in snap.live.round_rooms(current.number):
-                rsnap = await backend.snapshot(room.code)
+                rsnap = await store.rooms.snapshot(room.code)
                 if rsnap is None or rsnap.room.phase != "running":
                     continue
                 for seat, p in sorted(rsnap.progress.items()):
@@ -484,7 +485,7 @@ class RoundRunner:
         """Write the races of the rounds ended since the last write (their replays open
         now: they tell the deal) and the tournament — again after a worker died between
         the two, as the driver finds the rounds not written (a race is written once)."""
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         if snap is None:
             return
         live = snap.live
@@ -494,7 +495,7 @@ class RoundRunner:
                 continue
             for room in live.round_rooms(number):
                 try:
-                    rsnap: Snapshot | None = await self.ctx.backend.snapshot(room.code)
+                    rsnap: Snapshot | None = await self.ctx.store.rooms.snapshot(room.code)
                     if rsnap is not None and rsnap.room.phase == "ended":
                         await self.history.record(room.code, rsnap)
                 except StoreUnavailable:

@@ -1,9 +1,9 @@
 """Tournaments, the layer: the requests of hosts and players, the tournament's events and
 live standings delivered to the connections that opened it, and who is connected.
 
-A tournament is a pure state machine (:mod:`server.tournaments`) kept in the backend as a
+A tournament is a pure state machine (:mod:`server.tournaments`) kept in the store as a
 :class:`~server.tournaments.live.LiveTournament` and changed only by optimistic atomic
-updates (``Backend.update_tournament``), whose events every worker receives on the
+updates (``TournamentStore.update``), whose events every worker receives on the
 tournament's channel (``T:<id>``) in ``seq`` order. Its rounds are run by
 :mod:`server.tournament_rounds` (the timers, the rooms, the results), its HTTP routes are
 :mod:`server.tournament_api`.
@@ -13,7 +13,7 @@ A connection opens one tournament at a time (``tournament_open``, ``tournament_j
 standings as they change (``tournament_standings``, coalesced: at most two a second), and,
 when a round starts with its player in it, their seat (``tournament_seat``). An identified
 connection that has the tournament open counts as its player being connected: a round starts
-with the entered players connected then (``Backend.mark_present``, renewed while they stay).
+with the entered players connected then (``PresenceMarks.mark``, renewed while they stay).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ from ..context import Context
 from ..edge.connection import Conn
 from ..rooms.registry import Event, LocalRoom
 from ..rooms.room import Refusal
-from ..store.backend import TOURNAMENT_CHANNEL, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.tournaments import TOURNAMENT_CHANNEL
 from . import (
     TournamentError,
     TournamentState,
@@ -157,7 +158,7 @@ class Tournaments:
             return act(live.state), None
 
         try:
-            snap, _ = await self.ctx.backend.update_tournament(tid, update)
+            snap, _ = await self.ctx.store.tournaments.update(tid, update)
         except TournamentError as exc:
             raise _refused(exc) from None
         except KeyError:
@@ -184,7 +185,7 @@ class Tournaments:
                     max_candidates=config.tournament_candidates,
                 )
                 live = new_live(state)
-                if await self.ctx.backend.create_tournament(live, events):
+                if await self.ctx.store.tournaments.create(live, events):
                     break
             else:
                 raise Refusal("busy", "could not find a free tournament code")
@@ -251,7 +252,7 @@ class Tournaments:
     # ------------------------------------------------------------------ following
 
     async def _open(self, conn: Conn, rid: int | None, tid: str, key: str | None) -> None:
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         if snap is None:
             raise Refusal("unknown_tournament", f"no tournament {display_code(tid)}")
         state = snap.live.state
@@ -275,7 +276,7 @@ class Tournaments:
                 self.presence.change(tid, player, +1)
         try:
             # the page as of now; events after it follow (those before it are in it)
-            snap = await self.ctx.backend.load_tournament(tid) or snap
+            snap = await self.ctx.store.tournaments.load(tid) or snap
             viewer.last_seq = snap.seq
             you = self.you(snap.live, player)
             if you["seat"] is not None:
@@ -331,7 +332,7 @@ class Tournaments:
             local = LocalTournament(tid)
             self.local[tid] = local
             try:
-                await self.ctx.backend.subscribe(TOURNAMENT_CHANNEL + tid)
+                await self.ctx.store.broker.subscribe(TOURNAMENT_CHANNEL + tid)
             except BaseException:
                 self.local.pop(tid, None)
                 raise
@@ -364,12 +365,12 @@ class Tournaments:
     async def _unsubscribe(self, tid: str) -> None:
         if tid not in self.local:
             with contextlib.suppress(StoreUnavailable):
-                await self.ctx.backend.unsubscribe(TOURNAMENT_CHANNEL + tid)
+                await self.ctx.store.broker.unsubscribe(TOURNAMENT_CHANNEL + tid)
 
     # ------------------------------------------------------------------ delivery
 
     def deliver(self, tid: str, data: bytes) -> None:
-        """An event of tournament ``tid`` from the backend (every worker, in seq order):
+        """An event of tournament ``tid`` from the broker (every worker, in seq order):
         its frame encoded once, written to every connection following it here."""
         local = self.local.get(tid)
         try:
@@ -414,7 +415,7 @@ class Tournaments:
         participants = set(event.get("participants") or ())
         if local is None or not participants & self.presence.here(tid).keys():
             return
-        snap = await self.ctx.backend.load_tournament(tid)
+        snap = await self.ctx.store.tournaments.load(tid)
         if snap is None:
             return
         for viewer in list(local.viewers):
@@ -440,7 +441,7 @@ class Tournaments:
     async def _push_standings(self, local: LocalTournament) -> None:
         local.flush = None
         local.flushed_at = asyncio.get_running_loop().time()
-        live_copy = await local.copy.current(self.ctx.backend, local.tid)
+        live_copy = await local.copy.current(self.ctx.store.tournaments, local.tid)
         if live_copy is None or live_copy.state.version == local.version:
             return
         state = live_copy.state

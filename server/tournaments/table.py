@@ -30,7 +30,8 @@ from typing import Any, Final, TypeVar
 import orjson
 from pydantic import ValidationError
 
-from ..store.backend import Backend, StoreUnavailable
+from ..store.errors import StoreUnavailable
+from ..store.tournaments import TournamentStore
 from . import RoundResult, TournamentState, standings, standings_key
 from .live import LiveSnapshot, LiveTournament
 from .state import current_round
@@ -142,13 +143,13 @@ class LiveCopy:
     #: the last event delivered here
     seen: int = 0
 
-    async def current(self, backend: Backend, tid: str) -> LiveTournament | None:
+    async def current(self, tournaments: TournamentStore, tid: str) -> LiveTournament | None:
         """The copy — read from the store first if there is none (None: the tournament is
         gone, or the store cannot be reached)."""
         if self.live is not None:
             return self.live
         try:
-            snap = await backend.load_tournament(tid)
+            snap = await tournaments.load(tid)
         except StoreUnavailable:
             return None
         if snap is None:

@@ -1,7 +1,7 @@
 """The tournament's updates and the small pure steps of its server layers.
 
-The updates a store applies atomically to a live tournament (``Backend.update_tournament``)
-or to a round's room (``Backend.update_room``), the results read from a finished race, the
+The updates a store applies atomically to a live tournament (``TournamentStore.update``)
+or to a round's room (``RoomStore.update``), the results read from a finished race, the
 host act a message asks for, and the round being played as the standings show it. Pure: no
 I/O (the layers are :mod:`server.tournament` and :mod:`server.tournament_rounds`).
 """

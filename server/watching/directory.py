@@ -8,7 +8,7 @@ entry shows — each room at most once a :data:`ROOM_EVERY` (a paced room change
 times a second: written twice a second at most, the directory's cost grows with its
 rooms, not with their moves), the rooms due all in one write, at most every
 :data:`WRITE_EVERY` seconds — and the store tells every worker each write
-(``Backend.live_listen``), so each worker keeps a copy of the whole directory and
+(``Directory.listen``), so each worker keeps a copy of the whole directory and
 answers ``GET /api/live`` and the ``live`` subscriptions from it: the same on every
 worker.
 
@@ -21,10 +21,10 @@ written for :data:`STALE_AFTER` seconds (its workers left the room, or died) is 
 while a room is listed, its writer writes it again every :data:`REFRESH_EVERY` seconds.
 
 
-A room's entry and the directory's orders are pure functions, in :mod:`server.live_entries`.
+A room's entry and the directory's orders are pure functions, in :mod:`server.watching.entries`.
 The featured race of a game (``GET /tv``) is chosen by :func:`pick_featured` when there is
 none and when the featured one leaves the directory (its race ended): it stays until then.
-The workers agree through the store (``Backend.feature``: compare and set).
+The workers agree through the store (``Directory.feature``: compare and set).
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ from ..context import Context
 from ..edge.connection import Conn
 from ..edge.http import HttpRequest, error_response, json_response
 from ..rooms.registry import Event, LocalRoom
-from ..store.backend import StoreUnavailable
+from ..rooms.view import NOBODY, boards_shown
+from ..store.errors import StoreUnavailable
 from .entries import Entry, Listing, encode_entry, live_entry, pick_featured, top
 
 __all__ = [
@@ -131,11 +132,11 @@ class Watching:
 
     async def start(self) -> None:
         """Listen to the directory's changes, then read what is stored (nothing missed)."""
-        backend = self.ctx.backend
-        await backend.live_listen(self._on_live)
-        for data in await backend.live_entries():
+        directory = self.ctx.store.directory
+        await directory.listen(self._on_live)
+        for data in await directory.entries():
             self._take(Entry.told(orjson.loads(data)))
-        self.featured.update(await backend.featured())
+        self.featured.update(await directory.featured())
         self.ctx.tasks.spawn(self._refresh_loop(), "live directory")
 
     def close(self) -> None:
@@ -210,7 +211,9 @@ class Watching:
                 continue
             del self._dirty_rooms[code]
             kept = self.mirror.get(code)
-            entry = live_entry(feed.body, feed.created_at)
+            assert lr is not None
+            facts = lr.facts(feed.body["phase"])
+            entry = live_entry(feed.body, feed.created_at, boards_shown(NOBODY, facts, now))
             if entry is not None:
                 data = orjson.dumps(entry)
                 if kept is not None and kept.data == data and now - kept.at < REFRESH_EVERY * 1000:
@@ -223,7 +226,7 @@ class Watching:
                 drops.append((code, feed.seq))
         if puts or drops:
             try:
-                await self.ctx.backend.live_write(puts, drops)
+                await self.ctx.store.directory.write(puts, drops)
             except StoreUnavailable:
                 # written again once the store is back (the refresh loop would, at the
                 # latest): this worker's copy is left as the store has it
@@ -274,7 +277,7 @@ class Watching:
 
     async def _drop_stale(self, entries: list[Entry]) -> None:
         with contextlib.suppress(StoreUnavailable):  # another refresh tries again
-            await self.ctx.backend.live_write([], [(e.code, e.seq) for e in entries])
+            await self.ctx.store.directory.write([], [(e.code, e.seq) for e in entries])
 
     # ------------------------------------------------------------------ store → copy
 
@@ -334,7 +337,7 @@ class Watching:
 
     async def _feature(self, game: str, old: str | None, new: str | None) -> None:
         try:
-            now = await self.ctx.backend.feature(game, old, new)
+            now = await self.ctx.store.directory.feature(game, old, new)
         except StoreUnavailable:
             now = old
         finally:

@@ -33,7 +33,10 @@ from ..edge.connection import Conn
 from ..rooms.registry import Event, LocalRoom
 from ..rooms.room import Refusal
 from ..rooms.updates import CountSpectator, TellSpectators
-from ..store.backend import Snapshot, StoreUnavailable, UnknownRoom, entry_move, entry_time
+from ..rooms.view import boards_shown
+from ..store.errors import StoreUnavailable
+from ..store.rooms import Snapshot, UnknownRoom, entry_move, entry_time
+from .viewers import look_up
 
 __all__ = ["Follower", "Spectate", "SpectatorCounter"]
 
@@ -75,6 +78,12 @@ class Spectate:
         assert feed is not None
         await feed.wait_loaded()
         seats = msg.followed()
+        if seats:
+            snap = await self.ctx.store.rooms.snapshot(lr.room_code)
+            if snap is not None:  # asked again: the viewer may have played meanwhile
+                await look_up(self.ctx, conn, snap.room, now_ms())
+            if not self.may_see(lr, conn):
+                raise Refusal("boards_hidden", _hidden_because(lr))
         for seat in seats:
             if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
                 raise Refusal("unknown_seat", f"seat {seat} is not racing")
@@ -93,6 +102,13 @@ class Spectate:
                 f.newcomers.add(conn)  # gets the board even if nothing changes
                 f.dirty.set()
         conn.following = tuple(seats)
+
+    @staticmethod
+    def may_see(lr: LocalRoom, conn: Conn) -> bool:
+        """The board rule, for a spectator of ``lr`` shown the room as its feed has it."""
+        feed = lr.feed
+        phase = feed.body["phase"] if feed is not None and feed.body is not None else None
+        return boards_shown(lr.viewer(conn), lr.facts(phase), now_ms()) != "progress"
 
     def unfollow(self, conn: Conn) -> None:
         """Stop following every board (the connection leaves)."""
@@ -158,10 +174,12 @@ class Spectate:
                     logger.warning(
                         "follow: log does not replay room=%s seat=%s", lr.room_code, seat
                     )
-                    moves = await self.ctx.backend.moves(lr.room_code, f.race, seat)
+                    moves = await self.ctx.store.rooms.moves(lr.room_code, f.race, seat)
                     f.game, f.applied = replay(feed.deal, moves), len(moves)
             to = set(f.spectators) if new else f.newcomers & f.spectators
             f.newcomers.clear()
+            # asked again at every board: a new race may be on a secret deal
+            to = {conn for conn in to if self.may_see(lr, conn)}
             if to:
                 data = frames.board(
                     room=display_code(lr.room_code),
@@ -179,21 +197,37 @@ class Spectate:
         delay old, and ahead of the player list.)"""
         feed = lr.feed
         assert feed is not None and feed.body is not None
-        backend = self.ctx.backend
+        store = self.ctx.store
         if not feed.delay:
-            return await backend.moves(lr.room_code, f.race, seat, f.applied)
+            return await store.rooms.moves(lr.room_code, f.race, seat, f.applied)
         shown = feed.shown.get(seat)
         if shown is None:
             return []
         start = feed.body["start_at"] or 0
         cutoff = min(now_ms() - feed.delay * 1000 - start, shown)
         moves = []
-        for entry in await backend.log(lr.room_code, f.race, seat, f.applied):
+        for entry in await store.rooms.log(lr.room_code, f.race, seat, f.applied):
             at = entry_time(entry)
             if at is not None and at > cutoff:
                 break  # the log is in time order: the rest is later still
             moves.append(entry_move(entry))
         return moves
+
+
+def _hidden_because(lr: LocalRoom) -> str:
+    """Why the board rule hides a race's boards from a spectator (the refusal's sentence)."""
+    if lr.secret_until is None or now_ms() >= lr.secret_until:
+        return "this room shows its spectators the racers' progress only while they race"
+    if lr.tournament:
+        return (
+            "a tournament round's boards are shown when the round is over, or after the "
+            "host's delay, and never to a player entered in the tournament: you see the "
+            "racers' progress"
+        )
+    return (
+        "the boards of the deal of the day are shown only to players who have finished "
+        "their own attempt today: you see the racers' progress"
+    )
 
 
 class SpectatorCounter:
@@ -224,7 +258,7 @@ class SpectatorCounter:
                 self.ctx.tasks.spawn(self._store_waiting(room_code), f"count {room_code}")
 
     async def _store(self, room_code: str, change: int) -> Snapshot:
-        snap, due = await self.ctx.backend.update_room(
+        snap, due = await self.ctx.store.rooms.update(
             room_code, CountSpectator(self.ctx.worker_id, change, now_ms())
         )
         self._later(room_code, due)
@@ -262,7 +296,7 @@ class SpectatorCounter:
     async def _tell(self, room_code: str) -> None:
         self._due.pop(room_code, None)
         try:
-            _, due = await self.ctx.backend.update_room(room_code, TellSpectators(now_ms()))
+            _, due = await self.ctx.store.rooms.update(room_code, TellSpectators(now_ms()))
         except UnknownRoom:
             return
         except StoreUnavailable:

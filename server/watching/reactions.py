@@ -29,7 +29,7 @@ from ..context import Context
 from ..edge.connection import Conn
 from ..rooms.registry import Event, LocalRoom
 from ..rooms.room import Refusal
-from ..store.backend import StoreUnavailable
+from ..store.errors import StoreUnavailable
 
 __all__ = ["BURST", "FLUSH_EVERY", "RATE", "Reactions"]
 
@@ -80,7 +80,9 @@ class Reactions:
         rows = [[seat, reaction, by, n] for (seat, reaction, by), n in tally.items()]
         # reactions are of the moment: those of an outage are not kept
         with contextlib.suppress(StoreUnavailable):
-            await self.ctx.backend.publish_control(code, orjson.dumps({"ctl": "react", "r": rows}))
+            await self.ctx.store.broker.publish_control(
+                code, orjson.dumps({"ctl": "react", "r": rows})
+            )
 
     def _on_control(self, lr: LocalRoom, message: Event) -> None:
         """A room's tally, from any worker: to this worker's connections."""

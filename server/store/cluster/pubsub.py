@@ -17,7 +17,7 @@ A subscription moves when its slot does:
 
 and then the room is subscribed again on its slot's primary (trying until one answers,
 with capped back-off), and the events published meanwhile are read from the room's stored
-event list by ``seq`` (:class:`server.redis_pubsub.InOrder`), so no client sees a gap.
+event list by ``seq`` (:class:`server.store.redis.pubsub.InOrder`), so no client sees a gap.
 
 redis-py 8's ``ClusterPubSub`` is not used for reading: it polls its per-node connections
 in turn (``get_sharded_message(timeout=…)``), reconnects them silently (the moment to fill
@@ -38,7 +38,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from ..backend import Listener
+from ..broker import Listener
 from ..redis.pubsub import Fetch, InOrder, room_of_channel
 from ..redis.shards import ClusterRouter, Shard
 
@@ -64,7 +64,7 @@ class _Node:
 
 
 class ShardChannels:
-    """The pub/sub side of :class:`server.redis_backend.RedisBackend` on a cluster."""
+    """The pub/sub side of :class:`~server.store.redis.broker.RedisBroker` on a cluster."""
 
     def __init__(
         self,
@@ -75,7 +75,7 @@ class ShardChannels:
     ) -> None:
         self._router = router
         self._channel_of = channel_of
-        #: called when a connection fails (the backend checks its health at once)
+        #: called when a connection fails (the link checks its health at once)
         self._trouble = trouble
         self._order = InOrder(fetch)
         #: subscribed rooms: the primary confirmed (its name), or None while moving
@@ -176,7 +176,7 @@ class ShardChannels:
                         future.set_exception(exc)
                 continue
             except _LOST as exc:
-                # an outage is told once, by the backend's health watch
+                # an outage is told once, by the link's health watch
                 logger.debug("pub/sub connection to %s failed: %r", node.shard.name, exc)
                 break
             except Exception:

@@ -1,4 +1,4 @@
-"""The memory backend's tournaments: one process, so every write is atomic by itself (no
+"""Tournaments in one process: so every write is atomic by itself (no
 await between reading and writing). The same semantics as Redis: events numbered and
 published on the channel ``T:<id>``, a finished tournament forgotten a day after its last
 change (its record is in the records store)."""
@@ -6,11 +6,9 @@ change (its record is in the records store)."""
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
-
-import orjson
 
 from ...tournaments.live import (
     LiveSnapshot,
@@ -20,7 +18,8 @@ from ...tournaments.live import (
     UnknownTournament,
     summary_of,
 )
-from ..backend import TOURNAMENT_CHANNEL, stamp_event
+from ..tournaments import TOURNAMENT_CHANNEL
+from .events import EventLog
 
 __all__ = ["FINISHED_TOURNAMENT_TTL", "TOURNAMENT_TTL", "MemoryTournaments"]
 
@@ -32,33 +31,36 @@ FINISHED_TOURNAMENT_TTL = 86_400
 
 
 @dataclass(slots=True)
-class _Tournament:
+class KeptTournament:
+    """What is kept of one tournament."""
+
     live: str  # LiveTournament JSON: a stored copy, never aliased
     summary: Summary
-    seq: int = 0
-    events: deque[bytes] = field(default_factory=deque)
+    events: EventLog
     moves: dict[tuple[int, str], str] = field(default_factory=dict)
     present: dict[str, int] = field(default_factory=dict)
     expires_at: float = 0.0
 
 
 class MemoryTournaments:
-    """``Backend``'s tournament methods for :class:`~server.memory.MemoryBackend` (which
-    gives ``_publish`` and ``event_cap``)."""
+    """:class:`~server.store.tournaments.TournamentStore` in dicts; events go out through
+    ``publish`` (the broker's: room code, message), the last ``event_cap`` kept."""
 
-    event_cap: int
-    worker_id: str
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._tournaments: dict[str, _Tournament] = {}
+    def __init__(self, publish: Callable[[str, bytes], None], event_cap: int) -> None:
+        self._publish = publish
+        self.event_cap = event_cap
+        self._tournaments: dict[str, KeptTournament] = {}
         #: the tournaments not retired: id → listed (public)
-        self._active_tournaments: dict[str, bool] = {}
+        self._active: dict[str, bool] = {}
 
-    def _publish(self, code: str, data: bytes) -> None:  # pragma: no cover - the backend's
-        raise NotImplementedError
+    def kept(self, tid: str) -> KeptTournament | None:
+        """The kept tournament ``tid`` (its presence marks live with it); None if unknown."""
+        try:
+            return self._tournament(tid)
+        except UnknownTournament:
+            return None
 
-    def _tournament(self, tid: str) -> _Tournament:
+    def _tournament(self, tid: str) -> KeptTournament:
         entry = self._tournaments.get(tid)
         if entry is None or entry.expires_at <= time.monotonic():
             self._tournaments.pop(tid, None)
@@ -66,7 +68,7 @@ class MemoryTournaments:
         return entry
 
     def _keep(
-        self, entry: _Tournament, live: LiveTournament, events: list[dict[str, object]]
+        self, entry: KeptTournament, live: LiveTournament, events: list[dict[str, object]]
     ) -> int:
         entry.live = live.model_dump_json()
         entry.summary = summary_of(live)
@@ -74,18 +76,11 @@ class MemoryTournaments:
         entry.expires_at = time.monotonic() + (
             FINISHED_TOURNAMENT_TTL if finished else TOURNAMENT_TTL
         )
-        for body in events:
-            entry.seq += 1
-            data = stamp_event(entry.seq, orjson.dumps(body))
-            entry.events.append(data)
-            if len(entry.events) > self.event_cap:
-                entry.events.popleft()
+        for data in entry.events.stamp(events):
             self._publish(TOURNAMENT_CHANNEL + live.state.id, data)
-        return entry.seq
+        return entry.events.seq
 
-    async def create_tournament(
-        self, live: LiveTournament, events: list[dict[str, object]]
-    ) -> bool:
+    async def create(self, live: LiveTournament, events: list[dict[str, object]]) -> bool:
         """Store a new tournament unless its id is taken."""
         tid = live.state.id
         try:
@@ -93,23 +88,21 @@ class MemoryTournaments:
             return False
         except UnknownTournament:
             pass
-        entry = _Tournament(live="", summary=summary_of(live))
+        entry = KeptTournament(live="", summary=summary_of(live), events=EventLog(self.event_cap))
         self._tournaments[tid] = entry
-        self._active_tournaments[tid] = not live.state.settings.private
+        self._active[tid] = not live.state.settings.private
         self._keep(entry, live, events)
         return True
 
-    async def load_tournament(self, tid: str) -> LiveSnapshot | None:
+    async def load(self, tid: str) -> LiveSnapshot | None:
         """A copy of the tournament."""
         try:
             entry = self._tournament(tid)
         except UnknownTournament:
             return None
-        return LiveSnapshot(LiveTournament.model_validate_json(entry.live), entry.seq)
+        return LiveSnapshot(LiveTournament.model_validate_json(entry.live), entry.events.seq)
 
-    async def update_tournament(
-        self, tid: str, update: TournamentUpdate[T]
-    ) -> tuple[LiveSnapshot, T]:
+    async def update(self, tid: str, update: TournamentUpdate[T]) -> tuple[LiveSnapshot, T]:
         """Apply ``update`` to a copy; keep it only if it returns."""
         entry = self._tournament(tid)
         live = LiveTournament.model_validate_json(entry.live)
@@ -118,7 +111,7 @@ class MemoryTournaments:
         seq = self._keep(entry, live, events)
         return LiveSnapshot(live, seq), value
 
-    async def tournament_summaries(self, ids: list[str]) -> list[Summary]:
+    async def summaries(self, ids: list[str]) -> list[Summary]:
         """The summaries of the tournaments still kept."""
         out = []
         for tid in ids:
@@ -128,9 +121,9 @@ class MemoryTournaments:
                 continue
         return out
 
-    async def active_tournaments(self, *, public: bool = False) -> list[str]:
+    async def active(self, *, public: bool = False) -> list[str]:
         """Tournaments not retired, oldest first."""
-        active = self._active_tournaments
+        active = self._active
         found = []
         for tid in list(active):
             try:
@@ -142,9 +135,9 @@ class MemoryTournaments:
                 found.append((entry.summary.created_at, tid))
         return [tid for _, tid in sorted(found)]
 
-    async def retire_tournament(self, tid: str) -> None:
+    async def retire(self, tid: str) -> None:
         """Off the active lists."""
-        self._active_tournaments.pop(tid, None)
+        self._active.pop(tid, None)
 
     async def keep_round_moves(self, tid: str, number: int, moves: dict[str, str]) -> None:
         """Keep move lists of a round."""
@@ -158,32 +151,6 @@ class MemoryTournaments:
             return dict(self._tournament(tid).moves)
         except UnknownTournament:
             return {}
-
-    async def mark_present(self, tid: str, players: list[str], now: int) -> None:
-        """One process: present is present."""
-        try:
-            entry = self._tournament(tid)
-        except UnknownTournament:
-            return
-        for player in players:
-            entry.present[player] = now
-
-    async def drop_present(self, tid: str, players: list[str]) -> None:
-        """No longer present."""
-        try:
-            entry = self._tournament(tid)
-        except UnknownTournament:
-            return
-        for player in players:
-            entry.present.pop(player, None)
-
-    async def present(self, tid: str, since: int) -> dict[str, str]:
-        """The players marked present since ``since`` (all on this one worker)."""
-        try:
-            entry = self._tournament(tid)
-        except UnknownTournament:
-            return {}
-        return {p: self.worker_id for p, at in entry.present.items() if at >= since}
 
     async def hold_lease(self, tid: str, ms: int) -> bool:
         """One process holds every lease."""

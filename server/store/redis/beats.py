@@ -1,46 +1,36 @@
-"""The Redis backend's worker beats, for liveness (:mod:`server.liveness`): each worker
-writes a counter that others see change, and reads every worker's at once; a worker whose
-beat stops changing is dead, and its seats are reaped. One hash for the deployment (on a
-cluster, on the shard of its key's slot)::
+"""Worker beats in Redis, for liveness (:mod:`server.rooms.liveness`): each worker writes a
+counter that others see change, and reads every worker's at once. One hash for the
+deployment (on a cluster, on the shard of its key's slot)::
 
     sd:beats    hash: worker id -> its last beat
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from .part import RedisPart
+from .link import RedisLink
 
 __all__ = ["RedisBeats"]
 
-T = TypeVar("T")
 
+class RedisBeats:
+    """:class:`~server.store.beats.Beats` in Redis, reached through ``link``."""
 
-class RedisBeats(RedisPart):
-    """``Backend.beat``, ``beats`` and ``forget_worker``, for
-    :class:`~server.redis_backend.RedisBackend` (which gives ``prefix``, ``worker_id``,
-    ``_beat`` and ``_at``)."""
-
-    worker_id: str
-    _beat: int
-
-    @property
-    def _beats_key(self) -> str:
-        return f"{self.prefix}:beats"
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
+        self._key = f"{link.prefix}:beats"
+        self._beat = 0
 
     async def beat(self) -> None:
         """Write a new beat for this worker (a counter: others see it change)."""
         self._beat += 1
-        beat = self._beat
-        await self._at(
-            self._beats_key, lambda r: r.hset(self._beats_key, self.worker_id, beat), key=True
-        )
+        key, worker, beat = self._key, self._link.worker_id, self._beat
+        await self._link.run(key, lambda r: r.hset(key, worker, beat), key=True)
 
-    async def beats(self) -> dict[str, str]:
+    async def latest(self) -> dict[str, str]:
         """The last beat of every worker kept (one HGETALL, whatever the rooms: every
         worker reads it on each look)."""
-        found = await self._at(self._beats_key, lambda r: r.hgetall(self._beats_key), key=True)
+        key = self._key
+        found = await self._link.run(key, lambda r: r.hgetall(key), key=True)
         return {
             (w.decode() if isinstance(w, bytes) else str(w)): (
                 v.decode() if isinstance(v, bytes) else str(v)
@@ -48,6 +38,7 @@ class RedisBeats(RedisPart):
             for w, v in found.items()
         }
 
-    async def forget_worker(self, worker: str) -> None:
+    async def forget(self, worker: str) -> None:
         """Drop a dead worker's beat (the liveness layer's, long after it died)."""
-        await self._at(self._beats_key, lambda r: r.hdel(self._beats_key, worker), key=True)
+        key = self._key
+        await self._link.run(key, lambda r: r.hdel(key, worker), key=True)

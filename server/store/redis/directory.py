@@ -1,5 +1,5 @@
-"""The live directory in Redis: what :class:`server.redis_backend.RedisBackend` keeps of it
-and how its changes reach every worker.
+"""The live directory in Redis: what the store keeps of it and how its changes reach every
+worker.
 
 Keys share the hash tag ``{live}`` (one Redis Cluster slot, so each script names its keys)::
 
@@ -14,7 +14,7 @@ so this one channel is not sharded. A worker listens on the shard of the keys, a
 knows it when the listener (re)connects.
 
 Every write is one script: a worker writes the entries of its rooms that changed (each
-room by one worker, at most once a second: :mod:`server.watching`), all at once, a few
+room by one worker, at most once a second: :mod:`server.watching.directory`), all at once, a few
 times a second; the entry of a later event wins (two workers that take a room over at once
 write it as they see it; the later one stays); what was done is published as one message,
 with the writer's id first, in the same step. The featured race is compared and set the
@@ -28,32 +28,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import orjson
-import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from ..backend import LiveListener
-from .part import RedisPart
+from ..directory import DirectoryListener
+from .link import RedisLink
 from .scripts import lua
 
-__all__ = ["RedisLive", "RedisWatching", "Run"]
-
-T = TypeVar("T")
-
-
-class Run(Protocol):
-    """The backend's ``_at``: ``op`` run on the shard of room (or, with ``key``, key)
-    ``where``, Redis's failures as ``StoreUnavailable``."""
-
-    def __call__(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
-    ) -> Awaitable[T]:
-        """Run ``op`` where ``where`` lives."""
-        ...
+__all__ = ["RedisDirectory"]
 
 
 logger = logging.getLogger("samedeal.redis")
@@ -107,58 +92,54 @@ return ARGV[3]
 _UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
-class RedisLive:
-    """The live directory's keys, scripts and listener. ``run`` reaches the keys' shard;
-    ``subscriber`` gives the client to listen on (the shard of a key)."""
+class RedisDirectory:
+    """:class:`~server.store.directory.Directory` in Redis: its keys, scripts and listener,
+    reached through ``link``."""
 
-    def __init__(
-        self,
-        run: Run,
-        subscriber: Callable[[str], aioredis.Redis],
-        prefix: str,
-        worker_id: str,
-    ) -> None:
-        self._run = run
-        self._subscriber = subscriber
-        self.worker_id = worker_id
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
+        self.worker_id = link.worker_id
+        prefix = link.prefix
         self.rooms_key = f"{prefix}:{{live}}:rooms"
         self.seqs_key = f"{prefix}:{{live}}:seqs"
         self.tv_key = f"{prefix}:{{live}}:tv"
         self.channel = f"{prefix}:live"
         self._write = lua(_WRITE_LUA)
         self._feature = lua(_FEATURE_LUA)
-        self._listener: LiveListener | None = None
+        self._listener: DirectoryListener | None = None
         self._pubsub: Any = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
     async def write(self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]) -> None:
-        """Store and remove entries (unless later ones are stored), publish what was done."""
+        """One script: store and remove entries (unless later ones are stored), publish
+        what was done."""
         args: list[Any] = [self.channel, len(puts), self.worker_id]
         for code, seq, entry in puts:
             args += [code, seq, entry]
         for code, seq in drops:
             args += [code, seq]
         keys = [self.rooms_key, self.seqs_key]
-        await self._run(
+        await self._link.run(
             self.rooms_key, lambda r: self._write(keys=keys, args=args, client=r), key=True
         )
 
     async def entries(self) -> list[bytes]:
-        """Every stored entry."""
-        found = await self._run(self.rooms_key, lambda r: r.hvals(self.rooms_key), key=True)
+        """HVALS of the entries."""
+        found = await self._link.run(self.rooms_key, lambda r: r.hvals(self.rooms_key), key=True)
         return [v if isinstance(v, bytes) else str(v).encode() for v in found]
 
     async def featured(self) -> dict[str, str]:
-        """Game → featured room."""
-        found = await self._run(self.tv_key, lambda r: r.hgetall(self.tv_key), key=True)
+        """HGETALL of the featured races: game → room."""
+        found = await self._link.run(self.tv_key, lambda r: r.hgetall(self.tv_key), key=True)
         return {_text(k): _text(v) for k, v in found.items()}
 
     async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
-        """Compare and set a game's featured race; the featured race now."""
+        """One script: compare and set a game's featured race, publish; the featured race
+        now."""
         message = orjson.dumps({"tv": game, "room": new})
         args: list[str | bytes] = [game, old or "", new or "", self.channel, message]
-        now = await self._run(
+        now = await self._link.run(
             self.tv_key,
             lambda r: self._feature(keys=[self.tv_key], args=args, client=r),
             key=True,
@@ -168,11 +149,13 @@ class RedisLive:
 
     # ------------------------------------------------------------------ listening
 
-    async def listen(self, listener: LiveListener) -> None:
-        """Subscribe (returns once Redis confirmed) and pass every change on."""
+    async def listen(self, listener: DirectoryListener) -> None:
+        """Subscribe on the directory's own pub/sub connection (returns once Redis
+        confirmed) and pass every change on."""
         self._listener = listener
-        pubsub = self._subscriber(self.rooms_key).pubsub()
-        await pubsub.subscribe(self.channel)
+        with self._link.reaching():
+            pubsub = self._link.subscriber(self.rooms_key).pubsub()
+            await pubsub.subscribe(self.channel)
         self._pubsub = pubsub
         self._task = asyncio.create_task(self._listen())
 
@@ -181,7 +164,7 @@ class RedisLive:
         while not self._closed:
             try:
                 if self._pubsub is None:
-                    pubsub = self._subscriber(self.rooms_key).pubsub()
+                    pubsub = self._link.subscriber(self.rooms_key).pubsub()
                     await pubsub.subscribe(self.channel)
                     self._pubsub = pubsub
                     await self._tell_stored()  # what changed while we were away
@@ -233,51 +216,3 @@ class RedisLive:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-class RedisWatching(RedisPart):
-    """What watching needs of :class:`~server.redis_backend.RedisBackend` — the live
-    directory's methods, a move log with its times — kept here with the directory's Redis
-    side (the backend's module stays one job). They use the backend's ``live``, ``_at``,
-    ``_reaching`` and ``_moves_key``."""
-
-    live: RedisLive
-
-    def _reaching(self) -> contextlib.AbstractContextManager[None]:
-        raise NotImplementedError  # the backend's: Redis's failures as StoreUnavailable
-
-    def _moves_key(self, code: str, race: int, seat: int) -> str:
-        raise NotImplementedError  # the backend's
-
-    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
-        """LRANGE of the seat's move log, entries with their times."""
-        key = self._moves_key(code, race, seat)
-        items = await self._at(code, lambda r: r.lrange(key, start, -1))
-        return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
-
-    async def live_listen(self, listener: LiveListener) -> None:
-        """Listen on the directory's channel (its own pub/sub connection)."""
-        with self._reaching():
-            await self.live.listen(listener)
-
-    async def live_write(
-        self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]
-    ) -> None:
-        """One script: keep and remove entries unless later ones are kept, publish it."""
-        with self._reaching():
-            await self.live.write(puts, drops)
-
-    async def live_entries(self) -> list[bytes]:
-        """HVALS of the entries."""
-        with self._reaching():
-            return await self.live.entries()
-
-    async def featured(self) -> dict[str, str]:
-        """HGETALL of the featured races."""
-        with self._reaching():
-            return await self.live.featured()
-
-    async def feature(self, game: str, old: str | None, new: str | None) -> str | None:
-        """One script: compare and set, publish."""
-        with self._reaching():
-            return await self.live.feature(game, old, new)

@@ -11,7 +11,7 @@
 * ``replica``: once a replica has it: each batch of writes is followed by ``WAIT 1 <ms>``.
   Survives the loss of the primary (a replica takes over with the write); not the loss of
   the primary and its replicas at once. A barrier that times out is an error to the player
-  (:class:`~server.backend.NotDurable`), never an acknowledgement.
+  (:class:`~server.store.errors.NotDurable`), never an acknowledgement.
 
 One barrier command covers all the writes of one pipelined batch (Redis answers ``WAIT``
 for every write the connection made before it), so its cost is shared by the moves of a
@@ -27,7 +27,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from ..backend import NotDurable, StoreUnsuitable
+from ..errors import NotDurable, StoreUnsuitable
 from .pipe import NotSettled
 from .scripts import command
 from .shards import Router

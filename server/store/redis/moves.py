@@ -1,5 +1,5 @@
 """The moves' path to Redis: each move one call of the append script, packed by us and
-pipelined on the connection of the room's shard (:class:`server.resp.RespPipe`).
+pipelined on the connection of the room's shard (:class:`~.pipe.RespPipe`).
 
 A seat's constant arguments (script, keys, seat, race, caps) are packed once; a move adds
 its own few. The call is sent to the primary of the room's slot and, until Redis tells
@@ -14,7 +14,7 @@ whether it ran, sent again:
 * its connection failed after it was written (maybe run): sent again — on a cluster to
   the slot's primary as it is then, a replica promoted by a failover — for
   ``write_timeout`` at most, then :class:`OutcomeUnknown`. A move that ran twice is refused
-  the second time by its index in the log (the backend looks it up);
+  the second time by its index in the log (the room store looks it up);
 * run, but not confirmed by the durability barrier: :class:`NotDurable`.
 """
 
@@ -34,7 +34,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from protocol.frames import EventBody
 
 from ...rooms.room import ProgressState
-from ..backend import NotDurable, OutcomeUnknown, StoreUnavailable
+from ..errors import NotDurable, OutcomeUnknown, StoreUnavailable
 from .pipe import NotSent, NotSettled
 from .scripts import resp_args
 from .shards import Router, Shard, not_run, redirection
@@ -45,7 +45,7 @@ _ASKING = b"*1\r\n$6\r\nASKING\r\n"
 
 
 class MoveWriter:
-    """Packs and sends the append script's calls of one backend."""
+    """Packs and sends the append script's calls of one worker's room store."""
 
     def __init__(
         self,
@@ -63,7 +63,7 @@ class MoveWriter:
         self._key = key
         self._event_cap = event_cap
         self._active_ttl = int(active_ttl)
-        #: called when Redis could not be reached (the backend checks its health at once)
+        #: called when Redis could not be reached (the link checks its health at once)
         self._trouble = trouble
         self._durability = durability
         self._heads: dict[tuple[str, int, int], bytes] = {}
@@ -79,7 +79,7 @@ class MoveWriter:
         index: int | None,
         epoch: int | None,
     ) -> bytes:
-        """The call storing one action of a seat (see ``Backend.append``)."""
+        """The call storing one action of a seat (see ``RoomStore.append``)."""
         head = self._heads.get((code, race, seat))
         if head is None:
             # the arguments that are the same for every call of a seat, packed once
@@ -162,7 +162,7 @@ class MoveWriter:
                     raise StoreUnavailable(f"Redis cannot be reached: {exc}") from exc
             except (RedisConnectionError, RedisTimeoutError):
                 # whether Redis ran it is unknown: it is sent again; a move run twice is
-                # refused the second time by its index (see RedisBackend.append)
+                # refused the second time by its index (see RedisRooms.append)
                 self._trouble()
                 maybe_ran = True
             except ResponseError as exc:

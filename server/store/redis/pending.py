@@ -1,4 +1,4 @@
-"""The Redis backend's kept writes: finished races waiting for the records store.
+"""Pending writes in Redis: finished races waiting for the records store.
 
 A worker keeps a race's record here before handing it to the records writer, and drops it
 once the database has it; any worker writes again what stayed too long (its worker died).
@@ -17,28 +17,28 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
-from .part import RedisPart
+from .link import RedisLink
 
-__all__ = ["RedisPendingWrites"]
+__all__ = ["RedisPending"]
 
 T = TypeVar("T")
 
 
-class RedisPendingWrites(RedisPart):
-    """``Backend.keep_pending`` and the rest, for :class:`~server.redis_backend.RedisBackend`
-    (which gives ``prefix`` and ``_at``)."""
+class RedisPending:
+    """:class:`~server.store.pending.PendingWrites` in Redis, reached through ``link``."""
 
-    @property
-    def _pending_keys(self) -> tuple[str, str]:
-        """The hash of the writes and the sorted set of their times."""
-        return f"{self.prefix}:{{pending}}", f"{self.prefix}:{{pending}}:due"
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
+        #: the hash of the writes and the sorted set of their times
+        self._writes = f"{link.prefix}:{{pending}}"
+        self._due = f"{link.prefix}:{{pending}}:due"
 
-    async def _pending(self, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
-        return await self._at(self._pending_keys[0], op, key=True)
+    async def _run(self, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        return await self._link.run(self._writes, op, key=True)
 
-    async def keep_pending(self, key: str, data: bytes) -> None:
+    async def keep(self, key: str, data: bytes) -> None:
         """HSET the write and ZADD its time (``sd:{pending}``, ``sd:{pending}:due``)."""
-        writes, due = self._pending_keys
+        writes, due = self._writes, self._due
 
         async def keep(redis: aioredis.Redis) -> None:
             async with redis.pipeline(transaction=True) as pipe:
@@ -46,12 +46,12 @@ class RedisPendingWrites(RedisPart):
                 pipe.zadd(due, {key: time.time()})
                 await pipe.execute()
 
-        await self._pending(keep)
+        await self._run(keep)
 
-    async def pending_due(self, older_than: float, limit: int = 100) -> list[tuple[str, bytes]]:
+    async def due(self, older_than: float, limit: int = 100) -> list[tuple[str, bytes]]:
         """The kept writes older than ``older_than`` seconds, claimed (their time is
         renewed)."""
-        writes, due = self._pending_keys
+        writes, due = self._writes, self._due
         now = time.time()
 
         async def claim(redis: aioredis.Redis) -> tuple[list[bytes], list[Any]]:
@@ -66,16 +66,16 @@ class RedisPendingWrites(RedisPart):
                 _, found = await pipe.execute()
             return keys, found
 
-        keys, found = await self._pending(claim)
+        keys, found = await self._run(claim)
         return [
             (k.decode() if isinstance(k, bytes) else str(k), d)
             for k, d in zip(keys, found, strict=True)
             if d is not None
         ]
 
-    async def drop_pending(self, key: str) -> None:
+    async def drop(self, key: str) -> None:
         """HDEL and ZREM the write."""
-        writes, due = self._pending_keys
+        writes, due = self._writes, self._due
 
         async def drop(redis: aioredis.Redis) -> None:
             async with redis.pipeline(transaction=True) as pipe:
@@ -83,9 +83,9 @@ class RedisPendingWrites(RedisPart):
                 pipe.zrem(due, key)
                 await pipe.execute()
 
-        await self._pending(drop)
+        await self._run(drop)
 
-    async def pending_count(self) -> int:
+    async def count(self) -> int:
         """HLEN of the kept writes."""
-        writes = self._pending_keys[0]
-        return int(await self._pending(lambda r: r.hlen(writes)))
+        writes = self._writes
+        return int(await self._run(lambda r: r.hlen(writes)))

@@ -15,7 +15,7 @@ transport. A stalled Redis is detected by one watchdog timer per connection, not
 per command: when the oldest unanswered command has waited ``reply_timeout`` seconds, the
 connection is dropped and every unanswered command fails with a timeout. After a failure
 the next command opens a new connection. Whether Redis ran a command whose connection
-failed is unknown: the caller decides whether to send it again (:class:`RedisBackend` does,
+failed is unknown: the caller decides whether to send it again (:class:`MoveWriter` does,
 as each move names its place in the log). A command that was never written — no connection
 could be opened, or the pipe is closed — fails with :class:`NotSent`: Redis certainly did
 not run it.
@@ -136,7 +136,7 @@ class RespPipe:
             self._fail_queued(exc)
             if not isinstance(exc, Exception):
                 raise
-            # the outage itself is logged once, by the backend's health watch
+            # the outage itself is logged once, by the link's health watch
             logger.debug("could not open a store connection to Redis: %r", exc)
         finally:
             self._opening = None

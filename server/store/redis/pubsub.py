@@ -7,11 +7,11 @@ ones are read from the room's stored event list. It serves both transports:
 
 * :class:`RoomChannels` (one Redis): one pub/sub connection per worker carries the channels
   of the rooms it has connections in (and the worker's own channel, which keeps it open
-  while it has none). It speaks RESP2 itself (:mod:`server.resp_pubsub`): each message goes
+  while it has none). It speaks RESP2 itself (:mod:`.subscriber`): each message goes
   from the transport's callback to :class:`InOrder`, with no task or dict per message.
   When the connection fails, the watcher backs off (capped), reconnects, resubscribes
   (waiting for Redis to confirm) and fills every room's gap;
-* :class:`server.redis_cluster_pubsub.ShardChannels` (Redis Cluster): sharded pub/sub, one
+* :class:`server.store.cluster.pubsub.ShardChannels` (Redis Cluster): sharded pub/sub, one
   connection per primary that holds rooms of this worker.
 """
 
@@ -29,7 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.frames import event_seq
 
-from ..backend import Listener
+from ..broker import Listener
 from .subscriber import RespSubscriber
 
 __all__ = ["Fetch", "InOrder", "RoomChannels", "room_of_channel"]
@@ -37,7 +37,7 @@ __all__ = ["Fetch", "InOrder", "RoomChannels", "room_of_channel"]
 logger = logging.getLogger("samedeal.redis")
 
 Fetch = Callable[[str, int], Awaitable[list[bytes] | None]]
-"""Reads a room's stored events after a seq (``Backend.events_since``)."""
+"""Reads a room's stored events after a seq (``RoomStore.events_since``)."""
 
 
 def room_of_channel(channel: str | bytes) -> str:
@@ -134,8 +134,8 @@ class InOrder:
 
 
 class RoomChannels:
-    """The pub/sub side of :class:`server.redis_backend.RedisBackend` on one Redis: one
-    subscriber connection (:class:`server.resp_pubsub.RespSubscriber`, opened with the
+    """The pub/sub side of :class:`~server.store.redis.broker.RedisBroker` on one Redis: one
+    subscriber connection (:class:`~server.store.redis.subscriber.RespSubscriber`, opened with the
     settings of ``redis``'s pool) for the worker's own channel and its rooms'."""
 
     def __init__(
@@ -148,7 +148,7 @@ class RoomChannels:
     ) -> None:
         self.redis = redis
         self._channel_of = channel_of
-        #: called when the connection fails (the backend checks its health at once)
+        #: called when the connection fails (the link checks its health at once)
         self._trouble = trouble
         self._order = InOrder(fetch)
         self._link: RespSubscriber | None = None
@@ -216,7 +216,7 @@ class RoomChannels:
                 await asyncio.shield(link.closed)
                 if self._link is link:
                     self._link = None
-                # an outage is told once, by the backend's health watch
+                # an outage is told once, by the link's health watch
                 logger.debug("pub/sub connection lost; again in %.1fs", backoff)
                 self._trouble()
             await asyncio.sleep(backoff)

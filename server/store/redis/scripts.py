@@ -1,4 +1,4 @@
-"""The Lua scripts of the Redis backend, and the Redis wire format of their arguments.
+"""The Lua scripts of the Redis store, and the Redis wire format of their arguments.
 
 Every script touches the keys of one room only (they share the hash tag ``{ROOMCODE}``), so
 on Redis Cluster a script runs on the shard that holds the room. The scripts publish the

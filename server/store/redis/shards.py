@@ -4,7 +4,7 @@ slot — and one set of connections per shard.
 Every key of a room carries the hash tag ``{ROOMCODE}``, so the room's slot is the CRC16 of
 its code and all its keys, scripts and its sharded pub/sub channel are on one shard. A
 :class:`Shard` is one primary: a connection pool for commands and transactions, and the
-moves' pipelined connection (:class:`server.resp.RespPipe`). A router gives the shard of a
+moves' pipelined connection (:class:`~.pipe.RespPipe`). A router gives the shard of a
 room or of a key:
 
 * :class:`SingleRouter`: one Redis, one shard, whatever the key (the fast path: no slot is
@@ -191,7 +191,7 @@ def _pool(url: str) -> aioredis.BlockingConnectionPool:
     # waits for a connection instead of failing with "too many connections". A command on a
     # connection that Redis closed (a restart, a kill, an idle timeout) is sent again on a
     # new one, instead of failing once per pooled connection. Moves do not go this way (the
-    # shard's pipe), nor do room updates (the backend's update_room).
+    # shard's pipe), nor do room updates (RedisRooms.update).
     return aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=64,

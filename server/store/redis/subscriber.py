@@ -2,7 +2,7 @@
 
 redis-py's ``PubSub`` turns each published message into a dict after going through a few
 coroutine layers, its connection's lock and its health check; a worker reads one message
-per room event, so under load that was most of what Redis cost it over the memory backend.
+per room event, so under load that was most of what Redis cost it over the memory store.
 Here the bytes Redis sends are parsed as they arrive (hiredis, incrementally: a message
 split anywhere between two reads is simply completed by the next), and each message is
 passed on as ``(channel, data)`` from the transport's callback, with no task, coroutine or
@@ -14,8 +14,8 @@ object per message.
   (Redis confirms each channel of a command, in the order the commands were sent) and tells
   when the connection is lost. It is opened and authenticated by redis-py (every URL form
   it knows works: TCP, TLS, Unix sockets, ACL users, a database number), then its transport
-  is taken over (:func:`server.resp.take_transport`). It does not reconnect: its owner
-  (:class:`server.redis_pubsub.RoomChannels`) opens a new one and fills the gap.
+  is taken over (:func:`~.pipe.take_transport`). It does not reconnect: its owner
+  (:class:`server.store.redis.pubsub.RoomChannels`) opens a new one and fills the gap.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Redis backend's tournaments: state, summary, events, move lists, presence, the lease.
+"""Tournaments in Redis: state, summary, events, move lists, the lease.
 
 A tournament's keys share the hash tag ``{T:<id>}`` (one Redis Cluster shard), and its
 events use the rooms' channel machinery under the code ``T:<id>`` (numbered, kept, published,
@@ -10,13 +10,13 @@ gaps filled from the kept list)::
     sd:{T:K7QF2M}:events    list: the last ``event_cap`` stamped events
     sd:{T:K7QF2M}:ch        pub/sub channel
     sd:{T:K7QF2M}:moves     hash: "<round>|<player>" → the race's move list
-    sd:{T:K7QF2M}:present   hash: "<player> <worker>" → when that worker last saw them (ms)
+    sd:{T:K7QF2M}:present   presence marks (:mod:`server.store.redis.presence`)
     sd:{T:K7QF2M}:lease     the worker running the timers (SET NX PX, renewed)
     sd:tournaments          sorted set: the active tournaments (by creation time)
     sd:tournaments:public   sorted set: those listed in the lobby
 
 On a Redis Cluster a tournament's keys are on the shard of its tag's slot, and its events go
-over sharded pub/sub there, as a room's (the scripts publish with the backend's command,
+over sharded pub/sub there, as a room's (the scripts publish with the link's command,
 ``PUBLISH`` or ``SPUBLISH``). The two lists are one key each, on their own slots: no call
 writes both at once (a tournament listed in one and not yet in the other is harmless: the
 lobby reads the public list, the timers the active one).
@@ -31,7 +31,6 @@ already written (its own, byte for byte) and the write is taken as done.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
@@ -48,16 +47,17 @@ from ...tournaments.live import (
     UnknownTournament,
     summary_of,
 )
-from ..backend import TOURNAMENT_CHANNEL, StoreUnavailable
-from .part import RedisPart
-from .scripts import Scripts, lua
+from ..errors import StoreUnavailable
+from ..tournaments import TOURNAMENT_CHANNEL
+from .link import RedisLink
+from .scripts import lua
 
-__all__ = ["RedisTournaments"]
+__all__ = ["TOURNAMENT_TTL", "RedisTournaments"]
 
 T = TypeVar("T")
 
 #: seconds a tournament's keys live after its last change (finished: after the end)
-_TTL: Final = 7 * 86_400
+TOURNAMENT_TTL: Final = 7 * 86_400
 _FINISHED_TTL: Final = 86_400
 _TRIES: Final = 100
 
@@ -99,58 +99,39 @@ return 0
 """
 
 
-class RedisTournaments(RedisPart):
-    """``Backend``'s tournament methods for :class:`~server.redis_backend.RedisBackend`
-    (which gives ``prefix``, ``worker_id``, ``event_cap``, ``cluster``, ``_scripts``,
-    ``_key``, ``_channel``, ``_at`` and ``_reaching``)."""
+class RedisTournaments:
+    """:class:`~server.store.tournaments.TournamentStore` in Redis, reached through
+    ``link``; the last ``event_cap`` events of each kept."""
 
-    worker_id: str
-    event_cap: int
-    _scripts: Scripts
-    _tournament_locks: dict[str, asyncio.Lock]
-    _tournament_lua: dict[str, AsyncScript]
+    def __init__(self, link: RedisLink, event_cap: int) -> None:
+        self._link = link
+        self.event_cap = event_cap
+        #: the sorted sets of the active tournaments and of the public ones
+        self._active = f"{link.prefix}:tournaments"
+        self._public = f"{link.prefix}:tournaments:public"
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._scripts: dict[str, AsyncScript] = {}
 
-    @property
-    def cluster(self) -> bool:  # pragma: no cover - the backend's
-        raise NotImplementedError
+    def _key(self, tid: str, what: str) -> str:
+        return self._link.key(TOURNAMENT_CHANNEL + tid, what)
 
-    def _key(self, code: str, what: str) -> str:  # pragma: no cover - the backend's
-        raise NotImplementedError
-
-    def _channel(self, code: str) -> str:  # pragma: no cover - the backend's
-        raise NotImplementedError
-
-    def _reaching(self) -> contextlib.AbstractContextManager[None]:  # pragma: no cover
-        raise NotImplementedError
-
-    def _tkey(self, tid: str, what: str) -> str:
-        return self._key(TOURNAMENT_CHANNEL + tid, what)
-
-    async def _tat(self, tid: str, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+    async def _run(self, tid: str, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
         """``op`` run on the shard of the tournament's keys."""
-        return await self._at(TOURNAMENT_CHANNEL + tid, op)
+        return await self._link.run(TOURNAMENT_CHANNEL + tid, op)
 
-    async def _tget(self, tid: str, what: str) -> Any:
+    async def _get(self, tid: str, what: str) -> Any:
         """GET one of the tournament's keys."""
-        key = self._tkey(tid, what)
-        return await self._tat(tid, lambda r: r.get(key))
+        key = self._key(tid, what)
+        return await self._run(tid, lambda r: r.get(key))
 
-    @property
-    def _tournament_lists(self) -> tuple[str, str]:
-        """The sorted sets of the active tournaments and of the public ones."""
-        return f"{self.prefix}:tournaments", f"{self.prefix}:tournaments:public"
-
-    def _tournament_script(self, name: str) -> AsyncScript:
+    def _script(self, name: str) -> AsyncScript:
         """The write script (publishing as the rooms' scripts do) or the lease script."""
-        found: dict[str, AsyncScript] | None = getattr(self, "_tournament_lua", None)
-        if found is None:
-            found = self._tournament_lua = {}
-        publish = self._scripts.publish
+        publish = self._link.scripts.publish
         key = f"{name}:{publish}"
-        script = found.get(key)
+        script = self._scripts.get(key)
         if script is None:
             text = _WRITE_LUA.replace("%PUBLISH%", publish) if name == "write" else _LEASE_LUA
-            script = found[key] = lua(text)
+            script = self._scripts[key] = lua(text)
         return script
 
     async def _write(
@@ -158,51 +139,49 @@ class RedisTournaments(RedisPart):
     ) -> int:
         tid = live.state.id
         finished = live.state.phase == "finished"
-        write = self._tournament_script("write")
+        write = self._script("write")
         keys = [
-            self._tkey(tid, "state"),
-            self._tkey(tid, "summary"),
-            self._tkey(tid, "seq"),
-            self._tkey(tid, "events"),
+            self._key(tid, "state"),
+            self._key(tid, "summary"),
+            self._key(tid, "seq"),
+            self._key(tid, "events"),
         ]
         args = [
             rev,
             data,
             summary_of(live).model_dump_json(),
-            _FINISHED_TTL if finished else _TTL,
+            _FINISHED_TTL if finished else TOURNAMENT_TTL,
             self.event_cap,
-            self._channel(TOURNAMENT_CHANNEL + tid),
+            self._link.channel(TOURNAMENT_CHANNEL + tid),
             *(orjson.dumps(e) for e in events),
         ]
-        result = await self._tat(tid, lambda r: write(keys=keys, args=args, client=r))
+        result = await self._run(tid, lambda r: write(keys=keys, args=args, client=r))
         return int(result)
 
-    async def create_tournament(
-        self, live: LiveTournament, events: list[dict[str, object]]
-    ) -> bool:
+    async def create(self, live: LiveTournament, events: list[dict[str, object]]) -> bool:
         """Store it unless the id is taken; list it as active (and public)."""
         tid = live.state.id
-        with self._reaching():
+        with self._link.reaching():
             result = await self._write(live, -1, live.model_dump_json(), events)
             if result == -1:
                 return False
-            active, public = self._tournament_lists
+            active, public = self._active, self._public
             entry = {tid: live.state.created_at}
-            await self._at(active, lambda r: r.zadd(active, entry), key=True)
+            await self._link.run(active, lambda r: r.zadd(active, entry), key=True)
             if not live.state.settings.private:
-                await self._at(public, lambda r: r.zadd(public, entry), key=True)
+                await self._link.run(public, lambda r: r.zadd(public, entry), key=True)
         return True
 
-    async def load_tournament(self, tid: str) -> LiveSnapshot | None:
+    async def load(self, tid: str) -> LiveSnapshot | None:
         """GET the state and the seq."""
 
         async def read(redis: aioredis.Redis) -> list[Any]:
             async with redis.pipeline(transaction=True) as pipe:
-                pipe.get(self._tkey(tid, "state"))
-                pipe.get(self._tkey(tid, "seq"))
+                pipe.get(self._key(tid, "state"))
+                pipe.get(self._key(tid, "seq"))
                 return await pipe.execute()
 
-        raw, seq = await self._tat(tid, read)
+        raw, seq = await self._run(tid, read)
         if raw is None:
             return None
         return LiveSnapshot(LiveTournament.model_validate_json(raw), int(seq or 0))
@@ -211,10 +190,7 @@ class RedisTournaments(RedisPart):
         """One write of a tournament at a time on this worker: a thousand players joining
         at once queue here instead of retrying against each other (and holding every
         pooled connection meanwhile); only writes of other workers can conflict."""
-        locks: dict[str, asyncio.Lock] | None = getattr(self, "_tournament_locks", None)
-        if locks is None:
-            locks = {}
-            self._tournament_locks = locks
+        locks = self._locks
         lock = locks.get(tid)
         if lock is None:
             if len(locks) > 1000:
@@ -223,20 +199,16 @@ class RedisTournaments(RedisPart):
             lock = locks[tid] = asyncio.Lock()
         return lock
 
-    async def update_tournament(
-        self, tid: str, update: TournamentUpdate[T]
-    ) -> tuple[LiveSnapshot, T]:
+    async def update(self, tid: str, update: TournamentUpdate[T]) -> tuple[LiveSnapshot, T]:
         """Read, apply, compare-and-set on ``rev``; again on a conflict (one at a time per
         tournament on this worker)."""
         async with self._writing(tid):
-            return await self._update_tournament(tid, update)
+            return await self._update(tid, update)
 
-    async def _update_tournament(
-        self, tid: str, update: TournamentUpdate[T]
-    ) -> tuple[LiveSnapshot, T]:
-        with self._reaching():
+    async def _update(self, tid: str, update: TournamentUpdate[T]) -> tuple[LiveSnapshot, T]:
+        with self._link.reaching():
             for _ in range(_TRIES):
-                raw = await self._tget(tid, "state")
+                raw = await self._get(tid, "state")
                 if raw is None:
                     raise UnknownTournament(tid)
                 live = LiveTournament.model_validate_json(raw)
@@ -251,20 +223,20 @@ class RedisTournaments(RedisPart):
                     raise UnknownTournament(tid)
                 # a conflict, or this very call run twice (its connection failed after
                 # Redis ran it, and it was sent again): then the state is ours
-                if await self._tget(tid, "state") == data.encode():
-                    seq = await self._tget(tid, "seq")
+                if await self._get(tid, "state") == data.encode():
+                    seq = await self._get(tid, "seq")
                     return LiveSnapshot(live, int(seq or 0)), value
         raise StoreUnavailable(f"tournament {tid}: too many concurrent writes, try again")
 
-    async def tournament_summaries(self, ids: list[str]) -> list[Summary]:
+    async def summaries(self, ids: list[str]) -> list[Summary]:
         """MGET-like: one GET per id in one pipeline on one Redis; on a cluster, where the
         keys are on different shards, the GETs at once, each on its shard."""
         if not ids:
             return []
-        keys = [self._tkey(tid, "summary") for tid in ids]
+        keys = [self._key(tid, "summary") for tid in ids]
         found: list[Any]
-        if self.cluster:
-            found = await gather_all(*(self._tget(tid, "summary") for tid in ids))
+        if self._link.cluster:
+            found = await gather_all(*(self._get(tid, "summary") for tid in ids))
         else:
 
             async def read(redis: aioredis.Redis) -> list[Any]:
@@ -273,39 +245,39 @@ class RedisTournaments(RedisPart):
                         pipe.get(key)
                     return await pipe.execute()
 
-            found = await self._at(keys[0], read, key=True)
+            found = await self._link.run(keys[0], read, key=True)
         return [Summary.model_validate_json(raw) for raw in found if raw is not None]
 
-    async def active_tournaments(self, *, public: bool = False) -> list[str]:
+    async def active(self, *, public: bool = False) -> list[str]:
         """ZRANGE of the active (or public) tournaments."""
-        key = self._tournament_lists[1 if public else 0]
-        ids = await self._at(key, lambda r: r.zrange(key, 0, -1), key=True)
+        key = self._public if public else self._active
+        ids = await self._link.run(key, lambda r: r.zrange(key, 0, -1), key=True)
         return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
 
-    async def retire_tournament(self, tid: str) -> None:
+    async def retire(self, tid: str) -> None:
         """ZREM from both lists."""
-        active, public = self._tournament_lists
-        await self._at(active, lambda r: r.zrem(active, tid), key=True)
-        await self._at(public, lambda r: r.zrem(public, tid), key=True)
+        active, public = self._active, self._public
+        await self._link.run(active, lambda r: r.zrem(active, tid), key=True)
+        await self._link.run(public, lambda r: r.zrem(public, tid), key=True)
 
     async def keep_round_moves(self, tid: str, number: int, moves: dict[str, str]) -> None:
         """HSET the move lists."""
         if not moves:
             return
-        key = self._tkey(tid, "moves")
+        key = self._key(tid, "moves")
 
         async def keep(redis: aioredis.Redis) -> None:
             async with redis.pipeline(transaction=True) as pipe:
                 pipe.hset(key, mapping={f"{number}|{p}": text for p, text in moves.items()})
-                pipe.expire(key, _TTL)
+                pipe.expire(key, TOURNAMENT_TTL)
                 await pipe.execute()
 
-        await self._tat(tid, keep)
+        await self._run(tid, keep)
 
     async def round_moves(self, tid: str) -> dict[tuple[int, str], str]:
         """HGETALL of the move lists."""
-        key = self._tkey(tid, "moves")
-        raw = await self._tat(tid, lambda r: r.hgetall(key))
+        key = self._key(tid, "moves")
+        raw = await self._run(tid, lambda r: r.hgetall(key))
         out = {}
         for field, text in raw.items():
             name = field.decode() if isinstance(field, bytes) else str(field)
@@ -313,45 +285,10 @@ class RedisTournaments(RedisPart):
             out[(int(number), player)] = text.decode() if isinstance(text, bytes) else str(text)
         return out
 
-    async def mark_present(self, tid: str, players: list[str], now: int) -> None:
-        """HSET "<player> <worker>" → now."""
-        if not players:
-            return
-        key = self._tkey(tid, "present")
-
-        async def mark(redis: aioredis.Redis) -> None:
-            async with redis.pipeline(transaction=True) as pipe:
-                pipe.hset(key, mapping={f"{p} {self.worker_id}": now for p in players})
-                pipe.expire(key, _TTL)
-                await pipe.execute()
-
-        await self._tat(tid, mark)
-
-    async def drop_present(self, tid: str, players: list[str]) -> None:
-        """HDEL this worker's fields of ``players``."""
-        if not players:
-            return
-        key, fields = self._tkey(tid, "present"), [f"{p} {self.worker_id}" for p in players]
-        await self._tat(tid, lambda r: r.hdel(key, *fields))
-
-    async def present(self, tid: str, since: int) -> dict[str, str]:
-        """The players some worker saw at ``since`` or later (a dead worker's marks age),
-        each with the worker that marked them last."""
-        key = self._tkey(tid, "present")
-        raw = await self._tat(tid, lambda r: r.hgetall(key))
-        latest: dict[str, tuple[int, str]] = {}  # player → (at, worker)
-        for field, value in raw.items():
-            at = int(value)
-            text = field.decode() if isinstance(field, bytes) else str(field)
-            player, worker = text.rsplit(" ", 1)
-            if at >= since and at >= latest.get(player, (-1, ""))[0]:
-                latest[player] = (at, worker)
-        return {player: worker for player, (_, worker) in latest.items()}
-
     async def hold_lease(self, tid: str, ms: int) -> bool:
         """SET NX PX, or PEXPIRE when this worker holds it."""
-        lease, key = self._tournament_script("lease"), self._tkey(tid, "lease")
-        held = await self._tat(
-            tid, lambda r: lease(keys=[key], args=[self.worker_id, ms], client=r)
+        lease, key = self._script("lease"), self._key(tid, "lease")
+        held = await self._run(
+            tid, lambda r: lease(keys=[key], args=[self._link.worker_id, ms], client=r)
         )
         return bool(held)
