@@ -134,6 +134,10 @@ async def test_a_killed_worker_is_replaced_while_its_peer_serves(redis_url: str)
     moves = solution.split()
     args = ("--redis", redis_url, "--workers", "2", "--no-records", "--countdown", "0.05")
     args += ("--grace", "20", "--liveness", "1.5", "--rate", "1000", "--burst", "500")
+    # no solver process at start: the replacement is stopped moments after it starts, and a
+    # worker stopped while its solver pool starts may print an exit-hook traceback
+    # (server/tasks.py's solver_pool, reported apart)
+    args += ("--no-daily-warm",)
     with supervised(*args) as server:
         url = f"ws://127.0.0.1:{server.port}"
         ann = await RaceClient.connect(url)
@@ -162,15 +166,7 @@ async def test_a_killed_worker_is_replaced_while_its_peer_serves(redis_url: str)
             assert ann.ws.close_code == 1006
             # its peer never stopped: Bob's connection plays on
             assert (await bob.ping()) >= 0
-            # the supervisor says so, and starts another that serves on the same port
-            deadline = time.monotonic() + 60
-            while re.search(r"worker pid=(\d+) serving", server.log) is None:
-                assert time.monotonic() < deadline, server.log
-                await asyncio.sleep(0.05)
-            assert f"worker pid={doomed} exited (killed by SIGKILL)" in server.log
-            replaced = await connect_to(url, lambda pid: pid not in (doomed, survivor))
-            await replaced.close()
-            # Ann resumes, on whichever worker her new connection reaches
+            # Ann reconnects at once, as a client does, and resumes on a live worker
             ann2 = await ann.reconnect(url)
             assert pid_of(ann2) != doomed
             assert ann2.view == replay(code, acked).player_view()
@@ -178,6 +174,14 @@ async def test_a_killed_worker_is_replaced_while_its_peer_serves(redis_url: str)
                 reply = await ann2.move(text)
                 assert isinstance(reply, Ack), reply
             assert ann2.view is not None and ann2.view["won"]
+            # the supervisor says so, and starts another that serves on the same port
+            deadline = time.monotonic() + 120
+            while re.search(r"worker pid=(\d+) serving", server.log) is None:
+                assert time.monotonic() < deadline, server.log
+                await asyncio.sleep(0.05)
+            assert f"worker pid={doomed} exited (killed by SIGKILL)" in server.log
+            replaced = await connect_to(url, lambda pid: pid not in (doomed, survivor))
+            await replaced.close()
         finally:
             poll.stop()
         # the port never closed: every health check was answered but, at most, the one
