@@ -36,6 +36,7 @@ export const state = {
   spectators: null,
   offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
   recorded: null, // {race, game_id}: the race in the records (race_recorded): its replay
+  recordDelayed: null, // race: its record waits for the records database (race_record_delayed)
 };
 
 // ---------------------------------------------------------------------- reading
@@ -209,6 +210,9 @@ export function applyEvent(msg) {
       return true;
     case "race_recorded":
       state.recorded = { race: msg.race, game_id: msg.game_id };
+      return true;
+    case "race_record_delayed":
+      state.recordDelayed = msg.race;
       return true;
     case "board":
       if (state.role === "spectator" && state.follows.includes(msg.seat)) {
