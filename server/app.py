@@ -285,6 +285,7 @@ async def run(
             app.store.worker_id,
             os.getpid(),
         )
+        app.gateway.admission.announce()
         if on_ready is not None:
             on_ready()
         await stop

@@ -277,7 +277,7 @@ async def test_a_writer_that_cannot_open_says_so(
     async with RaceWriter(url) as writer:
         future = writer.submit(make_race(1))
         assert future is not None
-        await until(lambda: "retrying" in caplog.text)  # it failed once
+        await until(lambda: "trying again" in caplog.text)  # it failed once
         assert not future.done() and writer.pending == 1
         late = await SqlRecordsStore.open(url)
         race_id = await asyncio.wait_for(future, 30)

@@ -110,12 +110,13 @@ class Admission:
                 limit,
                 capacity,
             )
+        self._summary = (capacity, ceiling - capacity, config.max_per_address, limit)
+
+    def announce(self) -> None:
+        """Log the limits once the worker serves (not before: a server refused at start,
+        say by its store, prints its one line of refusal and nothing else)."""
         logger.info(
-            "connections capacity=%d reserve=%d per_address=%d descriptors=%d",
-            capacity,
-            ceiling - capacity,
-            config.max_per_address,
-            limit,
+            "connections capacity=%d reserve=%d per_address=%d descriptors=%d", *self._summary
         )
 
     def connection_class(self) -> type[AdmittedConnection]:
