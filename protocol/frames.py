@@ -28,6 +28,7 @@ __all__ = [
     "LiveRoomBody",
     "ProgressBody",
     "RaceEndedBody",
+    "RaceRecordDelayedBody",
     "RaceRecordedBody",
     "RaceStartingBody",
     "RatingChangeBody",
@@ -51,6 +52,7 @@ __all__ = [
     "pong",
     "progress",
     "race_ended",
+    "race_record_delayed",
     "race_recorded",
     "race_starting",
     "reactions",
@@ -205,6 +207,15 @@ class RaceRecordedBody(TypedDict):
     ratings: list[RatingChangeBody] | None
 
 
+class RaceRecordDelayedBody(TypedDict):
+    """``race_record_delayed``: the race could not be written yet; ``race_recorded``
+    follows once the records database is back."""
+
+    type: Literal["race_record_delayed"]
+    room: str
+    race: int
+
+
 EventBody = (
     SeatBody
     | SpectatorsBody
@@ -214,6 +225,7 @@ EventBody = (
     | PlayerFinishedBody
     | RaceEndedBody
     | RaceRecordedBody
+    | RaceRecordDelayedBody
 )
 """A room event before the store numbers it."""
 
@@ -372,6 +384,11 @@ def race_recorded(
         "game_id": game_id,
         "ratings": ratings,
     }
+
+
+def race_record_delayed(*, room: str, race: int) -> RaceRecordDelayedBody:
+    """The ``race_record_delayed`` event body."""
+    return {"type": "race_record_delayed", "room": room, "race": race}
 
 
 def stamp_event(seq: int, body: bytes) -> bytes:

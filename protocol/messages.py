@@ -68,6 +68,7 @@ __all__ = [
     "Pong",
     "Progress",
     "RaceEnded",
+    "RaceRecordDelayed",
     "RaceRecorded",
     "RaceStarting",
     "RatingChange",
@@ -828,6 +829,16 @@ class RaceRecorded(_Event):
     ratings: list[RatingChange] | None = None
 
 
+class RaceRecordDelayed(_Event):
+    """Race ``race`` of the room could not be written to the records store yet (its
+    database cannot be reached): it is kept, and written once the database is back —
+    ``race_recorded`` follows then. Sent at most once per race by its worker; never for a
+    race on the deal of the day (whose replay is not linked before the day is over)."""
+
+    type: Literal["race_record_delayed"] = "race_record_delayed"
+    race: int
+
+
 class LiveRooms(_Message):
     """The live directory, for a ``live`` subscription: the first ``rooms`` in ``sort``
     order out of ``total`` listed, and the featured race of each game. ``now``: server
@@ -967,6 +978,7 @@ ServerMessage = Annotated[
     | PlayerFinished
     | RaceEnded
     | RaceRecorded
+    | RaceRecordDelayed
     | Spectators
     | IdentityReply
     | LiveRooms
@@ -988,6 +1000,7 @@ EVENT_TYPES = frozenset(
         "player_finished",
         "race_ended",
         "race_recorded",
+        "race_record_delayed",
         "spectators",
     }
 )

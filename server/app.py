@@ -67,7 +67,6 @@ from .players.history import History
 from .players.identity import Identities
 from .ratings.service import Ratings
 from .records.store import SqlRecordsStore, purge_periodically
-from .records.writer import RaceWriter
 from .rooms.finish import RaceEnd
 from .rooms.invitation import Invitations
 from .rooms.liveness import Liveness
@@ -91,7 +90,8 @@ __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
 logger = logging.getLogger("samedeal.server")
 
 _WRITER_CLOSE = 10.0
-"""Seconds a worker stopping waits for the records writer to write what is queued."""
+"""Seconds a worker stopping waits for the records writer to write what is queued (not at
+all while the records database cannot be reached: those races are kept in the store)."""
 
 
 class RaceServer:
@@ -118,7 +118,6 @@ class RaceServer:
         self.ratings = Ratings(ctx)
         race_end.end_hooks.append(history.race_ended)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
-        self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
             Create: Route(lobby.on_create),
@@ -190,12 +189,10 @@ class RaceServer:
                 create_window=config.identity_window,
             )
             self.ctx.records = records
-            self._writer = RaceWriter(config.records_url)
-            await self._writer.start()
         await self.ctx.store.start(self._deliver)
         await self.watching.start()
         await self.liveness.start()
-        await self.history.start(self._writer)
+        await self.history.start()
         await self.daily.start()
         await self.tournaments.start()
         if self.ctx.records is not None:
@@ -216,11 +213,7 @@ class RaceServer:
         await self.daily.close()
         self.race.deals.close()
         await self.tournaments.close()
-        if self._writer is not None:
-            try:
-                await asyncio.wait_for(self._writer.close(), _WRITER_CLOSE)
-            except TimeoutError:
-                logger.warning("records writer did not finish: its races are kept")
+        await self.history.close(_WRITER_CLOSE)
         if self.ctx.records is not None:
             await self.ctx.records.close()
         await self.ctx.store.close()
@@ -246,6 +239,7 @@ async def running(
             max_size=config.max_frame,
             compression="deflate" if config.compression else None,
             process_request=app.gateway.process_request,
+            create_connection=app.gateway.admission.connection_class(),
             logger=logging.getLogger("samedeal.ws"),
             **kwargs,
         ) as ws_server:
@@ -258,11 +252,16 @@ async def running(
 
 
 async def run(
-    store_factory: Callable[[], Store], config: Config, collector: Collector | None = None
+    store_factory: Callable[[], Store],
+    config: Config,
+    collector: Collector | None = None,
+    *,
+    on_ready: Callable[[], None] | None = None,
 ) -> None:
     """Serve until SIGTERM or SIGINT, then drain: stop accepting, close every connection
     with 1001 (clients resume elsewhere), release the store. With a ``collector``
-    installed on this process, its sweeps run beside the server."""
+    installed on this process, its sweeps run beside the server. ``on_ready`` is called
+    once the port listens (a supervisor's sign that the worker started)."""
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
 
@@ -287,6 +286,9 @@ async def run(
             app.store.worker_id,
             os.getpid(),
         )
+        app.gateway.admission.announce()
+        if on_ready is not None:
+            on_ready()
         await stop
         if sweeping:
             sweeping.cancel()

@@ -54,6 +54,8 @@ __all__ = [
     "ServerHandle",
     "as_text",
     "backend_kind",
+    "connect_from",
+    "fetch",
     "free_port",
     "http_get",
     "live_server",
@@ -115,6 +117,20 @@ def http_get(port: int, path: str) -> tuple[int, str, str]:
     """(status, content type, body) of a GET on the server's port."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
         return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+
+
+async def fetch(port: int, path: str) -> tuple[int, str, bytes]:
+    """(status, content type, body) of a GET on the server's port, error statuses
+    included, without blocking the event loop."""
+
+    def get() -> tuple[int, str, bytes]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status, r.headers.get("Content-Type", ""), r.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get("Content-Type", ""), exc.read()
+
+    return await asyncio.to_thread(get)
 
 
 async def get_json(port: int, path: str) -> tuple[int, Any]:
@@ -594,15 +610,25 @@ def worker_process(
     *args: str,
     port: int,
     env: dict[str, str] | None = None,
+    descriptors: int | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``samedeal serve ARGS --port PORT`` as a subprocess; killed at exit. Its stderr is
-    checked for ERROR lines by the caller (``proc.stderr``)."""
+    checked for ERROR lines by the caller (``proc.stderr``). ``descriptors``: the process
+    may open no more files than that (its ``RLIMIT_NOFILE``, soft and hard)."""
+
+    def limit() -> None:
+        import resource
+
+        assert descriptors is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), *_no_litter(args)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, **(env or {})},
+        preexec_fn=limit if descriptors is not None else None,
     )
     try:
         wait_port(port)
@@ -611,6 +637,20 @@ def worker_process(
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+async def connect_from(url: str, source: str) -> RaceClient:
+    """A client connected from the local address ``source`` (another loopback address:
+    ``127.0.0.2`` … — another client as far as per-address limits go), after ``hello``."""
+    from websockets.asyncio.client import connect
+
+    from protocol import PROTOCOL_VERSION, Welcome, decode_server
+
+    ws = await connect(url, max_size=None, open_timeout=10, local_addr=(source, 0))
+    await ws.send(json.dumps({"type": "hello", "v": PROTOCOL_VERSION}))
+    welcome = decode_server(await asyncio.wait_for(ws.recv(), 10))
+    assert isinstance(welcome, Welcome), welcome
+    return RaceClient(ws, welcome, url)
 
 
 WINS: dict[str, tuple[str, str]] = {

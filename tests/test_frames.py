@@ -23,6 +23,7 @@ from protocol import (
     Pong,
     Progress,
     RaceEnded,
+    RaceRecordDelayed,
     RaceRecorded,
     RaceStarting,
     Reactions,
@@ -112,6 +113,7 @@ EVENTS: list[tuple[Any, type[BaseModel]]] = [
     ),
     (frames.spectators(room="K7QF-2M", count=3), Spectators),
     (frames.race_recorded(room="K7QF-2M", race=1, game_id="0123456789ab"), RaceRecorded),
+    (frames.race_record_delayed(room="K7QF-2M", race=1), RaceRecordDelayed),
     (
         frames.race_recorded(
             room="K7QF-2M",

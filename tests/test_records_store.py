@@ -11,7 +11,7 @@ import pytest
 from helpers import until
 from records_helpers import counts, make_race, seat, store
 
-from server.records.models import BadDatabase, BadRecord, PlayerStats, SeatRecord
+from server.records.models import BadDatabase, BadRecord, PlayerStats, RaceRecord, SeatRecord
 from server.records.store import DAY_MS, SqlRecordsStore, purge_periodically
 from server.records.writer import RaceWriter
 
@@ -234,13 +234,19 @@ async def test_the_writer_batches_and_answers_every_race(
 ) -> None:
     ada = await store.create_player("Ada", ADDRESS)
     async with RaceWriter(records_url, max_batch=50) as writer:
-        futures = []
+        futures: list[asyncio.Future[str]] = []
+
+        def submit(race: RaceRecord) -> None:
+            future = writer.submit(race)
+            assert future is not None  # far below the writer's bound
+            futures.append(future)
+
         for burst in range(4):
             for i in range(100):
                 number = burst * 100 + i
-                futures.append(writer.submit(make_race(number, seat(1, ada.player_id))))
+                submit(make_race(number, seat(1, ada.player_id)))
             await asyncio.sleep(0)  # the scenario: a burst a turn of the loop
-        futures.append(writer.submit(make_race(0, seat(1, ada.player_id))))  # a duplicate
+        submit(make_race(0, seat(1, ada.player_id)))  # a duplicate
         race_ids = await asyncio.gather(*futures)
     assert race_ids[-1] == race_ids[0] and len(set(race_ids)) == 400
     assert writer.written == 401 and writer.pending == 0
@@ -270,7 +276,8 @@ async def test_a_writer_that_cannot_open_says_so(
     url = f"sqlite+aiosqlite:///{tmp_path / 'late.db'}"
     async with RaceWriter(url) as writer:
         future = writer.submit(make_race(1))
-        await until(lambda: "retrying" in caplog.text)  # it failed once
+        assert future is not None
+        await until(lambda: "trying again" in caplog.text)  # it failed once
         assert not future.done() and writer.pending == 1
         late = await SqlRecordsStore.open(url)
         race_id = await asyncio.wait_for(future, 30)

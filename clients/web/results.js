@@ -208,11 +208,13 @@ export function renderResults() {
   if (appearing) panel.scrollIntoView({ block: "nearest" });
 }
 
-/** The race's replay, once the server says it is recorded (race_recorded). */
+/** The race's replay, once the server says it is recorded (race_recorded); until then,
+ * a note when the server said the record waits for its database (race_record_delayed). */
 function renderReplayLink() {
   const recorded = state.recorded && state.recorded.race === state.race ? state.recorded : null;
   $("replay-link").hidden = !recorded;
   if (recorded) $("replay-anchor").href = `/g/${encodeURIComponent(recorded.game_id)}`;
+  $("record-delayed").hidden = Boolean(recorded) || state.recordDelayed !== state.race;
 }
 
 /** A spoiler-free summary: the deal and how it went, never a move or a card; its link

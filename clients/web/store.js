@@ -39,6 +39,7 @@ export const state = {
   offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
   recorded: null, // {race, game_id}: the race in the records (race_recorded): its replay
   tournament: null, // {id, name, round, link}: the tournament whose round this room plays
+  recordDelayed: null, // race: its record waits for the records database (race_record_delayed)
 };
 
 // ---------------------------------------------------------------------- reading
@@ -228,6 +229,9 @@ export function applyEvent(msg) {
       return true;
     case "race_recorded":
       state.recorded = { race: msg.race, game_id: msg.game_id };
+      return true;
+    case "race_record_delayed":
+      state.recordDelayed = msg.race;
       return true;
     case "board":
       // a spectator's, or a player's who finished and watches those still racing (their

@@ -156,6 +156,16 @@ test("a race ends with its results; a new one clears them and any rematch offer"
   assert.equal(state.offer, null);
 });
 
+test("a race's record may wait for the records database; its replay comes when written", () => {
+  enter("RRRR");
+  start(1);
+  applyEvent({ type: "race_ended", results: [], deal: "KL1-1-AAAAAAF" });
+  assert.equal(applyEvent({ type: "race_record_delayed", race: 1 }), true);
+  assert.equal(state.recordDelayed, 1);
+  applyEvent({ type: "race_recorded", race: 1, game_id: "0123456789ab" });
+  assert.deepEqual(state.recorded, { race: 1, game_id: "0123456789ab" });
+});
+
 test("a frame already seen is dropped, but a finish withheld during the race comes late on purpose", () => {
   enter("GGGG"); // the snapshot's seq is 3
   assert.equal(takeSeq({ type: "progress", seq: 3 }), false);
