@@ -5,14 +5,21 @@ them from their move texts, exactly as the server does for every move it receive
 is printed beside a calibration loop measured in the same run (plain list and dict work of
 the same count), because these machines are shared and noisy: compare ratios across runs.
 
-    python3 bench/engine.py [--deals N] [--actions N] [--seed S]
+    python3 bench/engine.py [--deals N] [--actions N] [--seed S] [--build loaded|both]
+
+With ``--build both`` (the default) and the compiled build loaded, the same figures are then
+measured again in a child process on the pure-Python modules (``SAMEDEAL_PURE=1``), and the
+ratios compiled / pure printed: the two builds of one source, in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -23,6 +30,7 @@ from pathlib import Path
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     del sys.path[0]
 
+import engine
 from engine import Move, new_game
 from engine.dealcode import DealCode
 
@@ -70,20 +78,14 @@ def calibrate(n: int) -> float:
     return time.perf_counter() - t
 
 
-def main() -> None:
-    """Run the benchmark and print its figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=30)
-    parser.add_argument("--actions", type=int, default=1500)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+COLUMNS = ("actions", "apply/s", "undo/s", "legal gen/s", "calib/s", "apply/calib")
+
+
+def measure(args: argparse.Namespace) -> list[dict[str, float | str]]:
+    """The figures of every game, one row each."""
     rng = random.Random(args.seed)
     gc.disable()  # collector pauses are noise here; the engine allocates little anyway
-    print(
-        f"{'game':<11} {'actions':>8} {'apply/s':>10} {'undo/s':>10} "
-        f"{'legal gen/s':>12} {'calib/s':>10} {'apply/calib':>11}"
-    )
+    rows: list[dict[str, float | str]] = []
     for name in GAMES:
         codes = [DealCode.for_game(name, rng.randint(1, 999_999)) for _ in range(args.deals)]
         runs = [(code, playthrough(code, args.actions, rng)) for code in codes]
@@ -129,11 +131,64 @@ def main() -> None:
         undo_s, undos = min(undo_all() for _ in range(args.repeats))
         legal_s, gens = min(legal_all() for _ in range(args.repeats))
         calib_s = best_of(args.repeats, lambda n=n_actions: calibrate(n))
-        print(
-            f"{name:<11} {n_actions:>8} {n_actions / apply_s:>10,.0f} {undos / undo_s:>10,.0f} "
-            f"{gens / legal_s:>12,.0f} {n_actions / calib_s:>10,.0f} "
-            f"{calib_s / apply_s:>11.3f}"
+        rows.append(
+            {
+                "game": name,
+                "actions": n_actions,
+                "apply/s": n_actions / apply_s,
+                "undo/s": undos / undo_s,
+                "legal gen/s": gens / legal_s,
+                "calib/s": n_actions / calib_s,
+                "apply/calib": calib_s / apply_s,
+            }
         )
+    return rows
+
+
+def show(title: str, rows: list[dict[str, float | str]]) -> None:
+    """Print one table of figures."""
+    print(title)
+    print(f"{'game':<11} " + " ".join(f"{c:>12}" for c in COLUMNS))
+    for row in rows:
+        cells = []
+        for c in COLUMNS:
+            value = float(row[c])
+            cells.append(f"{value:>12.3f}" if value < 10 else f"{value:>12,.0f}")
+        print(f"{row['game']:<11} " + " ".join(cells))
+
+
+def main() -> None:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=30)
+    parser.add_argument("--actions", type=int, default=1500)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--build", choices=("loaded", "both"), default="both")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON only")
+    args = parser.parse_args()
+    rows = measure(args)
+    if args.json:
+        print(json.dumps(rows))
+        return
+    show(f"engine: {engine.BUILD}", rows)
+    if args.build == "loaded" or not engine.COMPILED:
+        return
+    child = [sys.executable, __file__, "--json", "--build", "loaded"]
+    for option in ("deals", "actions", "seed", "repeats"):
+        child += [f"--{option}", str(getattr(args, option))]
+    out = subprocess.run(
+        child, env={**os.environ, "SAMEDEAL_PURE": "1"}, capture_output=True, text=True, check=True
+    ).stdout
+    pure = json.loads(out)
+    show("engine: pure Python (SAMEDEAL_PURE=1), same run", pure)
+    print("compiled / pure")
+    for mine, theirs in zip(rows, pure, strict=True):
+        ratios = "  ".join(
+            f"{c} {float(mine[c]) / float(theirs[c]):.2f}x"
+            for c in ("apply/s", "undo/s", "legal gen/s")
+        )
+        print(f"{mine['game']:<11} {ratios}")
 
 
 if __name__ == "__main__":

@@ -153,7 +153,7 @@ async def bench_engine(name: str, url: str, args: argparse.Namespace) -> dict[st
         lag: list[float] = []
         stop = asyncio.Event()
         probe = asyncio.create_task(_lag_probe(lag, stop))
-        async with RaceWriter(url, max_batch=args.batch) as writer:
+        async with RaceWriter(url, max_batch=args.batch, max_queued=len(ended)) as writer:
             t = time.perf_counter()
             for i, race in enumerate(ended):
                 writer.submit(race)

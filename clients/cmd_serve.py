@@ -4,6 +4,13 @@ One worker with an in-memory store by default; ``--redis URL --workers N`` runs 
 processes on the same port (SO_REUSEPORT) sharing rooms through Redis — one Redis
 (``redis://``) or a Redis Cluster (``redis+cluster://HOST:PORT[,HOST:PORT…]``).
 ``--durability`` says what Redis must confirm before a move is acknowledged.
+
+With ``--workers N`` this process supervises: it starts the workers, and when one dies
+(a crash, the OOM killer, a ``kill -9``) it logs it and starts another in its place — at
+once the first time, then after a back-off that doubles while replacements keep dying
+young (0.5 s up to 30 s) — while the others go on serving, so the port never closes.
+A worker that cannot start in the first place (a bad option, Redis unreachable) stops
+them all, with its status. SIGTERM or SIGINT is passed to every worker, which drain.
 """
 
 from __future__ import annotations
@@ -12,11 +19,13 @@ import argparse
 import asyncio
 import logging
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +61,16 @@ def _redis_url(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def _network(text: str) -> str:
+    """An argparse type: a network in CIDR notation (an address alone is its /32 or /128)."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_network(text.strip(), strict=False))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an address or network: {text!r}") from None
 
 
 def _daily_key(path: str) -> bytes:
@@ -127,6 +146,24 @@ def register(sub: Any) -> None:
         "--burst", type=_number(int, 1), default=40, help="message burst per connection (40)"
     )
     p.add_argument(
+        "--max-per-address",
+        type=_number(int, 1),
+        default=1000,
+        help="connections one client address (an IPv6 /64) may hold on a worker: a "
+        "household, or a school behind one NAT (1000); more are refused with HTTP 429",
+    )
+    p.add_argument(
+        "--trusted-proxy",
+        metavar="CIDR",
+        type=_network,
+        nargs="+",
+        action="extend",
+        default=[],
+        help="proxies (addresses or networks) whose word on the client's address is "
+        "believed: a PROXY protocol header or X-Forwarded-For (deploy/nginx.conf sends it); "
+        "every per-address limit then counts the client, not the proxy",
+    )
+    p.add_argument(
         "--liveness",
         type=_number(float, 0.5),
         default=10.0,
@@ -191,6 +228,8 @@ def register(sub: Any) -> None:
     p.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
     p.add_argument("--log-format", choices=("text", "json"), default="text")
     p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
+    # the supervisor's: the descriptor a worker writes to once it listens
+    p.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
     p.set_defaults(run=run_serve)
 
 
@@ -267,10 +306,23 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.workers > 1 and args.port == 0:
         print("samedeal serve: --workers needs a fixed --port", file=sys.stderr)
         return 2
+    if not args.reuse_port:  # a worker of a supervisor: the supervisor said it
+        print(f"samedeal serve: play at {page_url(args)} (open it in a browser)", flush=True)
     if args.workers > 1:
         return _supervise(args)
     _setup_logging(args)
     return _serve_one(args)
+
+
+def page_url(args: argparse.Namespace) -> str:
+    """The address a person opens to play: ``--public-url``, else this host and port (one
+    that listens on every address is reached at localhost here)."""
+    if args.public_url:
+        return str(args.public_url).rstrip("/") + "/"
+    host = "localhost" if args.host in ("", "0.0.0.0", "::") else args.host
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 address in a URL
+    return f"http://{host}:{args.port}/"
 
 
 def _serve_one(args: argparse.Namespace) -> int:
@@ -290,6 +342,8 @@ def _serve_one(args: argparse.Namespace) -> int:
         liveness=args.liveness,
         compression=args.compression,
         burst=args.burst,
+        max_per_address=args.max_per_address,
+        trusted_proxies=tuple(args.trusted_proxy),
         public_url=args.public_url,
         reuse_port=args.reuse_port,
         static_dir=WEB_DIR,
@@ -320,7 +374,13 @@ def _serve_one(args: argparse.Namespace) -> int:
             durability=args.durability,
         )
 
+    from server.records.models import RecordsUnavailable
     from server.store.errors import StoreUnavailable
+
+    def ready() -> None:
+        if args.ready_fd is not None:
+            os.write(args.ready_fd, b"1")
+            os.close(args.ready_fd)
 
     collector = Collector()
     collector.install()
@@ -328,12 +388,14 @@ def _serve_one(args: argparse.Namespace) -> int:
         try:
             import uvloop
         except ImportError:
-            asyncio.run(run(store, config, collector))
+            asyncio.run(run(store, config, collector, on_ready=ready))
         else:
-            uvloop.run(run(store, config, collector))
+            uvloop.run(run(store, config, collector, on_ready=ready))
     except StoreUnavailable as exc:
         print(f"samedeal serve: cannot start: {exc}", file=sys.stderr)
         return 1
+    except RecordsUnavailable as exc:
+        return _no_records_database(args.records_url, exc)
     except OSError as exc:  # the port is taken, the address is not ours …
         print(f"samedeal serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
@@ -347,6 +409,17 @@ def _serve_one(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_records_database(url: str, exc: Any) -> int:
+    """Say that the records database cannot be reached at start (one line), exit 1."""
+    from server.records.db import safe_url
+
+    print(
+        f"samedeal serve: cannot reach the records database {safe_url(url)}: {exc.reason}",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def _supervise(args: argparse.Namespace) -> int:
     """Start the workers, forward SIGTERM/SIGINT to them, wait for them all."""
     argv = [sys.executable, "-m", "clients.cli", "serve", "--workers", "1", "--reuse-port"]
@@ -358,6 +431,7 @@ def _supervise(args: argparse.Namespace) -> int:
         "grace",
         "rate",
         "burst",
+        "max_per_address",
         "liveness",
         "active_ttl",
         "finished_ttl",
@@ -367,6 +441,8 @@ def _supervise(args: argparse.Namespace) -> int:
     for flag in flags:
         argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
     argv += ["--retention-days", str(args.retention_days)]
+    if args.trusted_proxy:
+        argv += ["--trusted-proxy", *args.trusted_proxy]
     if args.daily_key_file is not None:
         argv += ["--daily-key-file", args.daily_key_file]
     if args.clock_offset:
@@ -382,8 +458,12 @@ def _supervise(args: argparse.Namespace) -> int:
         # migrated once here, so the workers do not race each other to it
         from server.records.db import safe_url
         from server.records.migrate import upgrade
+        from server.records.models import RecordsUnavailable
 
-        asyncio.run(upgrade(args.records_url))
+        try:
+            asyncio.run(upgrade(args.records_url))
+        except RecordsUnavailable as exc:
+            return _no_records_database(args.records_url, exc)
         print(f"samedeal serve: records in {safe_url(args.records_url)}", file=sys.stderr)
         argv += ["--database", args.records_url]
     argv += ["--log-level", args.log_level, "--log-format", args.log_format]
@@ -393,23 +473,170 @@ def _supervise(args: argparse.Namespace) -> int:
         argv += ["--durability", args.durability]
     if args.compression:
         argv.append("--compression")
-    children = [subprocess.Popen(argv) for _ in range(args.workers)]
-    stopping = False
+    return _Supervisor(argv, args.workers).run()
 
-    def forward(signum: int, frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
 
-    signal.signal(signal.SIGTERM, forward)
-    signal.signal(signal.SIGINT, forward)
-    while any(child.poll() is None for child in children):
-        time.sleep(0.2)
-        if not stopping and any(child.poll() is not None for child in children):
-            print("samedeal serve: a worker exited; stopping the others", file=sys.stderr)
-            forward(signal.SIGTERM, None)
-    # a worker stopped by the SIGTERM we forwarded has stopped cleanly
-    codes = [int(child.returncode or 0) for child in children]
-    return max(0 if (stopping and c == -signal.SIGTERM) else abs(c) for c in codes)
+RESTART_MAX = 30.0
+"""Seconds at most between two replacements of a worker that keeps dying young."""
+YOUNG = 30.0
+"""A worker that dies within this many seconds of its start died young: the next
+replacement waits longer."""
+STOP_WAIT = 30.0
+"""Seconds the workers have to drain after SIGTERM before they are killed."""
+
+
+def restart_delay(young_deaths: int) -> float:
+    """Seconds before a worker's replacement starts, after ``young_deaths`` deaths in a row
+    of workers in its place that died young: none after a worker that lived (a crash is
+    news, not a loop), then 0.5 s, doubling up to :data:`RESTART_MAX`."""
+    if young_deaths <= 0:
+        return 0.0
+    return min(RESTART_MAX, 0.5 * 2.0 ** (young_deaths - 1))
+
+
+def _how(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+@dataclass(slots=True)
+class _Slot:
+    """A worker's place: its process, the read end of its ready pipe, and its history."""
+
+    proc: subprocess.Popen[bytes] | None = None
+    ready_fd: int | None = None
+    ready: bool = False
+    started: float = 0.0
+    young_deaths: int = 0
+    restart_at: float | None = None
+
+
+class _Supervisor:
+    """Runs ``count`` workers (``argv``) and keeps them running (see the module)."""
+
+    def __init__(self, argv: list[str], count: int) -> None:
+        self.argv = argv
+        self.slots = [_Slot() for _ in range(count)]
+        self.stopping = False
+        #: every first worker started: a worker that dies from now on is replaced
+        self.serving = False
+
+    def _say(self, text: str) -> None:
+        print(f"samedeal serve: {text}", file=sys.stderr, flush=True)
+
+    def _start(self, slot: _Slot) -> None:
+        read_fd, write_fd = os.pipe()
+        try:
+            slot.proc = subprocess.Popen(
+                [*self.argv, "--ready-fd", str(write_fd)], pass_fds=(write_fd,)
+            )
+        finally:
+            os.close(write_fd)
+        slot.ready_fd, slot.ready, slot.started, slot.restart_at = (
+            read_fd,
+            False,
+            time.monotonic(),
+            None,
+        )
+
+    def _stop(self, signum: int, frame: object) -> None:
+        self.stopping = True
+        for slot in self.slots:
+            slot.restart_at = None
+            if slot.proc is not None and slot.proc.poll() is None:
+                slot.proc.send_signal(signal.SIGTERM)
+
+    def _watch_ready(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for a worker to say it listens (or for its pipe to close)."""
+        fds = [s.ready_fd for s in self.slots if s.ready_fd is not None]
+        if not fds:
+            time.sleep(timeout)
+            return
+        try:
+            readable, _, _ = select.select(fds, [], [], timeout)
+        except InterruptedError:
+            return
+        for slot in self.slots:
+            if slot.ready_fd in readable:
+                said = os.read(slot.ready_fd, 1)
+                os.close(slot.ready_fd)
+                slot.ready_fd = None
+                slot.ready = said == b"1"
+                if slot.ready and self.serving and slot.proc is not None:
+                    self._say(f"worker pid={slot.proc.pid} serving")
+
+    def _reap(self, slot: _Slot, *, starting: bool) -> int | None:
+        """A dead worker's status, its place set to be taken again (None: it runs)."""
+        assert slot.proc is not None
+        code = slot.proc.poll()
+        if code is None:
+            return None
+        if slot.ready_fd is not None:
+            os.close(slot.ready_fd)
+            slot.ready_fd = None
+        if self.stopping or starting:
+            return code
+        pid, lived = slot.proc.pid, time.monotonic() - slot.started
+        slot.proc = None
+        slot.young_deaths = slot.young_deaths + 1 if lived < YOUNG else 0
+        delay = restart_delay(slot.young_deaths)
+        slot.restart_at = time.monotonic() + delay
+        self._say(
+            f"worker pid={pid} exited ({_how(code)}) after {lived:.1f} s; "
+            f"starting another in {delay:g} s, the others serve meanwhile"
+        )
+        return code
+
+    def run(self) -> int:
+        """Start the workers, keep them running until SIGTERM/SIGINT, then drain them all;
+        the exit status."""
+        signal.signal(signal.SIGTERM, self._stop)
+        signal.signal(signal.SIGINT, self._stop)
+        for slot in self.slots:
+            self._start(slot)
+        # the first workers must start: one that cannot (its own line said why) stops all
+        while not self.stopping and not all(slot.ready for slot in self.slots):
+            self._watch_ready(0.2)
+            for slot in self.slots:
+                code = self._reap(slot, starting=True)
+                if code is not None and not slot.ready:
+                    self._stop(signal.SIGTERM, None)
+                    self._wait_all()
+                    return abs(code) or 1
+        if not self.stopping:
+            pids = " ".join(str(slot.proc.pid) for slot in self.slots if slot.proc is not None)
+            self._say(f"{len(self.slots)} workers serving (pids {pids})")
+            self.serving = True
+        while not self.stopping:
+            self._watch_ready(0.2)
+            now = time.monotonic()
+            for slot in self.slots:
+                if slot.proc is not None:
+                    self._reap(slot, starting=False)
+                elif slot.restart_at is not None and now >= slot.restart_at and not self.stopping:
+                    self._start(slot)
+        return self._wait_all()
+
+    def _wait_all(self) -> int:
+        """Wait for every worker to end (killed after :data:`STOP_WAIT`); the exit status:
+        0 when each stopped cleanly on our SIGTERM."""
+        deadline = time.monotonic() + STOP_WAIT
+        codes = []
+        for slot in self.slots:
+            if slot.proc is None:
+                continue
+            try:
+                code = slot.proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self._say(f"worker pid={slot.proc.pid} did not drain in time: killed")
+                slot.proc.kill()
+                code = slot.proc.wait()
+            codes.append(0 if code == -signal.SIGTERM else abs(code))
+            if slot.ready_fd is not None:
+                os.close(slot.ready_fd)
+                slot.ready_fd = None
+        return max(codes, default=0)

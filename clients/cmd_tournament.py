@@ -210,7 +210,7 @@ def run_create(args: argparse.Namespace) -> int:
     page = made.page
     print(f"tournament {page.id}: {page.settings.name}")
     print(f"  link        {page.link}")
-    print(f"  commitment  {page.fair.commitment}  (SHA-256 of the seed, revealed at the end)")
+    print(f"  commitment  {page.draw.commitment}  (SHA-256 of the seed, revealed at the end)")
     return 0
 
 

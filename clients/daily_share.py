@@ -3,15 +3,17 @@
 The browser writes the same text (``clients/web/daily.js``: ``dailyShareText``), from the
 same catalogues; a browser test compares the two. It tells the day's number, the game,
 whether this was the ranked attempt, won or not, score, moves, deck turns (Klondike), time,
-a line of coloured squares — one per foundation, filled in proportion — and the link to the
-day's page ``/daily/DATE``. Never the deal code, never a card, never a ``/d/DEAL`` link: the
-deal of the day is secret until its day is over, and a shared result must not spoil it.
+the days in a row the player has played the game's daily (from two), a line of marks — one
+per foundation, filled in proportion — and the link to the day's page ``/daily/DATE``.
+Never the deal code, never a card, never a ``/d/DEAL`` link: the deal of the day is secret
+until its day is over, and a shared result must not spoil it.
 
-The squares are emoji: decoration for chat apps, never the only place a fact is told (the
-line above them says how many cards went home); the clients' own screens draw no emoji.
+The marks are characters every font has (the WGL4 set: an empty square and the shades),
+never emoji, which a machine without a colour-emoji font draws as empty boxes; the line
+above them says how many cards went home.
 
 >>> foundation_line([13, 9, 4, 0])
-'🟩🟨🟥⬜'
+'█▓░□'
 >>> day_number("2026-04-16")
 106
 """
@@ -45,7 +47,7 @@ DAY_ONE = dt.date(2026, 1, 1)
 
 _FULL = 13  # a foundation holds ace to king, in both games
 # empty, then a quarter-ish, a half-ish, most, full: what a glance at a chat message tells
-_SQUARES = ("\u2b1c", "\U0001f7e5", "\U0001f7e7", "\U0001f7e8", "\U0001f7e9")
+_SQUARES = ("\u25a1", "\u2591", "\u2592", "\u2593", "\u2588")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,8 @@ class DailyResult:
     ``attempt`` is what the race was for the player (``race_starting.attempts``:
     ``ranked``, ``unranked``, ``practice``, ``guest``; ``None`` when unknown);
     ``foundations`` how many cards each foundation of their final board holds (``None``:
-    the board is not known, and the squares are left out); ``url`` the day's page.
+    the board is not known, and the squares are left out); ``url`` the day's page;
+    ``streak`` the days in a row the player has played the game's daily (said from two).
     """
 
     number: int
@@ -70,6 +73,7 @@ class DailyResult:
     elapsed_ms: int | None
     foundations: tuple[int, ...] | None
     url: str
+    streak: int | None = None
 
 
 def day_number(day: str | dt.date) -> int:
@@ -141,6 +145,8 @@ def daily_share_text(cat: Catalogue, result: DailyResult) -> str:
     if result.game == "klondike":
         facts.append(cat.tn("share.deck_turns", result.deck_turns))
     facts.append(cat.t("share.daily_time", time=format_time(result.elapsed_ms)))
+    if result.streak is not None and result.streak >= 2:  # a streak is two days or more
+        facts.append(cat.tn("share.daily_streak", result.streak))
     lines = [" · ".join(head), " · ".join(facts)]
     if result.foundations is not None:
         lines.append(foundation_line(result.foundations))

@@ -49,7 +49,10 @@ class GhostRun:
 
     @classmethod
     def from_finished(cls, event: PlayerFinished, deal: str, name: str = "Ghost") -> GhostRun:
-        """The run of a ``player_finished`` event (for the race whose deal was ``deal``)."""
+        """The run of a ``player_finished`` event (for the race whose deal was ``deal``);
+        ``ValueError`` when its moves were withheld (the board rule hid them)."""
+        if event.move_list is None:
+            raise ValueError("this finish came without its moves (the race's boards are hidden)")
         return cls(
             deal=deal,
             moves=tuple(event.move_list.split()),

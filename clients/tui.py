@@ -300,6 +300,10 @@ class BoardView(Static, can_focus=True):
         return app
 
 
+REFUSAL_SECONDS = 6.0
+"""How long a refused move's reminder stays on the message line (as the browser's)."""
+
+
 class RaceApp(App[int]):
     """Race (or watch) a room from the terminal."""
 
@@ -381,6 +385,7 @@ class RaceApp(App[int]):
         self.count = 1
         self.picked: tuple[str, int] | None = None
         self.message = ""
+        self.room_link = ""  # the room's join link, for the host to share
         self.names: dict[int, str] = {}  # seat → the last name seen (results keep them)
         self.resign_armed = False
         self.leave_armed = False
@@ -471,6 +476,7 @@ class RaceApp(App[int]):
     def apply_snapshot(self, snap: RoomSnapshot) -> None:
         """Take the room as of a snapshot."""
         self.room, self.game, self.host = snap.room, snap.game, snap.host
+        self.room_link = snap.link
         # the deal code is told only once the race is over (fair play): the game name before
         self.phase, self.race, self.deal = snap.phase, snap.race, snap.deal or ""
         self.daily, self.offer = snap.daily, snap.rematch_offer
@@ -536,6 +542,7 @@ class RaceApp(App[int]):
                 )
             self.view = None
             self.boards = {}
+            self.say("")  # what was said of the last race is not this one's
             self.reactions = {}
             if self.role == "player" and self.seat in event.seats:
                 self.view = event.view  # the starting board, the same for every player
@@ -607,7 +614,7 @@ class RaceApp(App[int]):
                 self.deck_turns = max(0, self.deck_turns + step)
             self.say("")
         elif isinstance(reply, Rejected):
-            self.say(f"{reply.move}: {self.cat.rule_text(reply.rule, reply.reminder)}")
+            self.say(f"{reply.move}: {self.cat.rule_text(reply.rule, reply.reminder)}", fade=True)
         self.refresh_all()
 
     async def _follow(self, seats: list[int]) -> None:
@@ -874,11 +881,20 @@ class RaceApp(App[int]):
 
     # ------------------------------------------------------------------ drawing
 
-    def say(self, text: str) -> None:
-        """Show a message (a refused move's reminder, an error)."""
+    def say(self, text: str, *, fade: bool = False) -> None:
+        """Show a message (a refused move's reminder, an error); ``fade``: for a few seconds
+        only (a refusal is about the board as it was: left there, it reads as a new one)."""
         self.message = text
         with contextlib.suppress(Exception):
             self.query_one("#message", Static).update(Text(text))
+        if fade and text:
+            with contextlib.suppress(Exception):
+                self.set_timer(REFUSAL_SECONDS, lambda: self._fade(text))
+
+    def _fade(self, text: str) -> None:
+        """Clear the message line if it still says ``text``."""
+        if self.message == text:
+            self.say("")
 
     def _now(self) -> int:
         return int(time.time() * 1000) + self.clock_offset
@@ -982,6 +998,11 @@ class RaceApp(App[int]):
         if None in self.reactions:
             text.append(cat.t("tui.reactions") + ": ", style="bold")
             text.append(self.reaction_text(self.reactions[None]) + "\n", style="yellow")
+        if self.room_link and self.phase != "running":
+            # the host shares it before a race (and between races): anyone may join by it
+            text.append("\n" + cat.t("waiting.link") + "\n", style="bold")
+            text.append(self.room_link + "\n", style="underline")
+            text.append(cat.t("waiting.share_hint") + "\n", style="grey70")
         self.query_one("#side", Static).update(text)
 
     def attempt(self) -> str | None:
@@ -1151,6 +1172,8 @@ def live_lines(rooms: LiveRooms, cat: Catalogue) -> list[Text]:
         line.append(
             f"  {cat.t(f'game.{r.game}')}  {when}  {cat.tn('room.watching', r.spectators)}  "
         )
+        if r.boards == "progress":  # the board rule: its boards are not shown while it runs
+            line.append(f"({cat.t('live.progress_only')})  ")
         for i, p in enumerate(r.players):
             if i:
                 line.append(", ")

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+# (first: it decides whether the compiled modules or their sources are loaded)
+from . import _build
 from .cards import Card, card_name, parse_card
 from .dealcode import GAME_NAMES, DealCode
 from .easyharp import EasyHarp
@@ -16,6 +18,8 @@ from .klondike import Klondike
 from .moves import Move, parse_move_list
 
 __all__ = [
+    "BUILD",
+    "COMPILED",
     "GAMES",
     "GAME_NAMES",
     "Card",
@@ -37,3 +41,9 @@ __all__ = [
     "parse_move_list",
     "replay",
 ]
+
+#: whether the engine's compiled modules are loaded (``pip install`` builds them with mypyc
+#: where a C compiler exists; ``SAMEDEAL_PURE=1`` loads the sources instead: see ``_build``)
+COMPILED: bool = "engine.game" in _build.compiled_modules()
+#: which build is loaded, in words (for ``--version`` lines and benchmark output)
+BUILD: str = "compiled (mypyc)" if COMPILED else f"pure Python ({_build.REASON or 'not built'})"

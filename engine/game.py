@@ -16,18 +16,18 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from functools import lru_cache
+from typing import Any, ClassVar, Final
 
 from .cards import _FITS, CARD_NAMES, RANK_OF, SUIT_OF, Card
-from .dealcode import DealCode
+from .dealcode import DealCode, Layout
 from .errors import IllegalMoveError, InvalidMoveError
-from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Move
+from .moves import AUTO, FOUNDATION, STOCK, TABLEAU, UNDO, WASTE, Frozen, Move
 
 __all__ = ["GAMES", "Game", "Outcome", "game_class", "new_game", "replay"]
 
-KING = 12
-ACE = 0
+KING: Final = 12
+ACE: Final = 0
 
 # Undo records: tuples whose first item says what was done.
 #   ("m", source, source_index, count, target, target_index, uncovered, score_before)
@@ -39,17 +39,52 @@ _Record = tuple[Any, ...]
 # on_foundations, undo_dropped, the record a full undo history dropped, the record an undo
 # took back).
 _Pushed = tuple[int, int, bool, int, int, bool, _Record | None, _Record | None]
-_SIMPLE_MOVES: dict[str, Move] = {"s": STOCK, "u": UNDO, "a": AUTO}
+_SIMPLE_MOVES: Final[dict[str, Move]] = {"s": STOCK, "u": UNDO, "a": AUTO}
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+@lru_cache(maxsize=256)
+def _layout(code: DealCode) -> Layout:
+    # Every racer of a room starts a game of the same deal, and tools copy games: the layout
+    # (a hash and a shuffle) is computed once per deal.
+    return code.layout()
+
+
+class Outcome(Frozen):
     """What an accepted action did: the ``move`` as resolved (shorthands replaced by the
     chosen pile, or the action itself) and the cards it ``revealed`` — a card uncovered on a
-    column, cards turned from the stock — which a player's view did not show before."""
+    column, cards turned from the stock — which a player's view did not show before.
+
+    Frozen, compared and hashed by its fields. (Written out rather than a frozen dataclass:
+    one is made for every action, and a compiled dataclass's ``__init__`` stays Python.)
+    """
+
+    __slots__ = ("move", "revealed")
 
     move: Move
-    revealed: tuple[Card, ...] = ()
+    revealed: tuple[Card, ...]
+
+    def __init__(self, move: Move, revealed: tuple[Card, ...] = ()) -> None:
+        self.move = move
+        self.revealed = revealed
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.move == other.move and self.revealed == other.revealed
+
+    def __hash__(self) -> int:
+        return hash((self.move, self.revealed))
+
+    def __repr__(self) -> str:
+        return f"Outcome(move={self.move!r}, revealed={self.revealed!r})"
+
+    def __reduce__(self) -> tuple[type[Outcome], tuple[Move, tuple[Card, ...]]]:
+        return (Outcome, (self.move, self.revealed))
+
+
+#: the outcomes that reveal nothing (values, so one of each serves every game)
+_REDEALT: Final = Outcome(STOCK)
+_UNDONE: Final = Outcome(UNDO)
 
 
 class Game:
@@ -102,7 +137,7 @@ class Game:
         if code.game != self.prefix:
             raise ValueError(f"{code} is not a deal of {self.name}")
         self.code: DealCode = code
-        layout = code.layout()
+        layout = _layout(code)
         self.columns: list[list[Card]] = [list(col) for col in layout.columns]
         self.down: list[int] = [len(col) - 1 for col in layout.columns]
         self.stock: list[Card] = list(reversed(layout.stock))
@@ -201,8 +236,8 @@ class Game:
             history[-1] if kind == "u" and history else None,
         )
         if kind == "m":
-            plan = self._resolve(move)
-            outcome = self._apply_move(*plan)
+            source, si, count, target, ti = self._resolve(move)
+            outcome = self._apply_move(source, si, count, target, ti)
         elif kind == "s":
             outcome = self._stock()
         elif kind == "u":
@@ -432,8 +467,9 @@ class Game:
         self._record(("m", source, si, count, target, ti, flipped, score_before))
         if target == FOUNDATION and self.on_foundations == self.total:
             self._win()
-        resolved = Move("m", source, si + 1 if source != WASTE else 0, count, target, ti + 1)
-        return Outcome(resolved, uncovered)
+        return Outcome(
+            _mv(source, si + 1 if source != WASTE else 0, count, target, ti + 1), uncovered
+        )
 
     def _record(self, record: _Record) -> None:
         history = self._history
@@ -465,7 +501,7 @@ class Game:
         self.score = score if score > 0 else 0
         self.deck_turns += 1
         self._record(("r", score_before))
-        return Outcome(STOCK)
+        return _REDEALT
 
     def _undo(self) -> Outcome:
         if not self._history:
@@ -476,7 +512,7 @@ class Game:
         self.score = score if score > 0 else 0
         if self.UNDO_COUNTS_AS_MOVE:
             self.moves += 1
-        return Outcome(UNDO)
+        return _UNDONE
 
     def _take_back(self, record: _Record) -> None:
         """Put the cards back as they were before the action ``record`` tells of."""
@@ -730,7 +766,9 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy (for tools and solvers; never on a race's hot path)."""
-        other = object.__new__(type(self))
+        # (constructed, not allocated bare: a compiled class's allocation runs ``__init__``;
+        # the layout comes from the cache, so this deals nothing again)
+        other = type(self)(self.code)
         other.code = self.code
         other.columns = [list(c) for c in self.columns]
         other.down = list(self.down)
@@ -785,7 +823,7 @@ class LegalMoves:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"
 
 
-_MOVES: dict[tuple[str, int, int, str, int], Move] = {}
+_MOVES: Final[dict[tuple[str, int, int, str, int], Move]] = {}
 
 
 def _mv(source: str, si: int, count: int, target: str, ti: int) -> Move:
@@ -796,7 +834,7 @@ def _mv(source: str, si: int, count: int, target: str, ti: int) -> Move:
     return move
 
 
-REMINDERS: dict[str, str] = {
+REMINDERS: Final[dict[str, str]] = {
     "game-over": "The game is won: no more actions are possible.",
     "nothing-to-undo": "There is nothing to undo.",
     "undo-limit": "Only the last 100 actions can be undone.",
@@ -832,8 +870,8 @@ REMINDERS: dict[str, str] = {
     "no-table-destination": "No column accepts this card.",
 }
 
-GAMES: dict[str, type[Game]] = {}
-_BY_PREFIX: dict[str, type[Game]] = {}
+GAMES: Final[dict[str, type[Game]]] = {}
+_BY_PREFIX: Final[dict[str, type[Game]]] = {}
 
 
 def register(cls: type[Game], *names: str) -> type[Game]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from .cards import RANK_OF, Card
 from .easyharp import _is_run
@@ -11,7 +11,7 @@ from .moves import AUTO
 
 __all__ = ["Klondike"]
 
-WIN_BONUS = 700
+WIN_BONUS: Final = 700
 
 
 class Klondike(Game):

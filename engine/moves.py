@@ -9,13 +9,23 @@ round-trip. Parsing checks syntax only; whether a column or slot exists is check
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from functools import lru_cache
 from typing import ClassVar, Final
 
 from .errors import InvalidMoveError
 
-__all__ = ["AUTO", "FOUNDATION", "STOCK", "TABLEAU", "UNDO", "WASTE", "Move", "parse_move_list"]
+__all__ = [
+    "AUTO",
+    "FOUNDATION",
+    "STOCK",
+    "TABLEAU",
+    "UNDO",
+    "WASTE",
+    "Frozen",
+    "Move",
+    "parse_move_list",
+]
 
 WASTE: Final = "w"
 TABLEAU: Final = "t"
@@ -29,8 +39,23 @@ _MOVE_RE: Final = re.compile(
 _MAX_TEXT: Final = 32
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Frozen:
+    """A value whose fields are each set once, by its ``__init__``: any later assignment or
+    deletion is refused, as in a frozen dataclass. (Compiled, ``__init__`` sets the fields
+    directly and never comes here.)"""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if hasattr(self, name):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class Move(Frozen):
     """One action.
 
     ``kind`` is ``"s"`` (stock), ``"u"`` (undo), ``"a"`` (auto-finish) or ``"m"`` (move cards).
@@ -38,24 +63,69 @@ class Move:
     (0 for the waste), ``count`` cards (only a column may give more than one), and ``target``
     ``"t"`` or ``"f"`` with the 1-based ``target_index``; ``target_index`` 0 is the shorthand
     destination (``f`` "tap", ``t`` "double tap") that the game resolves.
+
+    Frozen, compared and hashed by its fields. (Written out rather than a frozen dataclass:
+    mypyc, which compiles this module, cannot build a dataclass with the class variables
+    below.)
     """
 
+    __slots__ = ("count", "kind", "source", "source_index", "target", "target_index")
+
     kind: str
-    source: str = ""
-    source_index: int = 0
-    count: int = 1
-    target: str = ""
-    target_index: int = 0
+    source: str
+    source_index: int
+    count: int
+    target: str
+    target_index: int
 
     STOCK: ClassVar[Move]
     UNDO: ClassVar[Move]
     AUTO: ClassVar[Move]
 
+    def __init__(
+        self,
+        kind: str,
+        source: str = "",
+        source_index: int = 0,
+        count: int = 1,
+        target: str = "",
+        target_index: int = 0,
+    ) -> None:
+        self.kind = kind
+        self.source = source
+        self.source_index = source_index
+        self.count = count
+        self.target = target
+        self.target_index = target_index
+
+    def __reduce__(self) -> tuple[type[Move], tuple[str, str, int, int, str, int]]:
+        return (Move, self._fields())
+
+    def _fields(self) -> tuple[str, str, int, int, str, int]:
+        return (
+            self.kind,
+            self.source,
+            self.source_index,
+            self.count,
+            self.target,
+            self.target_index,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
     @staticmethod
-    def parse(text: str) -> Move:
+    def parse(text: object) -> Move:
         """Parse one action (case-insensitive, spaces allowed around ``-``).
 
-        Raises :class:`~engine.errors.InvalidMoveError` quoting the input.
+        Raises :class:`~engine.errors.InvalidMoveError` quoting the input, also for input
+        that is not text (typed ``object`` so that the compiled build says so too, rather
+        than raising ``TypeError`` at the call).
         """
         if not isinstance(text, str):
             raise InvalidMoveError(repr(text), "a move must be text")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import frames
-from .codec import ProtocolError, decode_client, decode_server, encode, request_id
+from .codec import ProtocolError, decode_client, decode_server, encode, id_problem, request_id
 from .messages import *  # noqa: F403
 from .messages import __all__ as _messages_all
 from .views import merge_view
@@ -14,6 +14,7 @@ __all__ = [
     "decode_server",
     "encode",
     "frames",
+    "id_problem",
     "merge_view",
     "request_id",
     *_messages_all,

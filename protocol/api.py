@@ -69,7 +69,7 @@ __all__ = [
     "StandingRow",
     "TiebreakRule",
     "TournamentAudit",
-    "TournamentFair",
+    "TournamentDraw",
     "TournamentList",
     "TournamentPage",
     "TournamentPlayer",
@@ -323,9 +323,10 @@ class DailyToday(_Model):
 
 
 class DailyEntry(_Model):
-    """One attempt on a day's leaderboard. ``rank`` 0: it does not rank (not over,
-    unranked — an identity made after the day began — or only watched). ``game_id``: the
-    replay, once the day is over."""
+    """One attempt on a day's leaderboard — or, ``ranked`` false, on its newcomers' board
+    (a player made that day: they rank from their next day), ``rank`` then being their place
+    among the day's newcomers. ``rank`` 0: it has no place (not over, or only watched).
+    ``game_id``: the replay, once the day is over."""
 
     rank: int
     player: str
@@ -344,8 +345,8 @@ class DailyEntry(_Model):
 
 class DailyBoard(_Model):
     """``GET /api/daily/{day}/{game}``: the leaderboard (by score, then fewer moves, then the
-    shorter time), the player's own place and the players they have raced with
-    (``?player=ID``)."""
+    shorter time), the newcomers' board, the player's own place and the players they have
+    raced with (``?player=ID``)."""
 
     day: str
     number: int
@@ -353,8 +354,19 @@ class DailyBoard(_Model):
     over: bool
     deal: DailyGame
     entries: list[DailyEntry]
+    newcomers: list[DailyEntry] = Field(
+        description="the first attempts of players made that day, best first, placed among "
+        "themselves (they rank on the leaderboard from their next day); with the first page "
+        "only (offset 0)"
+    )
     you: DailyEntry | None
     raced_with: list[DailyEntry]
+    streak: DailyStats | None = Field(
+        default=None,
+        description="with ?player=ID: their figures in this daily game as of today — days "
+        "played and won in a row (up to today, or yesterday while today's is not played), "
+        "at most, and in all (null: none played)",
+    )
 
 
 class RoomSummary(_Model):
@@ -372,6 +384,11 @@ class RoomSummary(_Model):
     max_players: int
     spectators: bool = Field(description="whether the room may be watched")
     daily: bool = Field(description="the room plays the deal of the day")
+    solo: bool = Field(
+        default=False,
+        description="a game in one tap: a player may join while its race runs, and races "
+        "from the next deal",
+    )
     rated: bool = Field(
         default=False, description="the room's races are rated: only players with an identity"
     )
@@ -424,9 +441,10 @@ class TournamentSettingsView(_Model):
     co_hosts: list[str]
 
 
-class TournamentFair(_Model):
-    """The fair-deal record: SHA-256 of the seed from creation, the seed once finished
-    (``samedeal tournament verify`` recomputes every round's deal from it)."""
+class TournamentDraw(_Model):
+    """How the rounds' deals are drawn: SHA-256 of the seed from creation, the seed once
+    finished (``samedeal tournament verify`` recomputes every round's deal from it), the
+    deal rule and the solver's bounds."""
 
     commitment: str
     seed: str | None
@@ -480,7 +498,9 @@ class TournamentRoom(_Model):
 
 class TournamentRound(_Model):
     """A round: ``deal`` null while it is played; ``candidate`` the fair-deal candidate
-    played (null: the host's listed deal); ``proven`` the solver proved it winnable."""
+    played (null: the host's listed deal); ``proven`` the solver proved it winnable;
+    ``stopped_early``: the host ended the tournament during it — its ``timeout`` results are
+    races stopped then, not run out of time."""
 
     number: int
     deal: str | None
@@ -490,6 +510,7 @@ class TournamentRound(_Model):
     start_at: int
     deadline: int
     ended_at: int | None
+    stopped_early: bool = False
     participants: list[str]
     absent: list[str]
     results: list[TournamentResult]
@@ -568,7 +589,11 @@ class TournamentPage(_Model):
     finished_at: int | None
     next_round_at: int | None
     settings: TournamentSettingsView
-    fair: TournamentFair
+    fair: Literal[1, 2] = Field(
+        description="the version of fair-deals.md the rounds are drawn by: 2 sealed deals, "
+        "1 numbered deals (a tournament created before sealed deals)"
+    )
+    draw: TournamentDraw
     players: list[TournamentPlayer]
     rounds: list[TournamentRound]
     scoring: TournamentScoring

@@ -6,12 +6,25 @@ Hello(type='hello', v=1, client=None)
 
 from __future__ import annotations
 
+import json
+
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .messages import ClientMessage, ServerMessage
 
-__all__ = ["ProtocolError", "decode_client", "decode_server", "encode", "request_id"]
+__all__ = [
+    "ID_MAX",
+    "ProtocolError",
+    "decode_client",
+    "decode_server",
+    "encode",
+    "id_problem",
+    "request_id",
+]
+
+ID_MAX = 2**53
+"""The largest request ``id`` (what every JSON number reader keeps exact)."""
 
 _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
@@ -61,8 +74,23 @@ def request_id(data: str | bytes) -> int | None:
     except orjson.JSONDecodeError:
         return None
     rid = obj.get("id") if isinstance(obj, dict) else None
-    if isinstance(rid, int) and not isinstance(rid, bool) and 0 <= rid <= 2**53:
+    if isinstance(rid, int) and not isinstance(rid, bool) and 0 <= rid <= ID_MAX:
         return rid
+    return None
+
+
+def id_problem(data: str | bytes) -> str | None:
+    """Why the ``error`` reply to a frame that is not a valid message carries no ``id``
+    though the frame has an integer one (out of range, however large), or None. The
+    standard library reads the frame: orjson takes an integer past 64 bits for a float."""
+    try:
+        obj = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    if isinstance(rid, int) and not isinstance(rid, bool) and not 0 <= rid <= ID_MAX:
+        shown = str(rid) if len(str(rid)) <= 40 else f"{str(rid)[:37]}..."
+        return f"its id {shown} is not an integer from 0 to 2^53, so this reply carries none"
     return None
 
 

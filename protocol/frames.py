@@ -29,6 +29,7 @@ __all__ = [
     "PoolCountBody",
     "ProgressBody",
     "RaceEndedBody",
+    "RaceRecordDelayedBody",
     "RaceRecordedBody",
     "RaceStartingBody",
     "RatingChangeBody",
@@ -53,6 +54,7 @@ __all__ = [
     "pool_counts",
     "progress",
     "race_ended",
+    "race_record_delayed",
     "race_recorded",
     "race_starting",
     "reactions",
@@ -212,6 +214,15 @@ class RaceRecordedBody(TypedDict):
     ratings: list[RatingChangeBody] | None
 
 
+class RaceRecordDelayedBody(TypedDict):
+    """``race_record_delayed``: the race could not be written yet; ``race_recorded``
+    follows once the records database is back."""
+
+    type: Literal["race_record_delayed"]
+    room: str
+    race: int
+
+
 EventBody = (
     SeatBody
     | SpectatorsBody
@@ -221,6 +232,7 @@ EventBody = (
     | PlayerFinishedBody
     | RaceEndedBody
     | RaceRecordedBody
+    | RaceRecordDelayedBody
 )
 """A room event before the store numbers it."""
 
@@ -393,6 +405,11 @@ def race_recorded(
     }
 
 
+def race_record_delayed(*, room: str, race: int) -> RaceRecordDelayedBody:
+    """The ``race_record_delayed`` event body."""
+    return {"type": "race_record_delayed", "room": room, "race": race}
+
+
 def stamp_event(seq: int, body: bytes) -> bytes:
     """Put ``seq`` in front of an encoded event body (a JSON object): the stored and sent
     form of a room event, ``{"seq":12,"type":"progress",…}``."""
@@ -456,6 +473,7 @@ class SnapshotBody(TypedDict):
     spectators: int
     daily: bool
     rematch_offer: RematchOfferBody | None
+    solo: bool
 
 
 # --------------------------------------------------------------------- replies
@@ -603,6 +621,7 @@ class LiveRoomBody(TypedDict):
     spectator_delay: int
     players: list[LivePlayerBody]
     gap: float | None
+    boards: str
 
 
 class FeaturedBody(TypedDict):

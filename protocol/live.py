@@ -49,7 +49,10 @@ class LiveRoom(_Message):
     """A public race in the live directory, as its spectators see it (after the room's
     spectator delay). ``phase``: ``lobby`` (about to start: waiting for the host) or
     ``running`` (from the countdown on). ``gap``: the share of the cards between the
-    leader and the runner-up (0: level; null: fewer than two racers)."""
+    leader and the runner-up (0: level; null: fewer than two racers). ``boards``: what a
+    spectator who is not racing is shown of the racers' boards — ``live``, ``delayed`` (by
+    the spectator delay) or ``progress`` (no board while the race runs: a room that shows
+    progress only, the day's deal, a tournament round); ``follow`` is refused then."""
 
     room: str
     game: GameName
@@ -62,6 +65,7 @@ class LiveRoom(_Message):
     spectator_delay: int
     players: list[LivePlayer]
     gap: float | None = None
+    boards: Literal["live", "delayed", "progress"] = "live"
 
 
 class FeaturedRace(_Message):

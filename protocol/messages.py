@@ -72,6 +72,7 @@ __all__ = [
     "Pools",
     "Progress",
     "RaceEnded",
+    "RaceRecordDelayed",
     "RaceRecorded",
     "RaceStarting",
     "RatingChange",
@@ -157,20 +158,29 @@ class Hello(_Message):
     client: Annotated[str | None, Field(default=None, max_length=64)] = None
 
 
+#: a typed deal code: a sealed one is 32 characters, and the parser takes white space around
+#: it (the engine's parser says what is wrong with a code; this only bounds its length)
+_DealCodeText = Annotated[str | None, Field(default=None, max_length=40)]
+
+
 class Create(_Message):
     """Create a room and take its first seat as the host.
 
     ``deal``: ``code`` (give ``code``), ``random``, or ``daily`` (the deal of the day).
-    ``time_limit`` and ``spectator_delay`` are in seconds. ``rated``: the room's races
-    change the racers' ratings (its creator and every player who joins need an identity;
-    no robots; not with the deal of the day).
+    ``time_limit`` and ``spectator_delay`` are in seconds. ``spectator_boards``: false to
+    show spectators the racers' progress only, never a board, while a race runs.
+    ``rated``: the room's races change the racers' ratings (its creator and every player
+    who joins need an identity; no robots; not with the deal of the day). ``solo``: a game
+    in one tap — the race starts at once, with no countdown; others may join it by its link
+    while it runs, and race from the next deal. ``winnable``: the room's random deals (this
+    one, and a rematch's) are proven winnable by the solver before the race starts.
     """
 
     type: Literal["create"] = "create"
     id: RequestId = None
     game: GameName
     deal: DealKind = "random"
-    code: Annotated[str | None, Field(default=None, max_length=32)] = None
+    code: _DealCodeText = None
     name: Name = ""
     max_players: Annotated[int, Field(ge=1, le=16)] = 8
     time_limit: Annotated[int | None, Field(default=None, ge=1, le=86_400)] = None
@@ -178,7 +188,10 @@ class Create(_Message):
     private: bool = False
     spectator_delay: Annotated[int, Field(ge=0, le=600)] = 0
     spectator_reactions: bool = True
+    spectator_boards: bool = True
     rated: bool = False
+    solo: bool = False
+    winnable: bool = False
 
 
 class Join(_Message):
@@ -236,7 +249,7 @@ class Rematch(_Message):
     type: Literal["rematch"] = "rematch"
     id: RequestId = None
     deal: DealKind = "same"
-    code: Annotated[str | None, Field(default=None, max_length=32)] = None
+    code: _DealCodeText = None
 
 
 class RematchReply(_Message):
@@ -581,8 +594,12 @@ class RoomOptions(_Message):
     spectator_delay: int = 0
     #: False: the racers do not see the spectators' reactions while they race
     spectator_reactions: bool = True
+    #: False: spectators see the racers' progress only, no board, while a race runs
+    spectator_boards: bool = True
     #: the room's races change the racers' ratings (identified players only, no robots)
     rated: bool = False
+    #: the room's random deals are proven winnable by the solver before their race
+    winnable: bool = False
 
 
 class SeatInfo(_Message):
@@ -629,7 +646,9 @@ class RematchOffer(_Message):
 
 class RoomSnapshot(_Message):
     """Everything a client needs to draw a room, as of event ``seq``. ``daily``: the room's
-    deal is the deal of the day; ``rematch_offer``: a rematch waiting for answers."""
+    deal is the deal of the day; ``rematch_offer``: a rematch waiting for answers; ``solo``:
+    a game in one tap (``create`` with ``solo``): its races start at once, players may join
+    during one and race from the next."""
 
     room: str
     link: str
@@ -648,6 +667,7 @@ class RoomSnapshot(_Message):
     spectators: int = 0
     daily: bool = False
     rematch_offer: RematchOffer | None = None
+    solo: bool = False
 
 
 class Welcome(_Message):
@@ -790,7 +810,8 @@ class SeatEvent(_Event):
 class RaceStarting(_Event):
     """The host started race ``race``: moves are accepted from ``start_at`` (server ms).
 
-    ``view`` is the starting board (face-up cards only, the same for every player).
+    ``view`` is the starting board (face-up cards only, the same for every player); ``null``
+    for a viewer who may not see this race's boards (as ``player_finished``'s ``board``).
     ``deal`` is withheld (``null``) from everyone but the player who typed the code: it
     tells every face-down card. ``daily``: the race is on the deal of the day; then
     ``attempts`` says what the race is for each racer (by seat): their ``ranked`` attempt of
@@ -842,15 +863,17 @@ class PlayerFinished(_Event):
     """A player won, resigned or ran out of time; their move list and board (face-up cards
     only). Not sent to players still racing. ``deal`` is given to the finished player only
     (the others get it in ``race_ended``). ``times_ms``: when each move was accepted, in ms
-    since the race's start (server clock)."""
+    since the race's start (server clock). ``move_list`` and ``board`` are ``null`` for a
+    viewer who may not see this race's boards (the day's deal before their own attempt is
+    over, a tournament round while it runs, a room showing progress only)."""
 
     type: Literal["player_finished"] = "player_finished"
     race: int
     seat: int
     status: SeatStatus
     elapsed_ms: int
-    move_list: str
-    board: dict[str, Any]
+    move_list: str | None
+    board: dict[str, Any] | None
     deal: str | None = None
     times_ms: list[int] | None = None
 
@@ -881,6 +904,16 @@ class RaceRecorded(_Event):
     race: int
     game_id: str
     ratings: list[RatingChange] | None = None
+
+
+class RaceRecordDelayed(_Event):
+    """Race ``race`` of the room could not be written to the records store yet (its
+    database cannot be reached): it is kept, and written once the database is back —
+    ``race_recorded`` follows then. Sent at most once per race by its worker; never for a
+    race on the deal of the day (whose replay is not linked before the day is over)."""
+
+    type: Literal["race_record_delayed"] = "race_record_delayed"
+    race: int
 
 
 class LiveRooms(_Message):
@@ -1072,6 +1105,7 @@ ServerMessage = Annotated[
     | PlayerFinished
     | RaceEnded
     | RaceRecorded
+    | RaceRecordDelayed
     | Spectators
     | IdentityReply
     | LiveRooms
@@ -1096,6 +1130,7 @@ EVENT_TYPES = frozenset(
         "player_finished",
         "race_ended",
         "race_recorded",
+        "race_record_delayed",
         "spectators",
     }
 )

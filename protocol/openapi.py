@@ -30,6 +30,9 @@ def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": _json("ApiError")}
 
 
+_RECORDS_AWAY = _error("the records database cannot be reached now (`records_unavailable`)")
+
+
 _HANDLE = {
     "name": "handle",
     "in": "path",
@@ -126,6 +129,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the race", "content": _json("GameReplay")},
                     "400": _error("a malformed game id"),
                     "404": _error("no finished race has this id"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -141,6 +145,7 @@ def build_openapi() -> dict[str, Any]:
                     },
                     "400": _error("a malformed game id"),
                     "404": _error("no such race or seat"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -153,6 +158,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the racer's boards", "content": _json("SeatBoards")},
                     "400": _error("a malformed game id"),
                     "404": _error("no such race or seat"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -200,6 +206,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the leaderboard", "content": _json("DailyBoard")},
                     "400": _error("not a day, or a malformed paging value"),
                     "404": _error("no daily of that game or day"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -215,6 +222,7 @@ def build_openapi() -> dict[str, Any]:
                     "200": {"description": "the player", "content": _json("PlayerPage")},
                     "400": _error("a malformed handle or paging value"),
                     "404": _error("no player has this handle"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -314,6 +322,7 @@ def _rating_paths() -> dict[str, Any]:
                     "200": {"description": "the history", "content": _json("RatingHistory")},
                     "400": _error("a malformed handle, game or limit"),
                     "404": _error("no player has this handle"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },
@@ -329,6 +338,7 @@ def _rating_paths() -> dict[str, Any]:
                 "responses": {
                     "200": {"description": "the leaderboard", "content": _json("Leaderboard")},
                     "400": _error("not a game, or a malformed paging value"),
+                    "503": _RECORDS_AWAY,
                 },
             }
         },

@@ -73,7 +73,6 @@ from .players.identity import Identities
 from .quickplay.service import Pools as QuickPlay
 from .ratings.service import Ratings
 from .records.store import SqlRecordsStore, purge_periodically
-from .records.writer import RaceWriter
 from .rooms.finish import RaceEnd
 from .rooms.invitation import Invitations
 from .rooms.liveness import Liveness
@@ -98,7 +97,8 @@ __all__ = ["Config", "Gate", "RaceServer", "now_ms", "run", "running"]
 logger = logging.getLogger("samedeal.server")
 
 _WRITER_CLOSE = 10.0
-"""Seconds a worker stopping waits for the records writer to write what is queued."""
+"""Seconds a worker stopping waits for the records writer to write what is queued (not at
+all while the records database cannot be reached: those races are kept in the store)."""
 
 
 class RaceServer:
@@ -126,7 +126,6 @@ class RaceServer:
         race_end.end_hooks.append(history.race_ended)
         self.quickplay = quickplay = QuickPlay(ctx, lobby, race, robots, ratings)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
-        self._writer: RaceWriter | None = None
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
             Create: Route(self._entering(lobby.on_create)),
@@ -214,12 +213,10 @@ class RaceServer:
                 create_window=config.identity_window,
             )
             self.ctx.records = records
-            self._writer = RaceWriter(config.records_url)
-            await self._writer.start()
         await self.ctx.store.start(self._deliver)
         await self.watching.start()
         await self.liveness.start()
-        await self.history.start(self._writer)
+        await self.history.start()
         await self.daily.start()
         await self.tournaments.start()
         await self.quickplay.start()
@@ -242,12 +239,9 @@ class RaceServer:
         self.robots.close()
         self.quickplay.close()
         await self.daily.close()
+        self.race.deals.close()
         await self.tournaments.close()
-        if self._writer is not None:
-            try:
-                await asyncio.wait_for(self._writer.close(), _WRITER_CLOSE)
-            except TimeoutError:
-                logger.warning("records writer did not finish: its races are kept")
+        await self.history.close(_WRITER_CLOSE)
         if self.ctx.records is not None:
             await self.ctx.records.close()
         await self.ctx.store.close()
@@ -273,6 +267,7 @@ async def running(
             max_size=config.max_frame,
             compression="deflate" if config.compression else None,
             process_request=app.gateway.process_request,
+            create_connection=app.gateway.admission.connection_class(),
             logger=logging.getLogger("samedeal.ws"),
             **kwargs,
         ) as ws_server:
@@ -285,11 +280,16 @@ async def running(
 
 
 async def run(
-    store_factory: Callable[[], Store], config: Config, collector: Collector | None = None
+    store_factory: Callable[[], Store],
+    config: Config,
+    collector: Collector | None = None,
+    *,
+    on_ready: Callable[[], None] | None = None,
 ) -> None:
     """Serve until SIGTERM or SIGINT, then drain: stop accepting, close every connection
     with 1001 (clients resume elsewhere), release the store. With a ``collector``
-    installed on this process, its sweeps run beside the server."""
+    installed on this process, its sweeps run beside the server. ``on_ready`` is called
+    once the port listens (a supervisor's sign that the worker started)."""
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[None] = loop.create_future()
 
@@ -314,6 +314,9 @@ async def run(
             app.store.worker_id,
             os.getpid(),
         )
+        app.gateway.admission.announce()
+        if on_ready is not None:
+            on_ready()
         await stop
         if sweeping:
             sweeping.cancel()

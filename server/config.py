@@ -65,6 +65,20 @@ class Config:
     # many a second, at most ``room_info_burst`` at once (each reads the store)
     room_info_rate: float = 1.0
     room_info_burst: int = 20
+    #: connections one client address may hold on this worker (an IPv6 address counts
+    #: by its /64): a household, or a school behind one NAT, with a tab or two each
+    max_per_address: int = 1000
+    #: networks (CIDR) of the proxies whose word on the client's address is believed
+    #: (a PROXY protocol header, X-Forwarded-For); from others it is ignored
+    trusted_proxies: tuple[str, ...] = ()
+    #: ``identify`` attempts per client address: this many a second, ``identify_burst``
+    #: at once (every connection of a known player identifies once, right after hello)
+    identify_rate: float = 10.0
+    identify_burst: int = 300
+    #: ``recover`` attempts per client address: this many a second (one a minute),
+    #: ``recover_burst`` at once — a recovery code is a secret, not to be guessed at speed
+    recover_rate: float = 1 / 60
+    recover_burst: int = 10
     # a directory of files served over HTTP on the websocket port (``samedeal serve``
     # gives the browser client's); None serves none
     static_dir: Path | None = None
@@ -80,6 +94,9 @@ class Config:
     #: seconds a finished race's record may wait for its writer before any worker writes
     #: it again (its worker died, or the database was away)
     records_retry_after: float = 60.0
+    #: finished races a worker holds in memory while the records database cannot take
+    #: them; more wait in the backend only (written by whichever worker finds them due)
+    records_queue: int = 2000
     #: the secret key of the daily challenge's deals (32 bytes); None: the one kept in the
     #: records database (or, without records, one made by this process)
     daily_key: bytes | None = None

@@ -41,10 +41,13 @@ class Context:
     frames: FrameWriter = field(default_factory=FrameWriter)
     #: the records store (players, finished races), once open; None: none is kept
     records: SqlRecordsStore | None = None
+    #: what ``/healthz`` looks at, by name: the store's health, the records database's
+    health: dict[str, Callable[[], Health]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.store_up.set()
         self.store.health_hooks.append(self._on_health)
+        self.health["store"] = self.store.health
 
     def _on_health(self, health: Health) -> None:
         self.metrics.store_up = int(health.ok)

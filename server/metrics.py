@@ -26,6 +26,16 @@ class Metrics:
     abuse_closes_total: int = 0
     #: connections closed (1013) because they did not read what they were sent
     slow_closes_total: int = 0
+    #: TCP connections open (websockets, HTTP requests, handshakes), and how many the
+    #: worker takes before only addresses holding few may use its reserve
+    tcp_connections: int = 0
+    connection_capacity: int = 0
+    #: connections refused: their address held as many as it may (429)
+    address_refusals_total: int = 0
+    #: connections dropped to keep descriptors for others (the reserve, or none left)
+    reserve_refusals_total: int = 0
+    #: identify and recover requests refused: their address tried too often
+    attempt_refusals_total: int = 0
     #: connections subscribed to the live directory
     live_subscribers: int = 0
     store_rtt_seconds: float = 0.0
@@ -33,6 +43,10 @@ class Metrics:
     store_up: int = 1
     #: finished races kept for the records store and not yet confirmed written
     records_pending: int = 0
+    #: of them, those this worker's records writer holds in memory (at most records_queue)
+    records_queued: int = 0
+    #: 1 while the records database can be reached, 0 while it cannot
+    records_up: int = 1
     #: tournaments whose timers this worker runs (it holds their lease)
     tournaments_driven: int = 0
     #: connections of this worker seeking a race in a quick-play pool
@@ -49,11 +63,15 @@ class Metrics:
         """The exposition text; every sample labelled with the worker id."""
         kinds = {
             "connections": "gauge",
+            "tcp_connections": "gauge",
+            "connection_capacity": "gauge",
             "rooms": "gauge",
             "live_subscribers": "gauge",
             "store_rtt_seconds": "gauge",
             "store_up": "gauge",
             "records_pending": "gauge",
+            "records_queued": "gauge",
+            "records_up": "gauge",
             "tournaments_driven": "gauge",
             "pool_seekers": "gauge",
         }

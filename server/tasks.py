@@ -90,21 +90,22 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Stop a solver process pool now: cancel what waits, and end a search under way (a
     search may run for seconds, and the interpreter would wait for it at exit)."""
     processes = list(getattr(pool, "_processes", {}).values())
+    # The pool's manager thread closes its wake-up pipe as it ends; were the interpreter to
+    # exit meanwhile, its exit hook would write to the closing pipe (EBADF, a traceback in
+    # the log: CPython 3.11). So the thread leaves the exit hook's list first, before it is
+    # told to stop: shutdown() below wakes it itself, and no later moment is safe (a thread
+    # still starting on a loaded machine outlived any wait for it, and a worker stopped 60 ms
+    # after its start printed the traceback).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    wakeups = getattr(concurrent.futures.process, "_threads_wakeups", None)
+    if manager is not None and wakeups is not None:
+        wakeups.pop(manager, None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
-    # The pool's manager thread closes its wake-up pipe as it ends; were the interpreter to
-    # exit meanwhile, its exit hook would write to the closing pipe (EBADF, a traceback in
-    # the log: CPython 3.11). Ended by the terminations above, it is waited for (briefly),
-    # and then taken off the exit hook's list: it was told to stop already, and a thread
-    # slower than the wait (a loaded machine, a child still starting) raced the hook.
-    manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
-        manager.join(2.0)
-        wakeups = getattr(concurrent.futures.process, "_threads_wakeups", None)
-        if wakeups is not None:
-            wakeups.pop(manager, None)
+        manager.join(2.0)  # ended by the terminations above: briefly
 
 
 async def gather_all(*aws: Awaitable[T]) -> list[T]:

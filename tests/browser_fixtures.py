@@ -26,6 +26,7 @@ __all__ = [
     "ARTIFACTS",
     "DESKTOP",
     "PHONE",
+    "TYPE_MOVES",
     "Mirror",
     "Page",
     "axe_violations",
@@ -36,6 +37,9 @@ __all__ = [
     "expect",
     "needs_chromium",
     "new_page",
+    "race_on",
+    "records_config",
+    "resign",
     "server",
     "wait_moves",
 ]
@@ -85,13 +89,13 @@ class Page:
         return self.pile(pile).locator(".card.up").last
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="module")  # type: ignore[untyped-decorator]
 async def server() -> AsyncIterator[LiveServer]:
     async with live_server(countdown=0.3) as live:
         yield live
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="module")  # type: ignore[untyped-decorator]
 async def browser() -> AsyncIterator[Any]:
     async with playwright_api.async_playwright() as p:
         b = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -101,7 +105,7 @@ async def browser() -> AsyncIterator[Any]:
             await b.close()
 
 
-@pytest_asyncio.fixture(loop_scope="module")
+@pytest_asyncio.fixture(loop_scope="module")  # type: ignore[untyped-decorator]
 async def contexts(browser: Any) -> AsyncIterator[list[Any]]:
     """The browser contexts a test opened, closed after it."""
     opened: list[Any] = []
@@ -128,6 +132,58 @@ async def new_page(
     page = await ctx.new_page()
     page.set_default_timeout(8000)
     return Page(page, name)
+
+
+# Types the moves in the page's move field, one after the other, each once the last is
+# answered (the field empties on an ack; a refusal stops the run): the page's own path.
+TYPE_MOVES = """async (moves) => {
+  const input = document.getElementById("move-input");
+  const form = document.getElementById("move-form");
+  const error = document.getElementById("move-error");
+  for (const [i, move] of moves.entries()) {
+    input.value = move;
+    form.requestSubmit();
+    const deadline = Date.now() + 5000;
+    while (input.value !== "" && !error.textContent && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    if (input.value !== "") return `move ${i} ${move}: ${error.textContent || "no answer"}`;
+  }
+  return "";
+}"""
+
+
+def records_config(path: Path, **more: Any) -> dict[str, Any]:
+    """A page server's settings when it keeps records (SQLite at ``path``): every page is a
+    new player from one address, and its message credits let a page type a whole line."""
+    return {
+        "countdown": 0.3,
+        "records_url": f"sqlite:///{path}",
+        "rate": 1000.0,
+        "burst": 500,
+        "identity_limit": 1000,
+        **more,
+    }
+
+
+async def race_on(p: Page) -> None:
+    """Wait until the page's race has started by the server's clock: its countdown over
+    (a move before it is not even sent). Looking for the countdown to be hidden is not
+    enough: it is hidden too before the race's start has arrived. (The store is read
+    through a global set first: a predicate that returns a promise counts as true at once.)"""
+    await p.page.evaluate("import('/store.js').then((store) => { window.raceStore = store; })")
+    await p.page.wait_for_function(
+        """() => raceStore.state.phase === "running"
+                 && raceStore.serverNow() >= raceStore.state.startAt""",
+        polling=50,
+    )
+
+
+async def resign(p: Page) -> None:
+    """Resign the page's race (the button asks first), and wait for the results."""
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")
+    await expect(p.page.locator("#results")).to_be_visible()
 
 
 def canonical(view: dict[str, Any]) -> str:

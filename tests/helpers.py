@@ -1,20 +1,31 @@
-"""Helpers for engine tests: build positions by hand, count cards, enumerate moves.
+"""Helpers of every tier: build positions by hand, count cards, enumerate moves (engine
+tests); wait on a condition or on the server's clock (tests on an event loop).
 
 Positions are written the way ``samedeal deal`` prints them: a column is a string of cards
 bottom → top, face-down cards in parentheses, e.g. ``"(9C) (3D) KS QH"``.
+
+A test that waits for an outcome waits on the outcome (:func:`until`) or on a time the server
+told (:func:`until_server_clock`), never for a fixed time: a fixed sleep is too short on a
+loaded machine and too long everywhere else.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import pytest
 
 from engine import Game, IllegalMoveError, Move, card_name, new_game, parse_card
 from engine.cards import RANKS, Card
 from engine.game import REMINDERS
+from protocol import RaceStarting
+
+if TYPE_CHECKING:
+    from clients.client import RaceClient
 
 __all__ = [
     "CODES",
@@ -26,9 +37,14 @@ __all__ = [
     "cards",
     "names",
     "refused",
+    "until",
+    "until_race_starts",
+    "until_server_clock",
     "upto",
     "visible_cards",
 ]
+
+T = TypeVar("T")
 
 EH = "EH1-N-AAAAAAF"
 KL1 = "KL1-1-AAAAAAF"
@@ -139,3 +155,56 @@ def refused(game: Game, move: Move | str) -> str:
     assert error.reminder == REMINDERS[error.rule]
     assert repr(str(Move.parse(move) if isinstance(move, str) else move)) in str(error)
     return error.rule
+
+
+@overload
+async def until(
+    check: Callable[[], Awaitable[T]], timeout: float = 5.0, *, every: float = 0.02
+) -> T: ...
+
+
+@overload
+async def until(check: Callable[[], T], timeout: float = 5.0, *, every: float = 0.02) -> T: ...
+
+
+async def until(check: Callable[[], Any], timeout: float = 5.0, *, every: float = 0.02) -> Any:
+    """Wait until ``check()`` (a function or a coroutine function) returns something truthy,
+    trying every ``every`` seconds, and return it; fail the test after ``timeout`` seconds,
+    naming the check."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        found = check()
+        if inspect.isawaitable(found):
+            found = await found
+        if found:
+            return found
+        if loop.time() > deadline:
+            raise AssertionError(f"not met within {timeout} s: {_source(check)}")
+        await asyncio.sleep(every)
+
+
+def _source(check: Callable[..., Any]) -> str:
+    """The line of the call's check, for a failure's message (its name if the source is not
+    at hand)."""
+    try:
+        return " ".join(inspect.getsource(check).split())
+    except (OSError, TypeError):
+        return getattr(check, "__qualname__", repr(check))
+
+
+async def until_server_clock(at: int, now: int) -> None:
+    """Wait until the server's clock reads ``at`` (ms), given that it read ``now`` when it
+    said so (a race's ``start_at`` and the ``now`` of its ``race_starting``, a seat's
+    ``start_at`` and a ``ping``). The wait is counted from when the message was read, so it
+    ends at ``at`` or later however late that was; the extra millisecond covers the server's
+    clock being whole milliseconds."""
+    await asyncio.sleep(max(0, at - now + 1) / 1000)
+
+
+async def until_race_starts(client: RaceClient, timeout: float = 5.0) -> RaceStarting:
+    """The client's next ``race_starting``, returned once its race takes moves."""
+    event = await client.next_event("race_starting", timeout=timeout)
+    assert isinstance(event, RaceStarting), event
+    await until_server_clock(event.start_at, event.now)
+    return event

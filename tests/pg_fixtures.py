@@ -15,6 +15,7 @@ import contextlib
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -23,7 +24,14 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["find_pg_bin", "new_pg_database", "pg_cluster", "pg_server", "records_url"]
+__all__ = [
+    "PgCluster",
+    "find_pg_bin",
+    "new_pg_database",
+    "pg_cluster",
+    "pg_server",
+    "records_url",
+]
 
 _RUN_AS = ("postgres", "nobody")
 
@@ -64,56 +72,142 @@ def _user() -> pwd.struct_passwd | None:
     raise RuntimeError("running as root and no 'postgres' or 'nobody' user to run PostgreSQL")
 
 
-@contextlib.contextmanager
-def pg_cluster(bindir: Path, *, durable: bool = False) -> Iterator[str]:
-    """Start a cluster; yields the URL ``postgresql://postgres@127.0.0.1:PORT/postgres``.
-    ``durable``: fsync on, as in production (benchmarks); tests run without it."""
-    user = _user()
-    workdir = Path(tempfile.mkdtemp(prefix="samedeal-pg-"))
-    data = workdir / "data"
-    prefix: list[str] = []
-    if user is not None:
-        os.chown(workdir, user.pw_uid, user.pw_gid)
-        prefix = ["runuser", "-u", user.pw_name, "--"]
-    port = _free_port()
-    proc: subprocess.Popen[bytes] | None = None
-    try:
-        initdb = [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"]
+class PgCluster:
+    """A throw-away PostgreSQL cluster on a free port of 127.0.0.1, in a temporary
+    directory: :meth:`start` it, :meth:`kill` its postmaster (SIGKILL, as a crash), start
+    it again on the same port and data (it recovers from its log), :meth:`stop` it for
+    good. ``durable``: fsync on, as in production (benchmarks); tests run without it."""
+
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
+        self.bindir = bindir
+        self.durable = durable
+        self.user = _user()
+        self.workdir = Path(tempfile.mkdtemp(prefix="samedeal-pg-"))
+        self.data = self.workdir / "data"
+        self.port = _free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._prefix: list[str] = []
+        if self.user is not None:
+            os.chown(self.workdir, self.user.pw_uid, self.user.pw_gid)
+            self._prefix = ["runuser", "-u", self.user.pw_name, "--"]
+        initdb = [str(bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"]
         subprocess.run(
-            [*prefix, *initdb, "-E", "UTF8", "--no-locale", "--no-sync"],
+            [*self._prefix, *initdb, "-E", "UTF8", "--no-locale", "--no-sync"],
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
+
+    @property
+    def url(self) -> str:
+        """``postgresql://postgres@127.0.0.1:PORT/postgres``."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the postmaster and wait until it accepts connections (after a crash, once
+        its recovery is done)."""
         settings = {
             "listen_addresses": "127.0.0.1",
-            "unix_socket_directories": str(workdir),
+            "unix_socket_directories": str(self.workdir),
             "max_connections": "200",
         }
-        if not durable:
+        if not self.durable:
             # a test cluster need not survive a power cut, only our processes dying
             settings.update(fsync="off", full_page_writes="off")
         options = [arg for k, v in settings.items() for arg in ("-c", f"{k}={v}")]
-        proc = subprocess.Popen(
-            [*prefix, str(bindir / "postgres"), "-D", str(data), "-p", str(port), *options],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _wait_ready(bindir, port, proc)
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        if proc is not None:
-            proc.terminate()
+        argv = [*self._prefix, str(self.bindir / "postgres"), "-D", str(self.data)]
+        argv += ["-p", str(self.port), *options]
+        deadline = time.monotonic() + timeout
+        while True:
+            self.proc = subprocess.Popen(
+                argv,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
+                _wait_ready(self.bindir, self.port, self.proc, deadline)
+                return
+            except _Exited:
+                # a killed postmaster's backends may still hold its shared memory for a
+                # moment: the new one refuses to start until they are gone
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"PostgreSQL did not start on port {self.port}") from None
+                time.sleep(0.2)
+
+    def postmaster_pid(self) -> int:
+        """The running postmaster's pid (from ``postmaster.pid``)."""
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
+    def kill(self) -> None:
+        """SIGKILL the postmaster, and wait until its backends have ended too (each ends as
+        it finds the postmaster gone: one busy with a query could still answer it)."""
+        try:
+            pid = self.postmaster_pid()
+        except FileNotFoundError:
+            return
+        backends = _children(pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        if self.proc is not None:
+            self.proc.wait()
+        deadline = time.monotonic() + 30
+        while any(_alive(child) for child in backends):
+            if time.monotonic() > deadline:
+                raise RuntimeError("PostgreSQL's backends outlived their postmaster")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        """Stop the postmaster (fast shutdown, then a kill if it lingers)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+            os.kill(self.postmaster_pid(), signal.SIGINT)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def remove(self) -> None:
+        """Stop it and delete its directory."""
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def _wait_ready(bindir: Path, port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
+@contextlib.contextmanager
+def pg_cluster(bindir: Path, *, durable: bool = False) -> Iterator[str]:
+    """Start a cluster; yields the URL ``postgresql://postgres@127.0.0.1:PORT/postgres``.
+    ``durable``: fsync on, as in production (benchmarks); tests run without it."""
+    cluster = PgCluster(bindir, durable=durable)
+    try:
+        cluster.start()
+        yield cluster.url
+    finally:
+        cluster.remove()
+
+
+def _children(pid: int) -> list[int]:
+    """The pids of a process's children (Linux; none elsewhere)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+class _Exited(Exception):
+    """The postmaster exited before it was ready."""
+
+
+def _wait_ready(bindir: Path, port: int, proc: subprocess.Popen[bytes], deadline: float) -> None:
     while True:
         ready = subprocess.run(
             [str(bindir / "pg_isready"), "-h", "127.0.0.1", "-p", str(port), "-q"],
@@ -121,9 +215,12 @@ def _wait_ready(bindir: Path, port: int, proc: subprocess.Popen[bytes]) -> None:
         )
         if ready.returncode == 0:
             return
-        if proc.poll() is not None or time.monotonic() > deadline:
+        if proc.poll() is not None:
+            raise _Exited
+        if time.monotonic() > deadline:
+            proc.kill()
             raise RuntimeError(f"PostgreSQL did not start on port {port}")
-        time.sleep(0.1)
+        time.sleep(0.1)  # a poll's interval (a sync fixture: helpers.until is async)
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+import redis.asyncio as aioredis
+from helpers import until
 from redis.crc import key_slot
 
 from clients.client import RaceClient
@@ -50,17 +52,22 @@ __all__ = [
     "LiveServer",
     "LocalCluster",
     "ServerHandle",
+    "as_text",
     "backend_kind",
+    "connect_from",
+    "fetch",
     "free_port",
     "http_get",
     "live_server",
     "on_day",
     "own_redis",
     "paths_in_room",
+    "port_of",
     "redis_cluster",
     "redis_url",
     "server",
     "start_server",
+    "until_redis_busy",
     "wait_port",
     "worker_process",
 ]
@@ -103,13 +110,27 @@ def wait_port(port: int, timeout: float = 30.0) -> None:
         except OSError:
             if time.monotonic() > deadline:
                 raise
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll's interval (sync: helpers.until is async)
 
 
 def http_get(port: int, path: str) -> tuple[int, str, str]:
     """(status, content type, body) of a GET on the server's port."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
         return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+
+
+async def fetch(port: int, path: str) -> tuple[int, str, bytes]:
+    """(status, content type, body) of a GET on the server's port, error statuses
+    included, without blocking the event loop."""
+
+    def get() -> tuple[int, str, bytes]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status, r.headers.get("Content-Type", ""), r.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get("Content-Type", ""), exc.read()
+
+    return await asyncio.to_thread(get)
 
 
 async def get_json(port: int, path: str) -> tuple[int, Any]:
@@ -255,7 +276,7 @@ class LocalCluster:
                 return
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the cluster is not healthy: {states}")
-            time.sleep(0.1)
+            time.sleep(0.1)  # a poll's interval (sync: helpers.until is async)
 
     def _replicated(self) -> bool:
         """Every primary's writes reach a replica: a write of ours, then ``WAIT 1`` (a
@@ -269,7 +290,7 @@ class LocalCluster:
             r = redis.Redis(port=port, socket_timeout=5)
             try:
                 r.set(key, "1")
-                if int(r.execute_command("WAIT", 1, 200)) < 1:
+                if int(r.execute_command("WAIT", 1, 200)) < 1:  # type: ignore[no-untyped-call]
                     return False
             except redis.RedisError:
                 return False
@@ -299,10 +320,7 @@ class LocalCluster:
         the killed node's port."""
         victim = self.port_of_slot(slot)
         self.kill(victim)
-        deadline = time.monotonic() + within
-        while self.serving(slot) in (victim, None):
-            assert time.monotonic() < deadline, "no replica took over"
-            await asyncio.sleep(0.2)
+        await until(lambda: self.serving(slot) not in (victim, None), within, every=0.2)
         self.start_node(victim)
         return victim
 
@@ -348,6 +366,32 @@ def breakable_cluster(path: Path) -> Iterator[LocalCluster]:
         cluster.stop()
 
 
+def as_text(value: bytes | str) -> str:
+    """A Redis reply as text (redis-py's types allow either)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def port_of(app: RaceServer) -> int:
+    """The port a running server listens on."""
+    assert app.port is not None
+    return app.port
+
+
+async def until_redis_busy(probe: aioredis.Redis) -> None:
+    """Wait until Redis leaves ``probe``'s PING unanswered for 0.1 s: a script sent on
+    another connection runs (Redis runs one command at a time). ``probe`` is connected
+    beforehand (connecting takes time of its own) and is of no use after."""
+
+    async def busy() -> bool:
+        try:
+            await asyncio.wait_for(probe.ping(), 0.1)
+        except TimeoutError:
+            return True
+        return False
+
+    await until(busy, every=0.01)
+
+
 async def store_retry(call: Any, *args: Any, timeout: float = 40.0) -> Any:
     """A store call tried again while the cluster cannot answer it (a failover)."""
     deadline = time.monotonic() + timeout
@@ -357,7 +401,7 @@ async def store_retry(call: Any, *args: Any, timeout: float = 40.0) -> Any:
         except StoreUnavailable:
             if time.monotonic() > deadline:
                 raise
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # the next try's back-off: the cluster is failing over
 
 
 class _ErrorRecords(logging.Handler):
@@ -566,15 +610,25 @@ def worker_process(
     *args: str,
     port: int,
     env: dict[str, str] | None = None,
+    descriptors: int | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``samedeal serve ARGS --port PORT`` as a subprocess; killed at exit. Its stderr is
-    checked for ERROR lines by the caller (``proc.stderr``)."""
+    checked for ERROR lines by the caller (``proc.stderr``). ``descriptors``: the process
+    may open no more files than that (its ``RLIMIT_NOFILE``, soft and hard)."""
+
+    def limit() -> None:
+        import resource
+
+        assert descriptors is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), *_no_litter(args)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, **(env or {})},
+        preexec_fn=limit if descriptors is not None else None,
     )
     try:
         wait_port(port)
@@ -585,13 +639,18 @@ def worker_process(
         proc.wait()
 
 
-async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until ``check()`` is true."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)
+async def connect_from(url: str, source: str) -> RaceClient:
+    """A client connected from the local address ``source`` (another loopback address:
+    ``127.0.0.2`` … — another client as far as per-address limits go), after ``hello``."""
+    from websockets.asyncio.client import connect
+
+    from protocol import PROTOCOL_VERSION, Welcome, decode_server
+
+    ws = await connect(url, max_size=None, open_timeout=10, local_addr=(source, 0))
+    await ws.send(json.dumps({"type": "hello", "v": PROTOCOL_VERSION}))
+    welcome = decode_server(await asyncio.wait_for(ws.recv(), 10))
+    assert isinstance(welcome, Welcome), welcome
+    return RaceClient(ws, welcome, url)
 
 
 WINS: dict[str, tuple[str, str]] = {

@@ -6,6 +6,7 @@ import asyncio
 
 import orjson
 import pytest
+from helpers import until_race_starts
 from server_fixtures import live_server
 
 from clients.bot import GreedyPlayer, greedy_line, run_bot, run_bot_client
@@ -85,9 +86,9 @@ async def test_bots_race_to_the_end(game: str, deal: str | None) -> None:
         (theirs,) = await asyncio.wait_for(guest, 60)
         await host.close()
 
-    assert mine.deal == theirs.deal
+    assert mine.deal is not None and mine.deal == theirs.deal
     for result in (mine, theirs):
-        final = replay(result.deal, result.moves)
+        final = replay(mine.deal, result.moves)
         assert final.won == result.won
         assert result.status in ("won", "resigned")
         assert result.results is not None and len(result.results) == 2
@@ -125,8 +126,7 @@ async def test_solver_bot_wins_at_its_pace() -> None:
             )
         )
         await bot_client.start()
-        await guest.next_event("race_starting")
-        await asyncio.sleep(0.3)
+        await until_race_starts(guest)
         await guest.resign()
         ended = await guest.next_event("race_ended", timeout=30)
         result = await asyncio.wait_for(bot, 30)
@@ -150,8 +150,7 @@ async def test_bot_command_plays_a_race() -> None:
         command = asyncio.create_task(asyncio.to_thread(main, ["bot", link, "--pace", "0"]))
         await host.next_event("seat")
         await host.start()
-        await host.next_event("race_starting")
-        await asyncio.sleep(0.2)  # the countdown
+        await until_race_starts(host)
         await host.resign()
         ended = await host.next_event("race_ended", timeout=20)
         assert await asyncio.wait_for(command, 20) == 0

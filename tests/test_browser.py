@@ -220,11 +220,11 @@ async def test_two_players_race_while_a_spectator_watches(
 
     # ---- fair play: the deal code (it tells every face-down card) reached the guest only
     # in their own player_finished, the spectator with the end of the race; the host typed it
-    for p, me in ((guest, 2), (watcher, None)):
+    for p, seat in ((guest, 2), (watcher, None)):
         before_end = []
         for frame in p.frames:
             kind = frame.get("type")
-            if kind == "race_ended" or (kind == "player_finished" and frame["seat"] == me):
+            if kind == "race_ended" or (kind == "player_finished" and frame["seat"] == seat):
                 assert frame.get("deal") == DEAL, p.name
                 break
             before_end.append(frame)
@@ -302,9 +302,14 @@ async def test_private_room_needs_its_link(
     room = await host.page.locator("#room-code").inner_text()
 
     stranger = await new_page(contexts, browser, "stranger")
-    await stranger.page.goto(f"{server.http}/r/{room}")
-    await stranger.page.click("#invite-join")
-    await expect(stranger.page.locator("#invite-error")).to_contain_text("no such room")
+    await stranger.page.goto(f"{server.http}/r/{room}")  # no key: as no such room
+    await expect(stranger.page.locator("#invite-title")).to_have_text(f"No room {room}")
+    await expect(stranger.page.locator("#invite-join")).to_be_hidden()
+    # joining by the code alone (the lobby's form) is refused as for an unknown room
+    await stranger.page.goto(server.http + "/")
+    await stranger.page.fill("#join-code", room)
+    await stranger.page.click("#join-player")
+    await expect(stranger.page.locator("#join-error")).to_contain_text("no such room")
 
     friend = await new_page(contexts, browser, "friend")
     await friend.page.goto(link)

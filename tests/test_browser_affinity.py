@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from browser_fixtures import Page, browser, contexts, expect, needs_chromium, new_page, server
+from helpers import until
 from server_fixtures import LiveServer, paths_in_room
-from watch_helpers import until
 
 from clients.client import RaceClient
 from clients.links import room_hint

@@ -6,7 +6,6 @@ player's page draws the rating history as a chart. Accessibility checked with ax
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from browser_fixtures import (
     new_page,
     server,
 )
+from helpers import until
 from server_fixtures import LiveServer, live_server
 from sqlalchemy import Connection, insert, select
 
@@ -43,8 +43,7 @@ async def warmed(live: LiveServer, game: str) -> None:
     deals = live.app.quickplay.deals
     assert isinstance(deals, ProvenBuffer)
     deals.warm([game])
-    while not deals.ready(game):
-        await asyncio.sleep(0.05)
+    await until(lambda: deals.ready(game), 60)
 
 
 async def play_now(

@@ -1,10 +1,11 @@
 """A tournament in real headless Chromium: a host who does not play creates it from the
 form, two players join from its link and race a round with the standings beside the board,
-a spectator watches a player's board, and everyone sees the standings and the revealed seed
-at the end."""
+a spectator watches a player's progress (a round shows no board before it is over), and
+everyone sees the standings and the revealed seed at the end."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,10 @@ import pytest
 import pytest_asyncio
 from browser_fixtures import Page, browser, contexts, expect, needs_chromium, new_page
 from server_fixtures import LiveServer, live_server
+
+EN: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parent.parent / "clients/web/i18n/en.json").read_text("utf-8")
+)
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "contexts"]  # the shared fixtures, used by name
@@ -83,13 +88,21 @@ async def test_a_host_two_players_and_a_spectator(
         await expect(p.page.locator("#t-side")).to_contain_text("Browser cup")
     await expect(host.page.locator("#t-live")).to_contain_text("Round 1")
 
-    # the spectator follows Ann's board
+    # the spectator watches Ann: her progress and the standings, no board — a round's boards
+    # are shown once it is over (the host set no delay), and the page says so
     await expect(watcher.page.locator("#t-live")).to_be_visible()
     await watcher.page.locator("#t-live li", has_text="Ann").get_by_role("button").click()
-    await expect(watcher.page.locator("#board .pile").first).to_be_visible(timeout=10_000)
+    await expect(watcher.page.locator("#toast")).to_have_text(EN["error.boards_hidden"])
+    await expect(watcher.page.locator("#players .player")).to_have_count(2)
     await expect(watcher.page.locator("#t-side")).to_be_visible()
+    assert await watcher.page.locator("#board .pile").count() == 0
 
     await resign(ann)
+    # Ann's results so far show Bob racing, with no Watch: a round's boards are never shown
+    # to its own players
+    racing = ann.page.locator("#results tbody tr.racing")
+    await expect(racing).to_contain_text("Bob")
+    await expect(racing.locator("button.watch")).to_have_count(0)
     await resign(bob)
     # the round (the only one) ends: the seed is revealed, the standings have both
     await host.page.reload()

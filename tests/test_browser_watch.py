@@ -5,7 +5,6 @@ lobby's live races."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Any
 
@@ -19,11 +18,11 @@ from browser_fixtures import (
     new_page,
     server,
 )
+from helpers import until, until_race_starts
 from server_fixtures import LiveServer, get_json
-from watch_helpers import until
 
 from clients.client import RaceClient
-from protocol import Ack, RaceStarting
+from protocol import Ack
 
 DEAL = "KL1-1-AAAAAAM"  # column 3 shows an ace
 
@@ -54,9 +53,7 @@ async def race(
         await w.join(joined.room, role="spectator", key=host.key)
         watchers.append(w)
     await host.start()
-    event = await host.next_event("race_starting")
-    assert isinstance(event, RaceStarting)
-    await asyncio.sleep(max(0.0, (event.start_at - event.now) / 1000) + 0.02)
+    await until_race_starts(host)
     return joined.room, clients, watchers
 
 
@@ -188,3 +185,28 @@ async def test_a_spectator_watches_boards_side_by_side_and_reacts(
     ).to_be_visible()
     await expect(fan.page.locator('#players .player[data-seat="1"] .reaction-pop')).to_be_visible()
     await close_all(players)
+
+
+async def test_a_race_showing_progress_only_is_listed_and_on_tv_without_boards(
+    server: LiveServer, browser: Any, contexts: list[Any]
+) -> None:
+    """A race whose boards the board rule hides (here the host's choice; the deal of the
+    day and a tournament round are hidden the same way): the directory lists it saying so,
+    and /tv shows its players' progress and why no board is there."""
+    # easy-harp here: the other tests' races do not get in the way
+    room, players, fans = await race(
+        server, spectators=2, game="easy-harp", code="EH1-N-AAAAAAF", spectator_boards=False
+    )
+    p = await new_page(contexts, browser, "tv", axe=True)
+    await p.page.goto(server.http + "/watch?game=easy-harp")
+    row = p.page.locator(f'#watch-list [data-room="{room}"]')
+    await expect(row).to_contain_text("progress only")
+    await p.page.goto(server.http + "/tv/easy-harp")
+    await expect(p.page.locator("#tv-status")).to_contain_text(room)
+    await expect(p.page.locator("#tv-players .player")).to_have_count(2)
+    await expect(p.page.locator("#tv-boards")).to_contain_text("hidden")
+    assert await p.page.locator("#tv-boards .followed").count() == 0
+    assert isinstance(await players[0].move("s"), Ack)  # progress still shows
+    await expect(p.page.locator("#tv-players .player").first).to_contain_text("1")
+    assert await axe_violations(p.page) == []
+    await close_all(players, fans)

@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import pytest
@@ -78,7 +78,7 @@ def solution(code: str) -> list[str]:
     return list(result.solution)
 
 
-def played_export(fair: int) -> dict[str, Any]:
+def played_export(fair: Literal[1, 2]) -> dict[str, Any]:
     """A finished two-round winnable-only tournament drawn by version ``fair``, exported."""
     state: TournamentState = with_players(new(rounds=2, deals="winnable"), "a", "b")
     state.node_budget = 20_000
@@ -247,6 +247,7 @@ def test_tournament_verify_missing_file(capsys: pytest.CaptureFixture[str], tmp_
     assert "cannot read" in err
 
 
+@pytest.mark.integration  # a subprocess
 def test_tournament_verify_as_a_process(export: dict[str, Any]) -> None:
     done = process("tournament", "verify", "-", stdin=orjson.dumps(export))
     assert done.returncode == 0, done.stderr
@@ -372,6 +373,7 @@ def test_daily_verify_bad_reveals(capsys: pytest.CaptureFixture[str], tmp_path: 
         assert words in err, (argv, err)
 
 
+@pytest.mark.integration  # a subprocess
 def test_daily_verify_as_a_process() -> None:
     done = process("daily", "verify", "-", stdin=orjson.dumps(KLONDIKE_DAY))
     assert done.returncode == 0 and done.stdout.startswith("verified:"), done.stderr

@@ -24,9 +24,17 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+from helpers import until, until_race_starts
 from redis.crc import key_slot
-from server_fixtures import LocalCluster, ServerHandle, breakable_cluster, get_json, store_retry
-from watch_helpers import until
+from server_fixtures import (
+    LocalCluster,
+    ServerHandle,
+    as_text,
+    breakable_cluster,
+    get_json,
+    port_of,
+    store_retry,
+)
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
@@ -41,7 +49,14 @@ from server.store.redis.link import RedisLink
 pytestmark = pytest.mark.slow
 
 DEAL = "KL1-1-AAAAAAK"
-CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "liveness": 2.0, "rate": 1000.0, "burst": 500}
+CONFIG: dict[str, Any] = {
+    "port": 0,
+    "countdown": 0.05,
+    "grace": 5.0,
+    "liveness": 2.0,
+    "rate": 1000.0,
+    "burst": 500,
+}
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +125,7 @@ class Racer:
                 return
             except (RequestError, ConnectionError, ConnectionClosed, TimeoutError):
                 assert time.monotonic() < deadline, "the seat could not be resumed"
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.2)  # the next try's back-off: the cluster is failing over
 
     async def play(self, count: int, *, pause: float = 0.0, within: float = 60.0) -> None:
         """Make ``count`` acknowledged moves, within ``within`` seconds."""
@@ -127,7 +142,7 @@ class Racer:
             except RequestError as exc:
                 assert exc.code in ("storage", "replaced"), exc
                 self.refused += 1
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the next try's back-off: the store is failing over
                 await self._reload()
                 continue
             except (ConnectionClosed, ConnectionError, TimeoutError):
@@ -141,7 +156,7 @@ class Racer:
             self.acked[index] = reply.move
             done += 1
             if pause:
-                await asyncio.sleep(pause)
+                await asyncio.sleep(pause)  # the scenario: moves spread over the change
 
 
 async def _race(workers: Workers) -> tuple[Racer, Racer, RaceClient]:
@@ -152,9 +167,8 @@ async def _race(workers: Workers) -> tuple[Racer, Racer, RaceClient]:
     spectator = await RaceClient.connect(workers.url(0))
     await spectator.join(joined.room, role="spectator")
     await ann.start()
-    await ann.next_event("race_starting")
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
+    await until_race_starts(bob)
     return (
         Racer(workers, 0, ann, joined.room, 1, 1),
         Racer(workers, 1, bob, joined.room, 2, 2),
@@ -172,14 +186,12 @@ async def _check(workers: Workers, racers: list[Racer], spectator: RaceClient) -
         for index, move in racer.acked.items():
             assert index < len(log) and log[index] == move, (racer.seat, index, move, log)
         game = replay(DEAL, log)  # the log replays: no move twice, none out of place
-        for _ in range(100):
-            shown = [
-                m for m in spectator.history if isinstance(m, Progress) and m.seat == racer.seat
-            ]
-            if shown and shown[-1].moves == game.moves:
-                break
-            await asyncio.sleep(0.1)
-        assert shown and shown[-1].moves == game.moves, (shown[-1:], game.moves)
+
+        def shows_the_log(seat: int = racer.seat, moves: int = game.moves) -> bool:
+            shown = [m for m in spectator.history if isinstance(m, Progress) and m.seat == seat]
+            return bool(shown) and shown[-1].moves == moves
+
+        await until(shows_the_log, 10)
     seqs = [s for m in spectator.history if (s := getattr(m, "seq", None)) is not None]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
 
@@ -191,7 +203,7 @@ def _slot_of(room: str) -> int:
 async def _node_id(port: int) -> str:
     r = aioredis.Redis(port=port)
     try:
-        return (await r.execute_command("CLUSTER", "MYID")).decode()  # type: ignore[no-any-return]
+        return as_text(await r.execute_command("CLUSTER", "MYID"))  # type: ignore[no-untyped-call]
     finally:
         await r.aclose()
 
@@ -202,13 +214,13 @@ async def _migrate(cluster: LocalCluster, slot: int, source: int, target: int) -
     src, dst = aioredis.Redis(port=source), aioredis.Redis(port=target)
     try:
         src_id, dst_id = await _node_id(source), await _node_id(target)
-        await dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)
-        await src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)
-        while keys := await src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 2):
-            await src.execute_command("MIGRATE", "127.0.0.1", target, "", 0, 5000, "KEYS", *keys)
-            await asyncio.sleep(0.05)  # the race goes on between the keys
+        await dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)  # type: ignore[no-untyped-call]
+        await src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)  # type: ignore[no-untyped-call]
+        while keys := await src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 2):  # type: ignore[no-untyped-call]
+            await src.execute_command("MIGRATE", "127.0.0.1", target, "", 0, 5000, "KEYS", *keys)  # type: ignore[no-untyped-call]
+            await asyncio.sleep(0.05)  # the scenario: the race goes on between the keys
         for node in (dst, src):
-            await node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)
+            await node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)  # type: ignore[no-untyped-call]
     finally:
         await src.aclose()
         await dst.aclose()
@@ -245,7 +257,7 @@ async def test_a_killed_primary_loses_no_acknowledged_move(
     await asyncio.gather(ann.play(10), bob.play(10))
     slot = _slot_of(ann.room)
     playing = asyncio.gather(ann.play(30, pause=0.05), bob.play(30, pause=0.05))
-    await asyncio.sleep(0.3)
+    await until(lambda: len(ann.acked) > 12 and len(bob.acked) > 12)
     # the primary dies mid-race (30 moves with 0.05 s pauses each are not over yet); the
     # players may notice (a refusal, a resume) or not (the worker's retry outlasts the
     # takeover): either way, nothing acknowledged may be lost
@@ -272,7 +284,7 @@ async def test_the_live_directory_follows_a_failover(
         return (await host.create("klondike")).room
 
     async def listed(room: str) -> bool:
-        _, body = await get_json(workers.apps[1].port, "/api/live?sort=newest&limit=50")
+        _, body = await get_json(port_of(workers.apps[1]), "/api/live?sort=newest&limit=50")
         return any(r["room"] == room for r in body["rooms"])
 
     before = await open_room()
@@ -299,20 +311,24 @@ async def test_a_dropped_shard_subscription_is_filled_by_seq(
     watcher = await server.client()
     await watcher.join(joined.room, role="spectator")
     await ann.start()
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(bob)
     first = watcher.last_seq or 0
     for _ in range(3):
         assert isinstance(await bob.move("s"), Ack)
     port = redis_cluster.port_of_slot(_slot_of(joined.room))
     r = aioredis.Redis(port=port)
     try:
-        killed = await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        killed = await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")  # type: ignore[no-untyped-call]
         assert killed >= 1
-        for _ in range(5):
+        for _ in range(5):  # while the worker is not subscribed: the gap
             assert isinstance(await bob.move("s"), Ack)
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
+        channel = f"sd:{{{normalize_code(joined.room)}}}:ch"
+
+        async def subscribed_again() -> bool:
+            _, count = await r.execute_command("PUBSUB", "SHARDNUMSUB", channel)  # type: ignore[no-untyped-call]
+            return bool(count)
+
+        await until(subscribed_again)
         for _ in range(2):
             assert isinstance(await bob.move("s"), Ack)
     finally:
@@ -342,16 +358,17 @@ async def test_rooms_spread_over_the_shards_and_keys_share_the_slot(
         port = redis_cluster.port_of_slot(key_slot(code.encode()))
         r = aioredis.Redis(port=port)
         try:
-            keys = {k.decode() for k in await r.keys(f"sd:{{{code}}}:*")}
+            keys = {as_text(k) for k in await r.keys(f"sd:{{{code}}}:*")}
             assert f"sd:{{{code}}}:room" in keys
-            channels = await r.execute_command("PUBSUB", "SHARDCHANNELS", f"sd:{{{code}}}:*")
+            channels = await r.execute_command("PUBSUB", "SHARDCHANNELS", f"sd:{{{code}}}:*")  # type: ignore[no-untyped-call]
             assert [c.decode() for c in channels] == [f"sd:{{{code}}}:ch"]
         finally:
             await r.aclose()
     # a room nobody on this worker serves is not subscribed anywhere
     r = aioredis.Redis(port=redis_cluster.primary_ports()[0])
     try:
-        assert await r.execute_command("PUBSUB", "SHARDCHANNELS", "sd:{NOROOM}:*") == []
+        none = await r.execute_command("PUBSUB", "SHARDCHANNELS", "sd:{NOROOM}:*")  # type: ignore[no-untyped-call]
+        assert none == []
     finally:
         await r.aclose()
 

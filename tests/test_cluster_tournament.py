@@ -32,8 +32,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from helpers import until, until_server_clock
 from redis.crc import key_slot
-from server_fixtures import WINS, LocalCluster, breakable_cluster, get_json, store_retry
+from server_fixtures import WINS, LocalCluster, breakable_cluster, get_json, port_of, store_retry
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import RaceClient, RequestError
@@ -152,7 +153,7 @@ class Entrant:
         assert self.seat is not None
         snap = await store_retry(self.app.store.rooms.snapshot, self.room)
         assert snap is not None
-        return snap.progress[self.seat.seat].status
+        return str(snap.progress[self.seat.seat].status)
 
     async def reload(self) -> None:
         log = await self.log()
@@ -175,7 +176,7 @@ class Entrant:
                 return
             except (RequestError, *_UNKNOWN):
                 assert time.monotonic() < deadline, "the seat could not be taken again"
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.2)  # the next try's back-off: the cluster is failing over
 
     async def play(self, upto: int, pause: float) -> None:
         """Play the line until ``upto`` actions are on the board, each acknowledged."""
@@ -187,7 +188,7 @@ class Entrant:
             except RequestError as exc:
                 assert exc.code == "storage", exc
                 self.refused += 1
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the next try's back-off: the store is failing over
                 await self.reload()
                 continue
             except _UNKNOWN:
@@ -201,7 +202,7 @@ class Entrant:
             self.acked[self.at] = reply.move
             self.at += 1
             if pause:
-                await asyncio.sleep(pause)
+                await asyncio.sleep(pause)  # the scenario: moves spread over the failover
 
     async def resign(self) -> None:
         """Resign, again until the store says so."""
@@ -212,7 +213,7 @@ class Entrant:
                 await self.client.resign()
             except RequestError as exc:
                 assert exc.code == "storage", exc
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the next try's back-off: the store is failing over
             except _UNKNOWN:
                 await self.take_seat_again()
 
@@ -263,8 +264,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     for e, seat in zip(entrants, seats, strict=True):
         e.seat = seat
         await e.client.take_seat(seat)
-    wait = seats[0].start_at - await host.ping()
-    await asyncio.sleep(max(0, wait) / 1000 + 0.05)
+    await until_server_clock(seats[0].start_at, await host.ping())
     await asyncio.gather(*(e.play(5 + i, 0) for i, e in enumerate(entrants)))
 
     # mid-round: the primary holding the tournament's slot dies; everyone plays on
@@ -278,7 +278,10 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
             await e.resign()
 
     playing = asyncio.gather(*(finish(i, e) for i, e in enumerate(entrants)))
-    await asyncio.sleep(0.3)
+    # the primary dies once everyone is a few moves further on (all still have moves to go)
+    started = [e.at for e in entrants]
+    await until(lambda: all(e.at >= at + 3 for e, at in zip(entrants, started, strict=True)))
+    assert not playing.done()
     victim = await own_cluster.fail_over(slot)  # the killed node comes back as a replica
     await asyncio.wait_for(playing, 150)
 
@@ -300,16 +303,16 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     # tournament written to the records and retired from the live store, its race written
     # (the records writer is a thread of its own: the replay's id comes soon after)
     code = normalize_code(tid) or ""
-    deadline = time.monotonic() + 30
-    while code in await store_retry(store.tournaments.active):
-        assert time.monotonic() < deadline, "the tournament was not written to the records"
-        await asyncio.sleep(0.1)
-    while True:
-        _, page = await get_json(apps[1].port, f"/api/tournaments/{tid}")
-        if all(r["game_id"] for r in page["rounds"][0]["results"]):
-            break
-        assert time.monotonic() < deadline, "the round's race was not written to the records"
-        await asyncio.sleep(0.1)
+
+    async def retired() -> bool:
+        return code not in await store_retry(store.tournaments.active)
+
+    async def race_recorded() -> Any:
+        _, page = await get_json(port_of(apps[1]), f"/api/tournaments/{tid}")
+        return page if all(r["game_id"] for r in page["rounds"][0]["results"]) else None
+
+    await until(retired, 30)
+    page = await until(race_recorded, 30)
     assert page["phase"] == "finished"
     results = {r["player"]: r for r in page["rounds"][0]["results"]}
     assert set(results) == {e.player for e in entrants}
@@ -322,7 +325,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     assert places == {p: r["place"] for p, r in results.items()}
     winners, resigners = entrants[:WINNERS], entrants[WINNERS:]
     assert max(places[e.player] for e in winners) < min(places[e.player] for e in resigners)
-    _, export = await get_json(apps[0].port, f"/api/tournaments/{tid}/export")
+    _, export = await get_json(port_of(apps[0]), f"/api/tournaments/{tid}/export")
     assert verify(export) == []  # the standings and points recomputed from the move lists
     records = apps[0].ctx.records
     assert records is not None

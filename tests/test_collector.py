@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import until
 
 from server.collector import Collector
 
@@ -86,11 +87,8 @@ async def test_the_worker_collects_its_young_generation_itself(collector: Collec
         gone = weakref.ref(a)
         del a, b
         sweeping = asyncio.create_task(collector.sweeping())
-        for _ in range(400):  # up to 2 s; a collection is due every 5 ms
-            await asyncio.sleep(0.005)
-            if gone() is None:
-                break
-        assert gone() is None  # the young cycle was collected
+        # the young cycle is collected: a collection is due every 5 ms
+        await until(lambda: gone() is None, 2, every=0.005)
         assert not tracked(kept)  # and what survived it frozen
         sweeping.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -99,8 +97,10 @@ async def test_the_worker_collects_its_young_generation_itself(collector: Collec
         a.other, b.other = b, a
         gone = weakref.ref(a)
         del a, b
+        # the scenario: ten of the collector's periods go by, in which a timer left behind
+        # would have collected the cycle
         await asyncio.sleep(0.05)
-        assert gone() is not None  # no timer left behind
+        assert gone() is not None
     finally:
         gc.enable()
 
@@ -126,6 +126,8 @@ def test_uninstall_gives_everything_back() -> None:
 SCENARIO = """
 import asyncio, gc, json, sys
 import uvloop
+sys.path.insert(0, "tests")
+from helpers import until, until_race_starts
 from clients.client import RaceClient
 from protocol import Ack
 from server.app import running
@@ -142,8 +144,7 @@ async def race(url):
     for s in spectators:
         await s.join(joined.room, role="spectator", key=host.key)
     await host.start()
-    ev = await host.next_event("race_starting")
-    await asyncio.sleep(max(0, (ev.start_at - ev.now) / 1000) + 0.02)
+    await until_race_starts(host)
     for _ in range(5):
         for c in (host, other):
             assert isinstance(await c.move("s"), Ack)
@@ -168,13 +169,26 @@ async def main(redis):
     gc.set_threshold(50, 1, 10)
     async with running(store, Config(port=0, countdown=0.05, grace=0.2)) as (app, _):
         url = f"ws://127.0.0.1:{app.port}/ws"
+
+        def connection_tasks():
+            # the connections' own tasks, at both ends (the clients run on this loop too)
+            return [
+                t for t in asyncio.all_tasks()
+                if "websockets" in t.get_coro().cr_code.co_filename
+                or t.get_coro().__qualname__.startswith("RaceClient.")
+            ]
+
+        async def idle():
+            # every connection of the races closed at both ends, and its tasks ended
+            await until(lambda: not app.ctx.rooms.conns and not connection_tasks())
+
         await race(url)  # what is made once, lazily (caches, scripts loaded), made here
-        await asyncio.sleep(0.5)
+        await idle()
         gc.collect(1)
         collector.sweep()
         for _ in range(3):
             await race(url)
-        await asyncio.sleep(0.5)
+        await idle()
         gc.collect(1)
         # the sweep, with what it found kept to be named
         gc.unfreeze()

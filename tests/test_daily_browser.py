@@ -16,7 +16,6 @@ and deck-turn counter are compared with the terminal's (``clients/daily_share.py
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -28,6 +27,7 @@ import pytest_asyncio
 from browser_fixtures import (
     ARTIFACTS,
     PHONE,
+    TYPE_MOVES,
     Page,
     axe_violations,
     browser,
@@ -36,6 +36,7 @@ from browser_fixtures import (
     needs_chromium,
     new_page,
 )
+from helpers import until
 from server_fixtures import DAILY_TEST_KEY, LiveServer, get_json, live_server
 
 from clients.client import RaceClient
@@ -58,7 +59,7 @@ NUMBER = 106  # 2026-04-16 is day 106
 EN: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent.parent / "clients/web/i18n/en.json").read_text("utf-8")
 )
-DEAL_CODE = re.compile(r"\b(?:EH|KL)\d-[A-Z0-9]-[A-Z]{7}\b")
+DEAL_CODE = re.compile(r"\b(?:EH|KL)\d-[A-Z0-9]-(?:[A-Z]{26}|[A-Z]{7})\b")
 CARD = re.compile(
     r"(?i)\b(?:ace|king|queen|jack|spades|hearts|diamonds|clubs)\b|[♠♥♦♣]"
     r"|\b(?:[2-9TJQKA]|10)[SHDC]\b"
@@ -85,34 +86,14 @@ async def api(server: LiveServer, path: str) -> tuple[int, Any]:
     return await get_json(server.port, path)
 
 
-async def until_api(server: LiveServer, path: str, check: Any, tries: int = 200) -> Any:
-    """The API's answer at ``path`` once ``check(answer)`` holds (bounded: 200 × 0.05 s)."""
-    body = None
-    for _ in range(tries):
+async def until_api(server: LiveServer, path: str, check: Any, timeout: float = 30.0) -> Any:
+    """The API's answer at ``path`` once ``check(answer)`` holds."""
+
+    async def answered() -> Any:
         status, body = await api(server, path)
-        if status == 200 and check(body):
-            return body
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{path}: {body}")
+        return body if status == 200 and check(body) else None
 
-
-# Types the moves in the page's move field, one after the other, each once the last is
-# answered (the field empties on an ack; a refusal stops the run): the page's own path.
-TYPE_MOVES = """async (moves) => {
-  const input = document.getElementById("move-input");
-  const form = document.getElementById("move-form");
-  const error = document.getElementById("move-error");
-  for (const [i, move] of moves.entries()) {
-    input.value = move;
-    form.requestSubmit();
-    const deadline = Date.now() + 5000;
-    while (input.value !== "" && !error.textContent && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    if (input.value !== "") return `move ${i} ${move}: ${error.textContent || "no answer"}`;
-  }
-  return "";
-}"""
+    return await until(answered, timeout)
 
 
 def frames_text(p: Page) -> str:
@@ -377,7 +358,7 @@ async def test_the_days_pages_before_and_after_the_day(
     # days that are not (yet) days of the challenge say so
     for path, error in (
         ("/daily/2099-01-01", "error.future_day"),
-        ("/daily/2025-06-01", "error.no_daily"),
+        ("/daily/2025-06-01", "error.before_day_one"),  # not "this game has none" (issue 31)
     ):
         await p.page.goto(server.http + path)
         await expect(p.page.locator("#daily .error")).to_have_text(EN[error])
@@ -387,15 +368,16 @@ async def test_the_days_pages_before_and_after_the_day(
 async def test_a_newcomer_races_a_friend_on_the_daily(
     server: LiveServer, browser: Any, contexts: list[Any], on_day: Any
 ) -> None:
-    """A player made today races the first test's player on today's Easy Harp: the waiting
-    room says first that it will be unranked (a new player), the race says so; for the
-    friend (made before the day, who has played only today's Klondike) it is their ranked
-    Easy Harp attempt. The day's page then lists the friend among the players raced with.
-    On a phone, the page fits the width."""
+    """A player made today races the first test's player on today's Easy Harp: the lobby and
+    the waiting room say first that it goes on the newcomers' board (it ranks from
+    tomorrow), the race says so; for the friend (made before the day, who has played only
+    today's Klondike) it is their ranked Easy Harp attempt. The day's page then lists the
+    friend among the players raced with, and the player's place among the newcomers. On a
+    phone, the page fits the width."""
     on_day(DAY)
     p = await new_page(contexts, browser, "newcomer", viewport=PHONE, has_touch=True)
     await p.page.goto(server.http + "/")
-    await expect(p.page.locator("#daily-result-easy-harp")).to_have_text(EN["daily.not_played"])
+    await expect(p.page.locator("#daily-result-easy-harp")).to_have_text(EN["daily.not_played_new"])
     await p.page.fill("#name", "Nell")
     await p.page.click("#daily-race-easy-harp")
     await expect(p.page.locator("#daily-note")).to_have_text(EN["attempt.next.unranked"])
@@ -433,10 +415,42 @@ async def test_a_newcomer_races_a_friend_on_the_daily(
     await expect(friends.first.locator("td").first).to_have_text("1")
     await expect(friends.first.locator("td").nth(1)).to_have_text("Ann")
     harp = p.page.locator('.daily-game-page[data-game="easy-harp"]')
-    await expect(harp.locator(".daily-you")).to_have_text(EN["daily.you_unranked"])
+    newcomer = re.escape(EN["daily.you_newcomer"]).replace(re.escape("{rank}"), r"\d+")
+    await expect(harp.locator(".daily-you")).to_have_text(re.compile(newcomer))
+    await expect(harp.locator("#daily-newcomers-easy-harp tr.me")).to_contain_text("Nell")
     width = await p.page.evaluate("document.documentElement.clientWidth")
     assert await p.page.evaluate("document.documentElement.scrollWidth") <= width
     await p.page.screenshot(path=str(ARTIFACTS / "daily-phone.png"), full_page=True)
+    assert not p.errors
+
+
+async def test_a_guest_becomes_a_player_in_the_tap_that_plays_the_daily(
+    server: LiveServer, browser: Any, contexts: list[Any], on_day: Any
+) -> None:
+    """Today's deal is played by players only. A page without a player (its player deleted
+    in this visit: no new one is made by itself) taps Play on today's Klondike: that tap
+    makes the player — no form — and the race is their attempt (unranked: a player made
+    today)."""
+    on_day(DAY)
+    p = await new_page(contexts, browser, "guest")
+    await p.page.goto(server.http + "/")
+    await p.page.click("#you-button")
+    await p.page.click("#you-delete")
+    await p.page.click("#you-delete-yes")
+    await expect(p.page.locator("#you-status")).to_have_text(EN["you.deleted"])
+    await p.page.click("#you-button")
+    assert await p.page.evaluate("localStorage.getItem('samedeal.identity')") is None
+    await start_solo(p, "klondike")
+    unranked = EN["attempt.this_race"].replace("{kind}", EN["attempt.unranked"])
+    await expect(p.page.locator("#attempt-badge")).to_have_text(unranked)
+    me = await player_id(p)
+    await p.page.click("#btn-resign")
+    await p.page.click("#btn-resign")
+    await expect(p.page.locator("#results")).to_be_visible()
+    mine = await until_api(
+        server, f"/api/daily/{DAY}/klondike?player={me}", lambda b: b["you"] is not None
+    )
+    assert mine["you"]["ranked"] is False
     assert not p.errors
 
 
@@ -456,8 +470,9 @@ SHARE_CASES = [
         (7, 3, 0, 13, 9, 1, 4, 0),
         "http://h/daily/2026-04-16",
     ),
-    DailyResult(7, "klondike", "unranked", False, 1, 52, 5, 1, 1, None, None, "x"),
+    DailyResult(7, "klondike", "unranked", False, 1, 52, 5, 1, 1, None, None, "x", streak=1),
     DailyResult(366, "klondike", "guest", False, 21, 52, 90, 22, 0, 61_000, (5, 9, 4, 3), "y"),
+    DailyResult(40, "easy-harp", "ranked", True, 104, 104, 1220, 300, 0, 900_000, None, "z", 12),
 ]
 
 
@@ -482,6 +497,7 @@ async def test_the_browser_and_the_terminal_write_the_same_share_text(
                 "elapsedMs": case.elapsed_ms,
                 "foundations": list(case.foundations) if case.foundations else None,
                 "url": case.url,
+                "streak": case.streak,
             }
             text = await p.page.evaluate(
                 """async ([lang, facts]) => {

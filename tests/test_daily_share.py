@@ -116,11 +116,11 @@ def test_the_numbers_read_back_exactly() -> None:
     assert text == (
         "samedeal · deal of the day #106 · Klondike, draw one\n"
         "Won · score 1187 · 143 moves · 2 deck turns · time 5:12\n"
-        "🟩🟩🟩🟩\n"
+        "████\n"
         f"The day's results: {URL}"
     )
     one = daily_share_text(Catalogue("en"), replace(WON, moves=1, deck_turns=1, foundations=None))
-    assert "1 move ·" in one and "1 deck turn ·" in one and "🟩" not in one
+    assert "1 move ·" in one and "1 deck turn ·" in one and "█" not in one
     lost = daily_share_text(Catalogue("ru"), LOST)
     assert lost.split("\n")[1] == (
         "Не пройдено: 37/104 карт в домах · очки 415 · 88 ходов · время 1:02:03"
@@ -138,8 +138,30 @@ def test_a_spectator_shares_the_day_and_the_racers() -> None:
 
 
 def test_the_foundation_squares_fill_in_proportion() -> None:
-    assert foundation_line([0, 1, 4, 5, 8, 9, 12, 13]) == "⬜🟥🟥🟧🟧🟨🟨🟩"
+    assert foundation_line([0, 1, 4, 5, 8, 9, 12, 13]) == "□░░▒▒▓▓█"
     assert foundation_line([]) == ""
+
+
+# Windows' WGL4 character set, which the fonts of every system cover (DejaVu, Liberation,
+# Noto, Apple's): the share text's marks are drawn everywhere, with no emoji font
+WGL4_SHAPES = set("□■▪▫▬▲►▼◄○●◘◙◦░▒▓█▀▄▌▐")
+
+
+def test_the_marks_are_characters_every_font_has() -> None:
+    """Issue 31: emoji squares showed as empty boxes where no colour-emoji font is
+    installed; the marks come from the WGL4 set now, in both the terminal's and (the same
+    code points) the browser's text."""
+    marks = set(foundation_line(list(range(14))))
+    assert marks <= WGL4_SHAPES and len(marks) == 5
+    assert all(ord(c) < 0x2600 for c in marks)  # no emoji nor symbol block
+
+
+def test_a_streak_of_two_days_or_more_is_told() -> None:
+    en, ru = Catalogue("en"), Catalogue("ru")
+    assert "in a row" not in daily_share_text(en, replace(WON, streak=1))
+    facts = daily_share_text(en, replace(WON, streak=5)).split("\n")[1]
+    assert facts.endswith(" · time 5:12 · 5 days in a row")
+    assert daily_share_text(ru, replace(WON, streak=3)).split("\n")[1].endswith("3 дня подряд")
 
 
 def test_the_day_of_a_race_and_its_number() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from helpers import until, until_race_starts
 from server_fixtures import DAILY_TEST_KEY, ServerHandle, StartServer
 
 from engine.fair import secret_daily
@@ -36,8 +37,7 @@ async def daily_race(server: ServerHandle, me: Any, moves: tuple[str, ...] = ())
     await client.identify(me.player, me.secret)
     await client.create("klondike", deal="daily", max_players=1)
     await client.start()
-    await client.next_event("race_starting")
-    await asyncio.sleep(0.1)  # the countdown
+    await until_race_starts(client)
     for move in moves:
         await client.move(move)
     if not moves:
@@ -48,12 +48,13 @@ async def daily_race(server: ServerHandle, me: Any, moves: tuple[str, ...] = ())
 
 
 async def until_recorded(server: ServerHandle, day: str, player: str) -> None:
-    for _ in range(200):
+    """Wait until the player's attempt of ``day`` is on its leaderboard, over."""
+
+    async def recorded() -> bool:
         status, board = await get(server, f"/api/daily/{day}/klondike?player={player}")
-        if status == 200 and board["you"] and board["you"]["status"] != "playing":
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the attempt of {day} was not recorded")
+        return status == 200 and bool(board["you"]) and board["you"]["status"] != "playing"
+
+    await until(recorded, 10)
 
 
 async def test_the_player_page_tells_the_daily_streaks_and_best_score(
@@ -93,6 +94,12 @@ async def test_the_player_page_tells_the_daily_streaks_and_best_score(
             "best_score": won.score,
         }
     ]
+    # the day's board tells the player their figures in its game too (the race's results
+    # and share text say the days in a row from it; issue 31)
+    status, board = await get(server, f"/api/daily/2026-04-17/klondike?player={me.player}")
+    assert status == 200 and board["streak"] == page["daily"][0]
+    status, other = await get(server, f"/api/daily/2026-04-17/easy-harp?player={me.player}")
+    assert status == 200 and other["streak"] is None  # none played
     # a day without playing: the runs that end today or yesterday still stand …
     on_day("2026-04-18")
     status, page = await get(server, "/api/players/ann_daily")

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import until
 from rich.console import Group
 from rich.text import Text
 from server_fixtures import DAILY_TEST_KEY, http_get, live_server
-from textual.pilot import Pilot
 from textual.widgets import Static
 
 from clients.cli import main
@@ -37,15 +36,6 @@ CARD = re.compile(
     r"(?i)\b(?:ace|king|queen|jack|spades|hearts|diamonds|clubs)\b|[♠♥♦♣]"
     r"|\b(?:[2-9TJQKA]|10)[SHDC]\b"
 )
-
-
-async def until(pilot: Pilot[int], predicate: Callable[[], bool], timeout: float = 8.0) -> None:
-    """Let the app run until ``predicate()`` holds."""
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
 
 
 async def test_daily_play_in_the_terminal(
@@ -70,7 +60,9 @@ async def test_daily_play_in_the_terminal(
 
         app = daily_play_app(server.http, "klondike", name="Ann", lang="en")
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: app.view is not None and app._now() >= (app.start_at or 0))
+            await until(
+                lambda: app.view is not None and app._now() >= (app.start_at or 0), timeout=8
+            )
             assert app.daily and app.attempt() == "ranked"
             title = str(app.query_one("#title", Static).content)
             assert "Deal of the day #106" in title and "This race: Ranked attempt" in title
@@ -83,13 +75,13 @@ async def test_daily_play_in_the_terminal(
             first, *rest = secret.solution
             await pilot.press("colon", *first, "enter")
             mirror.push(first)
-            await until(pilot, lambda: app.view is not None and app.view["moves"] == 1)
+            await until(lambda: app.view is not None and app.view["moves"] == 1, timeout=8)
             for move in rest:
                 await app._send(move)
                 mirror.push(move)
                 assert app.view is not None and app.view["moves"] == mirror.moves, move
             assert mirror.won
-            await until(pilot, lambda: app.phase == "ended" and app.results is not None)
+            await until(lambda: app.phase == "ended" and app.results is not None, timeout=8)
             assert app.deck_turns == mirror.deck_turns > 0
 
             (row,) = app.results or []

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+from helpers import until_race_starts
 from server_fixtures import REDIS_SERVER, free_port, wait_port
 from websockets.exceptions import ConnectionClosed
 
@@ -27,8 +28,9 @@ from server.codes import normalize_code
 from server.store.errors import StoreUnsuitable
 from server.store.redis import redis_store
 from server.store.redis.durability import barrier
+from server.store.redis.link import RedisLink
 
-CONFIG = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
+CONFIG: dict[str, Any] = {"port": 0, "countdown": 0.05, "grace": 5.0, "rate": 1000.0, "burst": 500}
 
 
 def _redis(workdir: Path, port: int, *args: str) -> subprocess.Popen[bytes]:
@@ -63,7 +65,7 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
         r = redis.Redis(port=port)
         for _ in range(100):  # until the replica acknowledges writes (not just "online")
             r.set("ready", "1")
-            if int(r.execute_command("WAIT", 1, 100)) >= 1:
+            if int(r.execute_command("WAIT", 1, 100)) >= 1:  # type: ignore[no-untyped-call]
                 break
         r.close()
         yield Pair(primary, replica, port)
@@ -103,7 +105,7 @@ async def test_aof_needs_appendfsync_always(lone: str, tmp_path: Path) -> None:
     store = redis_store(f"redis://127.0.0.1:{port}/0", worker_id="d", durability="aof")
     try:
         await store.start(lambda code, data: None)
-        assert store.link.durability == "aof"
+        assert isinstance(store.link, RedisLink) and store.link.durability == "aof"
     finally:
         await store.close()
         proc.kill()
@@ -141,8 +143,7 @@ async def test_a_move_no_replica_confirmed_is_never_acknowledged(
     ann = await RaceClient.connect(url)
     joined = await ann.create("klondike", deal="code", code="KL1-1-AAAAAAK")
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     for _ in range(3):
         assert isinstance(await ann.move("s"), Ack)
     pair.replica.send_signal(signal.SIGSTOP)  # the replica stops acknowledging

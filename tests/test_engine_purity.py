@@ -15,6 +15,7 @@ ENGINE = Path(__file__).resolve().parent.parent / "engine"
 SOURCES = sorted(ENGINE.rglob("*.py"))
 
 
+@pytest.mark.integration  # a subprocess
 def test_importing_engine_loads_no_io_library() -> None:
     script = (
         "import engine, json, sys; "

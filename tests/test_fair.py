@@ -259,6 +259,7 @@ def assert_first_proven(deal: RoundDeal, game: str, r: int, budget: int, fair: i
     assert replay(deal.code, deal.solution).won
 
 
+@pytest.mark.slow  # a long search: candidates proven or run out at up to 20,000 nodes
 @pytest.mark.parametrize(
     ("fair", "game", "r", "budget", "candidate"),
     # budgets chosen so that a candidate is skipped (solver-dependent, like the golden
@@ -296,6 +297,7 @@ def test_winnable_only_plays_the_first_proven(
     )
 
 
+@pytest.mark.slow  # a long search: four candidates run out their budgets
 @pytest.mark.parametrize(("fair", "tid", "r"), [(2, TOURNAMENT, 2), (1, TOURNAMENT_V1, 1)])
 def test_no_candidate_proven_falls_back_to_candidate_0(fair: int, tid: str, r: int) -> None:
     deal = round_deal(
@@ -326,6 +328,7 @@ def test_no_candidate_proven_falls_back_to_candidate_0(fair: int, tid: str, r: i
     assert problems(short)
 
 
+@pytest.mark.slow  # a long search: the round's deal proven at up to 20,000 nodes
 @pytest.mark.parametrize(("fair", "r", "budget"), [(2, 1, 20_000), (1, 3, 2_000)])
 def test_tampered_round_deals_are_caught(fair: int, r: int, budget: int) -> None:
     tid = TOURNAMENT if fair == 2 else TOURNAMENT_V1
@@ -390,6 +393,7 @@ def test_new_seeds_are_fresh_and_the_right_size() -> None:
 # ---------------------------------------------------------------------- the day's deal
 
 
+@pytest.mark.slow  # a long search: every vector day's deal proven
 def test_the_secret_daily_is_the_first_proven_candidate_and_verifies() -> None:
     days: list[tuple[int, str, str, str, str, str]] = [
         (2, v["game"], v["date"], v["candidates"][0], v["salt_hex"], v["commitment_of_candidate_0"])

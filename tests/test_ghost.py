@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from helpers import until_race_starts
 from server_fixtures import live_server
 
 from clients.bot import run_bot
@@ -39,14 +40,13 @@ async def test_ghost_replays_a_finished_run_in_real_time() -> None:
         )
         await host.next_event("seat")
         await host.start()
-        await host.next_event("race_starting")
-        await asyncio.sleep(0.2)
+        await until_race_starts(host)
         await host.resign()
         finished = await watcher.next_event("player_finished", timeout=20)
         while not (isinstance(finished, PlayerFinished) and finished.status == "won"):
             finished = await watcher.next_event("player_finished", timeout=20)
         (original,) = await asyncio.wait_for(bot, 20)
-        assert finished.move_list.split() == original.moves
+        assert finished.move_list is not None and finished.move_list.split() == original.moves
         gone = await host.next_event("seat", timeout=10)  # the bot left: its seat is freed
         while not getattr(gone, "left", False):
             gone = await host.next_event("seat", timeout=10)
@@ -60,8 +60,7 @@ async def test_ghost_replays_a_finished_run_in_real_time() -> None:
         while getattr(seat, "name", "") != "Ghost of Ann":
             seat = await host.next_event("seat")
         await host.rematch("same")
-        await host.next_event("race_starting")
-        await asyncio.sleep(0.1)
+        await until_race_starts(host)
         await host.resign()
         ended = await host.next_event("race_ended", timeout=20)
         result = await asyncio.wait_for(ghost, 20)

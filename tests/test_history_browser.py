@@ -244,6 +244,12 @@ async def test_a_race_replays_step_by_step_as_the_engine_plays_it(
     mover = expected.steps[1]
     moved = host.page.locator(f'.racer[data-seat="{mover}"]')
     await expect(moved).to_have_class("panel racer moved")
+    # … said in words, not notation (issue 31: "Played t2-t8"), as in the move list
+    notation = re.compile(r"\b(?:w|[tf]\d+(?::\d+)?)-[tf]\d*\b")
+    said = await moved.locator(".last-move").inner_text()
+    assert said.startswith("Played ") and not notation.search(said), said
+    for item in await host.page.locator("#replay-list button").all_inner_texts():
+        assert not notation.search(item), item
 
     # play at the fastest speed, from here to the end
     await host.page.select_option("#replay-speed", label="×16")

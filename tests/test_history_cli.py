@@ -11,14 +11,16 @@ import os
 import re
 import stat
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from helpers import until, until_race_starts
 from server_fixtures import ROOT, LiveServer, live_server
-from textual.pilot import Pilot
+from textual.widgets import Static
 
 from clients.api import GameLink, fetch_game, parse_game_link, server_base
 from clients.client import RaceClient
@@ -120,8 +122,7 @@ async def race(server: LiveServer, config: Path) -> tuple[str, dict[str, Any]]:
     joined = await ann.create("klondike", name="Ann", deal="code", code=DEAL)
     await bob.join(joined.room, name="Bob")
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.15)
+    await until_race_starts(ann)
     for who, move in ((ann, "t3-f"), (bob, "s"), (ann, "s"), (ann, "u"), (bob, "t1-t2")):
         await who.move(move)
     await ann.resign()
@@ -132,14 +133,6 @@ async def race(server: LiveServer, config: Path) -> tuple[str, dict[str, Any]]:
     await ann.close()
     await bob.close()
     return told.game_id, game.model_dump()
-
-
-async def until(pilot: Pilot[int], predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
 
 
 async def test_the_replay_viewer_steps_through_a_race_as_the_engine_plays_it(
@@ -171,39 +164,39 @@ async def test_the_replay_viewer_steps_through_a_race_as_the_engine_plays_it(
             """Step ``k`` is drawn: each racer's board as the engine has it then."""
             return app.step == k and all(
                 render_board(engine_board(seat, k)).plain
-                in str(app.query_one(f"#racer-{seat}").content)
+                in str(app.query_one(f"#racer-{seat}", Static).content)
                 for seat in (1, 2)
             )
 
-        title = str(app.query_one("#title").content)
+        title = str(app.query_one("#title", Static).content)
         assert "Replay · Klondike, draw one" in title and "Step 0 of 5" in title
         assert game_id in title
         for k in range(1, 6):
             await pilot.press("right")
-            await until(pilot, lambda k=k: shows(k))  # type: ignore[misc]
-            assert f"Step {k} of 5" in str(app.query_one("#title").content)
+            await until(partial(shows, k))
+            assert f"Step {k} of 5" in str(app.query_one("#title", Static).content)
             mover = timeline.steps[k - 1]
-            racer = str(app.query_one(f"#racer-{mover.seat}").content)
+            racer = str(app.query_one(f"#racer-{mover.seat}", Static).content)
             assert f"▶ {mover.move}" in racer
         await pilot.press("right")
         assert app.step == 5
         await pilot.press("home")
-        await until(pilot, lambda: shows(0))
+        await until(lambda: shows(0))
         await pilot.press("end")
-        await until(pilot, lambda: shows(5))
+        await until(lambda: shows(5))
         await pilot.press("left")
-        await until(pilot, lambda: shows(4))
-        ann = str(app.query_one("#racer-1").content)
+        await until(lambda: shows(4))
+        ann = str(app.query_one("#racer-1", Static).content)
         assert "Ann" in ann and "1st of 2" in ann and "resigned" in ann
         # space plays from here at the chosen speed, to the end
         await pilot.press("home", "plus", "plus", "plus", "plus", "plus", "minus")
-        assert app.speed == 4 and "×8" in str(app.query_one("#title").content)
+        assert app.speed == 4 and "×8" in str(app.query_one("#title", Static).content)
         await pilot.press("space")
-        await until(pilot, lambda: app.step == 5 and not app.playing, timeout=10)
-        assert "Space play" in str(app.query_one("#keys").content)
+        await until(lambda: app.step == 5 and not app.playing, timeout=10)
+        assert "Space play" in str(app.query_one("#keys", Static).content)
         await pilot.press("ctrl+l")
         assert app.cat.lang == "ru"
-        assert "Повтор" in str(app.query_one("#title").content)
+        assert "Повтор" in str(app.query_one("#title", Static).content)
         await pilot.press("q")
 
 
@@ -309,16 +302,16 @@ async def test_the_terminal_client_makes_an_identity_silently_and_keeps_it(
     joined = await host.create("klondike", name="Host")
     link = parse_link(f"{server.http}/r/{joined.room}")
     app = RaceApp(link, role="player", name="Tim", lang="en", identity=files)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.room is not None and len(app.seats) == 2)
+    async with app.run_test(size=(120, 40)):
+        await until(lambda: app.room is not None and len(app.seats) == 2)
         assert app.new_identity is not None and app.new_identity.recovery_code
         assert app.new_identity.recovery_code in app.message
         assert app.new_identity.name == "Tim"
     saved = files.load()
     assert saved is not None and saved.player == app.new_identity.player
     again = RaceApp(link, role="spectator", lang="en", identity=files)
-    async with again.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: again.client is not None and again.client.player is not None)
+    async with again.run_test(size=(120, 40)):
+        await until(lambda: again.client is not None and again.client.player is not None)
         assert again.new_identity is None  # known: identified, nothing new to note
         assert again.client is not None and again.client.player is not None
         assert again.client.player.player == saved.player

@@ -11,6 +11,7 @@ import urllib.request
 from typing import Any
 
 import pytest
+from helpers import until_race_starts
 from server_fixtures import ServerHandle, StartServer
 
 from protocol.api import RoomSummary
@@ -55,9 +56,8 @@ async def test_the_summary_of_a_room_through_its_life(server: ServerHandle) -> N
     typed = joined.room.replace("-", "").lower()
     assert (await fetch(server.port, f"/api/rooms/{typed}"))[2] == body
     await ann.start()
-    await bob.next_event("race_starting")
+    await until_race_starts(bob)
     assert (await fetch(server.port, f"/api/rooms/{joined.room}"))[2]["phase"] == "running"
-    await asyncio.sleep(0.1)
     await ann.leave()  # resigned, the seat freed, the host passes to Bob
     await bob.resign()
     await bob.next_event("race_ended")

@@ -4,6 +4,7 @@ clients), no import cycle inside ``server``, and ``protocol`` does no I/O."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -23,10 +24,12 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path, package: str | None = None) -> set[str]:
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
     """The modules ``path`` imports at run time (``TYPE_CHECKING`` blocks left out), as
     dotted names; relative imports resolved from the module's own package (``from . import
-    x`` names both the package and ``package.x``, whichever is a module)."""
+    x`` names both the package and ``package.x``, whichever is a module). Parsed once for
+    all the tests here."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip: set[int] = set()
     for node in ast.walk(tree):
@@ -48,7 +51,7 @@ def _imports(path: Path, package: str | None = None) -> set[str]:
                 target = node.module or ""
             found.add(target)
             found.update(f"{target}.{alias.name}" for alias in node.names)
-    return found
+    return frozenset(found)
 
 
 def _graph(package: str) -> dict[str, set[str]]:
@@ -97,13 +100,14 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_dependencies_point_one_way() -> None:
     for path in (ROOT / "protocol").rglob("*.py"):
-        tops = {m.split(".")[0] for m in _imports(path, "protocol")}
+        tops = {m.split(".")[0] for m in _imports(path)}
         assert not tops & {"server", "clients"}, path
     for path in (ROOT / "server").rglob("*.py"):
-        tops = {m.split(".")[0] for m in _imports(path, "server")}
+        tops = {m.split(".")[0] for m in _imports(path)}
         assert "clients" not in tops, path
 
 
+@pytest.mark.integration  # a subprocess
 def test_importing_protocol_loads_no_io_library() -> None:
     """(pydantic_core itself imports asyncio, so the run-time check names the network and
     storage libraries; the source check below covers asyncio and sockets.)"""
@@ -122,5 +126,5 @@ def test_importing_protocol_loads_no_io_library() -> None:
 
 @pytest.mark.parametrize("path", sorted((ROOT / "protocol").glob("*.py")), ids=lambda p: p.name)
 def test_no_protocol_module_imports_an_io_library(path: Path) -> None:
-    tops = {m.split(".")[0] for m in _imports(path, "protocol")}
+    tops = {m.split(".")[0] for m in _imports(path)}
     assert tops.isdisjoint(IO_LIBRARIES), tops & set(IO_LIBRARIES)

@@ -6,11 +6,13 @@ are still freed and their grace periods ended. Killed worker processes are
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
+from helpers import until
 from server_fixtures import ServerHandle, StartServer
-from watch_helpers import race_room, until
+from watch_helpers import race_room
 
 from protocol import Progress
 from server.codes import normalize_code
@@ -32,10 +34,34 @@ def count_reads(server: ServerHandle, monkeypatch: pytest.MonkeyPatch) -> list[s
     return reads
 
 
-async def settled(server: ServerHandle) -> None:
-    """Until ``server`` has judged every worker it knows (those of earlier tests on the same
-    Redis, dead, included): a whole liveness period and a look after."""
-    await asyncio.sleep(LIVENESS * 2.5)
+def count_looks(server: ServerHandle, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """When (monotonic) each look of ``server``'s liveness layer from now on began, told as
+    it ends."""
+    looks: list[float] = []
+    liveness = server.app.liveness
+    real = liveness.look
+
+    async def look() -> None:
+        began = time.monotonic()
+        await real()
+        looks.append(began)
+
+    monkeypatch.setattr(liveness, "look", look)
+    return looks
+
+
+async def settled(looks: list[float]) -> None:
+    """Until the worker of ``looks`` has judged every worker it knows (those of earlier tests
+    on the same Redis, dead, included): a look begun a whole liveness period after the first
+    counted has ended (a beat that has not changed for a period is dead)."""
+    first = (await until(lambda: looks))[0]
+    await until(lambda: looks[-1] >= first + LIVENESS)
+
+
+async def more_looks(looks: list[float], count: int) -> None:
+    """Until ``count`` more looks have ended."""
+    done = len(looks)
+    await until(lambda: len(looks) >= done + count)
 
 
 async def test_rooms_are_read_when_a_worker_dies_not_on_every_beat(
@@ -45,11 +71,12 @@ async def test_rooms_are_read_when_a_worker_dies_not_on_every_beat(
     w1 = await start_server("redis", liveness=LIVENESS, grace=0.5)
     rooms = [await race_room([w0, w1]) for _ in range(3)]
     codes = {normalize_code(room) for room, _, _ in rooms}
-    await settled(w0)
+    looks = count_looks(w0, monkeypatch)
+    await settled(looks)
 
-    # every worker beats: a second of looks (five) reads no room
+    # every worker beats: five looks read no room
     reads = count_reads(w0, monkeypatch)
-    await asyncio.sleep(1.0)
+    await more_looks(looks, 5)
     assert reads == []
 
     # worker 1 stops beating (hung, or dead): worker 0 reads each of its rooms, shows
@@ -71,7 +98,7 @@ async def test_rooms_are_read_when_a_worker_dies_not_on_every_beat(
     # once the seats are freed, the looks read nothing again
     await until(lambda: not w0.app.liveness._watched, 5)
     reads.clear()
-    await asyncio.sleep(1.0)
+    await more_looks(looks, 5)
     assert reads == []
 
 
@@ -79,11 +106,12 @@ async def test_a_room_taken_later_is_read_once(
     start_server: StartServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     w0 = await start_server("redis", liveness=LIVENESS)
-    await settled(w0)
+    looks = count_looks(w0, monkeypatch)
+    await settled(looks)
     reads = count_reads(w0, monkeypatch)
     room, _, _ = await race_room([w0])
     code = normalize_code(room)
     assert code is not None
     await until(lambda: code in reads, 2)
-    await asyncio.sleep(1.0)
+    await more_looks(looks, 5)
     assert reads.count(code) == 1

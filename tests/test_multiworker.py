@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 
+from helpers import until_race_starts
 from server_fixtures import (
     ROOT,
     WINS,
@@ -23,7 +24,7 @@ from server_fixtures import (
 
 from clients.client import RaceClient
 from engine import new_game, replay
-from protocol import Ack, Progress, RaceEnded, Spectators
+from protocol import Ack, Progress, RaceEnded, SeatEvent, Spectators
 
 WORKER_ARGS = (
     "--countdown", "0.1", "--grace", "10", "--rate", "1000", "--burst", "500",
@@ -56,8 +57,7 @@ async def test_worker_killed_mid_race(redis_url: str) -> None:
         await doomed.join(joined.room, role="spectator")
         await ann.start()
         await watcher.next_event("race_starting")
-        await bob.next_event("race_starting")
-        await asyncio.sleep(0.2)
+        await until_race_starts(bob)
 
         # play half the winning line on worker 1; the spectator on worker 2 follows
         acked: list[str] = []
@@ -192,7 +192,9 @@ async def test_grace_period_survives_its_worker(redis_url: str) -> None:
         await ann.start()
         await ann.next_event("race_starting")
         await bob.close()
-        await asyncio.sleep(0.1)  # worker 1 marks the seat disconnected
+        away = await ann.next_event("seat")  # worker 1 marks the seat disconnected
+        while not (isinstance(away, SeatEvent) and away.seat == 2 and not away.connected):
+            away = await ann.next_event("seat")
         os.kill(w1.pid, signal.SIGKILL)
         w1.wait()
         finished = await ann.next_event("progress", timeout=5)

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+from helpers import until, until_race_starts
 from server_fixtures import free_port, wait_port
 from websockets.exceptions import ConnectionClosed
 
@@ -45,7 +46,14 @@ pytestmark = pytest.mark.slow
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 DEAL = "KL1-1-AAAAAAK"
 OUTAGE = 5.0  # seconds Redis is down: longer than the liveness period below
-CONFIG = {"port": 0, "countdown": 0.05, "grace": 3.0, "liveness": 1.0, "rate": 1000.0, "burst": 500}
+CONFIG: dict[str, Any] = {
+    "port": 0,
+    "countdown": 0.05,
+    "grace": 3.0,
+    "liveness": 1.0,
+    "rate": 1000.0,
+    "burst": 500,
+}
 
 
 class DurableRedis:
@@ -151,7 +159,7 @@ class Racer:
                 except RequestError as exc:
                     assert exc.code == "storage", exc
                     self.storage_errors += 1
-                    await asyncio.sleep(0.1)
+                    await asyncio.sleep(0.1)  # the next try's back-off: Redis is down
                     continue
                 break
             assert isinstance(reply, Ack), reply
@@ -159,7 +167,7 @@ class Racer:
             self.acked.append(reply.move)
             done += 1
             if pause:
-                await asyncio.sleep(pause)
+                await asyncio.sleep(pause)  # the scenario: moves spread over the outage
 
 
 async def _retry(request: Any, *args: Any) -> Any:
@@ -170,18 +178,18 @@ async def _retry(request: Any, *args: Any) -> Any:
         except RequestError as exc:
             if exc.code != "storage":
                 raise
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # the next try's back-off: Redis is down
     raise AssertionError("the store never came back")
 
 
 async def _healthz_until(workers: Workers, status: int, timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
+    """Wait until both workers' ``/healthz`` answers ``status``."""
+
+    async def both_say() -> bool:
         codes = [await asyncio.to_thread(workers.healthz, i) for i in (0, 1)]
-        if codes == [status, status]:
-            return
-        assert asyncio.get_running_loop().time() < deadline, (status, codes)
-        await asyncio.sleep(0.1)
+        return codes == [status, status]
+
+    await until(both_say, timeout, every=0.1)
 
 
 async def _race(workers: Workers) -> tuple[Racer, Racer, RaceClient]:
@@ -194,8 +202,7 @@ async def _race(workers: Workers) -> tuple[Racer, Racer, RaceClient]:
     await spectator.join(joined.room, role="spectator")
     await ann.start()
     await ann.next_event("race_starting")
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(bob)
     return Racer(ann, new_game(DEAL), 1), Racer(bob, new_game(DEAL), 2), spectator
 
 
@@ -217,20 +224,17 @@ def _shown(spectator: RaceClient) -> tuple[dict[int, Progress], list[Any]]:
 
 async def _settled(spectator: RaceClient, racers: dict[int, Racer]) -> None:
     """Wait until the spectator's progress shows each player's real state."""
-    for _ in range(60):
+
+    def shows_each() -> bool:
         last, _ = _shown(spectator)
-        if all(
+        return all(
             s in last
             and (last[s].moves, last[s].score, last[s].on_foundations)
             == (r.game.moves, r.game.score, r.game.on_foundations)
             for s, r in racers.items()
-        ):
-            return
-        await asyncio.sleep(0.1)
-    last, _ = _shown(spectator)
-    raise AssertionError(
-        {s: (last.get(s), (r.game.moves, r.game.score)) for s, r in racers.items()}
-    )
+        )
+
+    await until(shows_each, 6)
 
 
 async def _check_after(
@@ -256,15 +260,15 @@ async def _check_after(
     # every acknowledged move is in the store's log, and nothing else
     code = room.replace("-", "")
     store = workers.apps[0].store
-    for seat, racer in racers.items():
-        assert await store.rooms.moves(code, 1, seat) == racer.acked
+    for number, racer in racers.items():
+        assert await store.rooms.moves(code, 1, number) == racer.acked
     # and in the final move list of each player
-    for seat, racer in racers.items():
+    for number, racer in racers.items():
         await racer.client.resign()
         finished = await spectator.next_event("player_finished", timeout=5)
-        while not (isinstance(finished, PlayerFinished) and finished.seat == seat):
+        while not (isinstance(finished, PlayerFinished) and finished.seat == number):
             finished = await spectator.next_event("player_finished", timeout=5)
-        assert finished.move_list.split() == racer.acked
+        assert finished.move_list is not None and finished.move_list.split() == racer.acked
     await late.close()
 
 
@@ -281,13 +285,15 @@ async def test_an_outage_loses_no_acknowledged_move(
     # both keep sending through the outage (each move tried until it is acknowledged)
     during = asyncio.gather(ann.play(5, pause=0.05), bob.play(5, pause=0.05))
     await _healthz_until(workers, 503)
-    await asyncio.sleep(OUTAGE - 1.0)
+    await asyncio.sleep(OUTAGE - 1.0)  # the scenario: down for longer than a liveness period
     durable_redis.start()
     await _healthz_until(workers, 200)
     await asyncio.wait_for(during, 20)
     assert ann.storage_errors and bob.storage_errors  # they did try during the outage
     await asyncio.gather(ann.play(5), bob.play(5))
-    await asyncio.sleep(1.5)  # more than a liveness period after the outage
+    # the scenario: more than a liveness period after the outage, in which a player taken
+    # for gone would be shown so
+    await asyncio.sleep(1.5)
     await _check_after(workers, room, {1: ann, 2: bob}, spectator)
     # the outage is told in one line when it starts and one when it ends, per worker; no
     # traceback, and nothing else above INFO
@@ -315,7 +321,7 @@ async def test_a_resume_on_the_other_worker_during_an_outage_fences_the_old_conn
     resumed = await RaceClient.connect(workers.url(1))
     bob_during = asyncio.create_task(bob.play(3, pause=0.1))
     resume = asyncio.create_task(_retry(resumed.resume, room, old.token or "", old.last_seq))
-    await asyncio.sleep(OUTAGE - 1.0)
+    await asyncio.sleep(OUTAGE - 1.0)  # the scenario: down for longer than a liveness period
     durable_redis.start()
     await asyncio.wait_for(resume, 20)
     await _healthz_until(workers, 200)
@@ -330,7 +336,7 @@ async def test_a_resume_on_the_other_worker_during_an_outage_fences_the_old_conn
     assert old.ws.close_code == 4000
     ann.client = resumed
     await asyncio.gather(ann.play(5), bob.play(5))
-    await asyncio.sleep(1.5)
+    await asyncio.sleep(1.5)  # the scenario: more than a liveness period after the outage
     await _check_after(workers, room, {1: ann, 2: bob}, spectator)
 
 

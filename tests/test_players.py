@@ -13,7 +13,8 @@ from typing import Any
 
 import orjson
 import pytest
-from server_fixtures import ROOT, WINS, ServerHandle, StartServer
+from helpers import until, until_race_starts
+from server_fixtures import ROOT, WINS, ServerHandle, StartServer, connect_from
 
 from clients.client import RaceClient, RequestError
 from engine import new_game, replay
@@ -103,6 +104,53 @@ async def test_recovery_moves_the_identity_and_retires_the_old_secret(
     assert (await other.identify(me.player, moved.secret)).player == me.player
 
 
+async def test_a_recovery_elsewhere_ends_the_old_connections_hold_on_the_identity(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    """The device that lost its identity (stolen, or just old) can no longer change it once
+    the player recovers it elsewhere: its connection identified before the recovery."""
+    server = await with_records(start_server, "memory", tmp_path)
+    old = await server.client()
+    me = await old.new_player("Ann")
+    new = await server.client()
+    await new.recover(me.recovery_code or "")
+    for change in (old.rename("Mallory"), old.set_handle("mallory"), old.forget_me()):
+        with pytest.raises(RequestError) as info:
+            await change
+        assert info.value.code in ("bad_identity", "no_identity")
+    assert (await new.rename("Ann B")).name == "Ann B"
+    assert (await new.set_handle("annb")).handle == "annb"
+
+
+async def test_identify_and_recover_attempts_are_limited_per_address(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await with_records(start_server, "memory", tmp_path, recover_burst=3, identify_burst=4)
+    me = await (await server.client()).new_player("Ann")  # one identify's worth is left
+    guesser = await server.client()
+    for _ in range(3):
+        with pytest.raises(RequestError) as info:
+            await guesser.recover("AAAA-AAAA-AAAA-AAAA-AAAA-AAAA")
+        assert info.value.code == "bad_recovery_code"
+    with pytest.raises(RequestError) as info:
+        await guesser.recover(me.recovery_code or "")  # even the right code: not now
+    assert info.value.code == "rate_limited" and "recovery" in info.value.message
+    for _ in range(4):
+        await (await server.client()).identify(me.player, me.secret or "")
+    with pytest.raises(RequestError) as info:
+        await guesser.identify(me.player, me.secret or "")
+    assert info.value.code == "rate_limited"
+    # another address is not held back by this one's attempts
+    elsewhere = await connect_from(server.url, "127.0.0.2")
+    try:
+        assert (await elsewhere.identify(me.player, me.secret or "")).player == me.player
+        assert (await elsewhere.recover(me.recovery_code or "")).player == me.player
+    finally:
+        await elsewhere.close()
+    metrics = (await get(server, "/metrics"))[2].decode()
+    assert 'samedeal_attempt_refusals_total{worker="test-0"} 2' in metrics
+
+
 async def test_handles_are_unique_whatever_the_case_or_form(
     start_server: StartServer, tmp_path: Path
 ) -> None:
@@ -137,8 +185,7 @@ async def _race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, 
     joined = await ann.create("klondike", deal="code", code=deal)
     await bob.join(joined.room)
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     await bob.move("s")
     await bob.move("s")
     await bob.resign()
@@ -150,12 +197,14 @@ async def _race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, 
 
 
 async def _game_id(server: ServerHandle, handle: str) -> str:
-    for _ in range(100):
+    """The id of the player's latest race, once it is recorded."""
+
+    async def latest() -> str:
         status, _, body = await get(server, f"/api/players/{handle}")
-        if status == 200 and orjson.loads(body)["recent"]:
-            return str(orjson.loads(body)["recent"][0]["id"])
-        await asyncio.sleep(0.05)
-    raise AssertionError("the race was not recorded")
+        recent = orjson.loads(body)["recent"] if status == 200 else []
+        return str(recent[0]["id"]) if recent else ""
+
+    return await until(latest)
 
 
 async def test_a_finished_race_is_recorded_and_replays(
@@ -219,6 +268,31 @@ async def test_deleting_an_identity_keeps_the_others_results(
     assert seats[1]["name"] == "Ann" and seats[1]["status"] == "won"  # untouched
 
 
+async def test_a_race_in_progress_when_its_racer_deletes_their_identity_is_anonymised(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await with_records(start_server, "memory", tmp_path)
+    ann, bob = await server.client(), await server.client()
+    await ann.new_player("Ann")
+    await ann.set_handle("ann")
+    await bob.new_player("Bob")
+    await bob.set_handle("bob")
+    joined = await ann.create("klondike", name="Ann Typed", deal="code", code=WINS["klondike"][0])
+    await bob.join(joined.room, name="Bob")
+    await ann.start()
+    await ann.next_event("race_starting")
+    await ann.forget_me()  # mid-race: the seat still plays, its identity is gone
+    await ann.resign()
+    await bob.resign()
+    await bob.next_event("race_ended", timeout=10)
+    race_id = await _game_id(server, "bob")
+    game = orjson.loads((await get(server, f"/api/games/{race_id}"))[2])
+    seats = {s["seat"]: s for s in game["seats"]}
+    assert seats[1]["name"] == "deleted player" and seats[1]["player"] is None
+    assert seats[1]["status"] == "resigned"
+    assert seats[2]["name"] == "Bob" and seats[2]["player"]["handle"] == "bob"
+
+
 @pytest.mark.parametrize(
     ("path", "status", "error"),
     [
@@ -273,11 +347,11 @@ async def test_a_record_left_by_a_dead_worker_is_written_once_by_another(
     await store.pending.keep(key, record_to_json(record))
     records = server.app.ctx.records
     assert records is not None
-    for _ in range(100):
-        if await store.pending.count() == 0:
-            break
-        await asyncio.sleep(0.1)
-    assert await store.pending.count() == 0
+
+    async def written() -> bool:
+        return await store.pending.count() == 0
+
+    await until(written, 10)
     # in the store, once: writing it again gives back the same race
     race_id = await records.record_race(record)
     assert await records.record_races([record, record]) == [race_id, race_id]

@@ -42,7 +42,8 @@ async def test_a_status_change_is_not_held_back(server: ServerHandle) -> None:
     assert event.moves == 3
     done = await watcher.next_event("player_finished", timeout=1)
     assert isinstance(done, PlayerFinished) and done.status == "resigned"
-    # the held progress of the third move is not sent after the final state
+    # the held progress of the third move is not sent after the final state (the scenario:
+    # past the progress interval, when it would have gone out)
     await asyncio.sleep(0.3)
     assert all(
         not (isinstance(m, Progress) and m.seat == 1 and m.status == "playing")
@@ -82,7 +83,7 @@ async def test_a_steady_player_is_shown_a_few_times_a_second_and_when_they_stop(
     loop = asyncio.get_running_loop()
     for _ in range(25):
         assert isinstance(await ann.move("s"), Ack)
-        await asyncio.sleep(0.04)
+        await asyncio.sleep(0.04)  # the scenario: a steady player's pace
     stopped = loop.time()
     seen: list[Progress] = []
     while not seen or seen[-1].moves < 25:

@@ -133,7 +133,7 @@ def test_error_message_names_the_field() -> None:
 def test_hello_and_defaults() -> None:
     assert decode_client('{"type":"hello","v":1}') == Hello(v=1)
     msg = decode_client('{"type":"create","game":"easy-harp"}')
-    assert msg.type == "create" and msg.deal == "random" and msg.max_players == 8  # type: ignore[union-attr]
+    assert msg.type == "create" and msg.deal == "random" and msg.max_players == 8
 
 
 def test_merge_view_applies_changes_and_refuses_unknown_piles() -> None:

@@ -7,12 +7,11 @@ seek behind."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import until, until_server_clock
 from server_fixtures import ServerHandle, StartServer
 
 from clients.client import RaceClient, RequestError
@@ -54,11 +53,12 @@ async def counts(server: ServerHandle) -> dict[str, int]:
 
 async def no_seekers(*servers: ServerHandle, within: float = 10.0) -> None:
     """Wait until no pool has a seeker (as each server's store counts them)."""
-    deadline = asyncio.get_running_loop().time() + within
     for server in servers:
-        while any((await counts(server)).values()):
-            assert asyncio.get_running_loop().time() < deadline, await counts(server)
-            await asyncio.sleep(0.05)
+
+        async def empty(server: ServerHandle = server) -> bool:
+            return not any((await counts(server)).values())
+
+        await until(empty, within)
 
 
 async def deal_of(server: ServerHandle, joined: Joined) -> str:
@@ -67,7 +67,7 @@ async def deal_of(server: ServerHandle, joined: Joined) -> str:
 
 async def begin(started_event: RaceStarting) -> None:
     """Wait for the countdown's end (moves count from then)."""
-    await asyncio.sleep(max(0, started_event.start_at - started_event.now) / 1000)
+    await until_server_clock(started_event.start_at, started_event.now)
 
 
 @pytest.mark.parametrize("kind", ["redis", "cluster"])
@@ -329,7 +329,7 @@ async def test_the_seekers_of_a_killed_worker_leave_the_pool(
         queued = [await RaceClient.connect(url) for _ in range(3)]
         for client in queued:
             await client.seek("klondike-3", 4, 600)
-        await eventually_async(lambda: _seeking(live, "klondike-3:4:600:casual", 3))
+        await until(lambda: _seeking(live, "klondike-3:4:600:casual", 3))
         os.kill(doomed.pid, signal.SIGKILL)
         doomed.wait()
         for client in queued:
@@ -344,14 +344,6 @@ async def test_the_seekers_of_a_killed_worker_leave_the_pool(
 
 async def _seeking(server: ServerHandle, pool: str, n: int) -> bool:
     return (await counts(server))[pool] == n
-
-
-async def eventually_async(check: Callable[[], Any], timeout: float = 10.0) -> None:
-    """Wait until the coroutine ``check()`` returns true."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await check():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
 
 
 @pytest.mark.parametrize("kind", ["redis", "cluster"])
@@ -384,10 +376,11 @@ async def test_an_identitys_claim_is_renewed_while_it_seeks_and_goes_with_the_se
 
     first = await ttl()
     assert 0 < first <= 4000
-    deadline = asyncio.get_running_loop().time() + 10
-    while await ttl() <= first:  # renewed: its time to live went back up
-        assert asyncio.get_running_loop().time() < deadline, "the claim was not renewed"
-        await asyncio.sleep(0.05)
+
+    async def renewed() -> bool:  # its time to live went back up
+        return await ttl() > first
+
+    await until(renewed, 10)
     assert await pools.claim(ann.player.player, "another/connection", 4000) is not None
     await ann.cancel_seek()
     assert await ttl() == -2  # gone with the seek

@@ -21,7 +21,7 @@ OPPONENTS = [(Rating(1400, 30), 1.0), (Rating(1550, 100), 0.0), (Rating(1700, 30
 
 def close(value: float, printed: float, decimals: int) -> bool:
     """Whether ``value`` is ``printed`` within one unit of its last printed digit."""
-    return abs(value - printed) <= 10**-decimals
+    return abs(value - printed) <= 10.0**-decimals
 
 
 def test_step_2_the_glicko2_scale() -> None:

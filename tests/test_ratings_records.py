@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from records_helpers import make_race, query, seat, store
 from sqlalchemy import select, update
 
@@ -248,6 +249,7 @@ async def test_samedeal_ratings_rebuild(store: SqlRecordsStore, records_url: str
     assert again.returncode == 0 and "0 would differ" in again.stdout
 
 
+@pytest.mark.integration  # a subprocess
 def test_samedeal_ratings_rebuild_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("")
     for args in [

@@ -141,8 +141,8 @@ progress_rows = st.lists(
 
 @given(progress_rows)
 def test_pairs_follow_the_room_s_one_ranking(rows: list[ProgressState]) -> None:
-    """The room's ranking puts each pair's winner first (and breaks a drawn pair's tie by
-    seat): one ranking rule from the room to the ratings."""
+    """Each pair is decided by the places the room's results give (one ranking rule, from
+    the room's results to the ratings): the better place wins, a shared place draws."""
     racers = [
         racer(
             p.seat,
@@ -154,14 +154,14 @@ def test_pairs_follow_the_room_s_one_ranking(rows: list[ProgressState]) -> None:
         )
         for p in rows
     ]
-    place = {p.seat: i for i, p in enumerate(rank(rows))}
+    place = {p.seat: shown for shown, p in rank(rows)}
     for a, b, score in pairwise(racers):
         if score == 1.0:
             assert place[a] < place[b]
         elif score == 0.0:
             assert place[a] > place[b]
-        else:  # tied: the room puts the lower seat first
-            assert place[a] < place[b]
+        else:  # a draw: the room's results give both the same place
+            assert score == 0.5 and place[a] == place[b]
     assert len(pairwise(racers)) == len(rows) * (len(rows) - 1) // 2
 
 

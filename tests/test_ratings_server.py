@@ -4,11 +4,11 @@ them, and they rebuild from the stored races to the same numbers."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import until_server_clock
 from server_fixtures import ServerHandle, StartServer, get_json
 
 from clients.client import RaceClient, RequestError
@@ -61,7 +61,7 @@ async def race(racers: dict[RaceClient, int], *, started: bool = False) -> list[
         starts = [await c.next_event("race_starting") for c in racers]
         first = starts[0]
         assert isinstance(first, RaceStarting)
-        await asyncio.sleep(max(0, first.start_at - first.now) / 1000)  # moves count from then
+        await until_server_clock(first.start_at, first.now)  # moves count from then
     for client, draws in racers.items():
         for _ in range(draws):
             assert isinstance(await client.move("s"), Ack)
@@ -167,7 +167,7 @@ async def test_leaving_a_rated_race_abandons_it(start_server: StartServer, tmp_p
     await ann.start()
     started = await bob.next_event("race_starting")
     assert isinstance(started, RaceStarting)
-    await asyncio.sleep(max(0, started.start_at - started.now) / 1000)
+    await until_server_clock(started.start_at, started.now)
     assert isinstance(await bob.move("s"), Ack)
     await bob.leave()
     gone = await ann.next_event("progress")

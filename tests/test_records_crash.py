@@ -69,7 +69,7 @@ async def test_sigkill_mid_write_leaves_whole_races_and_a_retry_adds_no_duplicat
                 if not line:
                     break
                 committed = int(line)
-            time.sleep(0.013)
+            time.sleep(0.013)  # the scenario: the kill lands somewhere in a later batch
             os.kill(proc.pid, signal.SIGKILL)
         finally:
             proc.kill()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from pg_fixtures import new_pg_database
@@ -154,6 +155,7 @@ def _db(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.integration  # a subprocess
 def test_db_upgrade_and_status_in_the_default_data_dir(tmp_path: Path) -> None:
     empty = _db("status", cwd=tmp_path)
     assert empty.returncode == 1 and "none (empty)" in empty.stdout
@@ -174,6 +176,7 @@ def test_db_upgrade_on_postgresql(pg_server: str) -> None:
     assert now.returncode == 0 and f"current revision: {head_revision()}" in now.stdout
 
 
+@pytest.mark.integration  # a subprocess
 def test_db_bad_values_get_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("")
     for args in [

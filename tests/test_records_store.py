@@ -8,9 +8,10 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import until
 from records_helpers import counts, make_race, seat, store
 
-from server.records.models import BadDatabase, BadRecord, PlayerStats, SeatRecord
+from server.records.models import BadDatabase, BadRecord, PlayerStats, RaceRecord, SeatRecord
 from server.records.store import DAY_MS, SqlRecordsStore, purge_periodically
 from server.records.writer import RaceWriter
 
@@ -233,13 +234,19 @@ async def test_the_writer_batches_and_answers_every_race(
 ) -> None:
     ada = await store.create_player("Ada", ADDRESS)
     async with RaceWriter(records_url, max_batch=50) as writer:
-        futures = []
+        futures: list[asyncio.Future[str]] = []
+
+        def submit(race: RaceRecord) -> None:
+            future = writer.submit(race)
+            assert future is not None  # far below the writer's bound
+            futures.append(future)
+
         for burst in range(4):
             for i in range(100):
                 number = burst * 100 + i
-                futures.append(writer.submit(make_race(number, seat(1, ada.player_id))))
-            await asyncio.sleep(0)
-        futures.append(writer.submit(make_race(0, seat(1, ada.player_id))))  # a duplicate
+                submit(make_race(number, seat(1, ada.player_id)))
+            await asyncio.sleep(0)  # the scenario: a burst a turn of the loop
+        submit(make_race(0, seat(1, ada.player_id)))  # a duplicate
         race_ids = await asyncio.gather(*futures)
     assert race_ids[-1] == race_ids[0] and len(set(race_ids)) == 400
     assert writer.written == 401 and writer.pending == 0
@@ -259,7 +266,9 @@ async def test_close_writes_what_is_queued(store: SqlRecordsStore, records_url: 
         writer.submit(make_race(31))
 
 
-async def test_a_writer_that_cannot_open_says_so(tmp_path: Path) -> None:
+async def test_a_writer_that_cannot_open_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     with pytest.raises(BadDatabase):
         await RaceWriter("mysql://nowhere/x").start()
     # a database never migrated: the writer refuses nothing at start, and a race it
@@ -267,7 +276,8 @@ async def test_a_writer_that_cannot_open_says_so(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'late.db'}"
     async with RaceWriter(url) as writer:
         future = writer.submit(make_race(1))
-        await asyncio.sleep(0.3)
+        assert future is not None
+        await until(lambda: "trying again" in caplog.text)  # it failed once
         assert not future.done() and writer.pending == 1
         late = await SqlRecordsStore.open(url)
         race_id = await asyncio.wait_for(future, 30)
@@ -282,14 +292,13 @@ async def test_purge_periodically_purges_until_cancelled(records_url: str) -> No
     try:
         await store.record_race(make_race(1, ended_at=0))
         task = asyncio.create_task(purge_periodically(store, every=0.05))
-        for _ in range(200):
-            if (await counts(store))[0] == 0:
-                break
-            await asyncio.sleep(0.01)
-        assert (await counts(store))[0] == 0
+
+        async def purged() -> bool:
+            return (await counts(store))[0] == 0
+
+        await until(purged)
         await store.record_race(make_race(2, ended_at=0))
-        await asyncio.sleep(0.3)
-        assert (await counts(store))[0] == 0
+        await until(purged)  # and again: it goes on purging
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import redis.asyncio as aioredis
-from server_fixtures import (
-    ServerHandle,
-)
+from helpers import until, until_race_starts
+from server_fixtures import ServerHandle, StartServer, as_text, until_redis_busy
 
 from clients.client import RaceClient
 from engine import new_game, replay
-from protocol import Ack
-from server.rooms.room import ProgressState, RoomOptions, RoomState
+from protocol import Ack, Progress
+from protocol.frames import EventBody
+from server.rooms.room import Events, ProgressState, RoomOptions, RoomState
 from server.store.memory import memory_store
+from server.store.memory.rooms import MemoryRooms
 from server.store.rooms import LogConflict
 
 
@@ -26,8 +27,7 @@ async def race_two(server: ServerHandle) -> tuple[RaceClient, RaceClient, str, s
     bob = await server.client()
     await bob.join(joined.room)
     await ann.start()
-    start = await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    start = await until_race_starts(bob)
     assert start.deal is None  # fair play: the racers are not told it
     return ann, bob, joined.room, await server.deal(joined.room)
 
@@ -43,7 +43,7 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
         game.push(reply.move)
     r = aioredis.from_url(redis_url)
     try:
-        keys = sorted(k.decode() for k in await r.keys(f"sd:{{{code}}}:*"))
+        keys = sorted(as_text(k) for k in await r.keys(f"sd:{{{code}}}:*"))
         assert keys == [
             f"sd:{{{code}}}:{k}"
             for k in ("done", "epochs", "events", "moves:1:2", "progress", "room", "seq")
@@ -53,13 +53,14 @@ async def test_redis_keys_tokens_and_move_log(start_server, redis_url: str) -> N
             assert 0 < await r.ttl(key) <= 600
         # the acknowledged moves are in the log; the token is stored only as a hash
         # entries are MOVE@MS: the move and its server time since the race's start
-        entries = [m.decode() for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)]
+        entries = [as_text(m) for m in await r.lrange(f"sd:{{{code}}}:moves:1:2", 0, -1)]
         assert [e.split("@")[0] for e in entries] == ["s"] * 3
         assert [int(e.split("@")[1]) for e in entries] == await server.app.store.rooms.times(
             code, 1, 2
         )
-        state = (await r.get(f"sd:{{{code}}}:room")).decode()
-        assert bob.token is not None and bob.token not in state and ann.token not in state  # type: ignore[operator]
+        state = as_text(await r.get(f"sd:{{{code}}}:room") or b"")
+        assert bob.token is not None and ann.token is not None
+        assert bob.token not in state and ann.token not in state
         assert replay(deal, ["s"] * 3).player_view() == game.player_view()
         await ann.resign()
         await bob.resign()
@@ -77,13 +78,14 @@ async def test_memory_rooms_expire() -> None:
         room = RoomState(
             code="K7QF2M", game="klondike", options=RoomOptions(), deal="KL1-1-AAAAAAK"
         )
-        assert await store.rooms.create(room)
-        assert store.rooms.room_count == 1
-        await asyncio.sleep(0.1)
-        assert store.rooms.room_count == 0  # swept
-        assert await store.rooms.snapshot("K7QF2M") is None
-        assert await store.rooms.create(room)
-        assert store.rooms.sweep(time.monotonic() + 1) == 1
+        rooms = store.rooms
+        assert isinstance(rooms, MemoryRooms)
+        assert await rooms.create(room)
+        assert rooms.room_count == 1
+        await until(lambda: rooms.room_count == 0)  # swept
+        assert await rooms.snapshot("K7QF2M") is None
+        assert await rooms.create(room)
+        assert rooms.sweep(time.monotonic() + 1) == 1
     finally:
         await store.close()
 
@@ -115,11 +117,16 @@ async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_
     try:
         for _ in range(3):
             assert isinstance(await bob.move("s"), Ack)
-        await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
-        for _ in range(5):
+        await r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")  # type: ignore[no-untyped-call]
+        for _ in range(5):  # while the worker is not subscribed: the gap
             assert isinstance(await bob.move("s"), Ack)
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
+        channel = f"sd:{{{room.replace('-', '')}}}:ch"
+
+        async def subscribed_again() -> bool:
+            _, count = await r.execute_command("PUBSUB", "NUMSUB", channel)  # type: ignore[no-untyped-call]
+            return bool(count)
+
+        await until(subscribed_again)
         for _ in range(2):
             assert isinstance(await bob.move("s"), Ack)
     finally:
@@ -127,7 +134,8 @@ async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_
     seqs: list[int] = []
     while len(seqs) < 10:
         event = await watcher.next_event("progress", timeout=10)
-        seqs.append(event.seq)  # type: ignore[union-attr]
+        assert isinstance(event, Progress)
+        seqs.append(event.seq)
     assert seqs == list(range(first + 1, first + 11))
     # the listener's failure is logged (logger.exception), nothing else
     assert all(rec.name == "samedeal.redis" for rec in no_error_logs.records)
@@ -155,8 +163,8 @@ async def test_move_log_cannot_fork(start_server, backend_kind: str) -> None:  #
 
 
 async def test_moves_survive_a_script_flush_and_a_dropped_connection(
-    start_server, redis_url: str
-) -> None:  # type: ignore[no-untyped-def]
+    start_server: StartServer, redis_url: str
+) -> None:
     """The append script is reloaded when Redis forgets it (a restart, SCRIPT FLUSH), and a
     store connection killed by Redis is replaced: the moves after both are acknowledged and
     the log holds every acknowledged move, in order."""
@@ -197,11 +205,12 @@ async def test_a_move_sent_twice_is_stored_once(start_server, redis_url: str) ->
     code = room.replace("-", "")
     store = server.app.store
     store.link.write_timeout = 0.4
-    r = aioredis.from_url(redis_url)
+    r, probe = aioredis.from_url(redis_url), aioredis.from_url(redis_url)
     try:
         assert isinstance(await bob.move("s"), Ack)
-        stall = asyncio.create_task(r.eval(_BUSY_LUA, 0, 700))  # Redis busy for 0.7 s
-        await asyncio.sleep(0.1)
+        await probe.ping()
+        stall = asyncio.ensure_future(r.eval(_BUSY_LUA, 0, 700))  # Redis busy for 0.7 s
+        await until_redis_busy(probe)  # the move goes in while the script runs
         reply = await bob.move("s")
         assert isinstance(reply, Ack)
         await stall
@@ -209,6 +218,7 @@ async def test_a_move_sent_twice_is_stored_once(start_server, redis_url: str) ->
         assert replay(deal, ["s", "s"]).player_view() == bob.view
     finally:
         await r.aclose()
+        await probe.aclose()
 
 
 class _CuttingProxy:
@@ -243,11 +253,17 @@ class _CuttingProxy:
                     cut.set()
 
         async def downstream() -> None:
+            dropped = b""
             while data := await rreader.read(65536):
                 if cut.is_set():
-                    await asyncio.sleep(0.1)  # the rest of the transaction's replies
-                    self.cuts += 1
-                    return  # the reply is dropped with the connection
+                    # the transaction's replies are dropped with the connection, once the
+                    # reply of its EXEC (an array, after MULTI's +OK and the +QUEUED) comes:
+                    # Redis ran it
+                    dropped += data
+                    if dropped.startswith(b"*") or b"\r\n*" in dropped:
+                        self.cuts += 1
+                        return
+                    continue
                 cwriter.write(data)
 
         tasks = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
@@ -274,13 +290,13 @@ async def test_a_room_update_whose_reply_is_lost_is_applied_once(redis_url: str)
         assert await store.rooms.create(room)
         calls = 0
 
-        def bump(
-            room: RoomState, progress: dict[int, ProgressState]
-        ) -> tuple[list[dict[str, Any]], int]:
+        def bump(room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, int]:
             nonlocal calls
             calls += 1
             room.next_seat += 1
-            return [{"type": "bumped", "room": room.code}], room.next_seat
+            # an event of the test's own: the store keeps and counts whatever it is given
+            bumped = cast(EventBody, {"type": "bumped", "room": room.code})
+            return [bumped], room.next_seat
 
         await store.rooms.update("CUT1A2", bump)  # the proxy passes it on as is
         assert calls == 1

@@ -7,7 +7,8 @@ import asyncio
 from typing import Any
 
 import pytest
-from server_fixtures import ServerHandle, StartServer, eventually
+from helpers import until, until_race_starts, until_server_clock
+from server_fixtures import ServerHandle, StartServer
 
 from clients.client import RaceClient, RequestError
 from protocol import (
@@ -36,9 +37,9 @@ async def after_a_race(
     for client, name in zip(clients[1:], names[1:], strict=True):
         await client.join(joined.room, name=name)
     await clients[0].start()
-    for client in clients:
+    for client in clients[1:]:
         await client.next_event("race_starting")
-    await asyncio.sleep(0.1)  # the countdown
+    await until_race_starts(clients[0])
     for client in clients:
         await client.resign()
     for client in clients:
@@ -66,8 +67,9 @@ async def test_the_race_starts_once_everyone_answered_with_those_who_accepted(
         await ann.rematch("same")
     assert info.value.code == "rematch_pending"
     await bob.rematch_reply(2, accept=True)
-    await asyncio.sleep(0.05)
-    assert not [m for m in ann.drain() if m.type == "race_starting"]  # Cy is waited for
+    stored = await server.app.store.rooms.snapshot(normalize_code(ann.room or "") or "")
+    assert stored is not None and stored.room.offer is not None  # Cy is waited for
+    assert not [m for m in ann.drain() if m.type == "race_starting"]
     await cy.rematch_reply(2, accept=False)
     start = await ann.next_event("race_starting")
     assert isinstance(start, RaceStarting) and start.race == 2 and start.seats == [1, 2]
@@ -76,7 +78,7 @@ async def test_the_race_starts_once_everyone_answered_with_those_who_accepted(
     with pytest.raises(RequestError) as info:
         await cy.rematch_reply(2, accept=True)  # too late: the race has started
     assert info.value.code == "no_offer"
-    await asyncio.sleep(0.1)
+    await until_server_clock(start.start_at, start.now)
     assert isinstance(await bob.move("s"), Ack)
     refused = await cy.move("s")  # Cy sits this one out, seated
     assert isinstance(refused, Rejected) and refused.rule == "no-race"
@@ -131,8 +133,7 @@ async def test_alone_or_with_robots_the_rematch_starts_at_once(server: ServerHan
     await ann.create("klondike", name="Ann", deal="code", code=DEAL, time_limit=1)
     await ann.request({"type": "add_bot", "strength": "greedy", "pace": 10})
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     await ann.resign()
     await ann.next_event("race_ended", timeout=5)
     await ann.rematch("same")
@@ -181,13 +182,14 @@ async def test_leave_during_a_race_resigns_first(server: ServerHandle) -> None:
     joined = await ann.create("klondike", name="Ann", deal="code", code=DEAL)
     await bob.join(joined.room, name="Bob")
     await ann.start()
-    await bob.next_event("race_starting")
+    starting = await bob.next_event("race_starting")
+    assert isinstance(starting, RaceStarting)
     await bob.leave()  # during the countdown
     gone = await ann.next_event("progress")
     assert isinstance(gone, Progress) and (gone.seat, gone.status) == (2, "resigned")
     left = await ann.next_event("seat")
     assert isinstance(left, SeatEvent) and left.seat == 2 and left.left
-    await asyncio.sleep(0.1)
+    await until_server_clock(starting.start_at, starting.now)
     assert isinstance(await ann.move("s"), Ack)
     await ann.resign()
     ended = await ann.next_event("race_ended")
@@ -229,7 +231,7 @@ async def test_a_daily_room_says_so(server: ServerHandle, on_day: Any) -> None:
     start = await bob.next_event("race_starting")
     assert isinstance(start, RaceStarting) and start.daily
     for kind, daily in (("random", False), ("daily", True), ("same", True)):
-        await asyncio.sleep(0.1)  # the countdown
+        await until_server_clock(start.start_at, start.now)
         await ann.resign()
         await bob.resign()
         await bob.next_event("race_ended")
@@ -266,8 +268,7 @@ async def test_both_workers_time_the_offer_and_the_race_starts_once(
     joined = await ann.create("klondike", name="Ann", deal="code", code=DEAL)
     await bob.join(joined.room, name="Bob")
     await ann.start()
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(bob)
     await ann.resign()
     await bob.resign()
     await bob.next_event("race_ended")
@@ -276,13 +277,23 @@ async def test_both_workers_time_the_offer_and_the_race_starts_once(
     code = normalize_code(joined.room)
     assert code is not None
     for worker in (w0, w1):  # each worker with the room times the offer itself
-        await eventually(lambda w=worker: w.app.rematches.armed(code) == 2)  # type: ignore[misc]
+        await until(lambda w=worker: w.app.rematches.armed(code) == 2)  # type: ignore[misc]
     start = await ann.next_event("race_starting", timeout=3)  # Bob never answers
     while isinstance(start, RaceStarting) and start.race == 1:
         start = await ann.next_event("race_starting", timeout=3)
     assert isinstance(start, RaceStarting) and start.seats == [1]
-    await asyncio.sleep(0.3)  # the other worker's timer has fired by now too
-    assert [m.type for m in bob.drain() if m.type == "race_starting"] == ["race_starting"]
+    told = await bob.next_event("race_starting")
+    assert isinstance(told, RaceStarting) and told.race == 2
+
+    def timed_everywhere() -> bool:
+        # each worker's timer has fired (or the start disarmed it) and its update is done
+        timing = f"rematch deadline {code}"
+        return all(w.app.rematches.armed(code) is None for w in (w0, w1)) and not any(
+            t.get_name() == timing for t in asyncio.all_tasks()
+        )
+
+    await until(timed_everywhere)
+    assert not [m for m in bob.drain() if m.type == "race_starting"]
     assert await race_starts(w0, joined.room, 2) == 1
     snap = await w1.app.store.rooms.snapshot(code)
     assert snap is not None and snap.room.race == 2 and snap.room.offer is None
@@ -302,8 +313,7 @@ async def test_the_last_answer_and_both_deadlines_at_once_start_it_once(
         code = normalize_code(joined.room)
         assert code is not None
         await ann.start()
-        await bob.next_event("race_starting")
-        await asyncio.sleep(0.1)
+        await until_race_starts(bob)
         await ann.resign()
         await bob.resign()
         await bob.next_event("race_ended")

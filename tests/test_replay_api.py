@@ -4,15 +4,13 @@ computed by the engine (``GET /api/games/{id}/seats/{seat}/boards``), and the
 
 from __future__ import annotations
 
-import asyncio
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from server_fixtures import ServerHandle, StartServer
+from helpers import until_race_starts
+from server_fixtures import ServerHandle, StartServer, fetch
 
 from engine import new_game
 from protocol import RaceEnded, RaceRecorded, frames, merge_view
@@ -27,15 +25,7 @@ BOB = ["s", "t1-t2", "s"]
 
 async def get(server: ServerHandle, path: str) -> tuple[int, str, bytes]:
     """(status, content type, body) of a GET, errors included, off the server's loop."""
-
-    def fetch() -> tuple[int, str, bytes]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as r:
-                return r.status, r.headers.get("Content-Type", ""), r.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.headers.get("Content-Type", ""), exc.read()
-
-    return await asyncio.to_thread(fetch)
+    return await fetch(server.port, path)
 
 
 async def recorded_race(server: ServerHandle) -> tuple[str, RaceEnded]:
@@ -46,8 +36,7 @@ async def recorded_race(server: ServerHandle) -> tuple[str, RaceEnded]:
     await bob.join(joined.room, name="Bob")
     await ann.start()
     await ann.next_event("race_starting")
-    await bob.next_event("race_starting")
-    await asyncio.sleep(0.1)  # the countdown
+    await until_race_starts(bob)
     for move in ANN:
         await ann.move(move)
     for move in BOB:
@@ -120,8 +109,7 @@ async def test_a_server_without_records_has_no_boards_and_tells_no_room(
     ann = await server.client()
     joined = await ann.create("klondike", name="Ann", deal="code", code=DEAL)
     await ann.start()
-    await ann.next_event("race_starting")
-    await asyncio.sleep(0.1)
+    await until_race_starts(ann)
     await ann.resign()
     await ann.next_event("race_ended")
     with pytest.raises(TimeoutError):

@@ -10,6 +10,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from server_fixtures import until_redis_busy
 
 from server.store.redis.pipe import RespPipe
 from server.store.redis.scripts import command
@@ -51,7 +52,7 @@ async def test_replies_in_order_with_errors_in_their_place(redis_url: str) -> No
 async def test_the_url_s_user_password_and_database_are_used(redis_url: str) -> None:
     admin = aioredis.from_url(redis_url)
     try:
-        await admin.execute_command("ACL", "SETUSER", "sd-store", "on", ">s3cret", "~*", "+@all")
+        await admin.execute_command("ACL", "SETUSER", "sd-store", "on", ">s3cret", "~*", "+@all")  # type: ignore[no-untyped-call]
         base = redis_url.rsplit("/", 1)[0].replace("redis://", "redis://sd-store:s3cret@")
         pipe = pipe_for(f"{base}/5")
         try:
@@ -68,26 +69,26 @@ async def test_the_url_s_user_password_and_database_are_used(redis_url: str) -> 
             await wrong.send(command("PING"))
         wrong.close()
     finally:
-        await admin.execute_command("ACL", "DELUSER", "sd-store")
+        await admin.execute_command("ACL", "DELUSER", "sd-store")  # type: ignore[no-untyped-call]
         await admin.aclose()
 
 
 async def test_a_stalled_redis_fails_the_waiting_commands_then_reconnects(
     redis_url: str,
 ) -> None:
-    admin = aioredis.from_url(redis_url)
+    admin, probe = aioredis.from_url(redis_url), aioredis.from_url(redis_url)
     pipe = pipe_for(redis_url, reply_timeout=0.2)
     try:
         assert await pipe.send(command("PING")) == b"PONG"
         await admin.ping()  # connected: the script below goes out at once
+        await probe.ping()
         busy = "local t = redis.call('TIME') local s = t[1] * 1e6 + t[2] " + (
             "while true do t = redis.call('TIME') "
             "if t[1] * 1e6 + t[2] - s > 1000000 then return 1 end end"
         )
-        stall = asyncio.create_task(admin.eval(busy, 0))
-        # Redis runs the script a second; the PING is sent well after it started (a loaded
-        # machine may be slow to connect or to schedule Redis) and well before it ends
-        await asyncio.sleep(0.2)
+        stall = asyncio.ensure_future(admin.eval(busy, 0))
+        # Redis runs the script a second; the PING is sent once it runs, well before it ends
+        await until_redis_busy(probe)
         waited = asyncio.get_running_loop().time()
         with pytest.raises(RedisTimeoutError):
             await pipe.send(command("PING"))
@@ -97,6 +98,7 @@ async def test_a_stalled_redis_fails_the_waiting_commands_then_reconnects(
     finally:
         pipe.close()
         await admin.aclose()
+        await probe.aclose()
 
 
 async def test_closed_pipe_refuses_and_fails_what_waits(redis_url: str) -> None:

@@ -9,11 +9,11 @@ server itself.
 
 from __future__ import annotations
 
-import asyncio
-
+from helpers import until_race_starts
 from server_fixtures import live_server
 
 from clients.client import RaceClient
+from protocol import RaceEnded, SeatEvent
 
 DEAL = "KL1-1-AAAAAAM"
 
@@ -25,14 +25,16 @@ async def test_a_player_who_left_keeps_their_name_in_the_results() -> None:
         bob = await RaceClient.connect(server.url)
         await bob.join(joined.room, name="Bob")
         await host.start()
-        await bob.next_event("race_starting")
-        await asyncio.sleep(0.15)  # the countdown
+        await until_race_starts(bob)
         await bob.move("s")
         await bob.resign()
         await bob.close()  # Bob leaves; his seat is released after the grace period
-        await asyncio.sleep(0.6)
+        released = await host.next_event("seat")
+        while not (isinstance(released, SeatEvent) and released.seat == 2 and released.left):
+            released = await host.next_event("seat")
         await host.resign()
         ended = await host.next_event("race_ended")
+        assert isinstance(ended, RaceEnded)
         names = {row.seat: row.name for row in ended.results}
         await host.close()
         assert names[2] == "Bob"

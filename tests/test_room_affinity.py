@@ -10,7 +10,8 @@ import asyncio
 
 import orjson
 import pytest
-from server_fixtures import StartServer, eventually, paths_in_room
+from helpers import until, until_server_clock
+from server_fixtures import StartServer, paths_in_room
 from websockets.asyncio.client import connect
 
 from clients.client import RaceClient, RequestError
@@ -68,7 +69,7 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
         # the seat is held by the new connection only, and it is still the host's
         hint = f"/?room={room_hint(joined.room)}"
         both_routed = [hint, hint]
-        await eventually(lambda: paths_in_room(server.app, joined.room) == both_routed)
+        await until(lambda: paths_in_room(server.app, joined.room) == both_routed)
         snap = await server.app.store.rooms.snapshot(room_hint(joined.room) or "")
         assert snap is not None
         assert [(s.seat, s.connected) for s in snap.room.seats] == [
@@ -79,7 +80,7 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
         starting = await moved.next_event("race_starting")
         assert isinstance(starting, RaceStarting) and joined.seat in starting.seats
         await guest.next_event("race_starting")
-        await asyncio.sleep(0.1)  # the countdown
+        await until_server_clock(starting.start_at, starting.now)
         assert isinstance(await moved.move("s"), Ack)
         # the old token still names the seat (a later reconnect resumes it)
         again = await moved.reconnect()

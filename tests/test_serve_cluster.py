@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import until_race_starts
 from server_fixtures import ROOT, LocalCluster, free_port, http_get, wait_port
 
 from clients.client import RaceClient
@@ -35,6 +36,7 @@ def test_a_bad_cluster_or_durability_value_is_one_line_and_exit_2(
     try:
         code = main(["serve", *args])  # checked before anything starts
     except SystemExit as exc:  # argparse's own checks
+        assert isinstance(exc.code, int)
         code = exc.code
     assert code == 2
     err = capsys.readouterr().err
@@ -82,7 +84,7 @@ def test_workers_on_a_cluster_share_rooms(redis_cluster: LocalCluster, tmp_path:
         # second may come after the first serves)
         deadline = time.monotonic() + 60
         while err_path.read_text().count(said) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)  # a poll's interval (a sync test: helpers.until is async)
 
         async def scenario() -> set[str]:
             url = f"ws://127.0.0.1:{port}"
@@ -94,8 +96,7 @@ def test_workers_on_a_cluster_share_rooms(redis_cluster: LocalCluster, tmp_path:
             player = await RaceClient.connect(url)
             await player.join(joined.room)
             await host.start()
-            await player.next_event("race_starting")
-            await asyncio.sleep(0.1)
+            await until_race_starts(player)
             assert isinstance(await player.move("s"), Ack)
             for guest in guests:
                 await guest.next_event("progress")

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from helpers import until, until_server_clock
 from server_fixtures import (
     DAILY_TEST_KEY,
     WINS,
     ServerHandle,
     StartServer,
-    eventually,
 )
 
 from clients.client import RaceClient, RequestError
@@ -75,12 +76,20 @@ async def room_with(
     return clients, spectator
 
 
+@dataclass(frozen=True)
+class Started:
+    """A race begun by :func:`start`: its ``race_starting``, and its deal code (withheld
+    from the racers: fair play), read from the server for the tests to play with."""
+
+    event: RaceStarting
+    deal: str
+
+
 async def start(
     server: ServerHandle, clients: list[RaceClient], spectator: RaceClient | None = None
-) -> RaceStarting:
+) -> Started:
     """The host starts; everyone gets the same start time and starting board; wait until
-    the start has passed. The deal code (withheld from the racers: fair play) is filled in
-    from the server, for the tests to play with."""
+    the start has passed."""
     await clients[0].start()
     seen = []
     for c in [*clients, *([spectator] if spectator else [])]:
@@ -90,8 +99,8 @@ async def start(
     assert len({(e.start_at, e.race, repr(e.view)) for e in seen}) == 1
     deal = await server.deal(clients[0].room or "")
     assert seen[0].view == new_game(deal).player_view()
-    await asyncio.sleep(max(0, (seen[0].start_at - seen[0].now) / 1000) + 0.02)
-    return seen[0].model_copy(update={"deal": deal})
+    await until_server_clock(seen[-1].start_at, seen[-1].now)
+    return Started(seen[0], deal)
 
 
 def events_of(messages: list[ServerMessage], kind: type) -> list:  # type: ignore[type-arg]
@@ -105,8 +114,8 @@ def events_of(messages: list[ServerMessage], kind: type) -> list:  # type: ignor
 async def test_full_race(server: ServerHandle, game: str) -> None:
     """Two players race to the end: one wins (Klondike) or both resign; the spectator
     sees every player's progress and the results; the ranking follows the rules."""
-    code, solution = WINS.get(game, (None, ""))
-    options = {"deal": "code", "code": code} if code else {"deal": "random"}
+    code, solution = WINS.get(game, ("", ""))
+    options: dict[str, Any] = {"deal": "code", "code": code} if code else {"deal": "random"}
     (ann, bob), watcher = await room_with(server, game, **options)
     race = await start(server, [ann, bob], watcher)
     bob_game = new_game(race.deal)
@@ -157,9 +166,11 @@ async def test_fair_play_player_never_sees_other_board(server: ServerHandle) -> 
     race = await start(server, [ann, bob], watcher)
     for text in WINS["klondike-3"][1].split():
         assert isinstance(await ann.move(text), Ack)
-    await watcher.next_event("player_finished")
+    finished = await watcher.next_event("player_finished")
+    assert isinstance(finished, PlayerFinished)
     await play_random(bob, new_game(race.deal), 3)
-    await asyncio.sleep(0.1)
+    # Bob has been sent (or spared) every event up to Ann's finish and after
+    await until(lambda: (bob.last_seq or 0) > finished.seq)
     bob_saw = list(bob.history)
     assert not events_of(bob_saw, PlayerFinished)
     assert not events_of(bob_saw, Board)
@@ -181,23 +192,14 @@ async def test_spectator_follows_a_board(server: ServerHandle) -> None:
     assert isinstance(first, Board) and first.seat == 2
     game = new_game(race.deal)
     await play_random(bob, game, 5)
-    await eventually(lambda: bool(watcher.drain_boards(game.player_view())), timeout=5)
+    await until(lambda: any(b.view == game.player_view() for b in boards(watcher)))
+    for board in boards(watcher):
+        assert_no_hidden_cards(board.view)
 
 
-@pytest.fixture(autouse=True)
-def _board_helper(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``drain_boards(view)``: True once a board equal to ``view`` arrived."""
-
-    def drain_boards(self: RaceClient, view: dict[str, object]) -> bool:
-        found = getattr(self, "_board_found", False)
-        for m in self.drain():
-            if isinstance(m, Board):
-                assert_no_hidden_cards(m.view)
-                found = found or m.view == view
-        self._board_found = found  # type: ignore[attr-defined]
-        return found
-
-    monkeypatch.setattr(RaceClient, "drain_boards", drain_boards, raising=False)
+def boards(client: RaceClient) -> list[Board]:
+    """The boards ``client`` was sent."""
+    return [m for m in client.history if isinstance(m, Board)]
 
 
 async def test_spectator_delay(start_server) -> None:  # type: ignore[no-untyped-def]
@@ -238,7 +240,7 @@ async def test_moves_rejected_before_start_after_finish_and_for_spectators(
     reply = await bob.move("s")  # the countdown is still running
     assert isinstance(reply, Rejected) and reply.rule == "not-started"
     assert isinstance(starting, RaceStarting)
-    await asyncio.sleep((starting.start_at - starting.now) / 1000 + 0.05)
+    await until_server_clock(starting.start_at, starting.now)
     reply = await bob.move("t9-t1")
     assert isinstance(reply, Rejected) and reply.rule == "notation"
     reply = await bob.move("zz")
@@ -305,9 +307,8 @@ async def test_resume_gets_exactly_the_missed_events(server: ServerHandle) -> No
     race = await start(server, [ann, bob])
     bob_game = new_game(race.deal)
     await play_random(bob, bob_game, 4)
-    await asyncio.sleep(0.05)
     bob.drain()
-    last = bob.last_seq
+    last = bob.last_seq  # whatever came after it, the resume is to send
     assert last is not None
     await bob.close()
     await play_random(ann, new_game(race.deal), 5, seed=5)
@@ -344,7 +345,7 @@ async def test_resume_too_late_gets_a_resync(start_server, backend_kind: str) ->
 async def test_second_connection_replaces_the_first(server: ServerHandle) -> None:
     (_ann, bob), _ = await room_with(server)
     bob2 = await bob.reconnect()
-    await eventually(lambda: bob.closed)
+    await until(lambda: bob.closed)
     assert bob.ws.close_code == 4000
     assert bob2.seat == 2
     await bob2.close()
@@ -392,7 +393,7 @@ async def test_host_leaving_passes_the_host(server: ServerHandle) -> None:
 async def test_time_limit_ends_the_race(server: ServerHandle) -> None:
     (ann, bob), watcher = await room_with(server, time_limit=1)
     race = await start(server, [ann, bob], watcher)
-    assert race.deadline == race.start_at + 1000
+    assert race.event.deadline == race.event.start_at + 1000
     await play_random(ann, new_game(race.deal), 3)
     end = await watcher.next_event("race_ended", timeout=4)
     assert isinstance(end, RaceEnded)
@@ -421,8 +422,8 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     await bob.rematch_reply(offer.race)
     second = await watcher.next_event("race_starting")
     assert isinstance(second, RaceStarting)
-    assert second.race == 2 and second.deal is None and second.view == first.view
-    await asyncio.sleep(0.1)
+    assert second.race == 2 and second.deal is None and second.view == first.event.view
+    await until_server_clock(second.start_at, second.now)
     assert isinstance(await bob.move("s"), Ack)
     await ann.resign()
     await bob.resign()
@@ -431,8 +432,9 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     await bob.next_event("rematch_offered")
     await bob.rematch_reply(3)
     third = await watcher.next_event("race_starting")
+    assert isinstance(third, RaceStarting)
     assert third.race == 3 and await server.deal(ann.room or "") != first.deal
-    await asyncio.sleep(0.1)
+    await until_server_clock(third.start_at, third.now)
     reply = await bob.move("s")
     assert isinstance(reply, Ack) and reply.changes["moves"] == 1
     assert bob.view is not None and bob.view["moves"] == 1

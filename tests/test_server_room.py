@@ -52,14 +52,33 @@ def test_rank_winners_by_time_then_moves_then_the_rest() -> None:
         p(6, "timeout", on=20, score=310, moves=99),
         p(7, "resigned", on=30, score=0, moves=500),
     ]
-    assert [r.seat for r in rank(rows)] == [4, 3, 2, 7, 6, 5, 1]
+    assert [(place, r.seat) for place, r in rank(rows)] == [
+        (1, 4),
+        (2, 3),
+        (3, 2),
+        (4, 7),
+        (5, 6),
+        (6, 5),
+        (7, 1),
+    ]
 
 
 def test_rank_never_puts_score_before_cards() -> None:
-    assert [r.seat for r in rank([p(1, "resigned", on=3, score=999), p(2, "timeout", on=4)])] == [
-        2,
-        1,
+    rows = [p(1, "resigned", on=3, score=999), p(2, "timeout", on=4)]
+    assert [r.seat for _, r in rank(rows)] == [2, 1]
+
+
+def test_equal_results_share_a_place() -> None:
+    """Two who resigned with the same cards, score and moves are both 1st (issue 31: they
+    were "1st of 2" and "2nd of 2"); the next result is placed after both."""
+    rows = [
+        p(3, "resigned", on=10, score=60, moves=30),
+        p(1, "resigned", on=10, score=60, moves=30),
+        p(2, "timeout", on=9, score=90, moves=10),
     ]
+    assert [(place, r.seat) for place, r in rank(rows)] == [(1, 1), (1, 3), (3, 2)]
+    winners = [p(s, "won", on=52, moves=90, elapsed=80_000) for s in (2, 1)]
+    assert [place for place, _ in rank(winners)] == [1, 1]
 
 
 def room(**options: object) -> RoomState:
@@ -74,7 +93,9 @@ def room(**options: object) -> RoomState:
 def test_race_lifecycle() -> None:
     r = room(max_players=2, time_limit=60)
     a, events = add_player(r, "Ann", hash_token("a"), "c1", 0)
-    assert r.host == a.seat == 1 and events[0]["host"] is True
+    seated = events[0]
+    assert seated["type"] == "seat"
+    assert r.host == a.seat == 1 and seated["host"] is True
     b, _ = add_player(r, "", hash_token("b"), "c2", 0)
     assert b.name == "Player 2"
     with pytest.raises(Refusal) as info:
@@ -84,8 +105,9 @@ def test_race_lifecycle() -> None:
     with pytest.raises(Refusal):
         start_race(r, progress, by=2, now=0, countdown_ms=3000, total=52)
     (event,) = start_race(r, progress, by=1, now=1000, countdown_ms=3000, total=52)
+    assert event["type"] == "race_starting"
     assert event["start_at"] == 4000 and event["deadline"] == 64_000 and event["seats"] == [1, 2]
-    assert set(progress) == {1, 2} and r.phase == "running"
+    assert (set(progress), r.phase) == ({1, 2}, "running")
     with pytest.raises(Refusal):
         add_player(r, "Late", hash_token("l"), "c4", 0)
     progress[1].status = "won"
@@ -93,6 +115,7 @@ def test_race_lifecycle() -> None:
     assert check_race_end(r, progress, 9000) == []
     progress[2].status = "resigned"
     (end,) = check_race_end(r, progress, 9000)
+    assert end["type"] == "race_ended"
     assert [row["seat"] for row in end["results"]] == [1, 2] and r.phase == "ended"
     assert check_race_end(r, progress, 9000) == []  # once only
     with pytest.raises(Refusal) as info:
@@ -106,11 +129,13 @@ def test_disconnect_and_host_passing() -> None:
     r = room()
     a, _ = add_player(r, "Ann", "ha", "c1", 0)
     _b, _ = add_player(r, "Bob", "hb", "c2", 0)
-    events = set_connected(r, {}, a, None, 5)
-    assert events[0]["connected"] is False and a.disconnected_at == 5
+    (away,) = set_connected(r, {}, a, None, 5)
+    assert away["type"] == "seat"
+    assert away["connected"] is False and a.disconnected_at == 5
     assert set_connected(r, {}, a, None, 6) == []
-    events = remove_seat(r, a)
-    assert events[0]["left"] and events[1]["seat"] == 2 and events[1]["host"]
+    left, host = remove_seat(r, a)
+    assert left["type"] == host["type"] == "seat"
+    assert left["left"] and host["seat"] == 2 and host["host"]
     assert r.host == 2
 
 

@@ -10,10 +10,10 @@ import sys
 
 import orjson
 import pytest
+from helpers import until
 from server_fixtures import (
     ROOT,
     ServerHandle,
-    eventually,
     free_port,
     http_get,
     wait_port,
@@ -91,6 +91,19 @@ async def test_the_reply_to_a_refused_frame_carries_its_id(
     ws = await raw(server)
     message = await reply(ws, frame)
     assert message["type"] == "error" and message["id"] == 41
+    await ws.close()
+
+
+@pytest.mark.parametrize("rid", [2**53 + 1, 2**63 + 5, 2**64 + 1, 10**60, -1])
+async def test_the_reply_to_a_refused_frame_says_why_it_carries_no_id(
+    server: ServerHandle, rid: int
+) -> None:
+    ws = await raw(server)
+    message = await reply(ws, f'{{"type": "teleport", "id": {rid}}}')
+    assert message["type"] == "error" and message["code"] == "unknown_type"
+    text = str(message["message"])
+    assert message["id"] is None and "is not an integer from 0 to 2^53" in text
+    assert str(rid)[:30] in text
     await ws.close()
 
 
@@ -245,7 +258,7 @@ def test_sigterm_drains(tmp_path: object) -> None:
             client = await RaceClient.connect(f"ws://127.0.0.1:{port}")
             await client.create("klondike")
             os.kill(proc.pid, signal.SIGTERM)
-            await eventually(lambda: client.closed, timeout=10)
+            await until(lambda: client.closed, timeout=10)
             return client.ws.close_code
 
         assert asyncio.run(scenario()) == 1001
@@ -337,6 +350,27 @@ def test_an_unreachable_redis_at_start_is_one_line_and_exit_1() -> None:
     lines = [line for line in result.stderr.splitlines() if "samedeal serve:" in line]
     assert lines and "Redis cannot be reached" in lines[0]
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.integration  # a subprocess
+@pytest.mark.parametrize("workers", [[], ["--workers", "2", "--redis", "redis://127.0.0.1:1/0"]])
+def test_an_unreachable_records_database_at_start_is_one_line_and_exit_1(
+    workers: list[str],
+) -> None:
+    """Not "cannot listen on 127.0.0.1:PORT" (the name's lookup failing is an OSError too),
+    and with --workers no traceback from the migration the supervisor runs first."""
+    argv = [sys.executable, "-m", "clients.cli", "serve", "--port", str(free_port())]
+    result = subprocess.run(
+        [*argv, "--database", "postgresql://bad", "--no-daily-warm", *workers],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "samedeal serve:" in line]
+    assert "cannot reach the records database postgresql+asyncpg://bad" in lines[-1]
+    assert "cannot listen" not in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.slow

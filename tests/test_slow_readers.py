@@ -8,8 +8,9 @@ import asyncio
 import socket
 
 import orjson
+from helpers import until
 from server_fixtures import StartServer
-from watch_helpers import race_room, until
+from watch_helpers import race_room
 from websockets.asyncio.client import connect
 
 from protocol import PROTOCOL_VERSION, Ack, Progress, decode_server

@@ -10,6 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+# real processes: the integration tier
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parent.parent
 
 WORKER = """
@@ -17,7 +22,7 @@ import os, sys, time
 from server.tasks import solver_pool
 pool = solver_pool()
 print(pool.submit(os.getpid).result(timeout=60), flush=True)
-time.sleep(120)
+time.sleep(120)  # the scenario: alive until the test kills it
 """
 
 
@@ -43,7 +48,7 @@ def test_the_solver_process_ends_when_its_worker_is_killed() -> None:
         for _ in range(100):  # the child looks for its parent every second: 10 s at most
             if not alive(child):
                 break
-            time.sleep(0.1)
+            time.sleep(0.1)  # a poll's interval (a sync test: helpers.until is async)
         assert not alive(child)
     finally:
         worker.kill()

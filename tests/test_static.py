@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-import ast
 import asyncio
+import subprocess
+import sys
 import urllib.error
 from pathlib import Path
 
 import pytest
-from server_fixtures import StartServer, http_get
+from server_fixtures import ROOT, StartServer, free_port, http_get
 
 from clients.cmd_serve import WEB_DIR
 from server.edge.static import StaticFiles
@@ -120,16 +121,26 @@ async def test_the_server_serves_its_static_dir_only(start_server: StartServer) 
     assert "<html" in lost.value.read().decode().lower()
 
 
-def test_the_server_and_protocol_never_import_the_clients() -> None:
-    """Dependencies point engine ← protocol ← server, clients: never the other way."""
-    root = Path(__file__).resolve().parent.parent
-    for package in ("engine", "protocol", "server"):
-        for path in (root / package).rglob("*.py"):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                names = []
-                if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    names = [node.module]
-                assert not [n for n in names if n.split(".")[0] == "clients"], path
+@pytest.mark.integration  # starts the command in a process of its own
+def test_serve_says_where_to_play(tmp_path: Path) -> None:
+    """Issue 31: ``samedeal serve`` printed no address to open; it says where to play
+    before anything else (localhost for a server listening on every address)."""
+    port = free_port()
+    argv = ["serve", "--host", "0.0.0.0", "--port", str(port), "--no-records"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", *argv],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert (
+            line.strip()
+            == f"samedeal serve: play at http://localhost:{port}/ (open it in a browser)"
+        )
+    finally:
+        proc.kill()
+        proc.wait()

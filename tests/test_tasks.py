@@ -23,13 +23,13 @@ class Caught(logging.Handler):
 
 
 async def fails(after: float, what: str, done: list[str]) -> int:
-    await asyncio.sleep(after)
+    await asyncio.sleep(after)  # the scenario: it ends after the others or before them
     done.append(what)
     raise ConnectionError(what)
 
 
 async def gives(after: float, value: int, done: list[str]) -> int:
-    await asyncio.sleep(after)
+    await asyncio.sleep(after)  # the scenario: it ends after the others or before them
     done.append(str(value))
     return value
 
@@ -52,7 +52,7 @@ async def test_every_one_ends_before_the_first_failure_is_raised_and_none_is_los
         # the slowest had ended too: nothing is still in flight once it raises
         assert sorted(done) == ["3", "first", "second"]
         gc.collect()
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # a turn of the loop: a lost task's error would be logged in it
         assert caught.lines == []
     finally:
         logging.getLogger("asyncio").removeHandler(caught)

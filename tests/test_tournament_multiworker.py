@@ -16,7 +16,8 @@ from pathlib import Path
 import orjson
 import pytest
 import redis.asyncio as aioredis
-from server_fixtures import WINS, free_port, http_get, worker_process
+from helpers import until_server_clock
+from server_fixtures import WINS, as_text, free_port, http_get, worker_process
 
 from clients.client import RaceClient
 from engine import replay
@@ -60,9 +61,8 @@ async def next_seat(client: RaceClient, number: int) -> TournamentSeat:
 
 
 async def at_start(client: RaceClient, seat: TournamentSeat) -> None:
-    wait = seat.start_at - await client.ping()
-    if wait > 0:
-        await asyncio.sleep(wait / 1000 + 0.02)
+    """Wait for the round's start, by the server's clock."""
+    await until_server_clock(seat.start_at, await client.ping())
 
 
 async def driver_of(redis_url: str, tid: str, workers: dict[int, subprocess.Popen[bytes]]) -> int:
@@ -73,7 +73,7 @@ async def driver_of(redis_url: str, tid: str, workers: dict[int, subprocess.Pope
     finally:
         await client.aclose()
     assert holder is not None, "nobody holds the lease"
-    pid = int(holder.decode().rsplit(":", 1)[1])
+    pid = int(as_text(holder).rsplit(":", 1)[1])
     return next(port for port, proc in workers.items() if proc.pid == pid)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 import pytest_asyncio
+from helpers import until, until_server_clock
 from server_fixtures import WINS, ServerHandle, http_get
 
 from clients.client import RaceClient, RequestError
@@ -108,7 +109,8 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     made = await host.tournament_create(**settings())
     tid = made.page.id
     assert made.you.role == "host" and made.page.phase == "created"
-    assert made.page.fair.seed is None and len(made.page.fair.commitment) == 64
+    assert made.page.draw.seed is None and len(made.page.draw.commitment) == 64
+    assert made.page.fair == 2  # its rounds are sealed deals
     assert made.page.settings.deal_codes is None  # the host's list is told at the end
 
     joined = await ann.tournament_join(tid, name="Ann")
@@ -134,7 +136,7 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     await bob.take_seat(seat_b)
     assert joined_a.snapshot is not None and joined_a.snapshot.deal is None
     assert joined_a.view is not None  # the starting board
-    await asyncio.sleep(max(0, seat_a.start_at - await ann.ping()) / 1000 + 0.05)
+    await until_start(ann, seat_a)
     await win(ann)
     await bob.resign()
 
@@ -157,7 +159,7 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     await ann.take_seat(seat_a)
     await bob.take_seat(seat_b)
     await bob.tournament_withdraw(tid)
-    await asyncio.sleep(max(0, seat_a.start_at - await ann.ping()) / 1000 + 0.05)
+    await until_start(ann, seat_a)
     await win(ann)
     finished = await event(watcher, "tournament_finished")
     assert len(finished.data["seed"]) == 64
@@ -166,7 +168,7 @@ async def test_a_tournament_end_to_end(tserver: ServerHandle) -> None:
     status, kind, body = await asyncio.to_thread(http_get, tserver.port, f"/api/tournaments/{tid}")
     assert status == 200 and kind == "application/json"
     page_data = json.loads(body)
-    assert page_data["phase"] == "finished" and page_data["fair"]["seed"] == finished.data["seed"]
+    assert page_data["phase"] == "finished" and page_data["draw"]["seed"] == finished.data["seed"]
     assert page_data["settings"]["deal_codes"] == [KL_CODE, KL_CODE]
     assert next(r["player"] for r in page_data["standings"]) == ann_id(ann)
     bob_round_2 = [r for r in page_data["rounds"][1]["results"] if r["player"] == ann_id(bob)]
@@ -256,9 +258,7 @@ async def test_refusals_change_nothing(tserver: ServerHandle) -> None:
 
 async def until_start(client: RaceClient, seat: TournamentSeat) -> None:
     """Wait for the round's start, by the server's clock."""
-    wait = seat.start_at - await client.ping()
-    if wait > 0:
-        await asyncio.sleep(wait / 1000 + 0.02)
+    await until_server_clock(seat.start_at, await client.ping())
 
 
 async def resign_round(client: RaceClient, number: int) -> TournamentSeat:
@@ -301,7 +301,11 @@ async def test_late_join_absences_withdraw_and_rejoin(tserver: ServerHandle) -> 
 
     # Bob goes away: absent from round 2 (one absence), Dan plays it
     await bob.close()
-    await asyncio.sleep(0.1)
+
+    async def gone() -> bool:
+        return bob_id not in await tserver.app.store.presence.present(tid.replace("-", ""), 0)
+
+    await until(gone)
     await host.tournament_host(tid, "start_round")
     starting = await event(host, "round_starting")
     assert starting.data["absent"] == [bob_id]
@@ -467,10 +471,11 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
     assert mine["status"] == "timeout" and mine["moves"] == 10
 
     # the live store lets it go: the records store has it all, move lists included
-    while tid.replace("-", "") in await tserver.app.store.tournaments.active():
-        await asyncio.sleep(0.05)  # written to the records, then retired
+    async def retired() -> bool:  # written to the records, then retired
+        return tid.replace("-", "") not in await tserver.app.store.tournaments.active()
+
+    await until(retired)
     await forget(tserver, tid.replace("-", ""))
-    await asyncio.sleep(0.1)
     page = await page_of(tserver, tid)
     assert page["phase"] == "finished" and page["rounds"][0]["results"][0]["game_id"]
     _, _, export_text = await asyncio.to_thread(
@@ -511,7 +516,7 @@ async def test_a_scheduled_start_on_winnable_deals(start_server: Start, tmp_path
     made = await host.tournament_create(
         name="Dawn cup", game="klondike", rounds=1, deals="winnable", starts_at=starts_at
     )
-    assert made.page.fair.node_budget == 5000 and made.page.fair.max_candidates == 3
+    assert made.page.draw.node_budget == 5000 and made.page.draw.max_candidates == 3
     await ann.tournament_join(made.page.id, name="Ann")
     seat = await next_of(ann, TournamentSeat, timeout=30)
     assert seat.start_at >= starts_at

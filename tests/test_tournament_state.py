@@ -290,6 +290,7 @@ def test_start_round_checks_the_deal_and_the_time() -> None:
     assert state.round == 2 and audit_acts(state)[-1] == ("co", "start_round", None)
 
 
+@pytest.mark.slow  # a long search: three rounds' deals proven
 def test_winnable_only_rounds_record_their_proof() -> None:
     state = with_players(new(game="easy-harp", deals="winnable"), "a")
     state.node_budget, state.max_candidates = 2_000, 4
@@ -457,6 +458,11 @@ def test_end_early() -> None:
     assert [e["type"] for e in events] == ["round_ended", "tournament_finished"]
     assert state.phase == "finished" and state.rounds[-1].ended_at == start_at + 2
     assert state.audit[-1].act == "end_early" and state.audit[-1].round == 1
+    # b was still playing: stopped by the host, which the round says (not out of time)
+    assert state.rounds[-1].results["b"].status == "timeout" and state.rounds[-1].stopped_early
+    ended = with_players(new(rounds=3), "a", "b")
+    begin_round(ended, ["a", "b"])
+    assert not ended.rounds[-1].stopped_early
 
 
 def test_edit_settings_before_the_start_only() -> None:

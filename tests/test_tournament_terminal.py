@@ -8,13 +8,14 @@ import asyncio
 import contextlib
 import io
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import until, until_server_clock
 from server_fixtures import WINS, live_server
-from textual.pilot import Pilot
+from textual.widgets import Static
 
 from clients.cli import main
 from clients.client import RaceClient
@@ -52,14 +53,6 @@ async def run_cli(*argv: str) -> tuple[int, str, str]:
         return status, out.getvalue(), err.getvalue()
 
     return await asyncio.to_thread(go)
-
-
-async def until(pilot: Pilot[int], predicate: Callable[[], bool], timeout: float = 8.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
 
 
 def test_links_and_the_default_action() -> None:
@@ -109,26 +102,26 @@ async def test_create_host_play_export_and_verify(tmp_path: Path) -> None:
             seat = await bob.next_event("tournament_seat", timeout=30)
             assert isinstance(seat, TournamentSeat)
             await bob.take_seat(seat)
-            await asyncio.sleep(max(0, seat.start_at - await bob.ping()) / 1000 + 0.05)
+            await until_server_clock(seat.start_at, await bob.ping())
             await bob.resign()
 
         bob_task = asyncio.create_task(bob_resigns())
         with config_dir(tmp_path / "ann"):
             app = TournamentApp(parse_tournament_link(link), join=True, name="Ann", lang="en")
             async with app.run_test(size=(130, 42)) as pilot:
-                await until(pilot, lambda: app.tname == "Terminal cup")
+                await until(lambda: app.tname == "Terminal cup", timeout=8)
                 with config_dir(tmp_path / "host"):
                     status, out, err = await run_cli("tournament", "host", link, "start")
                 assert status == 0, err
-                await until(pilot, lambda: app.view is not None and app.role == "player")
-                await until(pilot, lambda: app._now() >= (app.start_at or 0))
-                side = str(app.query_one("#side").content)
+                await until(lambda: app.view is not None and app.role == "player", timeout=8)
+                await until(lambda: app._now() >= (app.start_at or 0), timeout=8)
+                side = str(app.query_one("#side", Static).content)
                 assert "Terminal cup" in side and "Standings" in side
                 await pilot.press("s")
-                await until(pilot, lambda: app.view is not None and app.view["moves"] == 1)
+                await until(lambda: app.view is not None and app.view["moves"] == 1, timeout=8)
                 await bob_task
                 await pilot.press("ctrl+r", "ctrl+r")  # Ann resigns (it asks first)
-                await until(pilot, lambda: app.tphase == "finished", timeout=20)
+                await until(lambda: app.tphase == "finished", timeout=20)
         await bob.close()
         status, out, err = await run_cli("tournament", "export", link)
         assert status == 0, err

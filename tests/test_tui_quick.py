@@ -4,10 +4,9 @@ Ctrl+G looks for the next one. Headless with Textual's pilot, against a real ser
 
 from __future__ import annotations
 
-import asyncio
-
+from helpers import until
 from server_fixtures import LiveServer, live_server
-from test_tui import until
+from textual.widgets import Static
 
 from clients.client import RaceClient
 from clients.tui_quick import QuickApp
@@ -21,16 +20,15 @@ async def warmed(server: LiveServer, game: str) -> None:
     deals = server.app.quickplay.deals
     assert isinstance(deals, ProvenBuffer)
     deals.warm([game])
-    while not deals.ready(game):
-        await asyncio.sleep(0.05)
+    await until(lambda: deals.ready(game), 60)
 
 
 def title(app: QuickApp) -> str:
-    return str(app.query_one("#title").content)
+    return str(app.query_one("#title", Static).content)
 
 
 def keys(app: QuickApp) -> str:
-    return str(app.query_one("#keys").content)
+    return str(app.query_one("#keys", Static).content)
 
 
 async def test_play_now_in_the_terminal_races_a_stranger() -> None:
@@ -38,7 +36,7 @@ async def test_play_now_in_the_terminal_races_a_stranger() -> None:
         await warmed(server, "klondike-3")
         app = QuickApp(server.url, "klondike-3", time_limit=300, name="Tim", lang="en")
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: app.seeking is not None)
+            await until(lambda: app.seeking is not None)
             assert app.seeking is not None and app.seeking.pool == "klondike-3:2:300:casual"
             assert "Looking for players: Klondike" in title(app) and "casual" in title(app)
             assert "stop looking" in keys(app)
@@ -46,16 +44,16 @@ async def test_play_now_in_the_terminal_races_a_stranger() -> None:
             await bob.seek("klondike-3", 2, 300, name="Bob")
             seat = await bob.next_event("joined", timeout=60)
             assert isinstance(seat, Joined)
-            await until(pilot, lambda: app.seeking is None and app.room == seat.room, 60)
-            await until(pilot, lambda: app.phase == "running" and app.view is not None)
+            await until(lambda: app.seeking is None and app.room == seat.room, 60)
+            await until(lambda: app.phase == "running" and app.view is not None)
             assert sorted(s["name"] for s in app.seats.values()) == ["Bob", "Tim"]
             assert "Found!" in app.message
             await bob.resign()
             await pilot.press("ctrl+r", "ctrl+r")  # resigns: the race ends
-            await until(pilot, lambda: app.phase == "ended")
+            await until(lambda: app.phase == "ended")
             assert "play again" in keys(app)
             await pilot.press("ctrl+g")  # the next race: back in the pool
-            await until(pilot, lambda: app.seeking is not None and app.room is None)
+            await until(lambda: app.seeking is not None and app.room is None)
             await bob.close()
 
 
@@ -64,13 +62,13 @@ async def test_a_terminal_player_left_waiting_takes_the_bot_offered() -> None:
         await warmed(server, "klondike")
         app = QuickApp(server.url, "klondike", players=4, time_limit=None, wait=5, lang="en")
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: app.offers == ["bot", "smaller"], 30)
+            await until(lambda: app.offers == ["bot", "smaller"], 30)
             assert "1: Race a bot (casual)" in app.message and "2: Take a room of 2" in app.message
             await pilot.press("2")  # a room of 2: still waiting, the bot still offered
-            await until(pilot, lambda: app.seeking is not None and app.seeking.players == 2)
+            await until(lambda: app.seeking is not None and app.seeking.players == 2)
             assert app.offers == ["bot"]
             await pilot.press("1")
-            await until(pilot, lambda: app.seeking is None and app.phase == "running", 30)
+            await until(lambda: app.seeking is None and app.phase == "running", 30)
             assert "Bot (greedy)" in [s["name"] for s in app.seats.values()]
             assert app.client is not None
             started = [m for m in app.client.history if isinstance(m, RaceStarting)]

@@ -5,26 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
 from typing import Any
 
-from server_fixtures import ROOT, LiveServer, live_server
-from textual.pilot import Pilot
+from helpers import until, until_race_starts
+from server_fixtures import ROOT, LiveServer, get_json, live_server
+from textual.widgets import Static
 
 from clients.client import RaceClient
 from clients.links import parse_link
 from clients.tui import RaceApp, WatchApp
-from protocol import Ack, RaceStarting
+from protocol import Ack
 
 DEAL = "KL1-1-AAAAAAM"
-
-
-async def until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
 
 
 async def race(server: LiveServer, players: int, **options: Any) -> tuple[str, list[RaceClient]]:
@@ -36,9 +28,7 @@ async def race(server: LiveServer, players: int, **options: Any) -> tuple[str, l
         await c.join(joined.room, name=f"Racer{i + 1}", key=host.key)
         clients.append(c)
     await host.start()
-    event = await host.next_event("race_starting")
-    assert isinstance(event, RaceStarting)
-    await asyncio.sleep(max(0.0, (event.start_at - event.now) / 1000) + 0.02)
+    await until_race_starts(host)
     return joined.room, clients
 
 
@@ -60,7 +50,12 @@ async def test_samedeal_watch_lists_the_live_races() -> None:
     async with live_server(countdown=0.1) as server:
         room, players = await race(server, 2)
         secret, others = await race(server, 1, private=True)
-        await asyncio.sleep(0.8)  # the directory is written, then told
+
+        async def listed() -> bool:  # the directory is written, then told
+            _, body = await get_json(server.port, "/api/live")
+            return any(r["room"] == room for r in body["rooms"])
+
+        await until(listed)
         status, out, err = await samedeal("watch", server.http, "--list", "--lang", "en")
         assert status == 0, err
         (line,) = [x for x in out.splitlines() if room in x]
@@ -77,11 +72,11 @@ async def test_pick_a_race_from_the_list() -> None:
         room, players = await race(server, 2)
         app = WatchApp(server.url, lang="sv")
         async with app.run_test(size=(120, 30)) as pilot:
-            await until(pilot, lambda: room in app.rooms)
+            await until(lambda: room in app.rooms)
             await pilot.press("o")  # another order, the same race
-            await until(pilot, lambda: app.sort == "watched" and room in app.rooms)
+            await until(lambda: app.sort == "watched" and room in app.rooms)
             await pilot.press("enter")
-            await until(pilot, lambda: app.return_value is not None)
+            await until(lambda: app.return_value is not None)
         assert app.return_value == room
         for c in players:
             await c.close()
@@ -92,19 +87,19 @@ async def test_a_spectator_switches_between_four_boards_at_once() -> None:
         room, players = await race(server, 5)
         app = RaceApp(parse_link(f"{server.http}/r/{room}"), role="spectator", lang="en")
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: len(app.participants) == 5)
+            await until(lambda: len(app.participants) == 5)
             await pilot.press("n")  # follows four racers, shows the first
-            await until(pilot, lambda: len(app.boards) == 4)
+            await until(lambda: len(app.boards) == 4)
             assert app.follows == [1, 2, 3, 4] and app.following == 1
             assert isinstance(await players[2].move("s"), Ack)
-            await until(pilot, lambda: app.boards[3]["moves"] == 1)
+            await until(lambda: app.boards[3]["moves"] == 1)
             await pilot.press("3")  # seat 3's board at once: no request, no wait
             assert app.following == 3 and app.view is not None and app.view["moves"] == 1
             await pilot.press("n", "n")  # seat 4, then the next four racers
-            await until(pilot, lambda: app.follows == [5, 1, 2, 3] and app.following == 5)
-            await until(pilot, lambda: app.view is not None)
+            await until(lambda: app.follows == [5, 1, 2, 3] and app.following == 5)
+            await until(lambda: app.view is not None)
             await pilot.press("c")  # applause, beside the board shown
-            await until(pilot, lambda: (5 in app.reactions) and app.reactions[5] == {"clap": 1})
-            assert "Applause" in str(app.query_one("#side").content)
+            await until(lambda: (5 in app.reactions) and app.reactions[5] == {"clap": 1})
+            assert "Applause" in str(app.query_one("#side", Static).content)
         for c in players:
             await c.close()

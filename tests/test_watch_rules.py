@@ -1,6 +1,6 @@
-"""Watching's pure rules, without a server: which rooms the directory lists and in what
-order, the featured race, a spectator's view kept by events and rolled back by the move
-logs' times, spectator counts told at most once a second."""
+"""Watching's pure rules, without a server: who may see a racer's board, which rooms the
+directory lists and in what order, the featured race, a spectator's view kept by events and
+rolled back by the move logs' times, spectator counts told at most once a second."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import itertools
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from protocol import RoomOptions
 from server.rooms.feed import apply_event, event_time, rolled_back
 from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
-from server.rooms.view import snapshot
+from server.rooms.view import NOBODY, BoardFacts, Viewer, boards_shown, snapshot
 from server.store.rooms import Snapshot, log_entry
 from server.watching.entries import (
     FEATURED_POOL,
@@ -63,33 +64,96 @@ def progress(seat: int, on: int, status: str = "playing", elapsed: int | None = 
     )
 
 
+# --------------------------------------------------------------------- who sees boards
+
+NOW = 1_000_000
+SECRET = NOW + 60_000  # the day's end, or the round's deadline: still to come
+RACING = Viewer(racing=True)
+FINISHED = Viewer(finished=True)
+ENTERED = Viewer(entered=True)
+PLAYED_TODAY = Viewer(attempt_done=True)
+
+
+def facts(
+    *,
+    secret_until: int | None = None,
+    tournament: bool = False,
+    delay: int = 0,
+    spectator_boards: bool = True,
+    phase: str = "running",
+) -> BoardFacts:
+    return BoardFacts(phase, secret_until, tournament, delay, spectator_boards)
+
+
+@pytest.mark.parametrize(
+    ("viewer", "room", "shown"),
+    [
+        # any room: a racer still racing sees the others' progress only
+        (RACING, facts(), "progress"),
+        (NOBODY, facts(), "live"),
+        (NOBODY, facts(delay=30), "delayed"),
+        (FINISHED, facts(), "live"),
+        # the host's choice: progress only while the race runs; boards once it is over
+        (NOBODY, facts(spectator_boards=False), "progress"),
+        (FINISHED, facts(spectator_boards=False), "live"),
+        (NOBODY, facts(spectator_boards=False, phase="ended"), "live"),
+        # the day's deal: only who has finished their own attempt at it today
+        (NOBODY, facts(secret_until=SECRET), "progress"),
+        (ENTERED, facts(secret_until=SECRET), "progress"),
+        (PLAYED_TODAY, facts(secret_until=SECRET), "live"),
+        (PLAYED_TODAY, facts(secret_until=SECRET, delay=10), "delayed"),
+        (FINISHED, facts(secret_until=SECRET), "live"),
+        (NOBODY, facts(secret_until=SECRET, phase="ended"), "progress"),
+        (NOBODY, facts(secret_until=NOW), "live"),  # the day is over
+        # a tournament round: nobody entered; the others after the host's delay or the end
+        (NOBODY, facts(secret_until=SECRET, tournament=True), "progress"),
+        (NOBODY, facts(secret_until=SECRET, tournament=True, delay=30), "delayed"),
+        (ENTERED, facts(secret_until=SECRET, tournament=True, delay=30), "progress"),
+        (FINISHED, facts(secret_until=SECRET, tournament=True, delay=30), "progress"),
+        (PLAYED_TODAY, facts(secret_until=SECRET, tournament=True), "progress"),
+        (ENTERED, facts(secret_until=NOW, tournament=True), "live"),  # the round is over
+    ],
+)
+def test_who_may_see_a_board(viewer: Viewer, room: BoardFacts, shown: str) -> None:
+    assert boards_shown(viewer, room, NOW) == shown
+
+
+def test_a_rooms_facts_come_from_its_state() -> None:
+    daily = room().model_copy(update={"secret_until": SECRET, "daily_day": "2026-04-16"})
+    assert boards_shown(NOBODY, BoardFacts.of(daily), NOW) == "progress"
+    hidden = room(spectator_boards=False, spectator_delay=5)
+    assert BoardFacts.of(hidden) == facts(delay=5, spectator_boards=False)
+    round_ = room().model_copy(update={"secret_until": SECRET, "tournament": "K7QF2M"})
+    assert BoardFacts.of(round_).tournament
+
+
 # --------------------------------------------------------------------- entries
 
 
 def test_only_public_rooms_open_to_spectators_and_not_ended_are_listed() -> None:
-    assert live_entry(body_of(room(private=True)), 1) is None
-    assert live_entry(body_of(room(spectators=False)), 1) is None
-    assert live_entry(body_of(room("ended")), 1) is None
+    assert live_entry(body_of(room(private=True)), 1, "live") is None
+    assert live_entry(body_of(room(spectators=False)), 1, "live") is None
+    assert live_entry(body_of(room("ended")), 1, "live") is None
     lobby = room("lobby")
-    assert live_entry(body_of(lobby), 1) is not None
+    assert live_entry(body_of(lobby), 1, "live") is not None
     for s in lobby.seats:
         s.connected = False
-    assert live_entry(body_of(lobby), 1) is None  # waiting, and nobody there
+    assert live_entry(body_of(lobby), 1, "live") is None  # waiting, and nobody there
 
 
 def test_an_entry_tells_the_gap_between_the_first_two() -> None:
-    entry = live_entry(body_of(room(), {1: progress(1, 13), 2: progress(2, 0)}), 5_000)
+    entry = live_entry(body_of(room(), {1: progress(1, 13), 2: progress(2, 0)}), 5_000, "live")
     assert entry is not None
     assert entry["gap"] == 0.25 and entry["phase"] == "running" and entry["created_at"] == 5_000
     assert [p["on_foundations"] for p in entry["players"]] == [13, 0]
     alone = room()
     alone.participants = [1]
-    entry = live_entry(body_of(alone, {1: progress(1, 5)}), 1)
+    entry = live_entry(body_of(alone, {1: progress(1, 5)}), 1, "live")
     assert entry is not None and entry["gap"] is None
 
 
 def test_an_entry_as_told_is_the_entry_as_written() -> None:
-    body = live_entry(body_of(room(), {1: progress(1, 13), 2: progress(2, 0)}), 5_000)
+    body = live_entry(body_of(room(), {1: progress(1, 13), 2: progress(2, 0)}), 5_000, "live")
     assert body is not None
     data = orjson.dumps(body)
     told = Entry.told(orjson.loads(encode_entry("K7QF2M", 12, 99, body, data)))
@@ -355,4 +419,5 @@ def test_the_count_is_told_at_most_once_a_second_and_always_in_the_end(
     times = [t for t, _ in told]
     assert all(b - a >= SPECTATORS_EVERY_MS for a, b in itertools.pairwise(times))
     if told:
-        assert told[-1][1]["count"] == r.spectators
+        last = told[-1][1]
+        assert last["type"] == "spectators" and last["count"] == r.spectators

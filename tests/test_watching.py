@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import signal
 import socket
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import orjson
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+from helpers import until, until_server_clock
 from redis.asyncio.cluster import RedisCluster
 from server_fixtures import (
     TEST_CONFIG,
@@ -28,7 +30,7 @@ from server_fixtures import (
     get_json,
     own_redis,
 )
-from watch_helpers import LoopLag, Timeline, race_room, until
+from watch_helpers import LoopLag, Timeline, race_room
 from websockets.asyncio.client import connect
 
 from clients.client import RequestError
@@ -95,7 +97,7 @@ async def test_the_directory_is_the_same_on_two_workers(two_workers: list[Server
     }
     for sort, order in expected.items():
         for w in (w0, w1):
-            await until(lambda w=w, sort=sort, order=order: _same(listed(w, sort), order), 5)
+            await until(partial(_listed_as, w, sort, order), 5)
 
     # the whole entries agree, not only the order (once the second spectator is told: the
     # count is told at most once a second; and once the leader's progress is: a tie of gaps
@@ -130,8 +132,8 @@ async def test_the_directory_is_the_same_on_two_workers(two_workers: list[Server
     assert [r.room for r in update.rooms] == [late, *expected["newest"]]
 
 
-async def _same(found: Any, order: list[str]) -> bool:
-    return bool(await found == order)
+async def _listed_as(server: ServerHandle, sort: str, order: list[str]) -> bool:
+    return await listed(server, sort) == order
 
 
 async def test_bad_directory_queries_are_refused(server: ServerHandle) -> None:
@@ -152,9 +154,11 @@ async def test_private_rooms_are_never_listed(server: ServerHandle) -> None:
     closed, *_ = await race_room([server], spectators=False)
     public, *_ = await race_room([server], watchers=[server])
     await until(lambda: any(public in str(m) for _, m in feed.of(LiveRooms)))
-    await asyncio.sleep(0.6)  # the next writes and pushes, had there been any
+    # the scenario: the next writes and pushes, had there been any (a window: what is
+    # looked for must not come)
+    await asyncio.sleep(0.6)
     assert isinstance(await host.move("t3-f"), Ack)
-    await asyncio.sleep(0.8)
+    await asyncio.sleep(0.8)  # the same after a move in the private room
     for _, message in feed.of(LiveRooms):
         assert secret not in str(message) and closed not in str(message)
     assert (await listed(server, among={secret, closed, public})) == [public]
@@ -174,11 +178,11 @@ async def test_the_featured_race_moves_on_when_it_ends(two_workers: list[ServerH
     first, (ann, bob), _ = await race_room([w0], watchers=[w0, w1, w1])
     for w in (w0, w1):  # its watchers counted before the other starts (counts are told at
         # most once a second: a pick made meanwhile could take the other, which then stays)
-        await until(lambda w=w: _watched(w, first, 3))
+        await until(partial(_watched, w, first, 3))
     second, (cat, dan), _ = await race_room([w1], watchers=[w0])
     # the featured race stays while it runs, even when another becomes closer
     assert isinstance(await ann.move("t3-f"), Ack)
-    await asyncio.sleep(1.0)
+    await asyncio.sleep(1.0)  # the scenario: four picks (every 0.25 s) that must keep it
     assert await featured(w0) == first and await featured(w1) == first
     watcher = await w1.client()
     feed = Timeline(watcher)
@@ -187,7 +191,7 @@ async def test_the_featured_race_moves_on_when_it_ends(two_workers: list[ServerH
     await ann.resign()
     await bob.resign()
     for w in (w0, w1):
-        await until(lambda w=w: _is(featured(w), second))
+        await until(partial(_featuring, w, second))
     await until(
         lambda: any(
             f.game == "klondike" and f.room == second
@@ -200,7 +204,7 @@ async def test_the_featured_race_moves_on_when_it_ends(two_workers: list[ServerH
     await cat.resign()
     await dan.resign()
     for w in (w0, w1):
-        await until(lambda w=w: _none(featured(w)))
+        await until(partial(_featuring, w, None))
 
 
 async def _watched(server: ServerHandle, room: str, spectators: int) -> bool:
@@ -208,12 +212,8 @@ async def _watched(server: ServerHandle, room: str, spectators: int) -> bool:
     return any(r["room"] == room and r["spectators"] == spectators for r in body["rooms"])
 
 
-async def _none(found: Any) -> bool:
-    return await found is None
-
-
-async def _is(found: Any, room: str) -> bool:
-    return bool(await found == room)
+async def _featuring(server: ServerHandle, room: str | None) -> bool:
+    return await featured(server) == room
 
 
 # --------------------------------------------------------------------- the spectator delay
@@ -234,7 +234,7 @@ async def test_a_delayed_spectator_gets_nothing_early(server: ServerHandle) -> N
     seen = {name: Timeline(c) for name, c in (("ann", ann), ("bob", bob), ("spec", watcher))}
     await ann.start()
     started = (await seen["ann"].wait(RaceStarting))[1]
-    await asyncio.sleep(max(0.0, (started.start_at - started.now) / 1000) + 0.02)
+    await until_server_clock(started.start_at, started.now)
     loop = asyncio.get_running_loop()
     acked: dict[int, float] = {}  # moves on ann's board → when acknowledged
     half = line.split()[: len(line.split()) // 2]
@@ -248,7 +248,7 @@ async def test_a_delayed_spectator_gets_nothing_early(server: ServerHandle) -> N
         assert isinstance(await ann.move(text), Ack)
         assert ann.view is not None
         acked.setdefault(ann.view["moves"], loop.time())
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.005)  # the scenario: moves spread over the delay
     await bob.resign()
     await seen["spec"].wait(RaceEnded, timeout=5)
 
@@ -300,7 +300,7 @@ async def test_a_board_waits_for_the_progress_of_a_slowly_stored_move(
                 redis_proc.send_signal(signal.SIGSTOP)
                 try:
                     slow = asyncio.create_task(ann.move("s"))
-                    await asyncio.sleep(1.2)
+                    await asyncio.sleep(1.2)  # the scenario: Redis stalls for longer than the delay
                 finally:
                     redis_proc.send_signal(signal.SIGCONT)
                 assert isinstance(await slow, Ack) and ann.view is not None
@@ -308,7 +308,8 @@ async def test_a_board_waits_for_the_progress_of_a_slowly_stored_move(
                 await watcher.follow(1)
                 await seen.wait(Board, timeout=3)
                 await seen.wait(Progress, timeout=3, moves=ann.view["moves"])
-                await asyncio.sleep(0.3)  # the board of the released progress
+                last = ann.view["moves"]  # the board of the released progress
+                await until(lambda: any(b.view["moves"] == last for _, b in seen.of(Board)))
                 boards = [(t, b.view["moves"]) for t, b in seen.of(Board)]
                 assert [moves for _, moves in boards] == sorted(acked)
                 for t, moves in boards:
@@ -327,11 +328,11 @@ async def test_a_spectator_joining_mid_race_sees_the_room_of_the_delay_ago(
     loop = asyncio.get_running_loop()
     for _ in range(5):
         assert isinstance(await ann.move("s"), Ack)
-    await asyncio.sleep(2.3)
+    await asyncio.sleep(2.3)  # the scenario: five moves older than the delay, five newer
     for _ in range(5):
         assert isinstance(await ann.move("s"), Ack)
     recent = loop.time()
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.3)  # the scenario: the spectator comes within the delay of them
     watcher = await w1.client()
     seen = Timeline(watcher)
     joined = await watcher.join(ann.room or "", role="spectator")
@@ -357,7 +358,9 @@ async def test_a_racer_gets_the_finishes_withheld_once_they_finish(server: Serve
     for text in line.split():
         assert isinstance(await ann.move(text), Ack)
     await bob_saw.wait(Progress, seat=1, status="won")
-    await asyncio.sleep(0.2)
+    # Bob's own progress comes after Ann's finish: he was sent (or spared) it by then
+    assert isinstance(await bob.move("s"), Ack)
+    await bob_saw.wait(Progress, seat=2, moves=1)
     assert not bob_saw.of(PlayerFinished)  # still racing: withheld
     await bob.resign()
     await bob_saw.wait(RaceEnded)
@@ -429,7 +432,7 @@ async def test_a_spectator_follows_up_to_four_boards(server: ServerHandle) -> No
     assert isinstance(await players[0].move("s"), Ack)  # seat 1: no longer followed
     assert isinstance(await players[1].move("s"), Ack)  # seat 2: followed
     await seen.wait(Board, seat=2, timeout=3)
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.3)  # the scenario: a window in which seat 1's board must not come
     assert not [m for _, m in seen.items[before:] if isinstance(m, Board) and m.seat == 1]
     for bad, code in (([1, 2, 3, 4, 5], "invalid_message"), ([9], "unknown_seat")):
         with pytest.raises(RequestError) as info:
@@ -440,7 +443,7 @@ async def test_a_spectator_follows_up_to_four_boards(server: ServerHandle) -> No
     assert info.value.code == "not_spectator"
     await watcher.follow([])
     assert isinstance(await players[1].move("s"), Ack)
-    await asyncio.sleep(0.4)
+    await asyncio.sleep(0.4)  # the scenario: a window in which no board may come
     assert not [m for _, m in seen.items if isinstance(m, Board) and m.view["moves"] == 2]
 
 
@@ -464,10 +467,22 @@ async def test_reactions_are_tallied_to_everyone_and_rate_limited(server: Server
         await fan.react("clap", seat=1)
     assert info.value.code == "too_many_reactions"
     await ann.react("gg")  # a player's own seat
-    await asyncio.sleep(1.05)  # one credit back
-    await fan.react("fire")  # the crowd's
+
+    async def fire() -> bool:  # the crowd's, once a credit is back (one a second)
+        try:
+            await fan.react("fire")
+        except RequestError as refused:
+            assert refused.code == "too_many_reactions"
+            return False
+        return True
+
+    await until(fire, every=0.1)
+
+    def told_fire(timeline: Timeline) -> bool:
+        return tally(timeline).get((None, "fire", "spectator")) == 1
+
     for timeline in seen.values():
-        await until(lambda t=timeline: tally(t).get((None, "fire", "spectator")) == 1)
+        await until(partial(told_fire, timeline))
         assert tally(timeline) == {
             (1, "clap", "spectator"): 3,
             (1, "gg", "player"): 1,
@@ -495,7 +510,7 @@ async def test_the_host_can_hide_spectators_reactions_from_racers(server: Server
     await until(lambda: tally(fan_saw).get((2, "gg", "player")) == 1)
     await until(lambda: tally(ann_saw).get((2, "gg", "player")) == 1)
     assert tally(fan_saw).get((2, "clap", "spectator")) == 1
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(0.6)  # the scenario: a window in which the clap must not reach Ann
     assert (2, "clap", "spectator") not in tally(ann_saw)  # racing: hidden
     await ann.resign()  # no longer racing
     await fan.react("wow", seat=1)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from functools import partial
 from typing import Any
 
 import pytest
+from helpers import until
 from server_fixtures import ServerHandle, get_json
 from test_watching import two_workers  # noqa: F401 - the fixture
-from watch_helpers import race_room, until
+from watch_helpers import race_room
 
 from protocol import Ack
 from server.codes import normalize_code
@@ -60,16 +62,22 @@ async def test_a_room_is_written_by_one_worker_at_most_every_room_every(
     room, players, _ = await race_room([w0, w1])  # both workers have the room
     code = normalize_code(room)
     assert code is not None
-    await asyncio.sleep(1.5)  # the room's first entries are written
+
+    def one_writer() -> bool:  # the first entries written: both workers know the writer
+        kept = [w.app.watching.mirror.get(code) for w in (w0, w1)]
+        writers = {k.by if k is not None else "" for k in kept}
+        return len(writers) == 1 and "" not in writers
+
+    await until(one_writer)
     writes = count_writes([w0, w1], code, monkeypatch)
 
     # both players turn the stock ten times a second for 3 s: 60 changes
     for _ in range(30):
         for p in players:
             assert isinstance(await p.move("s"), Ack)
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # the scenario: changes ten times a second
     for w in (w0, w1):
-        await until(lambda w=w: _equal(shown_moves(w, room), [30, 30]), 3)
+        await until(partial(_shows_moves, w, room, [30, 30]), 3)
 
     assert len({server.port for _, server in writes}) == 1  # one writer
     times = [t for t, _ in writes]
@@ -78,7 +86,7 @@ async def test_a_room_is_written_by_one_worker_at_most_every_room_every(
 
     # nothing new to show: not written again until it is refreshed
     written = len(writes)
-    await asyncio.sleep(REFRESH_EVERY * 0.6)
+    await asyncio.sleep(REFRESH_EVERY * 0.6)  # the scenario: a window with no write
     assert len(writes) == written
 
 
@@ -91,11 +99,11 @@ async def test_another_worker_writes_a_room_its_writer_has_left(
     for _ in range(5):
         assert isinstance(await guest.move("s"), Ack)
     for w in (w0, w1):  # the host's seat is gone by then (its grace period is short)
-        await until(lambda w=w: _guest_moves(w, room, 5), 5)
+        await until(partial(_guest_moves, w, room, 5), 5)
 
 
-async def _equal(found: Any, expected: Any) -> bool:
-    return bool(await found == expected)
+async def _shows_moves(server: ServerHandle, room: str, moves: list[int]) -> bool:
+    return await shown_moves(server, room) == moves
 
 
 async def _guest_moves(server: ServerHandle, room: str, moves: int) -> bool:

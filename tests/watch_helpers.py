@@ -4,31 +4,17 @@ when, the HTTP JSON of a server on the test's own event loop."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
+from helpers import until, until_server_clock
 from server_fixtures import ServerHandle
 
 from clients.client import RaceClient
 from protocol import RaceStarting, ServerMessage
 
-__all__ = ["ACE_DEAL", "LoopLag", "Timeline", "race_room", "until"]
+__all__ = ["ACE_DEAL", "LoopLag", "Timeline", "race_room"]
 
 ACE_DEAL = "KL1-1-AAAAAAM"  # Klondike draw one: column 3 shows an ace ("t3-f" is legal)
-
-
-async def until(check: Callable[[], Any], timeout: float = 5.0, every: float = 0.05) -> Any:
-    """Wait until ``check()`` (sync or async) is truthy; returns its value."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = check()
-        if asyncio.iscoroutine(found):
-            found = await found
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(every)
 
 
 async def race_room(
@@ -61,7 +47,7 @@ async def race_room(
         await host.start()
         event = await host.next_event("race_starting")
         assert isinstance(event, RaceStarting)
-        await asyncio.sleep(max(0.0, (event.start_at - event.now) / 1000) + 0.02)
+        await until_server_clock(event.start_at, event.now)
     return joined.room, clients, spectators
 
 
@@ -111,6 +97,7 @@ class LoopLag:
         loop = asyncio.get_running_loop()
         while True:
             before = loop.time()
+            # the sleep is the probe: how much later than asked it wakes is the lag
             await asyncio.sleep(self.every)
             self.worst = max(self.worst, loop.time() - before - self.every)
 

@@ -27,6 +27,7 @@ import { refreshReplay, replayKey, showReplay } from "./replay.js";
 import { renderOffer, renderResults, setupResults } from "./results.js";
 import {
   connectionLost,
+  floatReactions,
   pops,
   renderHeader,
   renderPlayers,
@@ -36,10 +37,11 @@ import {
   takeJoined,
 } from "./room.js";
 import { route } from "./routes.js";
+import { rememberDeal, renderPlay, setupPlay } from "./play.js";
 import { fillRules, setupRulesOverlay, showRulesPage } from "./rules.js";
 import { setupSettings } from "./settings.js";
 import { follow, keepFollowing } from "./spectate.js";
-import { applyEvent, forgetSeat, serverNow, setRoomKey, state, takeSeq } from "./store.js";
+import { applyEvent, forgetSeat, serverNow, setRoomKey, setTournament, state, takeSeq } from "./store.js";
 import { TournamentPage, listTournaments } from "./tournament.js";
 import { startTv } from "./tv.js";
 import { startWatch } from "./watch.js";
@@ -49,7 +51,7 @@ conn.onClose = onClose;
 onRender(draw);
 
 // the tournament page (/t/CODE) shares the connection and the room view
-const tournament = new TournamentPage({ conn, state, forgetSeat, takeJoined, follow, showScreen, toast, serverNow, render });
+const tournament = new TournamentPage({ conn, state, forgetSeat, takeJoined, setTournament, follow, showScreen, toast, serverNow, render });
 
 /** The page's socket closed: a tournament reopens itself, a room's seat is taken back. */
 function onClose(code) {
@@ -62,6 +64,8 @@ function onClose(code) {
   else if (!seekLost()) connectionLost();
 }
 
+let early = []; // a room's events that came before the page took its seat (a solo game's start)
+
 /** A frame that is not a reply: the lobby's live races, a tournament's news, or a room
  * event not seen before. */
 function onFrameEvent(msg) {
@@ -71,13 +75,24 @@ function onFrameEvent(msg) {
   }
   if (onQuickMessage(msg)) return; // Play now: the counts, an offer, the seat a pool gave
   if (String(msg.type).startsWith("tournament") && tournament.onMessage(msg)) return;
+  if (msg.room && !state.room) {
+    early.push(msg); // taken once the seat is (samedeal:joined): before it, they have no room
+    return;
+  }
   if (takeSeq(msg)) onEvent(msg);
 }
+
+document.addEventListener("samedeal:joined", () => {
+  const queued = early;
+  early = [];
+  for (const msg of queued) if (msg.room === state.room) onFrameEvent(msg);
+});
 
 /** A room event goes to the store, then the room is drawn (reactions draw themselves). */
 function onEvent(msg) {
   if (msg.type === "reactions") {
     pops.add(msg); // drawn by the pops themselves
+    floatReactions(msg);
     return;
   }
   if (msg.type === "error") {
@@ -86,10 +101,16 @@ function onEvent(msg) {
     return;
   }
   if (msg.type === "race_starting") noteRaceStarting(state.room, msg); // the deal of the day: what the race is for whom
+  const newcomer = msg.type === "seat" && !msg.left && !state.seats.has(msg.seat);
   if (!applyEvent(msg)) return;
+  if (msg.type === "race_ended" && state.solo && !state.daily) rememberDeal(state.game, msg.deal); // "Same deal" in the lobby
+  if (newcomer && state.solo && state.role === "player" && msg.seat !== state.seat) {
+    toast(t("newgame.joined", { names: msg.name })); // they race from the host's next deal
+  }
   if (msg.type === "race_starting") {
     newRace();
     if (state.role === "spectator") keepFollowing(msg.seats);
+    else if (state.follows.length) follow([]); // a racer watches nobody (nor is sent boards)
   }
   render();
 }
@@ -100,6 +121,7 @@ function draw() {
   renderHeader();
   renderWaiting();
   renderOffer();
+  renderPlay();
   renderControls();
   drawBoard();
   renderPlayers();
@@ -115,7 +137,6 @@ async function changeLang(code) {
   translateDom();
   const r = route();
   if (!$("rules").hidden) fillRules(state.game && $("rules").classList.contains("overlay") ? state.game : r.game || "easy-harp");
-  if (!$("invite-panel").hidden && r.code) $("invite-title").textContent = t("invite.title", { room: r.code.toUpperCase() });
   if (!$("deal-panel").hidden) showDealPanel(r.deal);
   if (!state.room) document.title = t("page.title");
   refreshYou();
@@ -138,6 +159,7 @@ function bind() {
   setupRulesOverlay();
   document.addEventListener("keydown", replayKey);
   setupRace();
+  setupPlay();
   setInterval(() => state.room && tickClock(), 250);
 }
 

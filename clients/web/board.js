@@ -4,6 +4,7 @@
 import { EH_SLOT_SUITS, SUIT_SYMBOLS, isRed, rankText } from "./cards.js";
 import { t, tn } from "./i18n.js";
 import { burstStar, columnHeight, columnOffsets, css, placesAcross, slideOffset, wasteShift } from "./layout.js";
+import { cardName } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const ICON_PATHS = {
@@ -35,11 +36,6 @@ export function el(tag, className, text) {
   return node;
 }
 
-/** A card's name for people: "7 of spades", "туз пик", "spader kung". */
-export function cardName(card) {
-  return t("card.name", { rank: t(`rank.${card[0]}`), suit: t(`suit.${card[1]}`) });
-}
-
 export function cardNode(name, faceUp = true) {
   if (!faceUp) {
     const back = el("div", "card back");
@@ -48,6 +44,7 @@ export function cardNode(name, faceUp = true) {
   }
   const node = el("div", `card up${isRed(name) ? " red" : ""}`);
   node.dataset.card = name;
+  node.dataset.suit = name[1]; // a four-colour deck colours each suit
   node.setAttribute("aria-hidden", "true"); // the pile's label reads the cards
   const corner = el("span", "corner");
   corner.append(el("span", "r", rankText(name)), el("span", "s", SUIT_SYMBOLS[name[1]]));
@@ -169,9 +166,9 @@ export function renderBoard(board, view, game, options = {}) {
     const label = [t(harp ? "pile.foundation_suit" : "pile.foundation", { n: i + 1, suit: suit ? t(`suit.${suit}`) : "" })];
     label.push(topCard ? cardName(topCard) : t("pile.empty"));
     const f = pileNode("foundation", `f${i + 1}`, label.join(": "));
-    f.append(
-      el("span", `slot-mark${suit && isRed(`A${suit}`) ? " red" : ""}`, suit ? SUIT_SYMBOLS[suit] : "A"),
-    );
+    const mark = el("span", `slot-mark${suit && isRed(`A${suit}`) ? " red" : ""}`, suit ? SUIT_SYMBOLS[suit] : "A");
+    if (suit) mark.dataset.suit = suit; // a four-colour deck colours each suit
+    f.append(mark);
     if (topCard) f.append(cardNode(topCard));
     foundations.append(f);
   });

@@ -10,9 +10,10 @@ import { getJson } from "./api.js";
 import { el } from "./board.js";
 import { deckSize } from "./cards.js";
 import { DAY_ONE, addDays, dayNumber, dayOf, dayOfRace } from "./days.js";
-import { currentLang, errorText, formatTime, t, tn } from "./i18n.js";
-import { currentPlayer, keptPlayerId } from "./identity.js";
+import { currentLang, errorText, formatTime, shownName, t, tn } from "./i18n.js";
+import { becomePlayer, currentPlayer, identityRefusal, keptPlayerId, refusalText } from "./identity.js";
 import { dailyShareText, dailyWatchText, deckTurnStep } from "./share.js";
+import { tableWrap } from "./tables.js";
 
 export const DAILY_GAMES = ["klondike", "easy-harp"];
 const RACE_KEY = "samedeal.daily."; // + room: this tab's daily race, kept across a reload
@@ -116,9 +117,25 @@ export function dailyRaceShare(s) {
     moves: mine.moves,
     deckTurns: r ? r.deckTurns : 0,
     elapsedMs: mine.elapsed_ms,
+    streak: s.streak ?? null,
     foundations: s.view ? s.view.foundations.map((f) => f.length) : null,
     url,
   });
+}
+
+/** The day of a race on the deal of the day that this tab saw (or from its deadline). */
+export function dayOfDailyRace(room, raceNo, deadline, now) {
+  const r = raceOf(room, raceNo);
+  return r ? r.day : dayOfRace(deadline || now + 1);
+}
+
+/** The player's figures in ``game``'s daily as of ``day`` (GET /api/daily/{day}/{game}
+ * ?player=ID: days played and won in a row, at most), or null. */
+export async function fetchStreak(day, game) {
+  const id = playerId();
+  if (!id) return null;
+  const board = await getJson(`/api/daily/${day}/${game}?player=${encodeURIComponent(id)}&limit=1`);
+  return board.ok ? board.data.streak || null : null;
 }
 
 /**
@@ -149,12 +166,13 @@ export function renderRoomDaily(s, redraw) {
   }
   const next = s.phase === "lobby" && s.role === "player" ? predictAttempt(s.game, s.now, redraw) : null;
   note.hidden = !next;
-  if (next) note.textContent = t(`attempt.next.${next}`);
+  if (next) note.textContent = next === "guest" && identityRefusal() ? refusalText() : t(`attempt.next.${next}`);
 }
 
 // ---------------------------------------------------------------------- today, for the player
 
 const mine = new Map(); // "DAY/game" → the player's attempt that day (null: none), once asked
+const streaks = new Map(); // "DAY/game" → the player's figures in that game as of that day
 let lobbyDay = null; // the server's today, as the lobby shows it
 
 function playerId() {
@@ -185,6 +203,7 @@ async function loadMine(day, game) {
   }
   const board = await getJson(`/api/daily/${day}/${game}?player=${encodeURIComponent(id)}&limit=1`);
   mine.set(`${day}/${game}`, board.ok ? board.data.you : null);
+  if (board.ok) streaks.set(`${day}/${game}`, board.data.streak || null);
   return mine.get(`${day}/${game}`);
 }
 
@@ -220,18 +239,29 @@ function attemptLine(game, e) {
     tn("stats.moves", e.moves),
   ];
   if (game === "klondike") parts.push(tn("share.deck_turns", e.deck_turns));
-  if (!e.ranked) parts.push(t("daily.unranked"));
+  if (!e.ranked) parts.push(e.rank > 0 ? t("daily.newcomer_rank", { rank: e.rank }) : t("daily.unranked"));
   else if (e.rank > 0) parts.push(t("daily.rank", { rank: e.rank }));
   return parts.join(" · ");
 }
 
+/** Whether the identified player was made on ``day`` (UTC): they rank from the next day,
+ * and their first play goes on the newcomers' board. */
+function newToday(day) {
+  const me = currentPlayer();
+  return Boolean(me && day && me.created_at >= Date.parse(`${day}T00:00:00Z`));
+}
+
 function lobbyResult(game) {
+  // a player refused (too many new ones from this network): said, never a silent guest
+  if (identityRefusal() && !currentPlayer()) return refusalText();
   const entry = lobbyDay ? mine.get(`${lobbyDay}/${game}`) : undefined;
   if (entry === undefined) return "";
-  if (!entry) return playerId() ? t("daily.not_played") : t("daily.not_played_guest");
+  if (!entry) return !playerId() ? t("daily.not_played_guest") : newToday(lobbyDay) ? t("daily.not_played_new") : t("daily.not_played");
   if (entry.status === "playing") return t("daily.under_way");
   if (entry.status === "watched") return t("daily.watched");
-  return t("daily.your_attempt", { result: attemptLine(game, entry) });
+  const streak = streaks.get(`${lobbyDay}/${game}`);
+  const days = streak && streak.played_streak >= 2 ? ` · ${tn("share.daily_streak", streak.played_streak)}` : "";
+  return t("daily.your_attempt", { result: attemptLine(game, entry) }) + days;
 }
 
 function buildLobby(panel) {
@@ -289,16 +319,32 @@ function drawLobby() {
     $(`daily-title-${game}`).textContent = t(`daily.today.${game}`);
     $(`daily-result-${game}`).textContent = lobbyResult(game);
     const played = lobbyDay && mine.get(`${lobbyDay}/${game}`);
-    $(`daily-play-${game}`).textContent = t(played ? "daily.play_again" : "daily.play");
+    const guest = identityRefusal() && !currentPlayer();
+    $(`daily-play-${game}`).textContent = t(played ? "daily.play_again" : guest ? "daily.refused_play" : "daily.play");
     $(`daily-race-${game}`).textContent = t("daily.race_friends");
   }
+}
+
+/** Today's deal is played by players only: make this page's guest a player first, in the
+ * same tap (asked again after a refusal: the server may make one now). False, with why in
+ * the element ``errorBox``, when the page still has none. */
+export async function readyForDaily(errorBox) {
+  if (await becomePlayer()) return true;
+  // refused a player (too many new ones from this network): why, and that the deal waits
+  $(errorBox).textContent = identityRefusal() ? refusalText() : errorText("daily_needs_player");
+  return false;
 }
 
 /** How the lobby and the day's pages make a room on today's deal: ``start(game, solo,
  * errorBox)`` (solo: a room of one's own, started at once; else a room to race friends
  * in; a refusal is shown in the element ``errorBox``). */
 export function setupDaily(start) {
-  play = start;
+  // the player's first game is their attempt
+  play = async (game, solo, errorBox) => {
+    if (!(await readyForDaily(errorBox))) return;
+    mine.clear(); // who "you" are may have changed: ask for the attempt again
+    await start(game, solo, errorBox);
+  };
 }
 
 /** Put today's two games first in the lobby. */
@@ -307,6 +353,7 @@ export function showDailyLobby() {
   buildLobby(panel);
   panel.hidden = false;
   drawLobby();
+  document.addEventListener("samedeal:identity", drawLobby);
 }
 
 /** Ask the server for its day and the player's results today (once the player is known:
@@ -464,6 +511,14 @@ function gameSection(info, game) {
     const caption = t("daily.leaderboard_caption", { game: t(`game.${game}`), date: longDate(info.day) });
     box.append(entryTable(`daily-board-${game}`, caption, game, data.entries, info.over, id));
   }
+  if (data.newcomers && data.newcomers.length) {
+    // players made that day: shown, marked, apart; they rank from their next day
+    const h = el("h3", null, t("daily.newcomers"));
+    h.id = `daily-newcomers-title-${game}`;
+    box.append(h, el("p", "hint", t("daily.newcomers_text")));
+    const caption = t("daily.newcomers_caption", { game: t(`game.${game}`), date: longDate(info.day) });
+    box.append(entryTable(`daily-newcomers-${game}`, caption, game, data.newcomers, info.over, id, true));
+  }
   if (data.raced_with.length) {
     box.append(el("h3", null, t("daily.raced_with")));
     box.append(entryTable(`daily-friends-${game}`, t("daily.raced_with"), game, data.raced_with, info.over, id));
@@ -475,6 +530,7 @@ function youText(you) {
   if (!you) return t("daily.you_none");
   if (you.status === "playing") return t("daily.you_open");
   if (you.status === "watched") return t("daily.watched");
+  if (!you.ranked && you.rank) return t("daily.you_newcomer", { rank: you.rank });
   if (!you.ranked || !you.rank) return t("daily.you_unranked");
   return t("daily.rank", { rank: you.rank });
 }
@@ -532,11 +588,10 @@ async function check(deal, out) {
   out.textContent = t(ok ? "daily.check_ok" : "daily.check_bad");
 }
 
-function entryTable(id, caption, game, entries, over, me) {
+function entryTable(id, caption, game, entries, over, me, newcomersTable = false) {
   const heads = ["results.rank", "results.player", "results.result", "results.score", "results.moves"];
   if (game === "klondike") heads.push("daily.deck_turns");
   heads.push("results.time", "profile.replay");
-  const wrap = el("div", "table-wrap");
   const table = el("table", "records");
   table.id = id;
   table.append(el("caption", "visually-hidden", caption));
@@ -553,18 +608,20 @@ function entryTable(id, caption, game, entries, over, me) {
     const tr = el("tr");
     tr.dataset.player = e.player;
     if (e.player === me) tr.classList.add("me");
-    const name = e.handle ? el("a", null, e.name) : el("span", null, e.name);
+    const name = e.handle ? el("a", null, shownName(e.name)) : el("span", null, shownName(e.name));
     if (e.handle) name.href = `/p/${encodeURIComponent(e.handle)}`;
     let replay;
     if (e.game_id) {
       replay = el("a", null, t("profile.watch"));
       replay.href = `/g/${encodeURIComponent(e.game_id)}`;
-      replay.setAttribute("aria-label", t("daily.replay_label", { name: e.name }));
+      replay.setAttribute("aria-label", t("daily.replay_label", { name: shownName(e.name) }));
     } else {
       replay = el("span", null, over ? "–" : t("daily.replay_after"));
     }
     const result = e.status === "won" ? t("status.won_in", { time: formatTime(e.elapsed_ms) }) : t(`status.${e.status}`);
-    const cells = [e.rank || "–", name, result, e.score, e.moves];
+    // a newcomer's place is among the newcomers: said so outside their own table
+    const rank = !e.rank ? "–" : !e.ranked && !newcomersTable ? t("daily.newcomer_cell", { rank: e.rank }) : e.rank;
+    const cells = [rank, name, result, e.score, e.moves];
     if (game === "klondike") cells.push(e.deck_turns);
     cells.push(formatTime(e.elapsed_ms), replay);
     for (const v of cells) {
@@ -575,8 +632,7 @@ function entryTable(id, caption, game, entries, over, me) {
     body.append(tr);
   }
   table.append(thead, body);
-  wrap.append(table);
-  return wrap;
+  return tableWrap(caption, table);
 }
 
 function yesterdaySection(info) {

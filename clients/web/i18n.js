@@ -68,6 +68,16 @@ export function has(key) {
   return catalogue.has(key);
 }
 
+/** A player's name as the page shows it: the server's stand-ins for a player with no
+ * name ("Player 3", "Player", "deleted player") in the page's language; any other name
+ * as it is. */
+export function shownName(name) {
+  const m = /^Player(?: (\d+))?$/.exec(name || "");
+  if (m) return m[1] ? t("players.unnamed_n", { n: m[1] }) : t("players.unnamed");
+  if (name === "deleted player") return t("replay.deleted_player");
+  return name;
+}
+
 /** A refused move's reminder, by its rule id. */
 export function ruleText(rule, english) {
   return has(`rule.${rule}`) ? t(`rule.${rule}`) : english || rule;

@@ -15,6 +15,7 @@ const $ = (id) => document.getElementById(id);
 let conn = null;
 let me = null; // {player, name, handle, created_at}: who the server last said this player is
 let guest = false; // the server keeps no players
+let refused = null; // the error a new player was refused with (rate_limited: too many from here)
 let deleted = false; // deleted in this page: no new identity until the next visit
 let confirming = false;
 let nameEdited = false; // the lobby's name field changed: the player's name follows it
@@ -37,12 +38,27 @@ function keep(reply) {
 function took(reply) {
   me = { player: reply.player, name: reply.name, handle: reply.handle, created_at: reply.created_at };
   guest = false;
+  refused = null;
 }
 
 /** The identified player ({player, name, handle, created_at}), or null (a guest, or not
  * yet known). */
 export function currentPlayer() {
   return me;
+}
+
+/** Why this device has no player although the server keeps players: the refusal of
+ * ``new_player`` ({code, message}; ``rate_limited``: too many new players from this
+ * address this hour), or null. The page says so wherever being a guest matters. */
+export function identityRefusal() {
+  return refused;
+}
+
+/** Ask again for a player (after a refusal): on the live connection. */
+export async function retryIdentity() {
+  if (!conn) return;
+  const ws = await conn.ensure();
+  await identifyOn(conn, ws);
 }
 
 /** The id of the player this device keeps (before the server has said who they are), or
@@ -89,11 +105,14 @@ async function identify(connection, ws) {
       await followName(connection, ws); // typed while the server was answering
     } else if (reply.code === "no_records") {
       guest = true;
+    } else {
+      refused = { code: reply.code, message: reply.message }; // said, never a silent guest
     }
   } catch {
     // the socket went away: the next connection tries again
   } finally {
     render();
+    document.dispatchEvent(new Event("samedeal:identity")); // who the player is, or why not
   }
 }
 
@@ -296,7 +315,17 @@ function build() {
   confirm.append(labelled(el("p"), "you.delete_confirm"), row);
   del.append(delButton, confirm);
 
-  panel.append(title, status, code, nameForm, handleForm, rec, del);
+  const retry = labelled(el("button"), "you.retry");
+  retry.type = "button";
+  retry.id = "you-retry";
+  retry.addEventListener("click", async () => {
+    notes.status = "";
+    refused = null;
+    render();
+    await retryIdentity();
+  });
+
+  panel.append(title, status, retry, code, nameForm, handleForm, rec, del);
 
   done.addEventListener("click", () => {
     sessionStorage.removeItem(CODE);
@@ -323,14 +352,16 @@ function build() {
 export function render() {
   const code = sessionStorage.getItem(CODE);
   const button = $("you-button");
-  button.classList.toggle("attention", Boolean(code));
-  button.setAttribute("aria-label", code ? t("you.button_code") : t("you.button"));
+  button.classList.toggle("attention", Boolean(code) || Boolean(refused && !me));
+  button.setAttribute("aria-label", code ? t("you.button_code") : refused && !me ? t("you.button_refused") : t("you.button"));
   const panel = $("you");
   if (!panel.firstChild) return; // built when first opened
   for (const node of panel.querySelectorAll("[data-you]")) node.textContent = t(node.dataset.you);
   let status = notes.status;
+  if (!status && refused && !me) status = refusalText();
   if (!status) status = guest ? t("you.guest") : me ? t("you.intro") : deleted ? t("you.deleted") : t("you.connecting");
   $("you-status").textContent = status;
+  $("you-retry").hidden = !(refused && !me);
   $("you-code").hidden = !code || !me;
   $("you-code-text").textContent = code || "";
   const known = Boolean(me);
@@ -350,8 +381,32 @@ export function render() {
   $("you-delete").hidden = !known || confirming;
 }
 
+/** Why the page has no player, in words: a refusal's own text, and what it means. */
+export function refusalText() {
+  if (!refused) return "";
+  const why = refused.code === "rate_limited" ? t("you.refused_rate") : errorText(refused.code, refused.message);
+  return `${why} ${t("you.refused_guest")}`;
+}
+
 /** Wire the identity into the connection and the page: every connection says who its
  * player is right after hello; the "You" button opens the panel. */
+/** Make this browser's player now, with no form (the deal of the day is played by
+ * players only: the tap that plays it makes one). True when the page has a player, or
+ * when the server keeps none (everyone plays as a guest there). */
+export async function becomePlayer() {
+  if (me || guest) return true;
+  deleted = false; // asked for: a deletion earlier in this visit no longer holds
+  try {
+    await conn.ensure(); // identifies on the way, making a player when none is kept
+  } catch {
+    return false;
+  }
+  await turn;
+  if (!me && !guest) await identify(conn);
+  render();
+  return Boolean(me) || guest;
+}
+
 export function setupIdentity(connection) {
   conn = connection;
   connection.onWelcome = (ws) => identifyOn(connection, ws);

@@ -20,6 +20,12 @@ let lastTap = null; // {pile, card, depth, version, time}
 let pending = null; // {pile, timer, fire}
 let drag = null;
 let suppressClick = false;
+// A press is acted on when it is let go (pointerup), not on the click that may follow: a
+// board drawn again under the finger (an ack arriving mid-tap, just after a drag) loses
+// that click, so a tap just after a quick drag did nothing. Its click, if any, is ignored.
+let press = null; // {target, x, y, id, moved}: a press on the board, not yet a tap or a drag
+let tappedAt = -1e9; // when a press was taken as a tap (performance.now())
+const CLICK_AFTER_TAP_MS = 800; // a tap's own click comes within this, if at all
 
 export function selection() {
   return selected;
@@ -159,10 +165,20 @@ function onBoardClick(ev) {
     suppressClick = false;
     return;
   }
+  if (performance.now() - tappedAt < CLICK_AFTER_TAP_MS) {
+    tappedAt = -1e9; // the click of a tap already taken on pointerup
+    return;
+  }
+  tapTarget(ev.target);
+}
+
+/** A tap (or a click without a press before it) on ``target``, a node of the board (it may
+ * have been drawn over since: its pile and card are read from it). */
+function tapTarget(target) {
   if (!ctx.playing()) return;
-  const pileNode = ev.target.closest("[data-pile]");
+  const pileNode = target.closest("[data-pile]");
   if (!pileNode) {
-    if (selected && ev.target.closest('[data-area="f"]')) {
+    if (selected && target.closest('[data-area="f"]')) {
       const sel = selected;
       clearSelection();
       ctx.send(move(sel.src, FOUNDATIONS), sel.pile);
@@ -171,13 +187,15 @@ function onBoardClick(ev) {
     }
     return;
   }
-  tapPile(pileNode.dataset.pile, ev.target.closest(".card.up"));
+  tapPile(pileNode.dataset.pile, target.closest(".card.up"));
 }
 
 // ---------------------------------------------------------------------- drag and drop
 
 function onPointerDown(ev) {
-  if (!ctx.playing() || ev.button > 0) return;
+  if (ev.button > 0 || !ev.isPrimary) return;
+  press = { target: ev.target, x: ev.clientX, y: ev.clientY, id: ev.pointerId, moved: false };
+  if (!ctx.playing()) return;
   const card = ev.target.closest(".card.up");
   if (!card || !board.contains(card)) return;
   const src = sourceOf(card);
@@ -191,6 +209,7 @@ function dropTarget(x, y) {
 }
 
 function onPointerMove(ev) {
+  if (press && ev.pointerId === press.id && Math.hypot(ev.clientX - press.x, ev.clientY - press.y) >= 6) press.moved = true;
   if (!drag) return;
   if (!drag.moved) {
     if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
@@ -232,6 +251,15 @@ function onPointerMove(ev) {
 }
 
 function onPointerUp(ev) {
+  const p = press && ev.pointerId === press.id ? press : null;
+  if (p) press = null;
+  if (p && !p.moved && ev.type === "pointerup" && (!drag || !drag.moved)) {
+    drag = null;
+    tappedAt = performance.now();
+    tapTarget(p.target);
+    setTimeout(ctx.redraw, 0); // what arrived during the press
+    return;
+  }
   if (!drag) return;
   const d = drag;
   drag = null;

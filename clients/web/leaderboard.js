@@ -69,7 +69,7 @@ function draw() {
 function entriesTable(entries) {
   const caption = t("leaderboard.caption", { game: t(`game.${game}`) });
   const keys = ["leaderboard.rank", "leaderboard.player", "ratings.rating", "ratings.races"];
-  const wrap = recordsTable("leaderboard-table", caption, keys, { region: true });
+  const wrap = recordsTable("leaderboard-table", caption, keys);
   const body = wrap.querySelector("tbody");
   for (const e of entries) {
     const tr = el("tr");

@@ -4,7 +4,7 @@
 
 import { el } from "./board.js";
 import { deckSize } from "./cards.js";
-import { formatTime, t, tn } from "./i18n.js";
+import { formatTime, shownName, t, tn } from "./i18n.js";
 import { progressPercent } from "./layout.js";
 
 export const REACTIONS = ["clap", "wow", "fire", "gg"];
@@ -114,7 +114,7 @@ export function progressBar(name, done, total) {
 export function progressLine(p, game) {
   const total = p.total || deckSize(game);
   const done = p.on_foundations || 0;
-  const bar = progressBar(p.name, done, total);
+  const bar = progressBar(shownName(p.name), done, total);
   let status = t(`status.${p.status}`);
   if (p.status === "won" && p.elapsed_ms !== null && p.elapsed_ms !== undefined) {
     status = t("status.won_in", { time: formatTime(p.elapsed_ms) });
@@ -144,13 +144,15 @@ export function liveRow(room, { now, featured = false, compact = false }) {
   const when = room.phase === "running" && room.start_at ? formatTime(Math.max(0, now - room.start_at)) : t("live.waiting");
   const facts = [when, tn("room.watching", room.spectators)];
   if (room.spectator_delay) facts.push(t("live.delay", { s: room.spectator_delay }));
+  // the board rule (a deal of the day, a tournament round, a host's choice): progress only
+  if (room.boards === "progress") facts.push(t("live.progress_only"));
   head.append(" ", el("span", "live-facts", facts.join(" · ")));
   li.append(head);
   const players = el("ul", "live-players");
   for (const p of room.players) {
     const item = el("li", "live-player");
     item.dataset.seat = String(p.seat);
-    item.append(el("span", "name", p.name));
+    item.append(el("span", "name", shownName(p.name)));
     if (room.phase === "running" && p.status !== "waiting" && !compact) item.append(...progressLine(p, room.game));
     else if (room.phase === "running" && p.status !== "waiting") item.append(el("span", "stats", ` ${p.on_foundations}/${p.total || deckSize(room.game)}`));
     players.append(item);

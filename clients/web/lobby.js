@@ -3,10 +3,11 @@
 
 import { el } from "./board.js";
 import { setupDaily } from "./daily.js";
-import { errorText, t } from "./i18n.js";
+import { getJson } from "./api.js";
+import { errorText, shownName, t } from "./i18n.js";
 import { liveRow } from "./live.js";
 import { roomHint } from "./net.js";
-import { $, conn, toast } from "./page.js";
+import { $, conn } from "./page.js";
 import { takeJoined } from "./room.js";
 import { gameOfDeal, route } from "./routes.js";
 import { setDaily, state } from "./store.js";
@@ -32,10 +33,13 @@ function createPayload(game, deal, code) {
     spectators: $("allow-spectators").checked,
     private: $("private-room").checked,
     spectator_delay: Number($("spectator-delay").value) || 0,
+    spectator_boards: $("spectator-boards").checked,
   };
   const limit = Number($("time-limit").value);
   if (limit > 0) payload.time_limit = Math.round(limit * 60);
   if (deal === "code") payload.code = code;
+  // the room's random deals (this one, a rematch's) proven winnable before each race
+  if (deal === "random" && $("winnable").checked) payload.winnable = true;
   return payload;
 }
 
@@ -46,19 +50,28 @@ async function createRoom(ev) {
   if (deal === "code") followDealCode();
   const payload = createPayload(form.elements.game.value, deal, $("deal-code").value.trim());
   setDaily(deal === "daily"); // the host knows; see isDailyRoom for everyone else
-  await enter(payload, "create-error");
+  const button = $("create");
+  if (payload.winnable) {
+    // the server proves the deal first: a second or so, said while it lasts
+    button.disabled = true;
+    button.textContent = t("lobby.proving");
+    $("deal-note").textContent = t("lobby.proving_note");
+  }
+  try {
+    await enter(payload, "create-error");
+  } finally {
+    button.disabled = false;
+    button.textContent = t("lobby.create");
+    if (payload.winnable) $("deal-note").textContent = "";
+  }
 }
 
-/** A room on today's deal of ``game``: of one's own and started at once (``solo``), or
+/** A room on today's deal of ``game``: a game of one's own, started at once (``solo``), or
  * one to race friends in (the daily lobby and pages, daily.js). */
 async function playDaily(game, solo, errorBox) {
-  const payload = { type: "create", game, deal: "daily", name: playerName() };
-  if (solo) Object.assign(payload, { max_players: 1, spectators: false });
+  const payload = { type: "create", game, deal: "daily", name: playerName(), solo };
   setDaily(true);
-  if (!(await enter(payload, errorBox))) return;
-  if (!solo) return;
-  const reply = await conn.request({ type: "start" });
-  if (reply.type === "error") toast(errorText(reply.code, reply.message));
+  await enter(payload, errorBox);
 }
 
 async function createOnSharedDeal() {
@@ -78,9 +91,14 @@ export async function joinRoom(role, code, errorBox) {
   await enter(payload, errorBox);
 }
 
-/** Create or join; a refusal is shown in ``errorBox``, next to the form that asked. */
+/** Create or join; a refusal is shown in ``errorBox``, next to the form that asked;
+ * whether the room was entered. */
+export async function enterRoom(payload, errorBox) {
+  return enter(payload, errorBox);
+}
+
 async function enter(payload, errorBox) {
-  for (const id of ["create-error", "join-error", "invite-error", "deal-error"]) $(id).textContent = "";
+  for (const id of ["create-error", "join-error", "invite-error", "deal-error", "play-error"]) $(id).textContent = "";
   const routed = await routedForWatching(payload);
   let reply;
   try {
@@ -141,7 +159,9 @@ export async function settleInRoom(joined) {
   // The server closes the seat's old socket once the new one has it: expected.
   const old = conn.ws;
   if (old) conn.retiring.add(old);
-  const resume = conn.request({ type: "resume", room: joined.room, token: joined.token, last_seq: null }, ws);
+  // from the first socket's snapshot: what happened since (a solo game's start) follows
+  const seq = joined.snapshot ? joined.snapshot.seq : null;
+  const resume = conn.request({ type: "resume", room: joined.room, token: joined.token, last_seq: seq }, ws);
   // a socket that dies unanswered must not hold the page back: the first seat then stays
   const late = new Promise((resolve) => setTimeout(() => resolve({ type: "error", code: "timeout" }), 5000));
   const reply = await Promise.race([resume, late]);
@@ -151,10 +171,11 @@ export async function settleInRoom(joined) {
     return joined;
   }
   conn.replace(ws);
-  return { ...reply, token: joined.token, key: joined.key ?? reply.key };
+  return { ...reply, snapshot: reply.snapshot || joined.snapshot, token: joined.token, key: joined.key ?? reply.key };
 }
 
-function playerName() {
+/** The lobby's name (kept for the next visit). */
+export function playerName() {
   const name = $("name").value.trim();
   localStorage.setItem("samedeal.name", name);
   return name;
@@ -162,47 +183,64 @@ function playerName() {
 
 /**
  * What an invitation shows before joining: the room's game, host, players and state, from
- * the server's ``GET /api/rooms/<CODE>[?key=…]`` (docs/protocol.md). Unknown (or private
- * without its key, or a server that cannot tell): the invitation names the room only.
+ * the server's ``GET /api/rooms/<CODE>[?key=…]`` (docs/protocol.md); ``{missing: true}``
+ * when the server knows no such room (a mistyped code, a room gone — or a private room
+ * without its key: the same answer); null when it cannot tell (the invitation names the
+ * room only).
  */
 async function fetchRoomInfo(code, key) {
-  try {
-    const reply = await fetch(`/api/rooms/${encodeURIComponent(code)}` + (key ? `?key=${encodeURIComponent(key)}` : ""));
-    if (!reply.ok || !(reply.headers.get("Content-Type") || "").includes("json")) return null;
-    return await reply.json();
-  } catch {
-    return null;
-  }
+  const answer = await getJson(`/api/rooms/${encodeURIComponent(code)}` + (key ? `?key=${encodeURIComponent(key)}` : ""));
+  if (answer.ok) return answer.data;
+  return answer.code === "unknown_room" ? { missing: true } : null;
 }
+
+let invited = null; // {code, info}: the invitation shown (info: the room's summary, or null)
 
 /** The invitation to room ``code`` (/r/CODE): what the room is, Join or Watch. */
 export async function showInvite(code) {
   $("invite-panel").hidden = false;
   $("join-panel").hidden = true;
   $("create-panel").hidden = true;
-  $("invite-title").textContent = t("invite.title", { room: code });
-  $("invite-details").textContent = t("invite.unknown");
-  const info = await fetchRoomInfo(code, state.key);
-  if (!info) return;
-  const host = info.host_name ? t("invite.host", { name: info.host_name }) : "";
+  invited = { code, info: null };
+  drawInvite();
+  invited.info = await fetchRoomInfo(code, state.key);
+  drawInvite();
+}
+
+function drawInvite() {
+  const { code, info } = invited;
+  const missing = Boolean(info && info.missing);
+  // a code that names no room is not an invitation: it says so, with nothing to press
+  $("invite-title").textContent = t(missing ? "invite.missing_title" : "invite.title", { room: code });
+  $("invite-details").textContent = t(missing ? "invite.missing" : "invite.unknown");
+  $("invite-join").hidden = missing;
+  $("invite-watch").hidden = missing;
+  if (missing) $("invite-players").replaceChildren();
+  if (!info || missing) return;
+  const host = info.host_name ? t("invite.host", { name: shownName(info.host_name) }) : "";
   const phase = t(`invite.phase.${info.phase}`);
   const game = t(`game.${info.game}`) + (info.daily ? ` · ${t("room.daily")}` : "");
   const players = info.players || [];
   const full = players.length >= info.max_players;
   const details = [game, host, phase];
+  if (info.solo && info.phase === "running" && !full) details.push(t("invite.solo"));
   if (full) details.push(t("invite.full"));
   $("invite-details").textContent = details.filter(Boolean).join(" · ");
   const list = $("invite-players");
-  list.replaceChildren(...players.map((name) => el("li", null, name)));
-  // a running race or a full room takes no new player: watching is the one thing to do
-  const watchOnly = info.phase === "running" || full;
+  list.replaceChildren(...players.map((name) => el("li", null, shownName(name))));
+  // a running race or a full room takes no new player: watching is the one thing to do —
+  // but a solo game's race takes one for its next deal
+  const watchOnly = (info.phase === "running" && !info.solo) || full;
   $("invite-join").hidden = watchOnly;
   $("invite-watch").classList.toggle("primary", watchOnly);
   $("invite-watch").hidden = info.spectators === false;
 }
 
+let lastLive = null; // the last live_rooms, drawn again in a new language
+
 /** The lobby's short list of live races (the most watched), kept live by a subscription. */
 export function renderLobbyLive(msg) {
+  lastLive = msg;
   const list = $("lobby-live");
   if (!list || state.room) return;
   list.replaceChildren(...msg.rooms.map((room) => liveRow(room, { now: msg.now, compact: true })));
@@ -245,8 +283,16 @@ export function setupLobby() {
   $("invite-join").addEventListener("click", () => joinRoom("player", route().code, "invite-error"));
   $("invite-watch").addEventListener("click", () => joinRoom("spectator", route().code, "invite-error"));
   $("create-on-deal").addEventListener("click", createOnSharedDeal);
-  for (const r of document.querySelectorAll('input[name="deal"]')) {
-    r.addEventListener("change", () => ($("deal-code").disabled = $("create-form").elements.deal.value !== "code"));
-  }
+  const dealChosen = () => {
+    const deal = $("create-form").elements.deal.value;
+    $("deal-code").disabled = deal !== "code";
+    $("winnable").disabled = deal !== "random"; // only a random deal needs proving
+  };
+  for (const r of document.querySelectorAll('input[name="deal"]')) r.addEventListener("change", dealChosen);
+  dealChosen();
   $("deal-code").addEventListener("input", followDealCode);
+  document.addEventListener("samedeal:lang", () => {
+    if (lastLive) renderLobbyLive(lastLive);
+    if (invited && !$("invite-panel").hidden) drawInvite();
+  });
 }

@@ -6,6 +6,7 @@
 import { el } from "./board.js";
 import { t } from "./i18n.js";
 import { Connection } from "./net.js";
+import { tableWrap } from "./tables.js";
 
 /** The page's element with this id. */
 export const $ = (id) => document.getElementById(id);
@@ -52,16 +53,10 @@ export async function copy(text) {
   }
 }
 
-/** A records table in its scrolling wrap: ``caption`` for screen readers, a column per
- * heading key, an empty body (its rows: ``querySelector("tbody")``). ``region``: the wrap is
- * a named region reachable by keyboard (a table wider than a phone scrolls sideways). */
-export function recordsTable(id, caption, headKeys, { region = false } = {}) {
-  const wrap = el("div", "table-wrap");
-  if (region) {
-    wrap.tabIndex = 0;
-    wrap.setAttribute("role", "region");
-    wrap.setAttribute("aria-label", caption);
-  }
+/** A records table in its scrolling box (tables.js: a named region reachable by keyboard,
+ * since a table wider than a phone scrolls sideways): ``caption`` for screen readers, a
+ * column per heading key, an empty body (its rows: ``querySelector("tbody")``). */
+export function recordsTable(id, caption, headKeys) {
   const table = el("table", "records");
   table.id = id;
   table.append(el("caption", "visually-hidden", caption));
@@ -74,6 +69,5 @@ export function recordsTable(id, caption, headKeys, { region = false } = {}) {
   const head = el("thead");
   head.append(row);
   table.append(head, el("tbody"));
-  wrap.append(table);
-  return wrap;
+  return tableWrap(caption, table);
 }

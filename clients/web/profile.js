@@ -5,8 +5,9 @@
 // handles are put on the page as text.
 
 import { formatDate, getJson } from "./api.js";
-import { el } from "./board.js";
-import { errorText, formatTime, t, tOrdinal } from "./i18n.js";
+import { badges } from "./badges.js";
+import { el, icon } from "./board.js";
+import { errorText, formatTime, shownName, t, tOrdinal } from "./i18n.js";
 import { recordsTable } from "./page.js";
 import { ratingsSection } from "./ratings.js";
 
@@ -84,9 +85,9 @@ function draw() {
     document.title = `${t("profile.heading")} · samedeal`;
     return;
   }
-  document.title = `${player.name} · samedeal`;
+  document.title = `${shownName(player.name)} · samedeal`;
   const head = el("div", "panel");
-  head.append(el("h1", null, player.name));
+  head.append(el("h1", null, shownName(player.name)));
   head.append(el("p", "hint", `@${player.handle} · ${t("profile.since", { date: formatDate(player.since) })}`));
   if (failure) {
     const error = el("p", "error", errorText(failure.code, failure.message));
@@ -157,9 +158,13 @@ function draw() {
       tr.dataset.id = r.id;
       let result = t(`status.${r.status}`);
       if (r.status === "won") result = t("status.won_in", { time: formatTime(r.elapsed_ms) });
-      const link = el("a", null, t("profile.watch"));
-      link.href = `/g/${encodeURIComponent(r.id)}`;
-      link.setAttribute("aria-label", t("profile.watch_race", { date: formatDate(r.ended_at) }));
+      // a race on a deal of the day still secret opens once its day is over: no link yet
+      let link = el("span", "hint", t("daily.replay_after"));
+      if (r.deal !== null) {
+        link = el("a", null, t("profile.watch"));
+        link.href = `/g/${encodeURIComponent(r.id)}`;
+        link.setAttribute("aria-label", t("profile.watch_race", { date: formatDate(r.ended_at) }));
+      }
       cells(tr, [
         formatDate(r.ended_at),
         t(`game.${r.game}`),
@@ -184,7 +189,30 @@ function draw() {
     }
   }
   const ratings = ratingsSection(player.ratings, player.handle);
-  root.replaceChildren(...[head, ratings, stats, daily, recent].filter(Boolean));
+  root.replaceChildren(...[head, ratings, badgeSection(), stats, daily, recent].filter(Boolean));
+}
+
+/** The player's badges: each earned one, and how far they are from the others — with
+ * the rule that earns it, so none is a mystery. */
+function badgeSection() {
+  const box = el("section", "panel badges");
+  box.setAttribute("aria-labelledby", "profile-badges-title");
+  const title = el("h2", null, t("badges.title"));
+  title.id = "profile-badges-title";
+  const list = el("ul", "badge-list");
+  list.id = "profile-badges";
+  for (const b of badges(player)) {
+    const item = el("li", b.earned ? "earned" : "not-yet");
+    item.dataset.badge = b.id;
+    item.append(icon(b.earned ? "trophy" : "star", "icon big"));
+    const words = el("div");
+    words.append(el("strong", null, t(`badges.${b.id}`)), el("span", "hint", t(`badges.${b.id}.rule`)));
+    words.append(el("span", "badge-state", b.earned ? t("badges.earned") : t("badges.progress", { have: b.have, need: b.need })));
+    item.append(words);
+    list.append(item);
+  }
+  box.append(title, list);
+  return box;
 }
 
 /** The deal of the day: days played and won, in a row and at most, the best score. */

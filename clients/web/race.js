@@ -4,7 +4,7 @@
 
 import { el, renderBoard, wonBanner } from "./board.js";
 import { noteAck } from "./daily.js";
-import { currentLang, errorText, formatTime, ruleText, t } from "./i18n.js";
+import { currentLang, errorText, formatTime, ruleText, shownName, t } from "./i18n.js";
 import { dragging, markSelection, resetInput, setupInput } from "./input.js";
 import { reminderPlace } from "./layout.js";
 import { AUTO_FINISH, STOCK, UNDO } from "./notation.js";
@@ -13,7 +13,7 @@ import { tickOffer } from "./results.js";
 import { openRulesOverlay, ruleSection, rulesGame } from "./rules.js";
 import { settings } from "./settings.js";
 import { drawBoards } from "./spectate.js";
-import { isPlaying, serverNow, setView, state } from "./store.js";
+import { finishedEarly, isPlaying, serverNow, setView, state } from "./store.js";
 import { mergeView } from "./views.js";
 
 let reminder = null; // {text, rule, pile, until}: a refused move's rule, shown next to its card
@@ -161,7 +161,8 @@ export function drawBoard() {
   boardStale = false;
   boardKey = key;
   const board = $("board");
-  if (state.role === "spectator" && state.follows.length > 1) {
+  // a spectator's boards side by side; a player who finished sees those they watch
+  if ((state.role === "spectator" && state.follows.length > 1) || (state.role === "player" && state.follows.length && finishedEarly())) {
     drawBoards(board);
     return;
   }
@@ -179,7 +180,7 @@ export function drawBoard() {
     let text = t("spectate.choose");
     if (seat) {
       const delay = state.options && state.options.spectator_delay;
-      text = delay ? t("spectate.watching_delay", { name: seat.name, s: delay }) : t("spectate.watching", { name: seat.name });
+      text = delay ? t("spectate.watching_delay", { name: shownName(seat.name), s: delay }) : t("spectate.watching", { name: shownName(seat.name) });
     }
     board.prepend(el("p", "watching", text));
   }
@@ -207,6 +208,10 @@ function drawPutOff() {
 export function renderBar() {
   const me = state.role === "player" ? state.seats.get(state.seat) : state.seats.get(state.following);
   const v = state.view;
+  // a spectator's figures are the followed player's: say whose
+  const whose = state.role === "spectator" && me ? shownName(me.name) : "";
+  $("bar-name").hidden = !whose;
+  if (whose) $("bar-name").textContent = t("race.bar_whose", { name: whose });
   $("score").textContent = v ? v.score : me ? me.score || 0 : 0;
   $("moves").textContent = v ? v.moves : me ? me.moves || 0 : 0;
   tickClock();
@@ -245,7 +250,7 @@ export function tickClock() {
   if (before > 0) {
     cd.hidden = false;
     cd.textContent = String(Math.ceil(before / 1000));
-  } else if (before > -700) {
+  } else if (before > -700 && state.counted) {
     cd.hidden = false;
     cd.textContent = t("race.go");
   } else {

@@ -59,7 +59,7 @@ export function ratingsSection(ratings, handle) {
   title.id = "profile-ratings-title";
   box.append(title);
   const keys = ["profile.game", "ratings.rating", "ratings.races", "ratings.ahead", "ratings.level", "ratings.behind", "ratings.abandoned_count"];
-  const wrap = recordsTable("profile-ratings", t("profile.ratings"), keys, { region: true });
+  const wrap = recordsTable("profile-ratings", t("profile.ratings"), keys);
   const body = wrap.querySelector("tbody");
   for (const r of ratings) {
     const tr = el("tr");

@@ -10,8 +10,9 @@
 
 import { formatDate, getJson } from "./api.js";
 import { el, renderBoard } from "./board.js";
-import { errorText, formatTime, t, tn, tOrdinal } from "./i18n.js";
+import { errorText, formatTime, shownName, t, tn, tOrdinal } from "./i18n.js";
 import { mergeView } from "./views.js";
+import { moveWords } from "./words.js";
 
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 const MAX_PAUSE_MS = 3000;
@@ -55,7 +56,7 @@ function buildRace(game, boards) {
     return {
       seat: seat.seat,
       order,
-      name: seat.player && seat.player.deleted ? t("replay.deleted_player") : seat.name,
+      name: seat.player && seat.player.deleted ? t("replay.deleted_player") : shownName(seat.name),
       handle: seat.player && !seat.player.deleted ? seat.player.handle : null,
       rank: seat.rank,
       status: seat.status,
@@ -260,9 +261,16 @@ function draw() {
     return li;
   };
   list.append(entry(0, t("replay.start")));
-  steps.forEach((s, i) => list.append(entry(i + 1, `${clock(s.at)} · ${names.get(s.seat)} · ${s.move}`)));
+  steps.forEach((s, i) => list.append(entry(i + 1, `${clock(s.at)} · ${names.get(s.seat)} · ${stepWords(i)}`)));
   moves.append(movesTitle, list);
   root.replaceChildren(head, grid, moves);
+}
+
+/** Step ``i`` (0-based) of the race in words, from its mover's board before it. */
+function stepWords(i) {
+  const s = race.steps[i];
+  const r = race.racers.find((x) => x.seat === s.seat);
+  return moveWords(s.move, r ? r.views[s.index] : null); // views[k]: after k of their actions
 }
 
 /** Show the race after its first ``k`` steps. */
@@ -287,7 +295,7 @@ function show(k) {
     ].join(" · ");
     const mine = last && last.seat === r.seat;
     box.classList.toggle("moved", Boolean(mine));
-    box.querySelector('[data-role="last"]').textContent = mine ? t("replay.just_played", { move: last.move }) : "";
+    box.querySelector('[data-role="last"]').textContent = mine ? t("replay.just_played", { move: stepWords(step - 1) }) : "";
   }
   const pos = root.querySelector("#replay-pos");
   pos.setAttribute("aria-live", playing ? "off" : "polite");

@@ -5,12 +5,13 @@
 import { el, icon } from "./board.js";
 import { deckSize } from "./cards.js";
 import { renderRoomDaily } from "./daily.js";
-import { errorText, formatTime, t, tn } from "./i18n.js";
-import { ReactionPops, progressBar, reactionButtons } from "./live.js";
+import { errorText, formatTime, shownName, t, tn } from "./i18n.js";
+import { ReactionPops, progressBar, reactionButtons, reactionIcon } from "./live.js";
 import { $, conn, copy, render, showScreen, toast } from "./page.js";
 import { seatRating } from "./ratings.js";
 import { toggleFollow } from "./spectate.js";
 import {
+  finishedEarly,
   forgetSeat,
   isDailyRoom,
   isPlaying,
@@ -23,6 +24,23 @@ import {
 
 /** The reactions shown beside the players (and the crowd's) for a few seconds. */
 export const pops = new ReactionPops(() => state.room && renderPlayers());
+
+/** Reactions as they come, large over the table for a moment — what, for whom, how many —
+ * beside the small tally by each name: seen from the board, not only from the list. */
+export function floatReactions(msg) {
+  const box = $("reaction-float");
+  for (const r of msg.reactions) {
+    const seat = r.seat === null ? null : state.seats.get(r.seat);
+    const what = t(`react.${r.reaction}`);
+    // for a player, or the crowd's own (a spectator's without a seat)
+    const text = r.seat === null ? t("react.float_crowd", { what }) : t("react.float", { what, who: seat ? shownName(seat.name) : "" });
+    const node = el("div", "reaction-float");
+    node.dataset.reaction = r.reaction;
+    node.append(reactionIcon(r.reaction), el("span", null, text + (r.n > 1 ? ` ×${r.n}` : "")));
+    box.append(node);
+    setTimeout(() => node.remove(), 2600);
+  }
+}
 let reconnects = 0; // tries to take the seat back since it was last taken
 
 /** The room's connection closed under the page: take the seat back on a new one (a few
@@ -69,6 +87,7 @@ export function takeJoined(reply, { keepPath = false } = {}) {
   conn.request({ type: "live", limit: 0 }); // the lobby's list of live races is not needed now
   showScreen("room");
   render();
+  document.dispatchEvent(new Event("samedeal:joined")); // the room's events that came first
 }
 
 function seatKey(room) {
@@ -110,7 +129,8 @@ function roomPath() {
   return `/r/${state.room}` + (state.key ? `?key=${encodeURIComponent(state.key)}` : "");
 }
 
-function roomLink() {
+/** The room's link, as a friend opens it (with a private room's key). */
+export function roomLink() {
   return location.origin + roomPath();
 }
 
@@ -148,19 +168,22 @@ export function renderPlayers() {
     if (s.status === "won") li.classList.add("won");
     if (state.follows.includes(s.seat)) li.classList.add("followed");
     const who = el("div", "who");
-    who.append(el("span", "name", s.name));
+    who.append(el("span", "name", shownName(s.name)));
     const rating = seatRating(s);
     if (rating) who.append(rating);
     if (me) who.append(el("span", "you", t("players.you")));
     if (s.seat === state.host) who.append(el("span", "host-badge", t("players.host")));
     const popped = pops.node(s.seat);
     if (popped) who.append(popped);
-    if (state.role === "spectator" && state.phase !== "lobby" && state.participants.includes(s.seat)) {
+    // a spectator may watch any racer; a player who finished, those still racing
+    const racing = !["won", "resigned", "timeout", "left"].includes(s.status);
+    const watcher = state.role === "spectator" || (finishedEarly() && s.seat !== state.seat && racing);
+    if (watcher && state.phase !== "lobby" && state.participants.includes(s.seat)) {
       const on = state.follows.includes(s.seat);
       const b = el("button", "small watch", on ? t("players.watching") : t("players.watch"));
       b.type = "button";
       b.setAttribute("aria-pressed", String(on));
-      b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: s.name }));
+      b.setAttribute("aria-label", t(on ? "players.unwatch_name" : "players.watch_name", { name: shownName(s.name) }));
       b.addEventListener("click", () => toggleFollow(s.seat));
       who.append(b);
     }
@@ -168,7 +191,7 @@ export function renderPlayers() {
     if (state.phase !== "lobby" && state.participants.includes(s.seat)) {
       const total = s.total || deckSize(state.game);
       const done = s.on_foundations || 0;
-      li.append(progressBar(s.name, done, total));
+      li.append(progressBar(shownName(s.name), done, total));
       const stats = el("div", "stats");
       if (s.status === "won") stats.append(icon("trophy"), " ");
       let status = statusLabel(s.status);
@@ -178,7 +201,8 @@ export function renderPlayers() {
       );
       li.append(stats);
     } else {
-      li.append(el("div", "stats", s.connected ? t("players.ready") : t("status.disconnected")));
+      const ready = state.solo && state.phase === "running" ? t("players.next_deal") : t("players.ready");
+      li.append(el("div", "stats", s.connected ? ready : t("status.disconnected")));
     }
     list.append(li);
   }
@@ -195,7 +219,9 @@ function roomOptionsText() {
   if (!o.spectators) parts.push(t("waiting.no_spectators"));
   else if (o.spectator_delay) parts.push(t("waiting.spectators_delay", { s: o.spectator_delay }));
   else parts.push(t("waiting.spectators"));
+  if (o.spectators && o.spectator_boards === false) parts.push(t("live.progress_only"));
   if (o.private) parts.push(t("waiting.private"));
+  if (o.winnable) parts.push(t("waiting.winnable"));
   return parts.join(" · ");
 }
 
@@ -215,12 +241,13 @@ export function renderHeader() {
 
 /** The waiting room: who is in, who starts, the link and the options. */
 export function renderWaiting() {
-  const waiting = state.phase === "lobby";
+  // a solo game starts at once: no waiting room for the moment before its race_starting
+  const waiting = state.phase === "lobby" && !state.solo;
   $("waiting").hidden = !waiting;
   if (waiting) {
     const n = state.seats.size;
     const host = state.seats.get(state.host);
-    $("waiting-text").textContent = tn("waiting.players", n) + (host ? " " + t("waiting.host_starts", { name: host.name }) : "");
+    $("waiting-text").textContent = tn("waiting.players", n) + (host ? " " + t("waiting.host_starts", { name: shownName(host.name) }) : "");
     $("start").hidden = !(state.role === "player" && state.seat === state.host);
     // A server that can seat bots says so in welcome ("bots": true).
     $("add-bot").hidden = !(state.role === "player" && state.seat === state.host && conn.welcome && conn.welcome.bots);
@@ -242,5 +269,8 @@ export function setupRoom() {
   });
   $("room-link").addEventListener("focus", (e) => e.target.select());
   $("leave").addEventListener("click", leaveRoom);
+  const bar = () => $("reaction-row").querySelector(".reaction-bar");
   $("reaction-row").prepend(reactionButtons(react));
+  // built once, so their labels are drawn again in a new language
+  document.addEventListener("samedeal:lang", () => bar().replaceWith(reactionButtons(react)));
 }

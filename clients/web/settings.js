@@ -1,5 +1,5 @@
-// The player's settings (the cog in the header): rule reminders, double tap, sound, kept in
-// localStorage.
+// The player's settings (the cog in the header): rule reminders, double tap, sound, the
+// cards' size and the deck's colours, kept in localStorage.
 
 import { currentLang } from "./i18n.js";
 import { $ } from "./page.js";
@@ -22,7 +22,30 @@ export const settings = {
   get sound() {
     return this.flag("sound", false);
   },
+  choice(name, allowed) {
+    const v = localStorage.getItem(`samedeal.${name}`);
+    return allowed.includes(v) ? v : allowed[0];
+  },
+  /** The cards' indices: ``normal``, ``large`` or ``largest`` (a phone's board is as wide as
+   * the screen: bigger corners, and columns that show more of each card). */
+  get cardSize() {
+    return this.choice("card_size", CARD_SIZES);
+  },
+  /** The deck: ``classic`` (red and black), ``four`` (diamonds blue, clubs green) or
+   * ``contrast`` (high contrast). */
+  get deck() {
+    return this.choice("deck", DECKS);
+  },
 };
+
+const CARD_SIZES = ["normal", "large", "largest"];
+const DECKS = ["classic", "four", "contrast"];
+
+/** Dress every board of the page as the settings say (style.css reads the classes). */
+function applyLook() {
+  for (const size of CARD_SIZES) document.body.classList.toggle(`cards-${size}`, settings.cardSize === size && size !== "normal");
+  for (const deck of DECKS) document.body.classList.toggle(`deck-${deck}`, settings.deck === deck && deck !== "classic");
+}
 
 function settingsIcon() {
   // a cog drawn as a dashed ring: no glyph that a font may lack
@@ -50,6 +73,14 @@ export function setupSettings(changeLang) {
     $(id).checked = settings.flag(name, name !== "sound");
     $(id).addEventListener("change", (e) => settings.set(name, e.target.checked));
   }
+  for (const [id, name] of [["opt-card-size", "card_size"], ["opt-deck", "deck"]]) {
+    $(id).value = name === "deck" ? settings.deck : settings.cardSize;
+    $(id).addEventListener("change", (e) => {
+      localStorage.setItem(`samedeal.${name}`, e.target.value);
+      applyLook();
+    });
+  }
+  applyLook();
   for (const id of ["lang-select", "lang-lobby"]) {
     $(id).value = currentLang();
     $(id).addEventListener("change", (e) => changeLang(e.target.value));

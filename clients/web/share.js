@@ -7,9 +7,12 @@ import { deckSize } from "./cards.js";
 import { formatTime, t, tOrdinal, tn } from "./i18n.js";
 
 const FULL = 13; // a foundation holds ace to king, in both games
-// Emoji squares for the shared text only (chat apps draw them; a shared text says the
-// same in words above them): empty, a few cards, about half, most, full.
-const SQUARES = [0x2b1c, 0x1f7e5, 0x1f7e7, 0x1f7e8, 0x1f7e9].map((c) => String.fromCodePoint(c));
+// One mark per foundation, filled in proportion — empty, a few cards, about half, most,
+// full — from the characters every font has (Windows' WGL4 set, which DejaVu, Liberation,
+// Noto and Apple's fonts all cover: an empty square and the shades), not emoji, which a
+// machine without a colour-emoji font draws as empty boxes. The line above says the same
+// in words. (clients/daily_share.py writes the same.)
+export const SQUARES = ["\u25a1", "\u2591", "\u2592", "\u2593", "\u2588"];
 
 /** One square per foundation, by how many of its 13 cards it holds. */
 export function foundationLine(counts) {
@@ -29,9 +32,10 @@ export function deckTurnStep(before, after, move) {
 /**
  * The spoiler-free share text of a race on the deal of the day: the day's number, the
  * game, what the race was for the player (unless their ranked attempt), won or not, score,
- * moves, deck turns (Klondike), time, the foundations as squares and the day's page — never
- * the deal code nor a card. ``r``: {number, game, attempt, won, onFoundations, total, score,
- * moves, deckTurns, elapsedMs, foundations (cards per foundation, or null), url}. The
+ * moves, deck turns (Klondike), time, the days in a row they have played it (from two),
+ * the foundations as marks and the day's page — never the deal code nor a card. ``r``:
+ * {number, game, attempt, won, onFoundations, total, score, moves, deckTurns, elapsedMs,
+ * streak (days in a row, or null), foundations (cards per foundation, or null), url}. The
  * terminal writes the same (clients/daily_share.py).
  */
 export function dailyShareText(r) {
@@ -44,6 +48,7 @@ export function dailyShareText(r) {
   ];
   if (r.game === "klondike") facts.push(tn("share.deck_turns", r.deckTurns));
   facts.push(t("share.daily_time", { time: formatTime(r.elapsedMs) }));
+  if (r.streak >= 2) facts.push(tn("share.daily_streak", r.streak)); // a streak is two days or more
   const lines = [head.join(" · "), facts.join(" · ")];
   if (r.foundations) lines.push(foundationLine(r.foundations));
   lines.push(t("share.daily_link", { url: r.url }));
@@ -57,10 +62,30 @@ export function dailyWatchText(number, game, racers, url) {
 
 /** The share text of a race not on the deal of the day: the game and its deal, the
  * player's place and how it went (a spectator's: how many raced and the winner), and a
- * link that opens a room on the same deal. ``s``: {game, deal, role, seat, results (in
- * rank order, or null), origin (the site's address)}. */
+ * link that opens a room on the same deal — none while the deal is not told (it is no
+ * secret once the race is over, but a room that keeps it longer leaves it out). ``s``:
+ * {game, deal, role, seat, results (in rank order, or null), origin (the site's address)}. */
 export function raceShareText({ game, deal, role, seat, results, origin }) {
-  const lines = [`samedeal · ${game ? t(`game.${game}`) : ""} · ${t("share.deal", { deal })}`];
+  const head = [`samedeal · ${game ? t(`game.${game}`) : ""}`];
+  if (deal) head.push(t("share.deal", { deal }));
+  const lines = [head.join(" · "), ...outcomeLines(game, role, seat, results)];
+  if (deal) lines.push(t("share.link", { url: `${origin}/d/${deal}` }));
+  return lines.join("\n");
+}
+
+/** The share text of a tournament round's race: the tournament, the round and the game,
+ * the player's place and how it went, and the tournament's page — never the deal, told to
+ * nobody before the round is over. ``s``: {game, tournament ({name, round, link}), role,
+ * seat, results}. */
+export function tournamentShareText({ game, tournament, role, seat, results }) {
+  const head = t("share.tournament_title", { name: tournament.name, n: tournament.round, game: t(`game.${game}`) });
+  return [head, ...outcomeLines(game, role, seat, results), t("share.tournament_link", { url: tournament.link })].join("\n");
+}
+
+/** How a race went, in a line: the player's place and result, or for a spectator how many
+ * raced and the winner's (nothing without results). */
+function outcomeLines(game, role, seat, results) {
+  const lines = [];
   const mine = results && results.find((r) => r.seat === seat);
   const n = results ? results.length : 0;
   const total = deckSize(game);
@@ -76,6 +101,5 @@ export function raceShareText({ game, deal, role, seat, results, origin }) {
       : t("share.winner_cards", { cards: best.on_foundations, total });
     lines.push(`${tn("share.racing", n)}; ${winner}`);
   }
-  lines.push(t("share.link", { url: `${origin}/d/${deal}` }));
-  return lines.join("\n");
+  return lines;
 }

@@ -1,7 +1,7 @@
 // Spectating a room: following up to four players' boards, side by side.
 
 import { followedBoard } from "./board.js";
-import { errorText, t } from "./i18n.js";
+import { errorText, shownName, t } from "./i18n.js";
 import { conn, render, toast } from "./page.js";
 import { MAX_FOLLOWED, setFollows, state } from "./store.js";
 
@@ -42,7 +42,7 @@ export function drawBoards(board) {
   const delay = state.options && state.options.spectator_delay;
   for (const seatNo of state.follows) {
     const seat = state.seats.get(seatNo);
-    const name = seat ? seat.name : String(seatNo);
+    const name = seat ? shownName(seat.name) : String(seatNo);
     const heading = delay ? t("spectate.watching_delay", { name, s: delay }) : name;
     board.append(followedBoard(seatNo, name, heading, state.boards.get(seatNo), state.game));
   }

@@ -20,7 +20,9 @@ export const state = {
   race: 0,
   deal: "",
   daily: false, // the room plays the deal of the day (see isDailyRoom)
+  solo: false, // a game in one tap: its races start at once; others join for the next one
   startAt: null,
+  counted: false, // the race began with a countdown (a solo game's has none: no "Go!")
   deadline: null,
   clockOffset: 0, // server ms − local ms
   lastSeq: 0,
@@ -36,6 +38,8 @@ export const state = {
   spectators: null,
   offer: null, // a rematch waiting for answers: {race, deal, deadline, by}
   recorded: null, // {race, game_id, ratings}: the race in the records (race_recorded): its replay, rating changes
+  tournament: null, // {id, name, round, link}: the tournament whose round this room plays
+  recordDelayed: null, // race: its record waits for the records database (race_record_delayed)
 };
 
 // ---------------------------------------------------------------------- reading
@@ -59,6 +63,12 @@ export function isDailyRoom() {
   return state.daily;
 }
 
+/** Whether this page's player sits in the room without racing its race: they joined a
+ * solo game during it, and race from the next deal. */
+export function waitsForNextDeal() {
+  return state.role === "player" && state.phase === "running" && !state.participants.includes(state.seat);
+}
+
 // ---------------------------------------------------------------------- this player's seat
 
 /** The key of a private room, from the page's address (sent when joining it). */
@@ -75,7 +85,7 @@ export function setDaily(daily) {
  * from nothing. */
 export function takeSeat(reply) {
   if (state.room && reply.room !== state.room) {
-    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map() });
+    Object.assign(state, { view: null, following: null, lastSeq: 0, results: null, names: new Map(), tournament: null });
   }
   state.role = reply.role;
   state.seat = reply.seat ?? null;
@@ -102,7 +112,12 @@ export function seatResumed(reply) {
 
 /** No room any more (left, or a seat that could not be taken back). */
 export function forgetSeat() {
-  Object.assign(state, { room: null, token: null, role: null });
+  Object.assign(state, { room: null, token: null, role: null, tournament: null });
+}
+
+/** The room plays a round of this tournament ({id, name, round, link}; null: none). */
+export function setTournament(tournament) {
+  state.tournament = tournament;
 }
 
 // ---------------------------------------------------------------------- what the server says
@@ -118,7 +133,9 @@ function applySnapshot(snap) {
   // The deal code is told only once the race is over (fair play): the game name before.
   state.deal = snap.deal || "";
   if (typeof snap.daily === "boolean") state.daily = snap.daily;
+  state.solo = Boolean(snap.solo);
   state.startAt = snap.start_at;
+  state.counted = snap.phase === "running" && snap.start_at > snap.now;
   state.deadline = snap.deadline;
   state.results = snap.results;
   state.clockOffset = snap.now - Date.now();
@@ -130,7 +147,9 @@ function applySnapshot(snap) {
     state.seats.set(s.seat, { ...s });
     state.names.set(s.seat, s.name);
   }
-  state.participants = snap.phase === "lobby" ? [] : snap.seats.map((s) => s.seat);
+  // the racers: a seat that sits the race out (joined a solo game during it, or sat out a
+  // rematch) is "waiting"
+  state.participants = snap.phase === "lobby" ? [] : snap.seats.filter((s) => s.status !== "waiting").map((s) => s.seat);
 }
 
 /** Whether a frame is new to this page, noting its ``seq`` (frames without one always
@@ -166,6 +185,7 @@ export function applyEvent(msg) {
       state.deal = msg.deal || "";
       if (typeof msg.daily === "boolean") state.daily = msg.daily;
       state.startAt = msg.start_at;
+      state.counted = msg.start_at > msg.now;
       state.deadline = msg.deadline;
       state.clockOffset = msg.now - Date.now();
       state.participants = msg.seats;
@@ -216,10 +236,15 @@ export function applyEvent(msg) {
         if (seat) Object.assign(seat, { rating: change.rating, provisional: change.provisional });
       }
       return true;
+    case "race_record_delayed":
+      state.recordDelayed = msg.race;
+      return true;
     case "board":
-      if (state.role === "spectator" && state.follows.includes(msg.seat)) {
+      // a spectator's, or a player's who finished and watches those still racing (their
+      // own board stays theirs)
+      if (state.follows.includes(msg.seat)) {
         state.boards.set(msg.seat, msg.view);
-        if (msg.seat === state.following) setView(msg.view);
+        if (msg.seat === state.following && state.role === "spectator") setView(msg.view);
         else state.viewVersion += 1;
       }
       return true;
@@ -247,11 +272,23 @@ export function setView(view) {
   state.viewVersion += 1;
 }
 
-/** Follow ``seats`` (a spectator; up to MAX_FOLLOWED): the boards of others are dropped. */
+/** Follow ``seats`` (up to MAX_FOLLOWED; a spectator, or a player who finished): the
+ * boards of others are dropped. A spectator's board is the first followed; a player's
+ * stays their own. */
 export function setFollows(seats) {
   state.follows = seats.slice(0, MAX_FOLLOWED);
   state.following = state.follows.length ? state.follows[0] : null;
   for (const seat of [...state.boards.keys()]) if (!state.follows.includes(seat)) state.boards.delete(seat);
-  state.view = state.following !== null && state.boards.has(state.following) ? state.boards.get(state.following) : null;
+  if (state.role !== "player") {
+    state.view = state.following !== null && state.boards.has(state.following) ? state.boards.get(state.following) : null;
+  }
   state.viewVersion += 1;
+}
+
+/** Whether this page's player has finished the race under way, while others still race
+ * it: they see the results so far, and may watch the others. */
+export function finishedEarly() {
+  if (state.role !== "player" || state.phase !== "running" || !state.participants.includes(state.seat)) return false;
+  const me = state.seats.get(state.seat);
+  return Boolean(me) && !["playing", "disconnected", "waiting"].includes(me.status);
 }

@@ -7,8 +7,9 @@
 // here, the round's room is the app's own room view.
 
 import { el } from "./board.js";
-import { errorText, formatTime, t, tn } from "./i18n.js";
+import { currentLang, errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { currentPlayer } from "./identity.js";
+import { tableWrap } from "./tables.js";
 
 const GAMES = ["klondike", "klondike-3", "easy-harp"];
 const $ = (id) => document.getElementById(id);
@@ -52,8 +53,8 @@ function panel(id, titleKey) {
   return div;
 }
 
-/** The tournament page. ``app``: {conn, state (read only), forgetSeat, takeJoined, follow,
- * showScreen, toast, serverNow, render}. */
+/** The tournament page. ``app``: {conn, state (read only), forgetSeat, takeJoined,
+ * setTournament, follow, showScreen, toast, serverNow, render}. */
 export class TournamentPage {
   constructor(app) {
     this.app = app;
@@ -74,6 +75,10 @@ export class TournamentPage {
     const aside = $("side");
     if (aside) aside.prepend(this.side);
     setInterval(() => this.active && this.tick(), 250);
+    document.addEventListener("samedeal:lang", () => {
+      if (this.active && !this.section.hidden) this.render();
+      if (!this.side.hidden) this.renderSide();
+    });
   }
 
   // ------------------------------------------------------------------ identity
@@ -180,8 +185,17 @@ export class TournamentPage {
       return;
     }
     this.app.takeJoined(reply, { keepPath: true });
+    this.app.setTournament(this.roundInfo(seat.round));
     this.side.hidden = false;
     this.renderSide();
+  }
+
+  /** What the room's share text says of the tournament: its name, round ``round`` (the
+   * page's own when not given) and page. */
+  roundInfo(round) {
+    const link = `${location.origin}/t/${encodeURIComponent(this.code)}` + (this.key ? `?key=${encodeURIComponent(this.key)}` : "");
+    const name = this.page ? this.page.settings.name : this.code;
+    return { id: this.code, name, round: round || (this.page ? this.page.round : 0), link };
   }
 
   /** Watch a player of the round: their room as a spectator, following their seat. */
@@ -196,6 +210,7 @@ export class TournamentPage {
       return;
     }
     this.app.takeJoined(reply, { keepPath: true });
+    this.app.setTournament(this.roundInfo());
     this.side.hidden = false;
     this.renderSide();
     await this.app.follow([seat]);
@@ -327,7 +342,12 @@ export class TournamentPage {
 
   nameOf(player) {
     const p = (this.page.players || []).find((x) => x.id === player);
-    return p ? p.name : player;
+    if (p) return shownName(p.name);
+    // the host and co-hosts need not play: they are named by what they are, never by an id
+    if (player === this.page.host) return t("tournament.the_host");
+    if ((this.page.settings.co_hosts || []).includes(player)) return t("tournament.a_co_host");
+    if (player === "@system") return t("tournament.the_server");
+    return t("tournament.someone");
   }
 
   statusText() {
@@ -360,21 +380,28 @@ export class TournamentPage {
     status.id = "t-status";
     status.setAttribute("role", "status");
     head.append(status);
-    const fair = el("p", "hint", page.fair.seed ? t("tournament.fair_seed", { seed: page.fair.seed }) : t("tournament.fair_commitment", { commitment: page.fair.commitment }));
+    const fair = el("p", "hint", page.draw.seed ? t("tournament.fair_seed", { seed: page.draw.seed }) : t("tournament.fair_commitment", { commitment: page.draw.commitment }));
     fair.id = "t-fair";
     head.append(fair);
     if (s.deals === "list") head.append(el("p", "hint", t("tournament.deals_listed")));
     const link = input("t-link", { readonly: "" });
     link.value = page.link;
     head.append(field("tournament.link", link));
-    this.section.replaceChildren(head, this.renderYou());
-    if (this.isHost()) this.section.append(this.renderHost());
+    // the host's controls first (a host need not play: their own entry comes after), and
+    // no panel left with nothing in it once the tournament is over
+    this.section.replaceChildren(head);
+    if (this.isHost() && page.phase !== "finished") this.section.append(this.renderHost());
+    const you = this.renderYou();
+    if (you) this.section.append(you);
     this.section.append(this.renderLive(), this.renderStandings(), this.renderRounds(), this.renderAudit(), this.renderExports());
   }
 
+  /** The reader's own entry: their status, or a way to join — for a host, folded away
+   * ("Play in it too"); nothing once the tournament is over and they were not in it. */
   renderYou() {
-    const box = panel("t-you");
     const you = this.you || {};
+    if (!you.status && this.page.phase === "finished") return null;
+    const box = panel("t-you");
     const error = el("p", "error");
     error.setAttribute("role", "alert");
     if (you.status) {
@@ -382,11 +409,18 @@ export class TournamentPage {
       box.append(el("p", null, t(key, { reason: you.reason || "" })));
       if (you.status === "entered") box.append(button("t-withdraw", "tournament.withdraw", () => this.send({ type: "tournament_withdraw" })));
       if (you.status === "withdrawn") box.append(button("t-rejoin", "tournament.rejoin", () => this.send({ type: "tournament_rejoin" })));
-    } else if (this.page.phase !== "finished") {
+    } else {
       const name = input("t-join-name", { maxlength: "24", autocomplete: "nickname" });
       name.value = localStorage.getItem("samedeal.name") || "";
-      box.append(field("lobby.name", name), button("t-join", "tournament.join", () => this.join(name.value.trim(), error), "primary"));
-      if (this.isHost()) box.append(el("p", "hint", t("tournament.host_need_not_play")));
+      const join = [field("lobby.name", name), button("t-join", "tournament.join", () => this.join(name.value.trim(), error), "primary")];
+      if (this.isHost()) {
+        const fold = el("details");
+        fold.id = "t-host-join";
+        fold.append(el("summary", null, t("tournament.host_play_too")), el("p", "hint", t("tournament.host_need_not_play")), ...join);
+        box.append(fold);
+      } else {
+        box.append(...join);
+      }
     }
     box.append(error);
     return box;
@@ -406,18 +440,34 @@ export class TournamentPage {
     text.id = "t-announce-text";
     text.rows = 2;
     box.append(field("tournament.announce_text", text), button("t-announce", "tournament.act_announce", () => this.host("announce", { text: text.value })));
-    const players = (this.page.players || []).map((p) => [p.id, p.name]);
+    const players = (this.page.players || []).map((p) => [p.id, shownName(p.name)]);
+    if (!players.length) return box;
+    // two acts, two forms: a player out of the tournament; a round's result struck or back
+    const out = el("fieldset", "t-act");
+    out.id = "t-remove";
     const who = select("t-act-player", players);
     const reason = input("t-act-reason", { maxlength: "200" });
-    const round = select("t-act-round", (this.page.rounds || []).map((r) => [String(r.number), t("tournament.round_n", { n: r.number })]));
-    const row = el("div", "buttons");
-    row.append(
+    const outRow = el("div", "buttons");
+    outRow.append(
       button("t-kick", "tournament.act_kick", () => this.host("kick", { player: who.value, reason: reason.value })),
-      button("t-ban", "tournament.act_ban", () => this.host("ban", { player: who.value, reason: reason.value })),
-      button("t-disqualify", "tournament.act_disqualify", () => this.host("disqualify", { player: who.value, round: Number(round.value), reason: reason.value })),
-      button("t-restore", "tournament.act_restore", () => this.host("restore", { player: who.value, round: Number(round.value) })),
+      button("t-ban", "tournament.act_ban", () => this.host("ban", { player: who.value, reason: reason.value }), "danger"),
     );
-    box.append(field("tournament.player", who), field("tournament.reason", reason), field("tournament.round", round), row);
+    out.append(el("legend", null, t("tournament.remove_title")), el("p", "hint", t("tournament.remove_text")), field("tournament.player", who), field("tournament.reason", reason), outRow);
+    box.append(out);
+    const rounds = (this.page.rounds || []).map((r) => [String(r.number), t("tournament.round_n", { n: r.number })]);
+    if (!rounds.length) return box;
+    const result = el("fieldset", "t-act");
+    result.id = "t-result";
+    const whose = select("t-result-player", players);
+    const round = select("t-act-round", rounds);
+    const why = input("t-result-reason", { maxlength: "200" });
+    const resultRow = el("div", "buttons");
+    resultRow.append(
+      button("t-disqualify", "tournament.act_disqualify", () => this.host("disqualify", { player: whose.value, round: Number(round.value), reason: why.value })),
+      button("t-restore", "tournament.act_restore", () => this.host("restore", { player: whose.value, round: Number(round.value) })),
+    );
+    result.append(el("legend", null, t("tournament.result_title")), field("tournament.player", whose), field("tournament.round", round), field("tournament.reason", why), resultRow);
+    box.append(result);
     return box;
   }
 
@@ -433,7 +483,7 @@ export class TournamentPage {
     const live = this.standings && this.standings.live;
     const finished = live ? live.finished : current.results.length;
     box.append(el("p", null, t("tournament.round_live", { n: current.number, finished, players: current.participants.length })));
-    const list = el("ol", "t-watch-list");
+    const list = el("ul", "t-watch-list");
     for (const room of current.rooms) {
       for (const [player, seat] of Object.entries(room.seats)) {
         const item = el("li", null, this.nameOf(player) + " ");
@@ -474,7 +524,6 @@ export class TournamentPage {
   }
 
   standingsTable(rows, scoring, full) {
-    const wrap = el("div", "table-wrap");
     const table = el("table");
     table.className = "t-standings-table";
     const head = el("tr");
@@ -491,13 +540,12 @@ export class TournamentPage {
     const me = this.you && this.you.player;
     for (const r of rows) {
       const tr = el("tr", r.player === me ? "me" : null);
-      tr.append(el("td", null, r.rank), el("td", null, r.name), el("td", null, scoring.mode === "points" ? r.points : formatTime(r.time_ms)));
+      tr.append(el("td", null, r.rank), el("td", null, shownName(r.name)), el("td", null, scoring.mode === "points" ? r.points : formatTime(r.time_ms)));
       if (full) for (const b of scoring.tiebreaks) tr.append(el("td", null, b.key.endsWith("_ms") ? formatTime(r.tiebreaks[b.key]) : r.tiebreaks[b.key]));
       body.append(tr);
     }
     table.append(thead, body);
-    wrap.append(table);
-    return wrap;
+    return tableWrap(t("tournament.standings"), table);
   }
 
   renderRounds() {
@@ -506,11 +554,14 @@ export class TournamentPage {
       const section = el("div", "t-round");
       const deal = r.deal ? ` · ${r.deal}` : "";
       section.append(el("h3", null, t("tournament.round_n", { n: r.number }) + deal));
-      const list = el("ol");
+      // places written out (shared ones repeat: 1, 1, 3), so not an ordered list's numbers
+      const list = el("ul", "t-results");
       for (const res of r.results) {
         const line = el("li", res.disqualified ? "struck" : null);
         const what = res.status === "won" ? formatTime(res.elapsed_ms) : t("tournament.cards_home", { n: res.on_foundations, total: res.total });
-        line.append(`${res.place ?? "–"}. ${this.nameOf(res.player)} · ${t(`status.${res.status}`)} · ${what}`);
+        // a race the host's ending stopped is not one that ran out of time
+        const status = res.status === "timeout" && r.stopped_early ? t("tournament.stopped") : t(`status.${res.status}`);
+        line.append(`${res.place ?? "–"}. ${this.nameOf(res.player)} · ${status} · ${what}`);
         if (res.points !== null && res.points !== undefined) line.append(` · ${tn("tournament.points", res.points)}`);
         if (res.disqualified) line.append(` · ${t("tournament.disqualified", { reason: res.disqualify_reason || "" })}`);
         if (res.game_id) {
@@ -571,7 +622,7 @@ export class TournamentPage {
     if (live) {
       box.append(el("p", null, t("tournament.round_live", { n: live.round, finished: live.finished, players: live.participants })));
       const list = el("ol", "t-live-top");
-      for (const r of live.top) list.append(el("li", r.player === (this.you && this.you.player) ? "me" : null, `${r.place}. ${r.name} · ${t(`status.${r.status}`)}`));
+      for (const r of live.top) list.append(el("li", r.player === (this.you && this.you.player) ? "me" : null, `${r.place}. ${shownName(r.name)} · ${t(`status.${r.status}`)}`));
       box.append(list);
       if (live.you) box.append(el("p", "me", t("tournament.your_place", { place: live.you.place })));
     }
@@ -591,30 +642,37 @@ function panelWith(id, text) {
   return div;
 }
 
-/** The lobby's list of public tournaments (upcoming, running) and the way to make one. */
+/** The lobby's list of public tournaments (upcoming, running) and the way to make one; drawn
+ * again in a new language. */
 export async function listTournaments(container) {
-  const box = panel("tournaments-panel", "tournament.lobby_title");
-  const list = el("ul");
-  list.id = "tournament-list";
-  box.append(list);
-  const create = el("a", "button-like", t("tournament.create_link"));
-  create.href = "/t/new";
-  create.id = "t-create-link";
-  box.append(create);
+  const box = el("div", "panel");
+  box.id = "tournaments-panel";
   container.append(box);
-  try {
-    const reply = await fetch("/api/tournaments");
-    if (!reply.ok) return;
-    const data = await reply.json();
-    for (const item of data.tournaments) {
+  let tournaments = null; // null: not known (the list is a nicety: the lobby works without it)
+  const draw = () => {
+    const list = el("ul");
+    list.id = "tournament-list";
+    for (const item of tournaments || []) {
       const li = el("li");
       const a = el("a", null, item.name);
       a.href = `/t/${item.id}`;
-      const when = item.phase === "created" && item.starts_at ? ` · ${new Date(item.starts_at).toLocaleString()}` : "";
+      const when = item.phase === "created" && item.starts_at ? ` · ${new Date(item.starts_at).toLocaleString(currentLang())}` : "";
       li.append(a, ` · ${t(`game.${item.game}`)} · ${t(`tournament.phase.${item.phase}`, { n: item.round, total: item.rounds })} · ${tn("tournament.players", item.players)}${when}`);
       list.append(li);
     }
-    if (!data.tournaments.length) list.append(el("li", "hint", t("tournament.none")));
+    if (tournaments && !tournaments.length) list.append(el("li", "hint", t("tournament.none")));
+    const create = el("a", "button-like", t("tournament.create_link"));
+    create.href = "/t/new";
+    create.id = "t-create-link";
+    box.replaceChildren(el("h2", null, t("tournament.lobby_title")), list, create);
+  };
+  draw();
+  document.addEventListener("samedeal:lang", draw);
+  try {
+    const reply = await fetch("/api/tournaments");
+    if (!reply.ok) return;
+    tournaments = (await reply.json()).tournaments;
+    draw();
   } catch {
     // the list is a nicety: the lobby works without it
   }

@@ -5,7 +5,7 @@
 // the server features the next one, and the page moves to it by itself.
 
 import { el, followedBoard } from "./board.js";
-import { errorText, formatTime, t, tn } from "./i18n.js";
+import { errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { ReactionPops, progressLine, reactionButtons, watchLink } from "./live.js";
 import { Connection } from "./net.js";
 
@@ -21,7 +21,7 @@ let room = freshRoom();
 const pops = new ReactionPops(() => drawPlayers());
 
 function freshRoom() {
-  return { phase: "lobby", race: 0, seats: new Map(), follows: [], boards: new Map(), startAt: null, offset: 0, spectators: 0, delay: 0, lastSeq: 0 };
+  return { phase: "lobby", race: 0, seats: new Map(), follows: [], boards: new Map(), hidden: false, startAt: null, offset: 0, spectators: 0, delay: 0, lastSeq: 0 };
 }
 
 /** Show the featured race of ``g`` (null: of the game with a featured race). */
@@ -29,7 +29,10 @@ export function startTv(g) {
   fixedGame = g;
   game = g || "klondike";
   $("tv-reactions").append(reactionButtons(react));
-  document.addEventListener("samedeal:lang", draw);
+  document.addEventListener("samedeal:lang", () => {
+    $("tv-reactions").replaceChildren(reactionButtons(react)); // their labels too
+    draw();
+  });
   dir = new Connection(onDirectory, () => setTimeout(subscribe, 2000));
   subscribe();
   setInterval(drawStatus, 1000);
@@ -101,7 +104,16 @@ async function followLeaders() {
   const racing = [...room.seats.values()].filter((s) => s.status !== "waiting");
   racing.sort((a, b) => (b.on_foundations || 0) - (a.on_foundations || 0) || a.seat - b.seat);
   room.follows = racing.slice(0, MAX_BOARDS).map((s) => s.seat).sort((a, b) => a - b);
-  if (watcher && room.follows.length) await watcher.request({ type: "follow", seats: room.follows });
+  room.hidden = false;
+  if (!watcher || !room.follows.length) return;
+  const reply = await watcher.request({ type: "follow", seats: room.follows });
+  if (reply.type === "error" && reply.code === "boards_hidden") {
+    // the race's boards are not shown (the day's deal, a tournament round, the host's
+    // choice): the players' progress is, and the page says why the boards are missing
+    room.follows = [];
+    room.hidden = true;
+    draw();
+  }
 }
 
 function onRoom(msg) {
@@ -195,9 +207,10 @@ function drawStatus() {
 function drawBoards() {
   const boards = $("tv-boards");
   boards.replaceChildren();
+  if (room.hidden) boards.append(el("p", "hint", t("tv.boards_hidden")));
   for (const seatNo of room.follows) {
     const seat = room.seats.get(seatNo);
-    const name = seat ? seat.name : String(seatNo);
+    const name = seat ? shownName(seat.name) : String(seatNo);
     boards.append(followedBoard(seatNo, name, name, room.boards.get(seatNo), game));
   }
 }
@@ -213,7 +226,7 @@ function drawPlayers() {
     if (room.follows.includes(s.seat)) li.classList.add("followed");
     if (s.status === "won") li.classList.add("won");
     const who = el("div", "who");
-    who.append(el("span", "name", s.name));
+    who.append(el("span", "name", shownName(s.name)));
     const popped = pops.node(s.seat);
     if (popped) who.append(popped);
     li.append(who);

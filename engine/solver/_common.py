@@ -6,8 +6,9 @@ Nothing here knows a game's rules; :mod:`._klondike` and :mod:`._harp` hold thos
 from __future__ import annotations
 
 import heapq
+import random
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any, Final
 
 __all__ = [
@@ -42,6 +43,12 @@ CHILDREN: Final = tuple(
     tuple(t * 13 + RANK[c] - 1 for t in OPPOSITE[SUIT[c]]) if RANK[c] > 0 else () for c in range(52)
 )
 _CHECK_EVERY: Final = 512
+#: ``"restart"`` mode: the node cap of the first dive (a module setting, not a class one, so
+#: that tests can lower it in the compiled build too, whose classes cannot be patched)
+RESTART_NODES = 5_000
+#: called with each best-first position a depth-first search takes over (``Shared.take``)
+#: when set, for the tests
+TAKE_WATCH: Callable[[int], None] | None = None
 
 
 class OutOfBudget(Exception):
@@ -126,6 +133,9 @@ class Shared:
                 _, node, snap = heapq.heappop(heap)
                 if not expanded[node]:
                     expanded[node] = 1
+                    watch = TAKE_WATCH
+                    if watch is not None:
+                        watch(node)
                     return snap, node
         return None
 
@@ -423,8 +433,8 @@ class Search:
     #: the transposition set shared with the other searches of a portfolio, or None
     shared: Shared | None = None
 
-    #: ``"restart"`` mode: nodes of the first dive, and the factor by which each next one grows
-    restart_nodes: int = 5_000
+    #: ``"restart"`` mode: the factor by which each dive's node cap grows (the first's is
+    #: ``RESTART_NODES``)
     restart_growth: float = 1.2
     #: ``"restart"`` mode: the dive number (from 1; 0 in the other modes), which a game uses
     #: to vary its move order from one dive to the next
@@ -436,7 +446,7 @@ class Search:
         portfolio member that only looks for wins (a dive that ends below its cap has
         exhausted the graph, which proves the position lost as well as any search)."""
         root_key = self.key()
-        cap = float(self.restart_nodes)
+        cap = float(RESTART_NODES)
         # (dive 0 would repeat the plain depth-first order)
         self.dive = 1
         every = self.streamline_every
@@ -548,6 +558,22 @@ class ColumnSearch(Search):
     #: the column whose new top alone ``forced`` needs to look at, set by a move that left
     #: the foundations alone (-1: look at everything)
     _fresh: int
+
+    #: restart dives: how far a random term may move a move up the order
+    JITTER = 400
+    _rng: random.Random | None = None
+    _rng_dive = 0
+
+    def _shuffled(self, scored: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+        """A restart dive's order (see ``Search._restarts``): the scored moves with a random
+        term of the dive's own fixed seed added, which shuffles them but keeps the broad
+        preferences (uncovering a card first, ...)."""
+        rng = self._rng
+        if rng is None or self._rng_dive != self.dive:
+            rng = self._rng = random.Random(self.dive)
+            self._rng_dive = self.dive
+        jitter = self.JITTER
+        return [(score + rng.randrange(jitter), m) for score, m in scored]
 
     def _key_columns(self) -> None:
         """Key every column (a new search)."""

@@ -234,13 +234,21 @@ class HarpSearch(ColumnSearch):
         played: list[Any] = []
         cols, tal, slots = self.cols, self.tal, self.slots
         top = self._fresh_top()
+        streamline = self.streamline
         if top is not None:
-            # (the one card that could be safe: not unless next on the lower pile of its suit)
+            # (the one card that could be safe: not unless next on the lower pile of its suit,
+            # or in a streamlined search on either pile)
             if top < 0:
                 return played
             a, b = _SLOTS_OF[SUIT[top]]
-            if RANK[top] != min(slots[a], slots[b]):
+            if streamline:
+                if RANK[top] != slots[a] and RANK[top] != slots[b]:
+                    return played
+            elif RANK[top] != min(slots[a], slots[b]):
                 return played
+        if streamline:
+            self._home_all(played)
+            return played
         n = self.n
         progress = True
         while progress:
@@ -266,9 +274,32 @@ class HarpSearch(ColumnSearch):
                 lev = [min(slots[a], slots[b]) for a, b in _SLOTS_OF]
         return played
 
-    def unforce(self, played: list[tuple[Any, ...]]) -> None:
+    def _home_all(self, played: list[Any]) -> None:
+        """A streamlined search (see engine.solver): every column top and talon card that
+        can go home goes home, until none can."""
+        cols, tal, slots = self.cols, self.tal, self.slots
+        progress = True
+        while progress:
+            progress = False
+            for x in range(self.n):
+                col = cols[x]
+                if col and self._slot_for(col[-1]) >= 0:
+                    m: tuple[Any, ...] = (1, x)
+                    played.append((m, self.apply(m)))
+                    progress = True
+            for slot in range(8):
+                h = slots[slot]
+                if h < 13:
+                    card = _SLOT_SUITS[slot] * 13 + h
+                    if tal[card]:
+                        m = (8, card)
+                        played.append((m, self.apply(m)))
+                        progress = True
+
+    def unforce(self, played: list[tuple[tuple[Any, ...], Any]]) -> None:
         """Undo what ``forced`` played."""
-        for m, token in reversed(played):
+        for i in range(len(played) - 1, -1, -1):
+            m, token = played[i]
             self.undo(m, token)
 
     # ------------------------------------------------------------------ usefulness checks
@@ -478,7 +509,7 @@ class HarpSearch(ColumnSearch):
         # foundation tops back onto the table (reductions "closed foundations", "postponement")
         lam = closed_levels(self._levels())
         backs: list[int] = []
-        for s in range(4):
+        for s in range(4 if not self.streamline else 0):
             a, b = _SLOTS_OF[s]
             for slot in (a, b) if slots[a] != slots[b] else (a,):
                 h = slots[slot]
@@ -508,6 +539,8 @@ class HarpSearch(ColumnSearch):
                 b = _SLOT_SUITS[slot] * 13 + slots[slot] - 1
                 if RANK[b] < _KING and talrc[RANK[b] + 1][not RED[b]]:
                     self._chains_under(add, b, -1, False, slot)
+        if self.dive:
+            out = self._shuffled(out)
         out.sort(key=_BY_SCORE, reverse=True)
         return [m for _, m in out]
 

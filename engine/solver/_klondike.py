@@ -6,10 +6,10 @@ back to them by name.
 
 from __future__ import annotations
 
-import random
+from collections.abc import Callable
 from itertools import product
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from ._common import (
     CHILDREN,
@@ -25,13 +25,13 @@ from ._common import (
 
 __all__ = ["KlondikeSearch"]
 
-_KING = 12
-_BY_SCORE = itemgetter(0)
+_KING: Final = 12
+_BY_SCORE: Final = itemgetter(0)
 # bit masks of cards for ``dead``: card c is bit c, suit s the bits 13s … 13s + 12
-_ALL = (1 << 52) - 1
-_KINGS = sum(1 << (13 * s + _KING) for s in range(4))
-_ACES = sum(1 << (13 * s) for s in range(4))
-_BASES = (0, 13, 26, 39)
+_ALL: Final = (1 << 52) - 1
+_KINGS: Final = sum(1 << (13 * s + _KING) for s in range(4))
+_ACES: Final = sum(1 << (13 * s) for s in range(4))
+_BASES: Final = (0, 13, 26, 39)
 
 
 _Pairs = tuple[tuple[int, int], ...]
@@ -85,7 +85,7 @@ def _stays(col: list[int], down: int, i: int) -> bool:
 
 
 #: ``_column_masks`` by column key (the columns recur from position to position)
-_COLUMN_MASKS: dict[bytes, _Masks] = {}
+_COLUMN_MASKS: Final[dict[bytes, _Masks]] = {}
 
 
 def _blockers(ck: bytes) -> int:
@@ -103,12 +103,14 @@ def _blockers(ck: bytes) -> int:
 
 # talon positions (bit j: the (j+1)-th card) reached once one, two, three cards before them
 # have left the talon: see ``_relax``
-_AFTER_ONE = sum(1 << j for j in range(3, 64, 3))
-_AFTER_TWO = sum(1 << j for j in range(4, 64, 3))
-_AFTER_THREE = sum(1 << j for j in range(3, 64))
+_AFTER_ONE: Final = sum(1 << j for j in range(3, 64, 3))
+_AFTER_TWO: Final = sum(1 << j for j in range(4, 64, 3))
+_AFTER_THREE: Final = sum(1 << j for j in range(3, 64))
 
 #: per suit (13 bits, ace first), the run of cards from the ace
-_RUN = [(((~v & 0x1FFF) & -(~v & 0x1FFF)) - 1) if ~v & 0x1FFF else 0x1FFF for v in range(1 << 13)]
+_RUN: Final = [
+    (((~v & 0x1FFF) & -(~v & 0x1FFF)) - 1) if ~v & 0x1FFF else 0x1FFF for v in range(1 << 13)
+]
 
 
 def _talon_cards(seq: list[int], positions: int) -> int:
@@ -122,13 +124,18 @@ def _talon_cards(seq: list[int], positions: int) -> int:
 
 
 #: ``closed_levels`` by foundation heights
-_LEVELS: dict[tuple[int, ...], list[int]] = {}
+_LEVELS: Final[dict[tuple[int, ...], list[int]]] = {}
 
 #: ``KlondikeSearch.reachable`` by talon length and waste size, and as bits
-_REACHABLE: dict[tuple[int, int], tuple[list[int], int]] = {}
+_REACHABLE: Final[dict[tuple[int, int], tuple[list[int], int]]] = {}
 
 #: ``_blockers`` by column key
-_BLOCKERS: dict[bytes, int] = {}
+_BLOCKERS: Final[dict[bytes, int]] = {}
+
+#: called with every answer of ``KlondikeSearch.dead`` (the search, ``with_talon``, the
+#: answer) when set: the tests check each against the plain statement of the rule (a module
+#: setting, as the compiled build's classes cannot be patched)
+DEAD_WATCH: Callable[[KlondikeSearch, bool, bool], None] | None = None
 
 
 class KlondikeSearch(ColumnSearch):
@@ -250,11 +257,6 @@ class KlondikeSearch(ColumnSearch):
         positions = sorted(set(out))
         got = _REACHABLE[n, p] = (positions, sum(1 << (q - 1) for q in positions))
         return got
-
-    #: restart dives: how far a random term may move a move up the order
-    JITTER = 400
-    _rng: random.Random | None = None
-    _rng_dive = 0
 
     # ------------------------------------------------------------------ best-first hooks
 
@@ -484,9 +486,10 @@ class KlondikeSearch(ColumnSearch):
                 progress = True
         return played
 
-    def unforce(self, played: list[tuple[Any, ...]]) -> None:
+    def unforce(self, played: list[tuple[tuple[Any, ...], Any]]) -> None:
         """Undo what ``forced`` played."""
-        for m, token in reversed(played):
+        for i in range(len(played) - 1, -1, -1):
+            m, token = played[i]
             self.undo(m, token)
 
     # ------------------------------------------------------------------ generating moves
@@ -634,6 +637,15 @@ class KlondikeSearch(ColumnSearch):
         return False
 
     def dead(self, with_talon: bool = False) -> bool:
+        """Reduction "dead ends": True if some card can provably never go home (see
+        ``_dead``); each answer is shown to ``DEAD_WATCH`` when it is set."""
+        lost = self._dead(with_talon)
+        watch = DEAD_WATCH
+        if watch is not None:
+            watch(self, with_talon, lost)
+        return lost
+
+    def _dead(self, with_talon: bool) -> bool:
         """Reduction "dead ends": True if some card can provably never go home.
 
         An optimistic relaxation of the game, computed as a least fixed point: a card *can go
@@ -922,14 +934,7 @@ class KlondikeSearch(ColumnSearch):
         else:
             self._talon_moves_draw_three(add, empty)
         if self.dive:
-            # a restart dive (see Search._restarts): the same moves in a shuffled order that
-            # keeps the broad preferences (uncovering a card first, ...)
-            rng = self._rng
-            if rng is None or self._rng_dive != self.dive:
-                rng = self._rng = random.Random(self.dive)
-                self._rng_dive = self.dive
-            jitter = self.JITTER
-            out = [(score + rng.randrange(jitter), m) for score, m in out]
+            out = self._shuffled(out)
         out.sort(key=_BY_SCORE, reverse=True)
         return [m for _, m in out]
 

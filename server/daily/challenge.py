@@ -11,13 +11,21 @@ on it times out at the day's end.
 
 A player's first play of a day's deal is their attempt: it is made in the records store
 (one row per player, game and day, by its key) before a race on the deal starts with them in
-it, or when they join a room on it to watch; every later play is practice. Attempts rank on
-the day's leaderboard by score, then fewer moves, then the shorter time; only identities
-made before the day began rank.
+it; every later play is practice. Attempts rank on the day's leaderboard by score, then
+fewer moves, then the shorter time; only identities made before the day began rank. Watching
+costs nothing: nobody sees a board of the day's deal but their own before they have
+finished their attempt (the board rule, :mod:`server.rooms.view`).
 
 The key: ``Config.daily_key`` (``samedeal serve --daily-key-file``), else one kept in the
 records database (made on first use, the same for every worker and host), else — no records
 — one made by this process (a single worker's own).
+
+Each day is drawn by one version of ``fair-deals.md``: a sealed deal (``D2``) from the day
+kept with the key in the records store (:meth:`~server.records.store.SqlRecordsStore.
+daily_sealed_since`: set by the first start of a server that draws sealed deals, the next day
+when days were drawn before), a numbered deal (``D1``) before it — so past days keep their
+deals and today's published commitment stays true. Without a records store there is no
+past: every day is sealed.
 """
 
 from __future__ import annotations
@@ -26,18 +34,23 @@ import asyncio
 import datetime as dt
 import logging
 import secrets
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from http import HTTPStatus
 
 from websockets.http11 import Response
 
-from engine.fair import DAILY_GAMES, SecretDaily, secret_daily
+from engine import DealCode
+from engine.daily import DAILY_CANDIDATES, DAILY_CANDIDATES_V1
+from engine.fair import DAILY_GAMES, FAIR_VERSION, SecretDaily, daily_candidate, secret_daily
 from protocol import api
 
 from ..config import now
 from ..context import Context
 from ..edge.http import HttpRequest, error_response, json_response
 from ..records.models import DailyEntry, RecordsError
+from ..records.views import daily_stats
 from ..rooms.room import Refusal, RoomState
 from ..tasks import retrieved, solver_pool, stop_pool
 
@@ -66,6 +79,8 @@ class Daily:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.key: bytes | None = None
+        #: the first day drawn by fair deals version 2 (None: every day is)
+        self.sealed_since: dt.date | None = None
         self._deals: dict[tuple[str, dt.date], asyncio.Future[SecretDaily]] = {}
         self._pool: ProcessPoolExecutor | None = None
         ctx.http.get("/api/daily", self._api_today)
@@ -86,8 +101,15 @@ class Daily:
         """Whether ``day`` is over (its deal may be told)."""
         return day < self.today()
 
+    def fair_of(self, day: dt.date) -> int:
+        """The version of ``fair-deals.md`` that ``day``'s deal is drawn by."""
+        return 1 if self.sealed_since is not None and day < self.sealed_since else FAIR_VERSION
+
     async def start(self) -> None:
         """Take the key; warm today's deals and close past attempts at each day's end."""
+        if self.ctx.records is not None:
+            # before the key is made: a key made now means no day was drawn before
+            self.sealed_since = await self.ctx.records.daily_sealed_since(self.today())
         if self.ctx.config.daily_key is not None:
             self.key = self.ctx.config.daily_key
         elif self.ctx.records is not None:
@@ -137,7 +159,9 @@ class Daily:
             assert self.key is not None
             loop = asyncio.get_running_loop()
             found = asyncio.ensure_future(
-                loop.run_in_executor(self._pool, secret_daily, self.key, game, day)
+                loop.run_in_executor(
+                    self._pool, partial(secret_daily, fair=self.fair_of(day)), self.key, game, day
+                )
             )
             found.add_done_callback(retrieved)
             self._deals[(game, day)] = found
@@ -146,6 +170,32 @@ class Daily:
         return found
 
     # ------------------------------------------------------------------ rooms
+
+    def candidate_today(self, code: DealCode) -> bool:
+        """Whether ``code`` is one of today's candidates of its game (the day's deal is the
+        first proven of them): a room cannot be made on it before the day is over. A few
+        HMACs — no proof is waited for."""
+        game = code.game_name
+        if game not in DAILY_GAMES or self.key is None:
+            return False
+        day = self.today()
+        fair = self.fair_of(day)
+        caps = DAILY_CANDIDATES_V1 if fair == 1 else DAILY_CANDIDATES
+        return any(
+            daily_candidate(self.key, game, day, i, fair=fair) == code for i in range(caps[game])
+        )
+
+    def require_players(self, player_ids: Iterable[str | None]) -> None:
+        """Today's deal is played by players only: a guest's play would cost nothing and
+        show every card before their real attempt. Raises :class:`Refusal`
+        (``daily_needs_player``) for a guest among ``player_ids`` (robots are not asked);
+        without a records store nobody has an attempt to protect, and guests play."""
+        if self.ctx.records is not None and any(pid is None for pid in player_ids):
+            raise Refusal(
+                "daily_needs_player",
+                "the deal of the day is played by players only: become a player (one tap, "
+                "no form) and play it as your attempt",
+            )
 
     async def todays_deal(self, game: str) -> tuple[str, str, int]:
         """The deal of the day to play now: its code, the day and when the day ends (ms)."""
@@ -160,7 +210,8 @@ class Daily:
     ) -> dict[str, str]:
         """Make the day's attempts of the identified racers of a race about to start on the
         day's deal; per seat: ranked, unranked, practice or guest. Raises :class:`Refusal`
-        when they cannot be recorded (the race must not show the deal then)."""
+        when they cannot be recorded, or (``attempt_in_progress``) when a racer's attempt is
+        still being played in another room: the race must not show the deal then."""
         assert room.daily_day is not None
         kinds = {str(seat): "guest" for seat, pid in racers if pid is None}
         identified = [(seat, pid) for seat, pid in racers if pid is not None]
@@ -183,29 +234,15 @@ class Daily:
             raise Refusal(
                 "storage", "the attempts of the day could not be recorded: try again"
             ) from None
+        if "busy" in made.values():
+            raise Refusal(
+                "attempt_in_progress",
+                "an attempt at the deal of the day is still being played in another room: "
+                "finish it there first (practice on the deal would show its cards meanwhile)",
+            )
         for seat, pid in identified:
             kinds[str(seat)] = made.get(pid, "guest")
         return kinds
-
-    async def begin_watching(self, room: RoomState, player_id: str | None) -> None:
-        """An identified spectator of a room on the day's deal: watching shows its cards,
-        so it is that player's attempt of the day (unranked, unplayed)."""
-        if room.daily_day is None or player_id is None or self.ctx.records is None:
-            return
-        day = dt.date.fromisoformat(room.daily_day)
-        try:
-            await self.ctx.records.begin_attempts(
-                game=room.game,
-                day=room.daily_day,
-                day_start=day_start_ms(day),
-                race=(room.code, room.created_at, room.race),
-                players=[(player_id, True)],
-                now=int(self.now() * 1000),
-            )
-        except Exception:
-            raise Refusal(
-                "storage", "your watching of the day's deal could not be recorded: try again"
-            ) from None
 
     # ------------------------------------------------------------------ HTTP
 
@@ -250,7 +287,12 @@ class Daily:
         if day > self.today():
             return error_response(HTTPStatus.NOT_FOUND, "future_day", "that day has not begun")
         if day < DAY_ONE:
-            return error_response(HTTPStatus.NOT_FOUND, "no_daily", "no deal of the day then")
+            # not no_daily (a game without one): the day came before the first deal of the day
+            return error_response(
+                HTTPStatus.NOT_FOUND,
+                "before_day_one",
+                "no deal of the day then: day 1 is 2026-01-01",
+            )
         return day
 
     async def _api_today(self, request: HttpRequest) -> Response:
@@ -282,8 +324,11 @@ class Daily:
         key = day.isoformat()
         player = request.query.get("player")
         entries = await records.leaderboard(game, key, limit=limit, offset=offset)
+        newcomers = await records.newcomers(game, key, limit=limit) if offset == 0 else []
         you = await records.own_entry(game, key, player) if player else None
         friends = await records.raced_with(player, game, key) if player else []
+        figures = await records.daily_stats(player, self.today().isoformat()) if player else []
+        streak = next((daily_stats(f) for f in figures if f.game == game), None)
         over = self.over(day)
         return json_response(
             api.DailyBoard(
@@ -293,8 +338,10 @@ class Daily:
                 over=over,
                 deal=self._game_day(game, day),
                 entries=[_entry(e, over) for e in entries],
+                newcomers=[_entry(e, over) for e in newcomers],
                 you=_entry(you, over) if you is not None else None,
                 raced_with=[_entry(e, over) for e in friends],
+                streak=streak,
             )
         )
 

@@ -19,6 +19,8 @@ from websockets.protocol import OPEN
 
 from engine.game import Game
 
+from .admission import client_address
+
 __all__ = ["Conn", "FrameWriter", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
 
 
@@ -219,9 +221,11 @@ class Conn(Player):
     """One websocket connection and what it holds."""
 
     __slots__ = (
+        "attempt_done",
         "bad",
         "corked",
         "credits",
+        "entered",
         "following",
         "frames",
         "last_seq",
@@ -231,6 +235,7 @@ class Conn(Player):
         "pending",
         "player_id",
         "player_name",
+        "player_proof",
         "reactions_at",
         "reactions_left",
         "ready",
@@ -270,6 +275,20 @@ class Conn(Player):
         #: the identity this connection said it is (``identify``), and its display name
         self.player_id: str | None = None
         self.player_name: str | None = None
+        #: the hash of the secret it proved that with: a change of the identity is made
+        #: only while that is still the player's (a recovery elsewhere replaces it)
+        self.player_proof: str | None = None
+        #: what the board rule reads of this identity in its room (``rooms.view``), looked
+        #: up as it comes in and again as it follows boards: entered in the room's
+        #: tournament; has finished its own attempt at the room's daily game today
+        self.entered = False
+        self.attempt_done = False
+
+    @property
+    def address(self) -> str:
+        """The client's address (as admitted: behind a trusted proxy, the one it named),
+        for limits per client."""
+        return client_address(self.ws)
 
     def backlog(self) -> int:
         """Bytes waiting to be written to the socket."""

@@ -27,16 +27,19 @@ from protocol import (
     ProtocolError,
     decode_client,
     frames,
+    id_problem,
     request_id,
 )
 
 from ..config import now_ms
 from ..context import Context
+from ..records.models import RecordsUnavailable
 from ..rooms.room import Refusal
 from ..store.errors import StoreUnavailable
 from ..store.rooms import UnknownRoom
+from .admission import TOO_MANY, Admission, AdmittedConnection, client_address
 from .connection import Conn
-from .http import HttpRequest, respond, text_response
+from .http import HttpRequest, error_response, respond, text_response
 from .static import StaticFiles
 
 __all__ = ["Gateway", "Handler", "Route"]
@@ -66,10 +69,13 @@ class Gateway:
         self.ctx = ctx
         self.routes: dict[type[Any], Route] = {**routes, Ping: Route(self._ping)}
         self.on_close = on_close
+        #: connections counted and admitted per client address (create_connection)
+        self.admission = Admission(ctx.config, ctx.metrics)
         # files served on the websocket port (the browser client), read once
         self.static = StaticFiles(ctx.config.static_dir) if ctx.config.static_dir else None
         ctx.http.get("/healthz", self._healthz)
         ctx.http.get("/metrics", self._metrics)
+        ctx.http.on_error(StoreUnavailable, _storage_response)
 
     # ------------------------------------------------------------------ HTTP
 
@@ -78,22 +84,34 @@ class Gateway:
     ) -> Response | None:
         """Answer plain HTTP on the websocket port: the routes (``/healthz``, ``/metrics``
         and the layers' own), then the static files (the last: they answer 404 to any
-        other address). A websocket upgrade goes on to the handshake."""
+        other address). A websocket upgrade goes on to the handshake. A trusted proxy's
+        client, known only now (X-Forwarded-For), refused by its address's limit or by the
+        reserve of descriptors is answered 429 or 503 instead."""
+        if isinstance(connection, AdmittedConnection) and connection.unnamed:
+            why = connection.admit_forwarded(request.headers.get_all("X-Forwarded-For"))
+            if why is not None:
+                return _refusal(why)
         if "websocket" in request.headers.get("Upgrade", "").lower():
             return None
-        peer = connection.remote_address
-        found = await self.ctx.http.dispatch(request, str(peer[0]) if peer else "")
-        if found is not None or self.static is None:
+        found = await self.ctx.http.dispatch(request, client_address(connection))
+        if found is not None:
             return found
+        if request.path.startswith("/api/"):
+            # an API client reads JSON, never the browser's page
+            return error_response(HTTPStatus.NOT_FOUND, "not_found", "no such API address")
+        if self.static is None:
+            return None
         return self.static.serve(connection, request)
 
     async def _healthz(self, request: HttpRequest) -> Response:
-        health = self.ctx.store.health()
-        if not health.ok:
-            # a load balancer takes this worker out while it cannot store anything
-            return text_response(
-                f"store unreachable: {health.reason}\n", HTTPStatus.SERVICE_UNAVAILABLE
-            )
+        for name, health in self.ctx.health.items():
+            state = health()
+            if not state.ok:
+                # a load balancer takes this worker out while it cannot store anything;
+                # the records database's outage is told the same way (docs/operations.md)
+                return text_response(
+                    f"{name} unreachable: {state.reason}\n", HTTPStatus.SERVICE_UNAVAILABLE
+                )
         return text_response("ok\n")
 
     async def _metrics(self, request: HttpRequest) -> Response:
@@ -159,7 +177,7 @@ class Gateway:
         try:
             msg = _decode(frame)
         except ProtocolError as exc:
-            await self._error(conn, request_id(frame), exc.code, exc.message)
+            await self._refused(conn, frame, exc)
             await conn.ws.close(1002, "expected hello")
             return False
         if not isinstance(msg, Hello):
@@ -210,13 +228,21 @@ class Gateway:
         self.ctx.metrics.errors_total += 1
         await conn.send(frames.error(id=rid, code=code, message=message))
 
+    async def _refused(self, conn: Conn, frame: str | bytes, exc: ProtocolError) -> None:
+        """The ``error`` to a frame that is not a valid message: its ``id`` when it has one
+        a reply may carry, else a word on why not."""
+        rid = request_id(frame)
+        problem = id_problem(frame) if rid is None and not isinstance(frame, bytes) else None
+        message = f"{exc.message} ({problem})" if problem else exc.message
+        await self._error(conn, rid, exc.code, message)
+
     async def serve_frame(self, conn: Conn, frame: str | bytes) -> None:
         """Decode one frame and serve it; anything refused gets an ``error`` reply."""
         try:
             msg = _decode(frame)
         except ProtocolError as exc:
             conn.bad += 1
-            await self._error(conn, request_id(frame), exc.code, exc.message)
+            await self._refused(conn, frame, exc)
             if conn.bad > self.ctx.config.max_bad_messages:
                 self.ctx.metrics.abuse_closes_total += 1
                 logger.warning("closing abusive connection conn=%s", conn.id)
@@ -238,6 +264,9 @@ class Gateway:
             await self._error(
                 conn, rid, "storage", "the store cannot be reached: nothing was done, try again"
             )
+        except RecordsUnavailable as exc:
+            # the worker's records health logs the outage once, not once per request
+            await self._error(conn, rid, exc.code, exc.for_players)
         except ConnectionClosed:
             raise
         except Exception:
@@ -249,6 +278,24 @@ class Gateway:
                 conn.id,
             )
             await self._error(conn, rid, "server_error", "the server could not do that now")
+
+
+def _refusal(why: str) -> Response:
+    """The answer to a trusted proxy's client refused once its address is known."""
+    if why == "address":
+        response = error_response(HTTPStatus.TOO_MANY_REQUESTS, TOO_MANY.code, TOO_MANY.message)
+    else:
+        response = error_response(
+            HTTPStatus.SERVICE_UNAVAILABLE, "server_full", "the server is full: try again later"
+        )
+    response.headers["Retry-After"] = str(TOO_MANY.retry_after)
+    return response
+
+
+def _storage_response(exc: BaseException) -> Response:
+    return error_response(
+        HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now: try again"
+    )
 
 
 def _decode(frame: str | bytes) -> ClientMessage:

@@ -10,12 +10,16 @@ changes state goes over the websocket. Layers register their routes on the worke
 A handler gets the request, the placeholders' values (URL-decoded) and the query, and
 returns a response (:func:`json_response`, :func:`text_response`, :func:`error_response`),
 or ``None`` to let the next route or the static files answer. JSON bodies are the
-``protocol.api`` models' (the OpenAPI document is generated from them).
+``protocol.api`` models' (the OpenAPI document is generated from them). A layer whose
+calls may fail for a passing reason registers the answer once (:meth:`Router.on_error`:
+a store that cannot be reached is a 503, never a 500 from every route); anything else a
+handler raises is logged and answered ``500 server_error`` in JSON.
 """
 
 from __future__ import annotations
 
 import email.utils
+import logging
 import re
 import urllib.parse
 from collections.abc import Awaitable, Callable
@@ -49,7 +53,10 @@ class HttpRequest:
     address: str = ""
 
 
+logger = logging.getLogger("samedeal.server")
+
 Handler = Callable[[HttpRequest], Awaitable[Response | None]]
+ErrorAnswer = Callable[[BaseException], Response]
 
 
 def respond(status: HTTPStatus, body: bytes, headers: list[tuple[str, str]]) -> Response:
@@ -96,8 +103,13 @@ class Router:
 
     def __init__(self) -> None:
         self._routes: list[tuple[re.Pattern[str], Handler]] = []
+        self._errors: dict[type[BaseException], ErrorAnswer] = {}
         #: the patterns registered, in order (the OpenAPI document must list the /api ones)
         self.patterns: list[str] = []
+
+    def on_error(self, kind: type[BaseException], answer: ErrorAnswer) -> None:
+        """Answer a route that raises ``kind`` (or a subclass) with ``answer(exc)``."""
+        self._errors[kind] = answer
 
     def get(self, pattern: str, handler: Handler) -> None:
         """Answer GET requests whose path matches ``pattern`` (``{name}``: one segment)."""
@@ -118,15 +130,26 @@ class Router:
             if match is None:
                 continue
             params = {k: urllib.parse.unquote(v) for k, v in match.groupdict().items()}
-            found = await handler(
-                HttpRequest(
-                    path,
-                    params,
-                    dict(urllib.parse.parse_qsl(query, keep_blank_values=True)),
-                    request.headers,
-                    address,
-                )
+            http_request = HttpRequest(
+                path,
+                params,
+                dict(urllib.parse.parse_qsl(query, keep_blank_values=True)),
+                request.headers,
+                address,
             )
+            try:
+                found = await handler(http_request)
+            except Exception as exc:
+                return self._answer(exc, path)
             if found is not None:
                 return found
         return None
+
+    def _answer(self, exc: Exception, path: str) -> Response:
+        for kind, answer in self._errors.items():
+            if isinstance(exc, kind):
+                return answer(exc)
+        logger.exception("request failed path=%s", path)
+        return error_response(
+            HTTPStatus.INTERNAL_SERVER_ERROR, "server_error", "the server could not do that now"
+        )

@@ -14,6 +14,14 @@ Once the database has the race, the room is told where its replay is: a
 link to ``/g/ID``) and, for a rated race, each racer's new rating and its change (written
 with the race, in its transaction), unless the room has moved on to another race or is gone.
 
+The database may be away for a while: the writer tries again until it is back, holding at
+most ``records_queue`` races in memory (the rest wait in the backend, where any worker's
+retry loop finds them). The room of a race whose first write could not reach the database
+is told so (``race_record_delayed``); ``race_recorded`` follows once it is written. The
+records database's health — every call of this worker's store and of its writer, probed
+once a second while it is down — is ``/healthz``'s and ``samedeal_records_up``'s; a
+record read it cannot answer is ``503 records_unavailable``.
+
 Routes (``protocol.api`` models; ``protocol/openapi.json``): ``GET /api/games/{id}``,
 ``GET /api/games/{id}/seats/{seat}/moves`` (plain text, ``samedeal replay DEAL -`` reads
 it), ``GET /api/games/{id}/seats/{seat}/boards`` (each board of one racer's game, computed
@@ -26,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime as dt
 import logging
 import re
 from dataclasses import dataclass
@@ -43,17 +52,26 @@ from protocol.frames import RatingChangeBody
 from ..codes import display_code
 from ..config import now_ms
 from ..context import Context
-from ..daily.challenge import Daily
+from ..daily.challenge import Daily, day_start_ms
 from ..edge.http import HttpRequest, error_response, json_response, text_response
 from ..ratings.rules import is_rated
-from ..records.models import RaceRecord, SeatRecord, StoredRace
+from ..records.models import BadRecord, RaceRecord, RecordsUnavailable, SeatRecord, StoredRace
 from ..records.views import game_replay, player_page, rating_change, seat_moves_text
 from ..records.writer import RaceWriter
 from ..rooms.room import Events, ProgressState, RoomState
+from ..rooms.view import NOBODY, BoardFacts, boards_shown
 from ..store.errors import StoreUnavailable
+from ..store.health import HealthWatch
 from ..store.rooms import Snapshot, UnknownRoom
 
-__all__ = ["History", "TellRecorded", "record_from_json", "record_to_json", "seat_boards"]
+__all__ = [
+    "History",
+    "TellRecordDelayed",
+    "TellRecorded",
+    "record_from_json",
+    "record_to_json",
+    "seat_boards",
+]
 
 logger = logging.getLogger("samedeal.server")
 
@@ -111,6 +129,21 @@ class TellRecorded:
         return [event], True
 
 
+@dataclass(frozen=True, slots=True)
+class TellRecordDelayed:
+    """A room update: race ``race`` of the room made at ``created_at`` could not be
+    recorded yet (``race_record_delayed``); value: whether the room was told. Left alone
+    as :class:`TellRecorded` leaves a room."""
+
+    created_at: int
+    race: int
+
+    def __call__(self, room: RoomState, progress: dict[int, ProgressState]) -> tuple[Events, bool]:
+        if room.created_at != self.created_at or room.race != self.race:
+            return [], False
+        return [frames.race_record_delayed(room=display_code(room.code), race=self.race)], True
+
+
 def seat_boards(stored: StoredRace, seat: int) -> SeatBoards | None:
     """Every board of one racer's game (``None``: no such seat), replayed by the engine
     from the deal and the racer's actions. Raises :class:`engine.GameError` if an action
@@ -150,16 +183,64 @@ class History:
         self.ctx = ctx
         self.daily = daily
         self.writer: RaceWriter | None = None
+        #: the records database as this worker last found it (its reads, its writer)
+        self.health = HealthWatch("records database", [])
+        self._trouble: dict[str, str | None] = {}
+        #: races handed to the writer and not settled (a retry does not queue them twice)
+        self._in_flight: set[str] = set()
+        #: those of them whose room was not told yet that they wait
+        self._untold: set[str] = set()
         ctx.http.get("/api/games/{race_id}", self._game)
         ctx.http.get("/api/games/{race_id}/seats/{seat}/moves", self._moves)
         ctx.http.get("/api/games/{race_id}/seats/{seat}/boards", self._boards)
         ctx.http.get("/api/players/{handle}", self._player)
+        ctx.http.on_error(RecordsUnavailable, _unavailable)
 
-    async def start(self, writer: RaceWriter | None) -> None:
-        """Take the records writer (None: no records kept) and start the retry loop."""
+    async def start(self) -> None:
+        """Start the records writer (if the worker keeps records), the retry loop and the
+        health probe."""
+        records, config = self.ctx.records, self.ctx.config
+        if records is None or config.records_url is None:
+            return
+        self.ctx.health["records database"] = lambda: self.health.state
+        records.db.observers.append(lambda reason: self._seen("reads", reason))
+        writer = RaceWriter(
+            config.records_url,
+            max_queued=config.records_queue,
+            observer=lambda reason: self._seen("writer", reason),
+            on_delay=self._delayed,
+        )
+        await writer.start()
         self.writer = writer
-        if writer is not None:
-            self.ctx.tasks.spawn(self._retry_loop(), "records retry")
+        self.ctx.tasks.spawn(self._retry_loop(), "records retry")
+        self.ctx.tasks.spawn(self._probe_loop(), "records probe")
+
+    async def close(self, timeout: float) -> None:
+        """Stop the writer: what it holds is written for ``timeout`` seconds at most, not
+        at all while the database cannot be reached (it is kept in the backend)."""
+        if self.writer is not None:
+            await self.writer.close(timeout)
+
+    def _seen(self, source: str, reason: str | None) -> None:
+        """A call of ``source`` (the worker's reads, its writer) reached the database, or
+        could not (``reason``): down while either could not."""
+        self._trouble[source] = reason
+        trouble = next((r for r in self._trouble.values() if r is not None), None)
+        if trouble is None:
+            self.health.up()
+        else:
+            self.health.down(trouble)
+        self.ctx.metrics.records_up = int(self.health.state.ok)
+
+    async def _probe_loop(self) -> None:
+        """While the database is down, try it once a second (nobody else may call it:
+        ``/healthz`` would say it is away long after it is back)."""
+        assert self.ctx.records is not None
+        while True:
+            await asyncio.sleep(1.0)
+            if not self.health.state.ok:
+                with contextlib.suppress(RecordsUnavailable):
+                    await self.ctx.records.ping()
 
     # ------------------------------------------------------------------ recording
 
@@ -183,7 +264,7 @@ class History:
             await self.ctx.store.pending.keep(key, record_to_json(record))
         except StoreUnavailable:
             logger.warning("race not kept for its record room=%s race=%s", room_code, record.race)
-        self._submit(key, record)
+        self._submit(key, record, first=True)
 
     async def build(self, room_code: str, snap: Snapshot) -> RaceRecord | None:
         """The record of the room's last race, from the room and the racers' move logs."""
@@ -232,20 +313,60 @@ class History:
             rated=rated,
         )
 
-    def _submit(self, key: str, record: RaceRecord) -> None:
-        assert self.writer is not None
-        if self.ctx.tasks.closed:
-            return  # the worker is stopping (its writer too): the kept copy is written later
-        future = self.writer.submit(record)
+    def _submit(self, key: str, record: RaceRecord, *, first: bool = False) -> None:
+        """Hand a kept record to the writer (``first``: the race just ended here, its room
+        not told anything yet), unless it holds it already or is full."""
+        writer = self.writer
+        assert writer is not None
+        if self.ctx.tasks.closed or key in self._in_flight:
+            return  # stopping (the kept copy is written later), or queued already
+        future = writer.submit(record)
+        self.ctx.metrics.records_queued = writer.pending
+        if future is None:
+            # the writer holds as many races as it may (the database is away): this one
+            # waits in the backend, where a retry loop finds it
+            if first:
+                self._tell_delayed(record)
+            return
+        self._in_flight.add(key)
+        if first:
+            self._untold.add(key)
 
         def done(f: asyncio.Future[str]) -> None:
-            if f.cancelled() or f.exception() is not None:
+            self._in_flight.discard(key)
+            self._untold.discard(key)
+            self.ctx.metrics.records_queued = writer.pending
+            if f.cancelled():
+                return
+            error = f.exception()
+            if isinstance(error, BadRecord):
+                # refused for good (the writer logged why): trying again would not help
+                self.ctx.tasks.spawn(self._drop(key), "record refused")
+            if error is not None:
                 return  # kept: written again later by whoever finds it due
             self.ctx.tasks.spawn(self._drop(key), "record written")
             if record.daily_day is None:  # a daily's replay opens only once its day is over
                 self.ctx.tasks.spawn(self._tell(record, f.result()), "race recorded")
 
         future.add_done_callback(done)
+
+    def _delayed(self, record: RaceRecord) -> None:
+        """The writer could not reach the database with this race (on its first try)."""
+        key = _pending_key(record)
+        if key in self._untold:
+            self._untold.discard(key)
+            self._tell_delayed(record)
+
+    def _tell_delayed(self, record: RaceRecord) -> None:
+        if record.daily_day is not None:
+            return  # race_recorded is not sent for these either
+        update = TellRecordDelayed(record.room_created_at, record.race)
+
+        async def tell() -> None:
+            with contextlib.suppress(UnknownRoom, StoreUnavailable):
+                await self.ctx.store.rooms.update(record.room, update)
+
+        self.ctx.tasks.spawn(tell(), "race record delayed")
 
     async def _tell(self, record: RaceRecord, game_id: str) -> None:
         """Tell the race's room where its replay is, and how the ratings changed
@@ -364,14 +485,29 @@ class History:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_game", "no finished game has this id"
             )
-        day = stored.record.daily_day
-        if day is not None and day >= self.daily.today().isoformat():
+        if boards_shown(NOBODY, _recorded_facts(stored.record), now_ms()) == "progress":
             return error_response(
                 HTTPStatus.FORBIDDEN,
                 "not_yet",
                 "a game on the deal of the day opens when the day is over (00:00 UTC)",
             )
         return stored
+
+
+def _unavailable(exc: BaseException) -> Response:
+    return error_response(
+        HTTPStatus.SERVICE_UNAVAILABLE, RecordsUnavailable.code, RecordsUnavailable.for_players
+    )
+
+
+def _recorded_facts(record: RaceRecord) -> BoardFacts:
+    """A recorded race as the board rule reads it: over, and — on the day's deal — secret
+    until its day ends (a round's races are recorded once the round is over)."""
+    day = record.daily_day
+    until = day_start_ms(dt.date.fromisoformat(day) + dt.timedelta(days=1)) if day else None
+    return BoardFacts(
+        phase="ended", secret_until=until, tournament=False, delay=0, spectator_boards=True
+    )
 
 
 def _no_records() -> Response:

@@ -6,9 +6,11 @@ play of that day is practice. The attempt is ended by the race it began in, in t
 transaction that writes that race (:func:`end_attempts`); one still open when its day is
 over is closed as ``unfinished`` (:func:`close_unfinished`).
 
-The leaderboard's order — score (higher first), then fewer moves, then the shorter time —
-is kept as one ascending integer, :func:`rank_key`, so that the top of a day and a
-player's place are read from one index (``ix_daily_attempts_board``).
+The leaderboard's order — score (higher first), then fewer moves, then the shorter time
+(of every attempt that ended, won or not) — is kept as one ascending integer,
+:func:`rank_key`, so that the top of a day and a player's place are read from one index
+(``ix_daily_attempts_board``). Attempts with equal keys share a place (the one ranking
+rule, :mod:`server.rooms.ranking`); they are listed in the order they began.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from sqlalchemy import (
     update,
 )
 
+from ..rooms.ranking import places
 from .models import DailyEntry, DailyStats, RaceRecord
 from .tables import daily_attempts, daily_scores, dialect_insert, players, seats
 
@@ -44,6 +47,7 @@ __all__ = [
     "daily_stats",
     "end_attempts",
     "leaderboard",
+    "newcomers",
     "own_entry",
     "raced_with",
     "rank_key",
@@ -61,7 +65,8 @@ _TIME_CAP = 99_999_999  # ms: more than a day
 
 def rank_key(score: int, moves: int, elapsed_ms: int | None) -> int:
     """The leaderboard order as one ascending number: higher score first, then fewer moves,
-    then the shorter time (an unfinished race counts as the slowest)."""
+    then the shorter time (a race whose time is not known — one left open past its day —
+    counts as the slowest)."""
     score = min(max(score, 0), _SCORE_CAP)
     moves = min(max(moves, 0), _MOVES_CAP)
     time = _TIME_CAP if elapsed_ms is None else min(max(elapsed_ms, 0), _TIME_CAP)
@@ -89,8 +94,15 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
     """Make the attempt of each player of each of ``asked`` that has none for the day — in
     order: of two asks for one player's day, the first makes it — and say, per ask and
     player: ``ranked``, ``unranked`` (an identity made after the day began, or one that only
-    watches) or ``practice`` (the day's attempt was made before). Two statements whatever
-    the number of asks (a thousand players starting at once are written together)."""
+    watches), ``practice`` (the day's attempt was made before and is over) or ``busy``.
+
+    ``busy``: the player's attempt is still being played in another race. A practice race
+    then would show them the deal's cards — in a second tab, undoing and trying freely —
+    while their ranked attempt runs, so an ask with a busy racer makes nothing (its race
+    must not start). A later race of the attempt's own room is never busy: a room runs one
+    race at a time, so its attempt's race is over (the rematch "again" right after the
+    attempt, before its record is written). Three statements whatever the number of asks (a
+    thousand players starting at once are written together)."""
     wanted = sorted({pid for a in asked for pid, _ in a.players_in})
     if not wanted:
         return [{} for _ in asked]
@@ -103,9 +115,22 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
             )
         )
         known.update({pid: (pk, created) for pid, pk, created in found})
+    attempts = _attempts_of(conn, [pk for pk, _ in known.values()], {a.day for a in asked})
+    busy: list[set[str]] = []
+    for a in asked:  # in order: an attempt an earlier ask makes is being played from then on
+        racing = [(pid, known[pid][0]) for pid, w in a.players_in if not w and pid in known]
+        refused = {pid for pid, pk in racing if _busy(attempts, pk, a)}
+        busy.append(refused)
+        if not refused:
+            for pid, watched in a.players_in:
+                if pid in known:
+                    status = "watched" if watched else "playing"
+                    attempts.setdefault((known[pid][0], a.game, a.day), (status, a.race))
     rows: list[dict[str, Any]] = []
     made: dict[tuple[int, str, str], str] = {}  # the attempt each row would make: its kind
-    for a in asked:
+    for a, refused in zip(asked, busy, strict=True):
+        if refused:
+            continue  # the race will not start: nothing is made for anyone in it
         room, created_at, race_no = a.race
         for pid, watched in dict(a.players_in).items():
             if pid not in known:
@@ -149,7 +174,10 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
         inserted.update((pk, game, day) for pk, game, day in result)
     out: list[dict[str, str]] = []
     claimed: set[tuple[int, str, str]] = set()
-    for a in asked:
+    for a, refused in zip(asked, busy, strict=True):
+        if refused:
+            out.append(dict.fromkeys(sorted(refused), "busy"))
+            continue
         kinds: dict[str, str] = {}
         for pid in dict(a.players_in):
             if pid not in known:
@@ -162,6 +190,34 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
     return out
 
 
+_Attempts = dict[tuple[int, str, str], tuple[str, tuple[str, int, int]]]
+"""(player, game, day) → the attempt's status and its race (room, creation time, number)."""
+
+
+def _attempts_of(conn: Connection, pks: Sequence[int], days: set[str]) -> _Attempts:
+    """The attempts of ``pks`` on ``days``: their status and the race they began in."""
+    c = daily_attempts.c
+    out: _Attempts = {}
+    for first in range(0, len(pks), 500):
+        found = conn.execute(
+            select(
+                c.player_id, c.game, c.day, c.status, c.room, c.room_created_at, c.race_no
+            ).where(c.player_id.in_(pks[first : first + 500]), c.day.in_(sorted(days)))
+        )
+        out.update({(pk, g, d): (st, (room, at, no)) for pk, g, d, st, room, at, no in found})
+    return out
+
+
+def _busy(attempts: _Attempts, pk: int, a: AttemptsAsked) -> bool:
+    """Whether player ``pk``'s attempt of ``a``'s day is being played in another race than
+    ``a``'s, and not in an earlier race of ``a``'s own room (which is over)."""
+    status, race = attempts.get((pk, a.game, a.day), ("", a.race))
+    if status != "playing" or race == a.race:
+        return False
+    room, created_at, race_no = a.race
+    return not (race[0] == room and race[1] == created_at and race[2] < race_no)
+
+
 def end_attempts(
     conn: Connection, daily: Sequence[tuple[RaceRecord, str]], player_ids: dict[str, int]
 ) -> None:
@@ -172,7 +228,9 @@ def end_attempts(
             pk = player_ids.get(s.player_id) if s.player_id else None
             if pk is None:
                 continue
-            elapsed = s.elapsed_ms if s.status == "won" else None
+            # the time of any race that ended, won or not: ties of unfinished attempts are
+            # broken by it too, as they are for the winners'
+            elapsed = s.elapsed_ms
             # the attempt made for this very race, still being played
             this_one = and_(
                 daily_attempts.c.player_id == pk,
@@ -262,13 +320,15 @@ _ENTRY_COLUMNS = (
 )
 
 
-def _board(game: Any, day: Any) -> Any:
+def _board(game: Any, day: Any, ranked: bool = True) -> Any:
     """The attempts that rank (of a game and day: values or bound parameters): ranked,
-    played and over (an open one has ``OPEN_KEY``); all in ``ix_daily_attempts_board``."""
+    played and over (an open one has ``OPEN_KEY``); all in ``ix_daily_attempts_board``.
+    ``ranked=False``: the newcomers' board, the first attempts of identities made that day
+    (a watched attempt never ends: its key stays ``OPEN_KEY``)."""
     return and_(
         daily_attempts.c.game == game,
         daily_attempts.c.day == day,
-        daily_attempts.c.ranked.is_(True),
+        daily_attempts.c.ranked.is_(ranked),
         daily_attempts.c.rank_key < OPEN_KEY,
     )
 
@@ -306,37 +366,78 @@ _PAGE = (
 )
 
 
+_NEWCOMERS = (
+    select(*_ENTRY_COLUMNS)
+    .select_from(_ATTEMPTS)
+    .where(_board(_GAME, _DAY, ranked=False))
+    .order_by(daily_attempts.c.rank_key, daily_attempts.c.started_at)
+    .limit(bindparam("limit", type_=Integer))
+)
+#: how many newcomers' attempts of a day are ahead of a key
+_NEWCOMERS_AHEAD = select(func.count()).where(
+    _board(_GAME, _DAY, ranked=False), daily_attempts.c.rank_key < bindparam("key", BigInteger)
+)
+
+
+def newcomers(conn: Connection, game: str, day: str, limit: int) -> list[DailyEntry]:
+    """The newcomers' board of the day, best first: the first attempts of players made that
+    day, who rank from their next day (the anti-practice rule: an identity made after the
+    day began could have practised on another), placed among themselves by the one rule."""
+    rows = conn.execute(_NEWCOMERS, {"game": game, "day": day, "limit": limit}).all()
+    shared = places([r.rank_key for r in rows])
+    return [_entry(place, row) for place, row in zip(shared, rows, strict=True)]
+
+
 def leaderboard(conn: Connection, game: str, day: str, limit: int, offset: int) -> list[DailyEntry]:
-    """A page of the day's leaderboard, best first: one statement."""
+    """A page of the day's leaderboard, best first, equal keys sharing a place: one
+    statement, and for a page after the first one more (the attempts ahead of its first)."""
     values = {"game": game, "day": day, "limit": limit, "offset": offset}
-    return [_entry(offset + i, row) for i, row in enumerate(conn.execute(_PAGE, values), 1)]
+    rows = conn.execute(_PAGE, values).all()
+    if not rows:
+        return []
+    shared = places([row.rank_key for row in rows])
+    # the page's first key may have begun on an earlier page: its place counts only the
+    # attempts with a better key
+    first = 1
+    if offset:
+        counts = {"game": game, "day": day, "score": min(max(rows[0].score, 0), _SCORE_CAP)}
+        counts["key"] = rows[0].rank_key
+        first = sum(int(n) for n in conn.execute(_AHEAD_OF, counts).one()) + 1
+    return [
+        _entry(first if key_place == 1 else offset + key_place, row)
+        for key_place, row in zip(shared, rows, strict=True)
+    ]
 
 
 def own_entry(conn: Connection, game: str, day: str, player_id: str) -> DailyEntry | None:
-    """A player's attempt of the day with their place (0 when it does not rank: not over,
-    unranked or watched) — read with the counts of the attempts ahead in one statement (one
-    round trip to PostgreSQL)."""
+    """A player's attempt of the day with their place — on the day's board, or for a
+    newcomer's (``ranked`` false) among the day's newcomers; 0 when it has none (not over,
+    or watched) — read with the counts of the attempts ahead in one statement (one round
+    trip to PostgreSQL; a newcomer's place takes a second)."""
     row = conn.execute(_OWN, {"player_id": player_id, "game": game, "day": day}).first()
     if row is None:
         return None
-    if not row.ranked or row.status in OPEN_STATUSES:
+    if row.status in OPEN_STATUSES:
         return _entry(0, row)
-    ahead = (row.better_scores, row.better_keys, row.earlier)
+    if not row.ranked:  # a newcomer's: their place among the day's newcomers
+        values = {"game": game, "day": day, "key": row.rank_key}
+        return _entry(int(conn.execute(_NEWCOMERS_AHEAD, values).scalar_one()) + 1, row)
+    ahead = (row.better_scores, row.better_keys)
     if not 0 <= row.score <= _SCORE_CAP:  # counted under its capped score, as the counts are
         capped = min(max(row.score, 0), _SCORE_CAP)
-        values = {"game": game, "day": day, "score": capped}
-        values |= {"key": row.rank_key, "started": row.started_at}
+        values = {"game": game, "day": day, "score": capped, "key": row.rank_key}
         ahead = conn.execute(_AHEAD_OF, values).one()
     return _entry(sum(int(n) for n in ahead) + 1, row)
 
 
-def _ahead(game: Any, day: Any, score: Any, key: Any, started: Any) -> list[Any]:
-    """The attempts ahead of one, as three labelled scalar subqueries — of the attempt row
-    being read (columns: correlated) or of given values: those of a better score, summed
-    from the day's score counts (kept by capped score); of the same score, the better keys;
-    of the same key, those started earlier. The counts bound the rank key by the attempt's
-    own key, not by _board's "rank_key < OPEN_KEY" (which a ranking key implies): given both
-    upper bounds, SQLite searched the index up to OPEN_KEY, most of the day, and filtered."""
+def _ahead(game: Any, day: Any, score: Any, key: Any) -> list[Any]:
+    """The attempts ahead of one — those with a better key: equal keys share a place — as
+    two labelled scalar subqueries, of the attempt row being read (columns: correlated) or
+    of given values: those of a better score, summed from the day's score counts (kept by
+    capped score); of the same score, the better keys. The counts bound the rank key by the
+    attempt's own key, not by _board's "rank_key < OPEN_KEY" (which a ranking key implies):
+    given both upper bounds, SQLite searched the index up to OPEN_KEY, most of the day, and
+    filtered."""
     other = daily_attempts.alias("other").c
     same_day = (other.game == game, other.day == day, other.ranked.is_(True))
     better_scores = select(func.coalesce(func.sum(daily_scores.c.attempts), 0)).where(
@@ -348,20 +449,16 @@ def _ahead(game: Any, day: Any, score: Any, key: Any, started: Any) -> list[Any]
     better_keys = select(func.count()).where(
         *same_day, other.rank_key >= lowest, other.rank_key < key
     )
-    earlier = select(func.count()).where(
-        *same_day, other.rank_key == key, other.started_at < started
-    )
     return [
         better_scores.scalar_subquery().label("better_scores"),
         better_keys.scalar_subquery().label("better_keys"),
-        earlier.scalar_subquery().label("earlier"),
     ]
 
 
 _ME = daily_attempts.c
 #: a player's attempt of the day with the counts ahead of it (see :func:`own_entry`)
 _OWN = (
-    select(*_ENTRY_COLUMNS, *_ahead(_ME.game, _ME.day, _ME.score, _ME.rank_key, _ME.started_at))
+    select(*_ENTRY_COLUMNS, *_ahead(_ME.game, _ME.day, _ME.score, _ME.rank_key))
     .select_from(_ATTEMPTS)
     .where(
         players.c.public_id == bindparam("player_id", type_=String),
@@ -376,7 +473,6 @@ _AHEAD_OF = select(
         _DAY,
         bindparam("score", type_=Integer),
         bindparam("key", type_=BigInteger),
-        bindparam("started", type_=BigInteger),
     )
 )
 

@@ -3,24 +3,49 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from collections.abc import Sequence
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, exists, select
 
 from . import daily as daily_io
 from . import identity as ids
 from .db import Database
 from .models import DailyEntry, DailyStats
+from .tables import daily_attempts, dialect_insert, meta
 
 __all__ = ["DailyCalls"]
 
 _DAILY_KEY = "daily_key"
+_SEALED_SINCE = "daily_sealed_since"
 
 
 def _daily_key(conn: Connection) -> bytes:
     from .players import shared_secret
 
     return shared_secret(conn, _DAILY_KEY)
+
+
+def _sealed_since(conn: Connection, today: dt.date) -> dt.date:
+    """The first day drawn by fair deals version 2, set once: every day (``date.min``) when
+    the store has no past days (no daily key kept yet, no attempt), else tomorrow — today's
+    deal was drawn by version 1 and its commitment may be out already, and a commitment
+    never changes."""
+    stored = conn.execute(select(meta.c.value).where(meta.c.key == _SEALED_SINCE)).scalar()
+    if stored is None:
+        had_days = (
+            conn.execute(select(exists().where(meta.c.key == _DAILY_KEY))).scalar()
+            or conn.execute(select(exists().select_from(daily_attempts))).scalar()
+        )
+        first = today + dt.timedelta(days=1) if had_days else dt.date.min
+        conn.execute(
+            dialect_insert(conn, meta)
+            .values(key=_SEALED_SINCE, value=first.isoformat())
+            .on_conflict_do_nothing(index_elements=[meta.c.key])
+        )
+        stored = conn.execute(select(meta.c.value).where(meta.c.key == _SEALED_SINCE)).scalar()
+    assert stored is not None
+    return dt.date.fromisoformat(stored)
 
 
 class DailyCalls:
@@ -39,6 +64,14 @@ class DailyCalls:
         """The server's secret daily key (32 bytes), made on first use and the same for
         every worker and host of this database. Never published."""
         return await self.db.write(_daily_key)
+
+    async def daily_sealed_since(self, today: dt.date) -> dt.date:
+        """The first day whose deal is drawn by fair deals version 2 (a sealed deal, ``D2``);
+        days before it keep version 1's numbered deal (``D1``). Set once, by the first
+        start of a server that draws sealed deals (``today``: its day): tomorrow when days
+        were drawn before, else ``date.min`` (every day); the same for every worker. Call it
+        before :meth:`daily_key`, which would make the key look old."""
+        return await self.db.write(_sealed_since, today)
 
     async def begin_attempts(
         self,
@@ -92,6 +125,11 @@ class DailyCalls:
         """A page of the day's leaderboard, best first."""
         limit, offset = max(1, min(100, limit)), max(0, offset)
         return await self.db.read_single(daily_io.leaderboard, game, day, limit, offset)
+
+    async def newcomers(self, game: str, day: str, *, limit: int = 100) -> list[DailyEntry]:
+        """The day's newcomers' board (first attempts of players made that day), best first."""
+        limit = max(1, min(100, limit))
+        return await self.db.read_single(daily_io.newcomers, game, day, limit)
 
     async def own_entry(self, game: str, day: str, player_id: str) -> DailyEntry | None:
         """A player's attempt of the day, with their place."""

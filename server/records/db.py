@@ -9,6 +9,11 @@ reads — a deferred transaction that reads first and then writes fails at once
 ``synchronous=NORMAL`` in WAL mode loses nothing when a process dies; a power cut may lose
 the last transactions, never corrupt the file.
 
+Every call reports whether the database answered (:attr:`Database.observers`), and a call
+that could not reach it raises :class:`~.models.RecordsUnavailable` (:func:`trouble` tells
+such failures from refusals); nothing is retried here but a read on a pooled connection
+the database had closed (a restart), which cannot have changed anything.
+
 The only text SQL in the package is here: the pragmas and ``BEGIN``.
 """
 
@@ -18,29 +23,32 @@ import asyncio
 import sqlite3
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from .models import BadDatabase
+from .models import BadDatabase, RecordsUnavailable
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "CONNECT_TIMEOUT",
     "DB_FILE",
     "DEFAULT_DATA_DIR",
     "Database",
+    "Observer",
     "PostgresDatabase",
     "SqliteDatabase",
     "database_url",
     "normalize_url",
     "open_database",
     "safe_url",
+    "trouble",
 ]
 
 T = TypeVar("T")
@@ -48,6 +56,57 @@ T = TypeVar("T")
 DEFAULT_DATA_DIR = "samedeal-data"
 DB_FILE = "samedeal.db"
 BUSY_TIMEOUT_MS = 10_000
+CONNECT_TIMEOUT = 5.0
+"""Seconds to open a PostgreSQL connection (asyncpg's own default is a minute: a host
+that does not answer would hold every call that long)."""
+STATEMENT_TIMEOUT = 30.0
+"""Seconds a PostgreSQL statement may take before the call fails (a connection whose
+peer vanished without a reset would otherwise wait for TCP to give up)."""
+
+Observer = Callable[[str | None], None]
+"""Told after each call: ``None`` when the database answered (whatever it said), else why
+it could not be reached."""
+
+# SQLSTATE classes and codes of a database that cannot serve now (PostgreSQL appendix A):
+# 08 connection exception, 53 insufficient resources (too many connections, disk full),
+# 57 operator intervention (admin or crash shutdown, starting up), 58 system error (I/O);
+# 25006 read-only transaction (a standby, default_transaction_read_only), 40001 and 40P01
+# a serialization failure or deadlock (try again), 55P03 a lock not available
+_PASSING_CLASSES = ("08", "53", "57", "58")
+_PASSING_CODES = ("25006", "40001", "40P01", "55P03")
+
+
+def trouble(exc: BaseException) -> str | None:
+    """Why ``exc`` says the database cannot be reached now (a short reason for the log),
+    or ``None`` when it is an answer — a refusal of this call that trying again would not
+    change (a constraint, a bug).
+
+    Passing: any ``OSError`` (refused, reset, a name that does not resolve, a timeout),
+    SQLAlchemy's ``OperationalError`` and ``InterfaceError`` (SQLite's locked, read-only or
+    unopenable file; a closed connection), any error after which SQLAlchemy dropped the
+    connection, and the SQLSTATEs of a server that cannot serve now (shutdown, starting
+    up, read-only, out of connections). asyncpg raises a refused or timed-out connect
+    unwrapped, so the whole chain of causes is looked at."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError):  # ConnectionError, TimeoutError, socket.gaierror …
+            return _reason(cause)
+        if isinstance(cause, OperationalError | InterfaceError):
+            return _reason(cause.orig or cause)
+        if isinstance(cause, DBAPIError) and cause.connection_invalidated:
+            return _reason(cause.orig or cause)
+        state = getattr(cause, "sqlstate", None)
+        if isinstance(state, str) and (state[:2] in _PASSING_CLASSES or state in _PASSING_CODES):
+            return _reason(cause)
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:160]}" if text else type(exc).__name__
 
 
 def database_url(*, data: str | Path | None = None, database: str | None = None) -> str:
@@ -97,6 +156,9 @@ class Database(ABC):
     the event loop: :meth:`write` for transactions that write, :meth:`read` for the rest,
     :meth:`read_single` for a read of one statement that needs no transaction around it.
 
+    A call that cannot reach the database raises :class:`RecordsUnavailable`; each call
+    tells the :attr:`observers` whether the database answered.
+
     The store's statements are written once, as plain functions of a connection; the two
     engines run them the way each is fastest:
 
@@ -108,25 +170,71 @@ class Database(ABC):
       (``run_sync``); asyncpg's network waits are awaited, never blocking.
     """
 
+    def __init__(self) -> None:
+        #: told after each call whether the database answered (see :data:`Observer`)
+        self.observers: list[Observer] = []
+
     @property
     @abstractmethod
     def dialect(self) -> str:
         """``sqlite`` or ``postgresql``."""
 
-    @abstractmethod
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(connection, *args)`` in a write transaction (committed unless it raises)."""
+        return await self._call(self._write, fn, args, again=False)
 
-    @abstractmethod
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(connection, *args)`` in a read-only transaction."""
+        return await self._call(self._read, fn, args, again=True)
 
-    @abstractmethod
     async def read_single(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(connection, *args)`` for a read of one statement (or of statements that
         need not see one snapshot), with no transaction begun and ended around it where
         the engine allows: on PostgreSQL one round trip instead of three. Never for a
         function that writes."""
+        return await self._call(self._read_single, fn, args, again=True)
+
+    async def _call(
+        self,
+        run: Callable[[Callable[..., T], tuple[Any, ...]], Awaitable[T]],
+        fn: Callable[..., T],
+        args: tuple[Any, ...],
+        *,
+        again: bool,
+    ) -> T:
+        try:
+            try:
+                result = await run(fn, args)
+            except DBAPIError as exc:
+                # a pooled connection the database closed (it restarted): SQLAlchemy has
+                # dropped the pool's old connections; a read is safe to send once more
+                if not (again and exc.connection_invalidated):
+                    raise
+                result = await run(fn, args)
+        except Exception as exc:
+            reason = trouble(exc)
+            self._tell(reason)
+            if reason is None:
+                raise
+            raise RecordsUnavailable(reason) from exc
+        self._tell(None)
+        return result
+
+    def _tell(self, reason: str | None) -> None:
+        for observer in self.observers:
+            observer(reason)
+
+    @abstractmethod
+    async def _write(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """:meth:`write` without the error handling."""
+
+    @abstractmethod
+    async def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """:meth:`read` without the error handling."""
+
+    @abstractmethod
+    async def _read_single(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """:meth:`read_single` without the error handling."""
 
     @abstractmethod
     async def dispose(self) -> None:
@@ -138,6 +246,7 @@ class SqliteDatabase(Database):
     ``pool_size`` connections, and a thread pool of their size to run the calls."""
 
     def __init__(self, url: URL, pool_size: int) -> None:
+        super().__init__()
         self.write_engine = create_engine(url, pool_size=1, max_overflow=0, pool_timeout=60)
         self.read_engine = create_engine(url, pool_size=pool_size, max_overflow=0)
         _sqlite_setup(self.write_engine, "BEGIN IMMEDIATE")
@@ -149,17 +258,15 @@ class SqliteDatabase(Database):
         """``sqlite``."""
         return "sqlite"
 
-    async def write(self, fn: Callable[..., T], *args: Any) -> T:
-        """See :meth:`Database.write`."""
+    async def _write(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         return await self._run(self.write_engine, fn, args)
 
-    async def read(self, fn: Callable[..., T], *args: Any) -> T:
-        """See :meth:`Database.read`."""
+    async def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         return await self._run(self.read_engine, fn, args)
 
-    async def read_single(self, fn: Callable[..., T], *args: Any) -> T:
-        """See :meth:`Database.read_single`: a read transaction, as :meth:`read` (SQLite's
-        ``BEGIN`` is no round trip; the thread's hand-over is the cost)."""
+    async def _read_single(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        # a read transaction, as _read (SQLite's BEGIN is no round trip; the thread's
+        # hand-over is the cost)
         return await self._run(self.read_engine, fn, args)
 
     async def _run(self, engine: Engine, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
@@ -194,7 +301,13 @@ class PostgresDatabase(Database):
     """
 
     def __init__(self, url: URL, pool_size: int) -> None:
-        self.engine = create_async_engine(url, pool_size=pool_size, max_overflow=pool_size)
+        super().__init__()
+        self.engine = create_async_engine(
+            url,
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            connect_args={"timeout": CONNECT_TIMEOUT, "command_timeout": STATEMENT_TIMEOUT},
+        )
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @property
@@ -202,18 +315,15 @@ class PostgresDatabase(Database):
         """``postgresql``."""
         return "postgresql"
 
-    async def write(self, fn: Callable[..., T], *args: Any) -> T:
-        """See :meth:`Database.write`."""
+    async def _write(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         async with self.engine.begin() as connection:
             return await connection.run_sync(fn, *args)
 
-    async def read(self, fn: Callable[..., T], *args: Any) -> T:
-        """See :meth:`Database.read`."""
+    async def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         async with self.engine.connect() as connection:
             return await connection.run_sync(fn, *args)
 
-    async def read_single(self, fn: Callable[..., T], *args: Any) -> T:
-        """See :meth:`Database.read_single`."""
+    async def _read_single(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         async with self._autocommit.connect() as connection:
             return await connection.run_sync(fn, *args)
 

@@ -29,7 +29,9 @@ __all__ = [
     "RaceSummary",
     "RateLimited",
     "RecordsError",
+    "RecordsUnavailable",
     "SeatRecord",
+    "StaleIdentity",
     "StoredRace",
     "UnknownPlayer",
 ]
@@ -76,10 +78,32 @@ class UnknownPlayer(RecordsError):
     code = "unknown_player"
 
 
+class StaleIdentity(RecordsError):
+    """A change asked for with a secret that is no longer the player's: the identity was
+    recovered (on another device: a new secret) or deleted since the connection said who
+    it is. Nothing was changed."""
+
+    code = "bad_identity"
+
+
 class BadRecord(RecordsError):
     """A race record that does not hold together (the server's mistake, not a player's)."""
 
     code = "bad_record"
+
+
+class RecordsUnavailable(RecordsError):
+    """The database cannot be reached now (refused, reset, a name that does not resolve, a
+    timeout, an administrator's shutdown, read-only): nothing was done, the same call may
+    succeed later. ``reason`` says why, for the operator (it may name hosts: a player is
+    sent :attr:`for_players`)."""
+
+    code = "records_unavailable"
+    for_players = "the records database cannot be reached now: try again in a moment"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"cannot reach the records database ({reason})")
+        self.reason = reason
 
 
 class BadDatabase(RecordsError):
@@ -211,8 +235,8 @@ class StoredRace:
 
 @dataclass(frozen=True, slots=True)
 class DailyEntry:
-    """One attempt of a day's leaderboard (``rank`` 1 first; ties share no rank: the
-    order is score, then fewer moves, then the shorter time, then who started first)."""
+    """One attempt of a day's leaderboard (``rank`` 1 first: the order is score, then fewer
+    moves, then the shorter time; equal attempts share a rank, listed by who began first)."""
 
     rank: int
     player_id: str

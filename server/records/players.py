@@ -10,7 +10,15 @@ from sqlalchemy import Connection, Row, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from . import identity as ids
-from .models import HandleTaken, Identity, Player, Profile, RateLimited, UnknownPlayer
+from .models import (
+    HandleTaken,
+    Identity,
+    Player,
+    Profile,
+    RateLimited,
+    StaleIdentity,
+    UnknownPlayer,
+)
 from .races import read_recent, read_stats
 from .ratings import forget as forget_ratings
 from .tables import dialect_insert, meta, player_stats, players, rate_buckets, seats
@@ -124,20 +132,34 @@ def find(
     return _player(row) if row is not None else None
 
 
-def update_player(conn: Connection, player_id: str, values: dict[str, Any]) -> Player:
+def _live(player_id: str, proof: str | None) -> list[Any]:
+    """The conditions on a live player's row (and on its secret's hash, with ``proof``)."""
+    where = [players.c.public_id == player_id, players.c.deleted_at.is_(None)]
+    if proof is not None:
+        where.append(players.c.secret_hash == proof)
+    return where
+
+
+def _missing(proof: str | None) -> Exception:
+    if proof is not None:
+        return StaleIdentity("this identity was recovered or deleted elsewhere: identify again")
+    return UnknownPlayer("no such player")
+
+
+def update_player(
+    conn: Connection, player_id: str, values: dict[str, Any], proof: str | None = None
+) -> Player:
     """Change a live player's row; raises :class:`UnknownPlayer`, :class:`HandleTaken`
-    (a handle key another player holds)."""
+    (a handle key another player holds), :class:`StaleIdentity` (``proof``, the hash of
+    the caller's secret, is no longer the player's)."""
     try:
         row = conn.execute(
-            update(players)
-            .where(players.c.public_id == player_id, players.c.deleted_at.is_(None))
-            .values(**values)
-            .returning(*players.c)
+            update(players).where(*_live(player_id, proof)).values(**values).returning(*players.c)
         ).first()
     except IntegrityError:
         raise HandleTaken(f"the handle {values.get('handle')!r} is taken") from None
     if row is None:
-        raise UnknownPlayer("no such player")
+        raise _missing(proof)
     return _player(row)
 
 
@@ -161,14 +183,12 @@ def recover(conn: Connection, recovery: str, secret: str, new_recovery: str) -> 
     return str(row.public_id)
 
 
-def delete_player(conn: Connection, player_id: str, now: int) -> None:
+def delete_player(conn: Connection, player_id: str, now: int, proof: str | None = None) -> None:
     """Anonymise the identity; its seats in past races keep their results, its stats and
-    ratings go."""
-    row = conn.execute(
-        select(players.c.id).where(players.c.public_id == player_id, players.c.deleted_at.is_(None))
-    ).first()
+    ratings go (``proof`` as for :func:`update_player`)."""
+    row = conn.execute(select(players.c.id).where(*_live(player_id, proof))).first()
     if row is None:
-        raise UnknownPlayer("no such player")
+        raise _missing(proof)
     conn.execute(
         update(players)
         .where(players.c.id == row.id)

@@ -73,8 +73,8 @@ def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
         )
         new = {race.key: pk for race, pk in zip(fresh, result.scalars(), strict=True)}
         by_key.update((race.key, row["public_id"]) for race, row in zip(fresh, rows, strict=True))
-        player_ids = _player_keys(conn, fresh)
-        conn.execute(seats.insert(), _seat_rows(fresh, new, player_ids))
+        player_ids, deleted = _player_keys(conn, fresh)
+        conn.execute(seats.insert(), _seat_rows(fresh, new, player_ids, deleted))
         stat_rows = _stat_rows(fresh, player_ids)
         if stat_rows:
             conn.execute(_stats_upsert(conn), stat_rows)
@@ -100,7 +100,12 @@ def _existing(conn: Connection, batch: Sequence[RaceRecord]) -> dict[tuple[str, 
     }
 
 
-def _player_keys(conn: Connection, batch: Sequence[RaceRecord]) -> dict[str, int]:
+def _player_keys(
+    conn: Connection, batch: Sequence[RaceRecord]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The racers' rows by public id: the live players', and the deleted ones' (a player
+    who deleted their identity during the race: their seat is written without it, under
+    the name their past seats now have, and counts in no stats)."""
     wanted = {
         s.player_id
         for race in batch
@@ -108,24 +113,31 @@ def _player_keys(conn: Connection, batch: Sequence[RaceRecord]) -> dict[str, int
         if s.player_id is not None and ids.is_player_id(s.player_id)
     }
     if not wanted:
-        return {}
+        return {}, {}
     result = conn.execute(
-        select(players.c.public_id, players.c.id).where(
-            players.c.public_id.in_(sorted(wanted)), players.c.deleted_at.is_(None)
+        select(players.c.public_id, players.c.id, players.c.deleted_at).where(
+            players.c.public_id.in_(sorted(wanted))
         )
     )
-    return {public_id: pk for public_id, pk in result}
+    live: dict[str, int] = {}
+    deleted: dict[str, int] = {}
+    for public_id, pk, deleted_at in result:
+        (live if deleted_at is None else deleted)[public_id] = pk
+    return live, deleted
 
 
 def _seat_rows(
-    fresh: Sequence[RaceRecord], new: dict[tuple[str, int, int], int], player_ids: dict[str, int]
+    fresh: Sequence[RaceRecord],
+    new: dict[tuple[str, int, int], int],
+    player_ids: dict[str, int],
+    deleted: dict[str, int],
 ) -> list[dict[str, Any]]:
     return [
         {
             "race_id": new[race.key],
             "seat": s.seat,
             "player_id": player_ids.get(s.player_id) if s.player_id else None,
-            "name": s.name[:NAME_MAX],
+            "name": ids.DELETED_NAME if s.player_id in deleted else s.name[:NAME_MAX],
             "status": s.status,
             "rank": s.rank,
             "score": s.score,

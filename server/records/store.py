@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Connection, delete
+from sqlalchemy import Connection, delete, literal, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
@@ -39,6 +39,7 @@ from .models import (
     Profile,
     RaceRecord,
     RaceSummary,
+    RecordsUnavailable,
     StoredRace,
     UnknownPlayer,
 )
@@ -88,13 +89,18 @@ class RecordsStore(ABC):
         """The player holding ``handle`` (compared by key: case and look-alikes folded)."""
 
     @abstractmethod
-    async def rename(self, player_id: str, name: str) -> Player:
-        """Set the display name; raises :class:`UnknownPlayer`."""
+    async def rename(self, player_id: str, name: str, *, proof: str | None = None) -> Player:
+        """Set the display name; raises :class:`UnknownPlayer`. With ``proof`` (the hash of
+        the secret the caller authenticated with: :func:`~.identity.hash_secret`), only if
+        it is still the player's: raises :class:`StaleIdentity` otherwise (a recovery
+        elsewhere gave the player a new secret)."""
 
     @abstractmethod
-    async def set_handle(self, player_id: str, handle: str | None) -> Player:
+    async def set_handle(
+        self, player_id: str, handle: str | None, *, proof: str | None = None
+    ) -> Player:
         """Take ``handle`` (``None``: give it up); raises :class:`BadHandle`,
-        :class:`HandleTaken`, :class:`UnknownPlayer`."""
+        :class:`HandleTaken`, :class:`UnknownPlayer`; ``proof`` as for :meth:`rename`."""
 
     @abstractmethod
     async def recover(self, recovery_code: str) -> Identity | None:
@@ -102,10 +108,11 @@ class RecordsStore(ABC):
         code (the old ones stop working), or ``None`` for a code that is not valid."""
 
     @abstractmethod
-    async def delete_player(self, player_id: str) -> None:
+    async def delete_player(self, player_id: str, *, proof: str | None = None) -> None:
         """Anonymise an identity for good: name "deleted player", handle freed, secret and
         recovery code void, stats and ratings dropped; its seats in past races stay
-        (anonymised)."""
+        (anonymised), and so does a race it was playing, when it is recorded. ``proof`` as
+        for :meth:`rename`."""
 
     # ---------------------------------------------------------------- races
 
@@ -200,6 +207,11 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
     def __repr__(self) -> str:
         return f"<SqlRecordsStore {self.db.dialect}>"
 
+    async def ping(self) -> None:
+        """One round trip to the database; raises :class:`RecordsUnavailable` if it cannot
+        be reached."""
+        await self.db.read_single(lambda conn: conn.execute(select(literal(1))).scalar())
+
     async def close(self) -> None:
         """Release the connections."""
         await self.db.dispose()
@@ -240,21 +252,23 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
             return None
         return await self.db.read(partial(player_io.find, key=key))
 
-    async def _update(self, player_id: str, values: dict[str, Any]) -> Player:
+    async def _update(self, player_id: str, values: dict[str, Any], proof: str | None) -> Player:
         if not ids.is_player_id(player_id):
             raise UnknownPlayer("no such player")
-        return await self.db.write(player_io.update_player, player_id, values)
+        return await self.db.write(player_io.update_player, player_id, values, proof)
 
-    async def rename(self, player_id: str, name: str) -> Player:
+    async def rename(self, player_id: str, name: str, *, proof: str | None = None) -> Player:
         """See :meth:`RecordsStore.rename`."""
-        return await self._update(player_id, {"name": ids.clean_player_name(name)})
+        return await self._update(player_id, {"name": ids.clean_player_name(name)}, proof)
 
-    async def set_handle(self, player_id: str, handle: str | None) -> Player:
+    async def set_handle(
+        self, player_id: str, handle: str | None, *, proof: str | None = None
+    ) -> Player:
         """See :meth:`RecordsStore.set_handle`."""
         if handle is None:
-            return await self._update(player_id, {"handle": None, "handle_key": None})
+            return await self._update(player_id, {"handle": None, "handle_key": None}, proof)
         text, key = ids.check_handle(handle)
-        return await self._update(player_id, {"handle": text, "handle_key": key})
+        return await self._update(player_id, {"handle": text, "handle_key": key}, proof)
 
     async def recover(self, recovery_code: str) -> Identity | None:
         """See :meth:`RecordsStore.recover`."""
@@ -267,11 +281,11 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
         player_id = await self.db.write(player_io.recover, code, secret, new_recovery)
         return Identity(player_id, secret, new_code) if player_id is not None else None
 
-    async def delete_player(self, player_id: str) -> None:
+    async def delete_player(self, player_id: str, *, proof: str | None = None) -> None:
         """See :meth:`RecordsStore.delete_player`."""
         if not ids.is_player_id(player_id):
             raise UnknownPlayer("no such player")
-        await self.db.write(player_io.delete_player, player_id, now_ms())
+        await self.db.write(player_io.delete_player, player_id, now_ms(), proof)
 
     # ---------------------------------------------------------------- races
 
@@ -361,6 +375,8 @@ async def purge_periodically(store: RecordsStore, every: float = 3600.0) -> None
             purged = await store.purge()
         except asyncio.CancelledError:
             raise
+        except RecordsUnavailable as exc:
+            logger.warning("records: no purge now (%s); trying again later", exc.reason)
         except Exception:
             logger.exception("records: the purge failed; trying again later")
         else:

@@ -29,6 +29,7 @@ from .models import Profile, StoredRace
 from .ratings import RankedPlayer, RatingPoint, SeatRating
 
 __all__ = [
+    "daily_stats",
     "game_rating",
     "game_replay",
     "leaderboard_page",
@@ -215,21 +216,23 @@ def player_page(
                 )
                 for r in recent
             ],
-            "daily": [
-                DailyStats.model_validate(
-                    {
-                        "game": d.game,
-                        "days_played": d.days_played,
-                        "days_won": d.days_won,
-                        "played_streak": d.played_streak,
-                        "won_streak": d.won_streak,
-                        "longest_played_streak": d.longest_played_streak,
-                        "longest_won_streak": d.longest_won_streak,
-                        "best_score": d.best_score,
-                    }
-                )
-                for d in daily
-            ],
+            "daily": [daily_stats(d) for d in daily],
+        }
+    )
+
+
+def daily_stats(d: DailyFigures) -> DailyStats:
+    """A player's figures in one daily game, for the API (the player page, the day's board)."""
+    return DailyStats.model_validate(
+        {
+            "game": d.game,
+            "days_played": d.days_played,
+            "days_won": d.days_won,
+            "played_streak": d.played_streak,
+            "won_streak": d.won_streak,
+            "longest_played_streak": d.longest_played_streak,
+            "longest_won_streak": d.longest_won_streak,
+            "best_score": d.best_score,
         }
     )
 

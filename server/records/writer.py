@@ -12,9 +12,15 @@ rows and statements is Python work of a few milliseconds, and on the server's lo
 delay every move by that much. On its own thread it shares only the interpreter lock, which
 the server's loop gets back within the switch interval (5 ms).
 
-A batch that fails for a passing reason (the database restarting, a lock timeout) is
-retried with capped back-off; writing a race twice is harmless (its natural key). A race
-the database refuses for good is dropped with a log line and its future gets the error.
+The database may go away for a while (a restart, a failover, a network cut): a batch that
+cannot reach it (:func:`~.db.trouble`: refused, reset, a name that does not resolve, a
+timeout, an administrator's shutdown, read-only) is tried again with capped back-off, for
+as long as it takes — the thread never gives up and never dies of it; writing a race twice
+is harmless (its natural key). Meanwhile races wait in memory, at most ``max_queued`` of
+them: past that :meth:`RaceWriter.submit` takes no more (the caller keeps them elsewhere,
+the server in its backend) and the memory stays bounded however long the outage. A race
+the database refuses for good is dropped with a log line and its future gets
+:class:`~.models.BadRecord`.
 """
 
 from __future__ import annotations
@@ -24,19 +30,33 @@ import concurrent.futures
 import contextlib
 import logging
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from .models import RaceRecord
+from .db import Observer
+from .models import BadRecord, RaceRecord, RecordsUnavailable
 from .store import SqlRecordsStore
 
 __all__ = ["RaceWriter"]
 
 logger = logging.getLogger(__name__)
 
-_Item = tuple[RaceRecord, "asyncio.Future[str]"]
+
+@dataclass(slots=True, eq=False)
+class _Item:
+    """A race waiting for the database, its future, and whether its wait was told."""
+
+    race: RaceRecord
+    future: asyncio.Future[str]
+    delayed: bool = False
+
+
+_CLOSE_STORE = 2.0
+"""Seconds the stopping thread waits for its connections to close (a database that does
+not answer must not hold a worker's shutdown)."""
 
 
 class RaceWriter:
@@ -45,6 +65,11 @@ class RaceWriter:
     ``async with RaceWriter(url) as writer:`` starts it and, on exit, writes everything
     still queued before returning. The database must be migrated already (the server's
     :class:`~server.records.store.SqlRecordsStore` does it when it opens).
+
+    ``observer`` is told, on the caller's loop, after each attempt whether the database
+    answered (see :data:`~.db.Observer`); ``on_delay`` is called there, once, with each
+    race that could not be written at once — submitted while the database is away, or in
+    a batch that could not reach it (it is written later, when the database is back).
     """
 
     def __init__(
@@ -52,14 +77,22 @@ class RaceWriter:
         url: str | URL,
         *,
         max_batch: int = 200,
-        max_backoff: float = 10.0,
+        max_queued: int = 2000,
+        max_backoff: float = 5.0,
+        observer: Observer | None = None,
+        on_delay: Callable[[RaceRecord], None] | None = None,
         **store_options: Any,
     ) -> None:
         self.url = url
         self.max_batch = max_batch
+        self.max_queued = max_queued
         self.max_backoff = max_backoff
+        self.observer = observer
+        self.on_delay = on_delay
         self.written = 0
         self.batches = 0
+        #: whether the last attempt reached the database
+        self.healthy = True
         self._store_options = {"migrate": False, "pool_size": 1, **store_options}
         self._unsettled = 0
         self._settled = asyncio.Event()
@@ -68,6 +101,7 @@ class RaceWriter:
         self._thread: threading.Thread | None = None
         self._thread_loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[_Item | None] | None = None
+        self._work: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> RaceWriter:
         await self.start()
@@ -78,7 +112,7 @@ class RaceWriter:
 
     @property
     def pending(self) -> int:
-        """Races submitted and not yet written (or refused)."""
+        """Races submitted and not yet written (or refused): the ones held in memory."""
         return self._unsettled
 
     async def start(self) -> None:
@@ -98,28 +132,42 @@ class RaceWriter:
             self._thread = None
             raise
 
-    def submit(self, race: RaceRecord) -> asyncio.Future[str]:
+    def submit(self, race: RaceRecord) -> asyncio.Future[str] | None:
         """Queue a finished race; the future gets its public race id once it is stored.
-        Nobody needs to await it: the race is written either way."""
+        Nobody needs to await it: the race is written either way. ``None``: ``max_queued``
+        races are waiting already, this one was not taken (keep it elsewhere and submit it
+        again later)."""
         if self._loop is None or self._thread_loop is None or self._queue is None:
             raise RuntimeError("the writer is not started")
+        if self._unsettled >= self.max_queued:
+            return None
         future: asyncio.Future[str] = self._loop.create_future()
         future.add_done_callback(_consume)
         self._unsettled += 1
         self._settled.clear()
-        self._thread_loop.call_soon_threadsafe(self._queue.put_nowait, (race, future))
+        item = _Item(race, future, delayed=not self.healthy)
+        if item.delayed:
+            self._loop.call_soon(self._delayed, race)
+        self._thread_loop.call_soon_threadsafe(self._queue.put_nowait, item)
         return future
 
     async def flush(self) -> None:
         """Wait until every race submitted so far is written (or refused)."""
         await self._settled.wait()
 
-    async def close(self) -> None:
-        """Write what is queued, then stop the thread."""
+    async def close(self, timeout: float | None = None) -> None:
+        """Write what is queued (for ``timeout`` seconds at most; not at all while the
+        database cannot be reached), then stop the thread. Races left unwritten stay
+        unsettled: their futures never end."""
         if self._thread is None or self._thread_loop is None or self._queue is None:
             return
-        await self.flush()
-        self._thread_loop.call_soon_threadsafe(self._queue.put_nowait, None)
+        if self.healthy:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.flush(), timeout)
+        if self._unsettled:
+            logger.warning("records writer stopping with %d races unwritten", self._unsettled)
+        with contextlib.suppress(RuntimeError):  # its loop ended already
+            self._thread_loop.call_soon_threadsafe(self._stop)
         await asyncio.to_thread(self._thread.join)
         self._thread = None
 
@@ -131,37 +179,68 @@ class RaceWriter:
         except BaseException as exc:
             ready.set_exception(exc)
             return
+        store.db.observers.append(self._observe)
         self._queue = asyncio.Queue()
         self._thread_loop = asyncio.get_running_loop()
+        self._work = asyncio.create_task(self._drain(store))
         ready.set_result(None)
         try:
-            while True:
-                item = await self._queue.get()
-                if item is None:
-                    return
-                batch = [item]
-                while len(batch) < self.max_batch and not self._queue.empty():
-                    more = self._queue.get_nowait()
-                    if more is None:  # close() flushed first: nothing follows
-                        self._queue.put_nowait(None)
-                        break
-                    batch.append(more)
-                await self._write(store, batch)
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._work
         finally:
-            await store.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(store.close(), _CLOSE_STORE)
+
+    def _stop(self) -> None:
+        assert self._work is not None
+        self._work.cancel()
+
+    async def _drain(self, store: SqlRecordsStore) -> None:
+        assert self._queue is not None
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            self._take_queued(batch)
+            try:
+                await self._write(store, batch)
+            except Exception:
+                # a mistake of ours, not the database's: the races stay with the caller
+                logger.exception("records: a batch of %d races failed", len(batch))
+                for each in batch:
+                    self._settle(each.future, RuntimeError("the records writer failed"))
+
+    def _take_queued(self, batch: list[_Item]) -> None:
+        """Add what is queued to ``batch``, up to ``max_batch`` races."""
+        assert self._queue is not None
+        while len(batch) < self.max_batch and not self._queue.empty():
+            more = self._queue.get_nowait()
+            if more is None:  # close() flushed first: nothing follows
+                self._queue.put_nowait(None)
+                return
+            batch.append(more)
 
     async def _write(self, store: SqlRecordsStore, batch: list[_Item]) -> None:
         delay = 0.1
+        logged = False
         while True:
             try:
-                race_ids = await store.record_races([race for race, _ in batch])
-            except (OperationalError, InterfaceError) as exc:
-                logger.warning("records: writing %d races failed (%s); retrying", len(batch), exc)
-            except DBAPIError:
+                race_ids = await store.record_races([item.race for item in batch])
+            except RecordsUnavailable as exc:
+                if not logged:
+                    logged = True
+                    logger.warning(
+                        "records: writing %d races failed (%s); trying again until the "
+                        "database is back",
+                        len(batch),
+                        exc.reason,
+                    )
+            except Exception:
                 if len(batch) == 1:
-                    race, future = batch[0]
+                    race = batch[0].race
                     logger.exception("records: race %s/%s refused", race.room, race.race)
-                    self._settle(future, None)
+                    self._settle(batch[0].future, BadRecord("the database refuses this race"))
                     return
                 # find the race the database refuses: write them one by one
                 for item in batch:
@@ -170,24 +249,42 @@ class RaceWriter:
             else:
                 self.written += len(batch)
                 self.batches += 1
-                for (_, future), race_id in zip(batch, race_ids, strict=True):
-                    self._settle(future, race_id)
+                for item, race_id in zip(batch, race_ids, strict=True):
+                    self._settle(item.future, race_id)
                 return
+            for item in batch:
+                if not item.delayed:
+                    item.delayed = True
+                    self._to_caller(self._delayed, item.race)
             await asyncio.sleep(delay)
             delay = min(self.max_backoff, delay * 2)
+            self._take_queued(batch)  # what ended meanwhile goes with the next try
 
-    def _settle(self, future: asyncio.Future[str], race_id: str | None) -> None:
+    def _observe(self, reason: str | None) -> None:
+        self.healthy = reason is None
+        if self.observer is not None:
+            self._to_caller(self.observer, reason)
+
+    def _settle(self, future: asyncio.Future[str], outcome: str | Exception) -> None:
+        self._to_caller(self._settle_on_loop, future, outcome)
+
+    def _to_caller(self, fn: Callable[..., None], *args: Any) -> None:
         assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._settle_on_loop, future, race_id)
+        with contextlib.suppress(RuntimeError):  # the caller's loop is closed: it stopped
+            self._loop.call_soon_threadsafe(fn, *args)
 
     # ---------------------------------------------------------------- back on the caller's loop
 
-    def _settle_on_loop(self, future: asyncio.Future[str], race_id: str | None) -> None:
+    def _delayed(self, race: RaceRecord) -> None:
+        if self.on_delay is not None:
+            self.on_delay(race)
+
+    def _settle_on_loop(self, future: asyncio.Future[str], outcome: str | Exception) -> None:
         if not future.done():
-            if race_id is None:
-                future.set_exception(RuntimeError("the race could not be stored"))
+            if isinstance(outcome, Exception):
+                future.set_exception(outcome)
             else:
-                future.set_result(race_id)
+                future.set_result(outcome)
         self._unsettled -= 1
         if self._unsettled == 0:
             self._settled.set()

@@ -42,6 +42,7 @@ def room_summary(room: RoomState) -> RoomSummary:
         max_players=room.options.max_players,
         spectators=room.options.spectators,
         daily=room.daily,
+        solo=room.solo,
         rated=room.options.rated,
     )
 

@@ -21,6 +21,7 @@ from ..ratings.service import Ratings
 from ..store.errors import StoreUnavailable
 from ..store.rooms import RoomStore, Snapshot, UnknownRoom
 from ..watching.follow import SpectatorCounter
+from ..watching.viewers import look_up
 from .race import Race
 from .registry import LocalRoom
 from .rematch import Rematches
@@ -34,6 +35,7 @@ from .room import (
     logged_deal,
     seat_by_token,
 )
+from .secret import refuse_secret
 from .updates import (
     Disconnect,
     LeaveSeat,
@@ -92,9 +94,15 @@ class Lobby:
         secret_until: int | None = None
         if msg.deal == "daily":
             # the day's secret deal: told to nobody (not even this host) before the day ends
+            self.daily.require_players([conn.player_id])
             deal, daily_day, secret_until = await self.daily.todays_deal(msg.game)
+        elif msg.deal == "random":
+            # proven winnable first when the room asks: the reply waits for the proof
+            deal = await self.race.deals.draw(msg.game, winnable=msg.winnable)
         else:
             deal = choose_deal(msg.game, msg.deal, msg.code, None)
+            if msg.deal == "code":
+                await refuse_secret(self.ctx, self.daily, deal)
         options = RoomOptions(
             max_players=msg.max_players,
             time_limit=msg.time_limit,
@@ -102,7 +110,9 @@ class Lobby:
             private=msg.private,
             spectator_delay=msg.spectator_delay,
             spectator_reactions=msg.spectator_reactions,
+            spectator_boards=msg.spectator_boards,
             rated=msg.rated,
+            winnable=msg.winnable,
         )
         key = secrets.token_urlsafe(6) if msg.private else None
         room = await create_room(
@@ -119,12 +129,16 @@ class Lobby:
                 deal_typed_by=1 if msg.deal == "code" else None,
                 daily_day=daily_day,
                 secret_until=secret_until,
+                solo=msg.solo,
             ),
         )
         self.ctx.metrics.rooms_created_total += 1
         logger.info("room created room=%s game=%s deal=%s", room.code, msg.game, logged_deal(room))
         rating = await self._rating(conn, msg.game) if msg.rated else None
         await self._take_new_seat(conn, room.code, msg.name, msg.id, key, rating)
+        if msg.solo:
+            # a game in one tap: no waiting room, no Start, no countdown
+            await self.race.start(conn, countdown_ms=0)
 
     async def on_join(self, conn: Conn, msg: Join) -> None:
         """``join``: a seat in the lobby or between races, or a spectator's place."""
@@ -132,14 +146,15 @@ class Lobby:
         snap = await self.find(msg.room, msg.key)
         room_code = snap.room.code
         if msg.role == "player":
+            if snap.room.daily_day is not None and now_ms() < (snap.room.secret_until or 0):
+                self.daily.require_players([conn.player_id])
             rating = await self._rating(conn, snap.room.game) if snap.room.options.rated else None
             await self._take_new_seat(conn, room_code, msg.name, msg.id, snap.room.key, rating)
             return
         if not snap.room.options.spectators:
             raise Refusal("no_spectators", "this room does not allow spectators")
-        if snap.room.secret_until is not None and now_ms() < snap.room.secret_until:
-            # the cards of the day's deal are shown to spectators: it is their attempt
-            await self.daily.begin_watching(snap.room, conn.player_id)
+        # what the board rule reads of this spectator (who is entered, who has played)
+        await look_up(self.ctx, conn, snap.room, now_ms())
         rooms = self.ctx.rooms
         lr = await rooms.attach(conn, room_code)
         try:
@@ -243,6 +258,7 @@ class Lobby:
             raise
         conn.role, conn.seat, conn.epoch = "player", seat, 1
         lr.learn(snap)
+        await look_up(self.ctx, conn, snap.room, now_ms())
         logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
         rooms.ready(conn, snap.seq)
@@ -310,6 +326,7 @@ class Lobby:
                     )
             conn.role, conn.seat, conn.epoch = "player", seat, epoch
             lr.learn(snap)
+            await look_up(self.ctx, conn, snap.room, now_ms())
             conn.game = None
             if snap.room.phase != "lobby" and seat in snap.room.participants:
                 await self.race.load_game(conn, snap.room.race, snap.room.deal)

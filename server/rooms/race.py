@@ -26,6 +26,7 @@ from ..daily.challenge import Daily
 from ..edge.connection import Conn, HeldProgress, Player
 from ..store.errors import OutcomeUnknown, StoreUnavailable
 from ..store.rooms import Fenced, LogConflict
+from .deals import RandomDeals
 from .finish import RaceEnd, finished_body, progress_state
 from .progress import Progress
 from .registry import LocalRoom
@@ -70,11 +71,20 @@ def _rejected(rule: str) -> MoveRejected:
 class Race:
     """The race layer of a worker."""
 
-    def __init__(self, ctx: Context, daily: Daily, end: RaceEnd, progress: Progress) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        daily: Daily,
+        end: RaceEnd,
+        progress: Progress,
+        deals: RandomDeals | None = None,
+    ) -> None:
         self.ctx = ctx
         self.daily = daily
         self.end = end
         self.progress = progress
+        #: random deals, proven winnable for a room that asks (the lobby's, rematches')
+        self.deals = deals or RandomDeals()
 
     # ------------------------------------------------------------------ state
 
@@ -119,13 +129,16 @@ class Race:
     # ------------------------------------------------------------------ requests
 
     async def on_start(self, conn: Conn, msg: Start) -> None:
-        """``start``: the host starts the first race (on the day's deal, the racers'
-        attempts are recorded first: the race shows its cards)."""
-        room_code, seat = self.host_seat(conn)
-        countdown = int(self.ctx.config.countdown * 1000)
+        """``start``: the host starts the first race."""
+        await self.start(conn, int(self.ctx.config.countdown * 1000))
+
+    async def start(self, player: Player, countdown_ms: int) -> None:
+        """The host starts the room's first race ``countdown_ms`` from now (on the day's
+        deal, the racers' attempts are recorded first: the race shows its cards)."""
+        room_code, seat = self.host_seat(player)
         attempts = await self._first_attempts(room_code, seat)
         snap, _ = await self.ctx.store.rooms.update(
-            room_code, StartRace(seat, now_ms(), countdown, attempts)
+            room_code, StartRace(seat, now_ms(), countdown_ms, attempts)
         )
         logger.info(
             "race started room=%s race=%s deal=%s",
@@ -151,6 +164,7 @@ class Race:
         if room.phase == "ended":
             raise Refusal("race_over", "the race is over: ask for a rematch")
         racers = [(s.seat, s.player_id) for s in room.seats if s.connected]
+        self.daily.require_players(s.player_id for s in room.seats if s.connected and not s.robot)
         return await self.daily.begin_attempts(room, racers, race_no=room.race + 1)
 
     async def on_move(self, conn: Conn, msg: MoveRequest) -> None:

@@ -5,7 +5,7 @@ Every room event reaches a worker from the broker's subscription (its own events
 :class:`LocalRoom` (the facts the race layer checks moves against), tells the layers that
 watch events (race timers), then sends the frame — encoded once — to every connection of
 the room that may see it. What a connection may see is decided in one place, the fair-play
-filter (:meth:`LocalRoom.may_see`, :meth:`LocalRoom.frame_for`).
+filter of :mod:`.local` (:meth:`LocalRoom.may_see`, :meth:`LocalRoom.frame_for`).
 
 Spectators see the room through its :class:`~server.feed.Feed`: with a spectator delay
 they get each event from the feed, that many seconds late (players are never delayed).
@@ -24,158 +24,29 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
 
 import orjson
 
 from protocol.frames import event_seq
 
-from ..config import Config, now_ms
+from ..config import Config
 from ..edge.connection import Conn, Player
 from ..metrics import Metrics
 from ..store import Store
 from ..store.errors import StoreUnavailable
-from ..store.rooms import Snapshot, recent_events
+from ..store.rooms import recent_events
 from ..tasks import Tasks
 from .feed import Feed
+from .local import DEAL_EVENTS, Event, LocalRoom, spectator_frame
 
-__all__ = ["DEAL_EVENTS", "LocalRoom", "Rooms"]
+__all__ = ["Event", "LocalRoom", "Rooms"]
 
 logger = logging.getLogger("samedeal.server")
-
-DEAL_EVENTS = frozenset({"race_starting", "player_finished", "race_ended"})
-"""Events whose stored form may hold the deal code (and, for the workers, who typed it and
-until when the day's deal is secret)."""
-_INTERNAL = frozenset({"typed_by", "secret_until"})
-
-Event = dict[str, Any]
-
-
-@dataclass(slots=True)
-class LocalRoom:
-    """What this worker knows of a room it has connections (or robots) in."""
-
-    room_code: str
-    conns: set[Conn] = field(default_factory=set)
-    #: seats played by robots on this worker (they keep the room here without a socket)
-    robots: dict[int, Player] = field(default_factory=dict)
-    phase: str = "lobby"
-    race: int = 0
-    deal_code: str = ""
-    start_at: int | None = None
-    deadline: int | None = None
-    participants: set[int] = field(default_factory=set)
-    finished: set[int] = field(default_factory=set)
-    typed_by: int | None = None
-    #: the day's secret deal: nobody is told its code before this (ms); None otherwise
-    secret_until: int | None = None
-    delay: int = 0
-    #: the room's races are rated: a racer leaving abandons (``left``) rather than resigns
-    rated: bool = False
-    #: the race's time-out (armed by the race layer on every worker with the room)
-    timer: asyncio.TimerHandle | None = None
-    subscribed: asyncio.Event = field(default_factory=asyncio.Event)
-    #: what the room's spectators see (set by :meth:`Rooms.ensure`)
-    feed: Feed | None = None
-    #: this race's ``player_finished`` events by seat (seq, event, bytes): sent to a racer
-    #: once they finish, who could not see them while racing
-    finishes: dict[int, tuple[int, Event, bytes]] = field(default_factory=dict)
-
-    def learn(self, snap: Snapshot) -> None:
-        """Take the race facts from a fresh snapshot."""
-        room = snap.room
-        if room.race != self.race:
-            self.finished = set()
-        self.phase, self.race, self.deal_code = room.phase, room.race, room.deal
-        self.typed_by = room.deal_typed_by
-        self.secret_until = room.secret_until
-        self.start_at, self.deadline = room.start_at, room.deadline
-        self.participants = set(room.participants)
-        self.delay = room.options.spectator_delay
-        self.rated = room.options.rated
-        self.finished |= {
-            s for s, p in snap.progress.items() if p.race == room.race and p.status != "playing"
-        }
-
-    def learn_event(self, event: Event) -> None:
-        """Take the race facts an event tells."""
-        kind = event.get("type")
-        if kind == "race_starting":
-            self.phase, self.race, self.deal_code = "running", event["race"], event["deal"]
-            self.typed_by = event.get("typed_by")
-            self.secret_until = event.get("secret_until")
-            self.start_at, self.deadline = event["start_at"], event["deadline"]
-            self.participants, self.finished = set(event["seats"]), set()
-        elif kind == "race_ended" and event.get("race") == self.race:
-            self.phase = "ended"
-        elif kind == "player_finished" and event.get("race") == self.race:
-            self.finished.add(event["seat"])
-
-    def may_see(self, conn: Conn, event: Event) -> bool:
-        """Fair play: a player still racing never gets another player's move list/board."""
-        if event.get("type") != "player_finished":
-            return True
-        return not (
-            conn.role == "player"
-            and event.get("race") == self.race
-            and self.phase == "running"
-            and conn.seat in self.participants
-            and conn.seat not in self.finished
-        )
-
-    def frame_for(self, conn: Conn, event: Event, data: bytes) -> bytes:
-        """Fair play: the frame of a stored event for ``conn``. The deal code of a race goes
-        to the player who typed it, to a player in their own ``player_finished``, and to
-        everyone once the race has ended — but the day's secret deal to nobody before its
-        day is over; the rest get the event with ``deal: null``."""
-        if event.get("type") not in DEAL_EVENTS:
-            return data
-        race = event.get("race", 0)
-        seat = conn.seat if conn.role == "player" else None
-        secret_until = event.get("secret_until")
-        knows = not (secret_until is not None and now_ms() < secret_until) and (
-            race < self.race
-            or (race == self.race and self.phase == "ended")
-            or (seat is not None and seat in (event.get("typed_by"), self.typed_by))
-            or (
-                seat is not None
-                and event.get("type") == "player_finished"
-                and seat == event.get("seat")
-            )
-        )
-        if knows and not _INTERNAL & event.keys():
-            return data
-        shown = {
-            k: (v if knows or k != "deal" else None) for k, v in event.items() if k not in _INTERNAL
-        }
-        return orjson.dumps(shown)
-
 
 EventHook = Callable[[LocalRoom, Event], None]
 DropHook = Callable[[LocalRoom], None]
 DetachHook = Callable[[Conn], None]
 ControlHook = Callable[[LocalRoom, Event], None]
-
-
-def spectator_frame(feed: Feed, event: Event, data: bytes) -> bytes:
-    """Fair play for spectators of a delayed room: the deal code once the race they are
-    shown has ended (by the feed's clock, not the room's) — the day's secret deal not before
-    its day is over — and never the workers' own fields (``typed_by``, ``secret_until``)."""
-    if event.get("type") not in DEAL_EVENTS:
-        return data
-    body = feed.body
-    race = event.get("race", 0)
-    secret_until = event.get("secret_until")
-    knows = (
-        body is not None
-        and not (secret_until is not None and now_ms() < secret_until)
-        and (race < body["race"] or (race == body["race"] and body["phase"] == "ended"))
-    )
-    shown = {
-        k: (v if knows or k != "deal" else None) for k, v in event.items() if k not in _INTERNAL
-    }
-    return orjson.dumps(shown)
 
 
 class Rooms:
@@ -445,17 +316,25 @@ class Rooms:
             return
         if data and feed.delay:
             seq = event_seq(data) if event is not None else None
-            frame = spectator_frame(feed, event, data) if event is not None else data
-            targets = []
+            phase = feed.body["phase"] if feed.body is not None else None
+            frames: dict[bool, bytes] = {}  # with boards, without: made once each
+
+            def frame(conn: Conn) -> bytes:
+                if event is None:
+                    return data
+                boards = not lr.hides_boards(conn, event, phase)
+                if boards not in frames:
+                    frames[boards] = spectator_frame(feed, event, data, boards=boards)
+                return frames[boards]
+
             for conn in lr.conns:
                 if conn.role == "spectator" or not conn.ready:
                     if not conn.ready:
                         if seq is not None:
-                            conn.later.append(frame)
+                            conn.later.append(frame(conn))
                     elif seq is None or seq > conn.last_seq:
                         conn.last_seq = seq if seq is not None else conn.last_seq
-                        targets.append(conn)
-            self.send(targets, frame)
+                        self.send([conn], frame(conn))
         if event is not None:
             for hook in self.release_hooks:
                 hook(lr, event)

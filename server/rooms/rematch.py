@@ -25,6 +25,7 @@ from ..store.rooms import UnknownRoom
 from .race import Race
 from .registry import Event, LocalRoom
 from .room import Refusal, RematchOffer, RoomState, logged_deal
+from .secret import refuse_secret
 from .updates import AnswerRematch, OfferDeadline
 from .updates import Rematch as RematchUpdate
 
@@ -55,9 +56,28 @@ class Rematches:
         if snap is None:
             raise Refusal("unknown_room", "no such room (it may have expired)")
         room = snap.room
-        code, secret = msg.code, None
+        # what the rematch would refuse is refused before a solo game's race is resigned
         if msg.deal == "daily" and room.options.rated:
             raise Refusal("rated_daily", "the deal of the day is never rated: choose another deal")
+        if msg.deal == "code" and msg.code is not None:
+            await refuse_secret(self.ctx, self.race.daily, msg.code)
+        restart = _restart(room, seat)
+        if restart and msg.deal == "daily":
+            self.race.daily.require_players([_player_of(room, seat)])
+        # a code is the host's only for kind code: a random deal is never one the host chose
+        code, secret = (msg.code if msg.deal == "code" else None), None
+        if msg.deal == "random" and room.options.winnable and room.host == seat:
+            # a winnable-only room's new deal is proven before it is offered (refused when
+            # none can be: nothing changes, a solo game's race goes on)
+            code = await self.race.deals.draw(room.game, winnable=True)
+        if restart:
+            # a solo game's new deal or restart mid-race: the race so far is resigned (it is
+            # kept as any race), then the next one is offered as after any race
+            await self.race.forfeit(conn)
+            snap = await self.ctx.store.rooms.snapshot(room_code)
+            if snap is None:
+                raise Refusal("unknown_room", "no such room (it may have expired)")
+            room = snap.room
         if msg.deal == "daily":
             code, day, until = await self.race.daily.todays_deal(room.game)
             secret = (day, until)
@@ -67,15 +87,18 @@ class Rematches:
         if secret is not None and room.host == seat and room.phase == "ended" and not room.offer:
             # the host races the offered race unless they say no: their attempt first
             on_day = room.model_copy(update={"daily_day": secret[0], "secret_until": secret[1]})
+            self.race.daily.require_players([_player_of(room, seat)])
             attempts = await self.race.daily.begin_attempts(
                 on_day, [(seat, _player_of(room, seat))], race_no=room.race + 1
             )
+        # alone in a solo game the next deal starts at once; anyone racing it is counted down
+        alone = room.solo and all(s.seat == seat for s in room.seats)
         update = RematchUpdate(
             seat,
             msg.deal,
             code,
             now_ms(),
-            int(config.countdown * 1000),
+            0 if alone else int(config.countdown * 1000),
             int(config.rematch_wait * 1000),
             secret if msg.deal == "daily" else None,
             attempts,
@@ -104,6 +127,7 @@ class Rematches:
                 on_day = snap.room.model_copy(
                     update={"daily_day": offer.daily_day, "secret_until": offer.secret_until}
                 )
+                self.race.daily.require_players([conn.player_id])
                 made = await self.race.daily.begin_attempts(
                     on_day, [(conn.seat, conn.player_id)], race_no=offer.race
                 )
@@ -192,6 +216,14 @@ class Rematches:
         if offer is not None and offer.race == race and self.ctx.rooms.get(room_code):
             # this worker's clock is behind the one that set the deadline: look again then
             self._arm(room_code, race, offer.deadline)
+
+
+def _restart(room: RoomState, seat: int) -> bool:
+    """Whether the host ``seat``'s rematch is a solo game's new deal or restart mid-race:
+    they race alone (a player who joined meanwhile waits for this next race)."""
+    return (
+        room.solo and room.phase == "running" and room.host == seat and room.participants == [seat]
+    )
 
 
 def _player_of(room: RoomState, seat: int) -> str | None:

@@ -34,7 +34,7 @@ from ..tasks import solver_pool, stop_pool
 from .lobby import Lobby
 from .race import MoveAccepted, Race
 from .registry import LocalRoom
-from .room import Refusal
+from .room import Refusal, logged_code
 from .updates import (
     SeatRobot,
 )
@@ -92,7 +92,9 @@ class BotDriver(Driver):
                     self.executor, _solution, deal, self.solver_seconds
                 )
             except Exception:  # the pool is gone (shutting down) or broken: play greedy
-                logger.warning("no solver line deal=%s: playing greedy", deal, exc_info=True)
+                logger.warning(
+                    "no solver line deal=%s: playing greedy", logged_code(deal), exc_info=True
+                )
                 line = None
             self._plan = list(reversed(line or []))
 
@@ -147,7 +149,7 @@ def _solution(deal: str, budget: float) -> tuple[list[str] | None, int]:
 
         result = solve(deal, seconds=budget)
     except Exception:  # a game the solver does not know: play greedy
-        logger.warning("no solver line deal=%s: playing greedy", deal, exc_info=True)
+        logger.warning("no solver line deal=%s: playing greedy", logged_code(deal), exc_info=True)
         return None, os.getpid()
     return (list(result.solution) if result.solution is not None else None), os.getpid()
 

@@ -15,6 +15,7 @@ room goes through the named updates of :mod:`server.updates`.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Iterable
 from typing import Any
@@ -26,6 +27,7 @@ from protocol import Phase, RoomOptions, frames
 from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody
 
 from ..codes import clean_name, display_code
+from .ranking import race_key, ranked
 
 __all__ = [
     "FINAL_STATUSES",
@@ -41,6 +43,7 @@ __all__ = [
     "check_race_end",
     "choose_deal",
     "key_fits",
+    "logged_code",
     "logged_deal",
     "progress_event",
     "rank",
@@ -74,10 +77,27 @@ class Refusal(Exception):
 # --------------------------------------------------------------------- small values
 
 
+def logged_code(deal: str) -> str:
+    """A deal code as a log line may name it (logs are read by people who may play it): a
+    numbered deal as it is (a person typed it), a sealed one by its prefix and a fingerprint
+    (the first 8 hex digits of its SHA-256), which tells no card but matches the code once
+    it is revealed."""
+    try:
+        code = DealCode.parse(deal)
+    except GameError:
+        return "invalid"
+    if not code.sealed:
+        return str(code)
+    return f"{code.prefix}-sealed#{hashlib.sha256(str(code).encode()).hexdigest()[:8]}"
+
+
 def logged_deal(room: RoomState) -> str:
-    """The deal as a log line may name it: the day's secret deal is ``daily:DAY`` until its
-    day is over (logs are read by people who may play it)."""
-    return f"daily:{room.daily_day}" if room.secret_until is not None else room.deal
+    """The room's deal as a log line may name it: the day's secret deal is ``daily:DAY``
+    and a tournament round's ``tournament:ID`` while they are secret, any other deal as
+    :func:`logged_code` names it."""
+    if room.secret_until is not None:
+        return f"tournament:{room.tournament}" if room.tournament else f"daily:{room.daily_day}"
+    return logged_code(room.deal)
 
 
 def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:
@@ -224,6 +244,10 @@ class RoomState(_State):
     # (server ms) with whoever has taken their seat by then
     pool: str | None = None
     pool_start_by: int | None = None
+    # a game in one tap (``create`` with ``solo``): its races start at once, with no
+    # countdown while the host races alone; a player may join during a race and races from
+    # the next one (the host's new deal or restart)
+    solo: bool = False
 
     def seat(self, seat: int) -> SeatState | None:
         """The seat numbered ``seat``, if taken."""
@@ -305,9 +329,9 @@ def add_player(
 ) -> tuple[SeatState, Events]:
     """Seat a new player (``player_id``: their identity, when they gave one; ``rating``:
     their rating in the room's game as shown and whether it is provisional, kept in a rated
-    room); refuses a full room, a running race, and a player without an identity in a rated
-    room."""
-    if room.phase == "running":
+    room); refuses a full room, a running race — but for a solo game's, whose next race they
+    join — and a player without an identity in a rated room."""
+    if room.phase == "running" and not room.solo:
         raise Refusal("race_running", "a race is running: join as a spectator or wait")
     if len(room.seats) >= room.options.max_players:
         raise Refusal("room_full", f"the room is full ({room.options.max_players} players)")
@@ -458,16 +482,11 @@ def begin_race(
     ]
 
 
-def rank(rows: Iterable[ProgressState]) -> list[ProgressState]:
-    """The race ranking: winners by finishing time (ties: fewer moves), then everyone else
-    by cards on foundations, then score, then fewer moves. Seat number breaks full ties."""
-
-    def key(p: ProgressState) -> tuple[int, int, int, int, int]:
-        if p.status == "won":
-            return (0, p.elapsed_ms or 0, p.moves, 0, p.seat)
-        return (1, -p.on_foundations, -p.score, p.moves, p.seat)
-
-    return sorted(rows, key=key)
+def rank(rows: Iterable[ProgressState]) -> list[tuple[int, ProgressState]]:
+    """The race's results best first, each with its place: the one ranking rule
+    (:mod:`server.rooms.ranking`: equal results share a place); tied seats are listed in
+    seat order."""
+    return ranked(rows, race_key, then=lambda p: p.seat)
 
 
 def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int) -> Events:
@@ -479,11 +498,11 @@ def check_race_end(room: RoomState, progress: dict[int, ProgressState], now: int
         return []
     room.phase = "ended"
     results: list[ResultRowBody] = []
-    for i, p in enumerate(rank(mine), 1):
+    for place, p in rank(mine):
         seat = room.seat(p.seat)
         results.append(
             {
-                "rank": i,
+                "rank": place,
                 "seat": p.seat,
                 "name": (
                     seat.name

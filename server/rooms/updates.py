@@ -313,7 +313,8 @@ class StartRace:
 class Rematch:
     """The host ``by`` offers the next race after one ended: on the ``same`` deal, a
     ``random`` or ``daily`` one, or the one of ``deal_code`` (kind ``code``; kind ``daily``
-    with the day's secret deal as ``deal_code`` and ``daily``, its day and end). The players
+    with the day's secret deal as ``deal_code`` and ``daily``, its day and end; kind
+    ``random`` with ``deal_code``: a random deal drawn already, proven winnable). The players
     have ``wait_ms`` to answer (:class:`AnswerRematch`); with nobody to ask (the host alone,
     or with robots) the race starts at once. ``attempts``: on the day's deal, the host's
     attempt. Value: whether it started."""
@@ -333,6 +334,8 @@ class Rematch:
                 if self.daily is None or self.deal_code is None:
                     raise Refusal("bad_deal", "the deal of the day was not given")
                 deal = self.deal_code
+            elif self.kind == "random" and self.deal_code is not None:
+                deal = self.deal_code  # drawn (and proven) before the update
             else:
                 deal = choose_deal(room.game, self.kind, self.deal_code, room.deal)
         else:

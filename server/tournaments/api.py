@@ -39,6 +39,7 @@ from . import (
     round_ranking,
     standings,
 )
+from .export import draw_of
 from .live import LiveTournament, public_rooms
 from .scoring import CARD_PENALTY_MS, WIN_BONUS
 
@@ -110,6 +111,7 @@ def page_of(
                 "start_at": kept.start_at,
                 "deadline": kept.deadline,
                 "ended_at": kept.ended_at,
+                "stopped_early": kept.stopped_early,
                 "participants": list(kept.participants),
                 "absent": list(kept.absent),
                 "results": results,
@@ -131,13 +133,8 @@ def page_of(
         "finished_at": state.finished_at,
         "next_round_at": state.next_round_at,
         "settings": settings,
-        "fair": {
-            "commitment": state.commitment,
-            "seed": view["seed"],
-            "deals": state.settings.deals,
-            "node_budget": state.node_budget,
-            "max_candidates": state.max_candidates,
-        },
+        "fair": state.fair,
+        "draw": draw_of(state),
         "players": list(view["players"].values()),
         "rounds": rounds,
         "scoring": scoring_of(state),

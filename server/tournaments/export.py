@@ -41,6 +41,7 @@ __all__ = [
     "EXPORT_FORMAT",
     "EXPORT_FORMATS",
     "ExportError",
+    "draw_of",
     "drawn",
     "full_export",
     "load_export",
@@ -126,6 +127,18 @@ def results_csv(state: TournamentState) -> str:
 # --------------------------------------------------------------------- full export
 
 
+def draw_of(state: TournamentState) -> dict[str, Any]:
+    """How the rounds are drawn, as the page and the export show it: the commitment, the
+    seed once the tournament has finished, the deal rule and the solver's bounds."""
+    return {
+        "commitment": state.commitment,
+        "seed": state.seed if state.phase == "finished" else None,
+        "deals": state.settings.deals,
+        "node_budget": state.node_budget,
+        "max_candidates": state.max_candidates,
+    }
+
+
 def full_export(state: TournamentState) -> dict[str, Any]:
     """Everything about the tournament that may be shown now (see the module's docstring)."""
     view = public_view(state)
@@ -139,13 +152,7 @@ def full_export(state: TournamentState) -> dict[str, Any]:
         "started_at": state.started_at,
         "finished_at": state.finished_at,
         "settings": view["settings"],
-        "draw": {
-            "commitment": state.commitment,
-            "seed": view["seed"],
-            "deals": state.settings.deals,
-            "node_budget": state.node_budget,
-            "max_candidates": state.max_candidates,
-        },
+        "draw": draw_of(state),
         "players": list(view["players"].values()),
         "rounds": view["rounds"],
         "scoring": _scoring(state.settings),

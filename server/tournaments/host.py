@@ -119,6 +119,8 @@ def end_early(
     in_phase(state, _LIVE, "end the tournament")
     if reason is not None:
         reason = check_text(reason, "the reason", REASON_LENGTH)
+    if state.phase == "round":
+        state.rounds[-1].stopped_early = True  # its unfinished races were stopped, not slow
     events = close_round(state, now) if state.phase == "round" else []
     audit(state, actor, "end_early", now, reason=reason, round=state.round or None)
     events.append(finish(state, now, early=True))

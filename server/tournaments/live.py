@@ -40,6 +40,7 @@ __all__ = [
     "Summary",
     "TournamentUpdate",
     "UnknownTournament",
+    "deal_digest",
     "new_live",
     "plan_rooms",
     "public_rooms",
@@ -188,6 +189,14 @@ class Summary(BaseModel):
     version: int = 0
     recorded: bool = False
     recorded_round: int = 0
+    #: the round being played: its deal's :func:`deal_digest` (a room cannot be made on
+    #: it while it is secret; the code itself stays out of what the list reads)
+    deal_digest: str | None = None
+
+
+def deal_digest(code: str) -> str:
+    """SHA-256 (hex) of a canonical deal code: a round's deal compared without being kept."""
+    return hashlib.sha256(code.encode("ascii")).hexdigest()
 
 
 def summary_of(live: LiveTournament) -> Summary:
@@ -215,6 +224,7 @@ def summary_of(live: LiveTournament) -> Summary:
         version=state.version,
         recorded=live.recorded >= state.version,
         recorded_round=live.recorded_round,
+        deal_digest=deal_digest(current.deal) if current is not None else None,
     )
 
 

@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from engine import DealCode, new_game
-from server.rooms.ranking import race_key
+from server.rooms.ranking import places, race_key
 
 from .settings import TournamentSettings
 from .state import PlayerState, RoundResult, RoundState, TournamentState
@@ -172,21 +172,19 @@ def round_ranking(
     position = {player: i for i, player in enumerate(order)}
     field_ = [r for r in round_.results.values() if not r.disqualified and r.player not in struck]
     field_.sort(key=lambda r: (race_key(r), position.get(r.player, len(position)), r.player))
-    keys = [race_key(r) for r in field_]
+    shared = places([race_key(r) for r in field_])
     count = len(field_)
     placed = []
-    start = 0  # the first index of the group of equal keys
-    while start < count:
-        end = start + 1
-        while end < count and keys[end] == keys[start]:
-            end += 1
-        # everyone after the group ranks strictly below it (one pass, not one per result:
-        # a field of 1,000 is ranked on every push of the standings)
-        behind = count - end
-        for result in field_[start:end]:
-            bonus = WIN_BONUS if result.status == "won" else 0
-            placed.append(Placed(result, start + 1, behind + bonus))
-        start = end
+    # everyone after a group of equal keys ranks strictly below it: its size, counted from
+    # the end (one pass, not one per result: a field of 1,000 is ranked on every push)
+    behind = 0
+    for i in range(count - 1, -1, -1):
+        result = field_[i]
+        if i + 1 < count and shared[i + 1] != shared[i]:
+            behind = count - i - 1
+        bonus = WIN_BONUS if result.status == "won" else 0
+        placed.append(Placed(result, shared[i], behind + bonus))
+    placed.reverse()
     return placed
 
 
@@ -263,8 +261,7 @@ def standings_of(
     # stable: equal keys stay in join order
     keyed = sorted(((key(row), row) for row in rows), key=lambda pair: pair[0])
     out: list[Standing] = []
-    for i, (row_key, row) in enumerate(keyed):
-        rank = out[-1].rank if i and row_key == keyed[i - 1][0] else i + 1
+    for rank, (_, row) in zip(places([k for k, _ in keyed]), keyed, strict=True):
         player, line, values = row
         p = players[player]
         out.append(

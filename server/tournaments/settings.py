@@ -58,7 +58,10 @@ class TournamentSettings(BaseModel):
     by hand; ``auto`` starts each ``pause`` seconds after the last ended. ``deals``:
     ``winnable`` (the first candidate the solver proves), ``any`` (candidate 0) or ``list``
     (``deal_codes``, one per round, named on the page as the host's). ``absences_to_withdraw``
-    ``N``: N absences in a row withdraw a player (0: never).
+    ``N``: N absences in a row withdraw a player (0: never). ``spectator_delay``: spectators
+    who are not entered see a round's boards that many seconds late (0: once the round is
+    over; nobody entered sees any board of it but their own while it runs —
+    :func:`server.rooms.view.boards_shown`).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)

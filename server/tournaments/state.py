@@ -109,6 +109,9 @@ class RoundState(_State):
     absent: list[str] = []
     results: dict[str, RoundResult] = {}
     ended_at: int | None = None
+    #: the host ended the tournament during this round: its races still under way were
+    #: stopped then (recorded out of time, as at the deadline), not run out of time
+    stopped_early: bool = False
 
 
 class AuditEntry(_State):

@@ -48,6 +48,7 @@ from ..context import Context
 from ..edge.connection import Conn
 from ..edge.http import HttpRequest, error_response, json_response
 from ..rooms.registry import Event, LocalRoom
+from ..rooms.view import NOBODY, boards_shown
 from ..store.errors import StoreUnavailable
 from .entries import Entry, Listing, encode_entry, live_entry, pick_featured, top
 
@@ -210,7 +211,9 @@ class Watching:
                 continue
             del self._dirty_rooms[code]
             kept = self.mirror.get(code)
-            entry = live_entry(feed.body, feed.created_at)
+            assert lr is not None
+            facts = lr.facts(feed.body["phase"])
+            entry = live_entry(feed.body, feed.created_at, boards_shown(NOBODY, facts, now))
             if entry is not None:
                 data = orjson.dumps(entry)
                 if kept is not None and kept.data == data and now - kept.at < REFRESH_EVERY * 1000:

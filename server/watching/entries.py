@@ -14,6 +14,7 @@ import orjson
 from protocol.frames import LivePlayerBody, LiveRoomBody, SnapshotBody
 
 from ..rooms.room import FINAL_STATUSES
+from ..rooms.view import Boards
 
 __all__ = [
     "FEATURED_POOL",
@@ -30,9 +31,10 @@ FEATURED_POOL = 5
 """The featured race is the closest of this many most watched races."""
 
 
-def live_entry(body: SnapshotBody, created_at: int) -> LiveRoomBody | None:
+def live_entry(body: SnapshotBody, created_at: int, boards: Boards) -> LiveRoomBody | None:
     """A room's directory entry from its spectators' snapshot, or None when it is not
-    listed: private, closed to spectators, ended, or waiting with nobody in it."""
+    listed: private, closed to spectators, ended, or waiting with nobody in it. ``boards``:
+    what the board rule shows a spectator nobody knows of (``rooms.view.NOBODY``)."""
     options = body["options"]
     if options.get("private") or not options.get("spectators", True):
         return None
@@ -74,6 +76,7 @@ def live_entry(body: SnapshotBody, created_at: int) -> LiveRoomBody | None:
         "spectator_delay": int(options.get("spectator_delay", 0)),
         "players": players,
         "gap": round(shares[0] - shares[1], 4) if len(shares) >= 2 else None,
+        "boards": boards,
     }
 
 

@@ -33,8 +33,10 @@ from ..edge.connection import Conn
 from ..rooms.registry import Event, LocalRoom
 from ..rooms.room import Refusal
 from ..rooms.updates import CountSpectator, TellSpectators
+from ..rooms.view import boards_shown
 from ..store.errors import StoreUnavailable
 from ..store.rooms import Snapshot, UnknownRoom, entry_move, entry_time
+from .viewers import look_up
 
 __all__ = ["Follower", "Spectate", "SpectatorCounter"]
 
@@ -69,13 +71,19 @@ class Spectate:
         """``follow``: follow up to four players' boards (none: stop)."""
         if conn.room_code is None:
             raise Refusal("not_in_room", "join a room first")
-        if conn.role != "spectator":
-            raise Refusal("not_spectator", "only spectators who are not racing can follow boards")
         lr = self.ctx.rooms[conn.room_code]
+        seats = msg.followed()
+        if seats and lr.viewer(conn).racing:  # stopping is anyone's
+            raise Refusal("not_spectator", "a player still racing cannot follow boards")
         feed = lr.feed
         assert feed is not None
         await feed.wait_loaded()
-        seats = msg.followed()
+        if seats:
+            snap = await self.ctx.store.rooms.snapshot(lr.room_code)
+            if snap is not None:  # asked again: the viewer may have played meanwhile
+                await look_up(self.ctx, conn, snap.room, now_ms())
+            if not self.may_see(lr, conn):
+                raise Refusal("boards_hidden", _hidden_because(lr))
         for seat in seats:
             if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
                 raise Refusal("unknown_seat", f"seat {seat} is not racing")
@@ -94,6 +102,14 @@ class Spectate:
                 f.newcomers.add(conn)  # gets the board even if nothing changes
                 f.dirty.set()
         conn.following = tuple(seats)
+
+    @staticmethod
+    def may_see(lr: LocalRoom, conn: Conn) -> bool:
+        """The board rule, for a viewer of ``lr`` shown the room as its feed has it: a
+        spectator, or a player not racing (finished, sitting the race out, waiting)."""
+        feed = lr.feed
+        phase = feed.body["phase"] if feed is not None and feed.body is not None else None
+        return boards_shown(lr.viewer(conn), lr.facts(phase), now_ms()) != "progress"
 
     def unfollow(self, conn: Conn) -> None:
         """Stop following every board (the connection leaves)."""
@@ -163,6 +179,9 @@ class Spectate:
                     f.game, f.applied = replay(feed.deal, moves), len(moves)
             to = set(f.spectators) if new else f.newcomers & f.spectators
             f.newcomers.clear()
+            # asked again at every board: a new race may be on a secret deal, or race the
+            # follower (a player who followed once finished, and races the next race)
+            to = {conn for conn in to if self.may_see(lr, conn)}
             if to:
                 data = frames.board(
                     room=display_code(lr.room_code),
@@ -195,6 +214,22 @@ class Spectate:
                 break  # the log is in time order: the rest is later still
             moves.append(entry_move(entry))
         return moves
+
+
+def _hidden_because(lr: LocalRoom) -> str:
+    """Why the board rule hides a race's boards from a spectator (the refusal's sentence)."""
+    if lr.secret_until is None or now_ms() >= lr.secret_until:
+        return "this room shows its spectators the racers' progress only while they race"
+    if lr.tournament:
+        return (
+            "a tournament round's boards are shown when the round is over, or after the "
+            "host's delay, and never to a player entered in the tournament: you see the "
+            "racers' progress"
+        )
+    return (
+        "the boards of the deal of the day are shown only to players who have finished "
+        "their own attempt today: you see the racers' progress"
+    )
 
 
 class SpectatorCounter:

@@ -9,10 +9,12 @@ import {
   deckTurnStep,
   foundationLine,
   raceShareText,
+  tournamentShareText,
 } from "../../clients/web/share.js";
 import { speak } from "./catalogues.js";
 
-const [EMPTY, FEW, HALF, MOST, FULL] = ["\u2b1c", "\u{1f7e5}", "\u{1f7e7}", "\u{1f7e8}", "\u{1f7e9}"];
+// an empty square and the shades: characters every font has (the WGL4 set), not emoji
+const [EMPTY, FEW, HALF, MOST, FULL] = ["\u25a1", "\u2591", "\u2592", "\u2593", "\u2588"];
 const DAY_URL = "https://example.test/daily/2026-01-12";
 
 test("a foundation's square: empty, 1-4 cards, 5-8, 9-12, all 13", () => {
@@ -89,6 +91,14 @@ test("a Russian daily counts its moves and deck turns in Russian; no squares wit
   );
 });
 
+test("days in a row are told from two, counted in the language", () => {
+  speak("en");
+  assert.equal(dailyShareText(daily({ streak: 1 })).split("\n")[1], "Won · score 640 · 98 moves · 2 deck turns · time 4:05");
+  assert.equal(dailyShareText(daily({ streak: 21 })).split("\n")[1], "Won · score 640 · 98 moves · 2 deck turns · time 4:05 · 21 days in a row");
+  speak("ru");
+  assert.match(dailyShareText(daily({ streak: 21 })).split("\n")[1], / · 21 день подряд$/);
+});
+
 test("a spectator's daily text: the day, how many raced, the link", () => {
   speak("en");
   assert.equal(
@@ -140,4 +150,29 @@ test("a Swedish winner's place is written the Swedish way", () => {
     raceShareText({ ...RACE, role: "player", seat: 2 }).split("\n")[1],
     "1:a av 2: lade ut allt på 5:02 med 120 drag",
   );
+});
+
+test("a race whose deal is not told shares no link to a deal", () => {
+  speak("en");
+  assert.equal(
+    raceShareText({ ...RACE, deal: "", role: "player", seat: 2 }),
+    ["samedeal · Klondike, draw three", "1st of 2: cleared it in 5:02 with 120 moves"].join("\n"),
+  );
+});
+
+test("a tournament round's race: the tournament, the round, the place, the standings' page", () => {
+  const tournament = { name: "Friday cup", round: 2, link: "https://example.test/t/K7QF-2M" };
+  speak("en");
+  const text = tournamentShareText({ game: "klondike-3", tournament, role: "player", seat: 1, results: RESULTS });
+  assert.equal(
+    text,
+    [
+      "samedeal · Friday cup · round 2 · Klondike, draw three",
+      "2nd of 2: 20/52 cards home",
+      "The standings: https://example.test/t/K7QF-2M",
+    ].join("\n"),
+  );
+  assert.doesNotMatch(text, /\/d\//);
+  speak("ru");
+  assert.match(tournamentShareText({ game: "klondike", tournament, role: "spectator", seat: null, results: RESULTS }), /^samedeal · Friday cup · раунд 2 ·/);
 });

@@ -17,6 +17,7 @@ import {
   state,
   takeSeat,
   takeSeq,
+  waitsForNextDeal,
 } from "../../clients/web/store.js";
 
 function snapshot(room, changes = {}) {
@@ -155,6 +156,16 @@ test("a race ends with its results; a new one clears them and any rematch offer"
   assert.equal(state.offer, null);
 });
 
+test("a race's record may wait for the records database; its replay comes when written", () => {
+  enter("RRRR");
+  start(1);
+  applyEvent({ type: "race_ended", results: [], deal: "KL1-1-AAAAAAF" });
+  assert.equal(applyEvent({ type: "race_record_delayed", race: 1 }), true);
+  assert.equal(state.recordDelayed, 1);
+  applyEvent({ type: "race_recorded", race: 1, game_id: "0123456789ab" });
+  assert.deepEqual(state.recorded, { race: 1, game_id: "0123456789ab", ratings: null });
+});
+
 test("a frame already seen is dropped, but a finish withheld during the race comes late on purpose", () => {
   enter("GGGG"); // the snapshot's seq is 3
   assert.equal(takeSeq({ type: "progress", seq: 3 }), false);
@@ -222,4 +233,22 @@ test("what is not a room event is left to others", () => {
   }
   assert.equal(applyEvent({ type: "spectators", count: 7 }), true);
   assert.equal(state.spectators, 7);
+});
+
+test("a seat that joined a solo game during its race waits for the next deal", () => {
+  const seats = [
+    { seat: 0, name: "Ann", connected: true, status: "playing", on_foundations: 3, total: 104 },
+    { seat: 1, name: "Bo", connected: true, status: "waiting" },
+  ];
+  enter("SOLO", "player", { phase: "running", race: 2, solo: true, seats });
+  assert.equal(state.solo, true);
+  assert.deepEqual(state.participants, [0]); // Bo is seated, not racing
+  assert.equal(waitsForNextDeal(), true);
+  assert.equal(isPlaying(), false);
+  start(3, [0, 1]);
+  assert.equal(waitsForNextDeal(), false);
+  assert.equal(isPlaying(), true);
+  enter("ROOM", "player", { phase: "running", race: 1, seats: [{ ...seats[0] }, { ...seats[1], status: "playing" }] });
+  assert.equal(state.solo, false);
+  assert.deepEqual(state.participants, [0, 1]);
 });

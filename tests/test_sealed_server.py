@@ -1,0 +1,340 @@
+"""Sealed deals and fair watching through real servers (issue 29).
+
+* What a racer is sent of a deal the server chose — the opening board of a random room, of
+  the deal of the day, of a tournament round — is dealt against all 999,999 numbered deals
+  (``tests/deal_finder.py``): no numbered deal has it (a rare numbered deal that shows the
+  same face-up cards is another deal). The same search finds the deal of a room made on a
+  typed numbered code, so the test can fail.
+* Who may see a board, across two workers on one Redis: a tournament round shows no board to
+  an identity entered in it (on a second connection, on the other worker), nor — without a
+  host's delay — to anyone before the round is over; with a delay, other spectators follow
+  the boards that late. Today's deal shows no board to a guest, nor to a player who has not
+  finished their own attempt. Refusals are error replies: the connection and any seat stay.
+* The live directory lists such races, saying their boards are not shown.
+* The secret stays secret: no room is made on today's deal or on a running round's deal
+  (refused as any code the server will not play), and no log line names a sealed code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from deal_finder import find_numbered
+from helpers import until
+from server_fixtures import DAILY_TEST_KEY, ServerHandle, StartServer, get_json
+
+from clients.client import RaceClient, RequestError
+from engine import DealCode, new_game
+from engine.fair import secret_daily
+from protocol import Ack, Board, PlayerFinished, RaceStarting, TournamentSeat
+
+DAY = "2026-04-16"
+TYPED = "KL1-1-AAAAAAM"
+
+
+async def records_servers(
+    start_server: StartServer, tmp_path: Path, kind: str = "redis", count: int = 2, **options: Any
+) -> list[ServerHandle]:
+    """``count`` workers on one store and one records database (identities, the day's
+    attempts), with short tournament countdowns."""
+    url = f"sqlite:///{tmp_path / 'records.db'}"
+    return [
+        await start_server(
+            kind,
+            records_url=url,
+            daily_key=DAILY_TEST_KEY,
+            tournament_countdown=0.2,
+            tournament_lease=1.0,
+            **options,
+        )
+        for _ in range(count)
+    ]
+
+
+async def player(server: ServerHandle, name: str) -> tuple[RaceClient, Any]:
+    client = await server.client()
+    return client, await client.new_player(name)
+
+
+async def as_player(server: ServerHandle, made: Any) -> RaceClient:
+    """A second connection of the identity ``made`` (another tab, another device)."""
+    client = await server.client()
+    await client.identify(made.player, made.secret or "")
+    return client
+
+
+async def next_of(client: RaceClient, model: type[Any], timeout: float = 10.0) -> Any:
+    async def wait() -> Any:
+        async for message in client.events():
+            if isinstance(message, model):
+                return message
+        raise ConnectionError("closed")
+
+    return await asyncio.wait_for(wait(), timeout)
+
+
+async def first_move(client: RaceClient) -> None:
+    """A racer's first move (draw from the stock), once the countdown is over."""
+
+    async def accepted() -> bool:  # refused during the countdown
+        return isinstance(await client.move("s"), Ack)
+
+    await until(accepted)
+
+
+async def started(client: RaceClient) -> RaceStarting:
+    """The racer's ``race_starting``, and their first move once its countdown is over."""
+    start = await client.next_event("race_starting")
+    assert isinstance(start, RaceStarting)
+    await first_move(client)
+    return start
+
+
+def tops(view: dict[str, Any] | None) -> list[str]:
+    """The face-up card of each column of a board a racer is sent."""
+    assert view is not None
+    return [column["up"][-1] for column in view["tableau"]]
+
+
+def assert_not_numbered(code: str, view: dict[str, Any] | None) -> None:
+    """No numbered deal is ``code``'s deal, though some may show the same face-up cards."""
+    deal = DealCode.parse(code)
+    assert deal.sealed, code
+    layout = new_game(deal).position()
+    for number in find_numbered(deal.game_name, tops(view)):
+        assert new_game(DealCode.for_game(deal.game_name, number)).position() != layout
+
+
+async def refused_boards(spectator: RaceClient, seat: int = 1) -> None:
+    """``follow`` is refused with ``boards_hidden``, and the connection goes on."""
+    with pytest.raises(RequestError) as info:
+        await spectator.request({"type": "follow", "seats": [seat]})
+    assert info.value.code == "boards_hidden" and info.value.message
+    await spectator.ping()
+
+
+async def round_seats(
+    host: RaceClient, players: list[RaceClient], **settings: Any
+) -> tuple[str, list[TournamentSeat]]:
+    """A one-round Klondike tournament on a deal its server draws (sealed), entered by
+    ``players`` and started: its id and each player's seat, taken."""
+    made = await host.tournament_create(
+        name="Sealed cup", game="klondike", rounds=1, round_start="manual", deals="any", **settings
+    )
+    tid = made.page.id
+    for i, p in enumerate(players):
+        await p.tournament_join(tid, name=f"P{i}")
+    await host.tournament_host(tid, "start")
+    seats = [await next_of(p, TournamentSeat) for p in players]
+    for p, seat in zip(players, seats, strict=True):
+        await p.take_seat(seat)
+    return tid, seats
+
+
+# ---------------------------------------------------------------------- sealed deals
+
+
+@pytest.mark.slow
+async def test_no_deal_the_server_chose_is_found_from_its_opening_board(
+    start_server: StartServer, tmp_path: Path, on_day: Any
+) -> None:
+    on_day(DAY)
+    (server,) = await records_servers(start_server, tmp_path, "memory", count=1)
+    ann, _ = await player(server, "Ann")
+
+    # a random room
+    joined = await ann.create("klondike", deal="random")
+    await ann.start()
+    start = await started(ann)
+    assert start.deal is None
+    assert_not_numbered(await server.deal(joined.room), start.view)
+    await ann.leave()
+
+    # the deal of the day
+    joined = await ann.create("klondike", deal="daily")
+    await ann.start()
+    start = await started(ann)
+    day = await server.deal(joined.room)
+    assert day == str(secret_daily(DAILY_TEST_KEY, "klondike", DAY).code)
+    assert_not_numbered(day, start.view)
+    await ann.leave()
+
+    # a tournament round: its racer's board as they take their seat
+    host, _ = await player(server, "Host")
+    bob, _ = await player(server, "Bob")
+    _, (seat,) = await round_seats(host, [bob])
+    assert_not_numbered(await server.deal(seat.room), bob.view)  # as its seat was taken
+
+    # a typed numbered code: the same search finds it from the same kind of board
+    await ann.create("klondike", deal="code", code=TYPED)
+    await ann.start()
+    start = await started(ann)
+    assert DealCode.parse(TYPED).number in find_numbered("klondike", tops(start.view))
+
+
+# ---------------------------------------------------------------------- fair watching
+
+
+async def test_a_round_shows_no_board_to_its_players_or_before_it_ends(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    w1, w2 = await records_servers(start_server, tmp_path)
+    host, _ = await player(w1, "Host")
+    ann, ann_id = await player(w1, "Ann")
+    bob, _ = await player(w2, "Bob")
+    tid, seats = await round_seats(host, [ann, bob])
+    room = seats[0].room
+    # Ann's second connection on the other worker, as Ann; another identity of hers; a guest
+    again = await as_player(w2, ann_id)
+    other, _ = await player(w2, "Zed")
+    guest = await w2.client()
+    for spectator in (again, other, guest):
+        spectator.frames = []
+        await spectator.join(room, role="spectator")
+        await refused_boards(spectator)
+    # the racers race on: progress is shown, no board (not a finish's either)
+    await first_move(ann)
+    await ann.resign()
+    for spectator in (again, other, guest):
+        finished = await next_of(spectator, PlayerFinished)
+        assert finished.board is None and finished.move_list is None
+        assert not [f for f in spectator.frames or [] if isinstance(f, Board)]
+    # nothing of it cost a racer their seat: Bob still plays
+    await first_move(bob)
+    del tid
+
+
+async def test_with_a_hosts_delay_only_the_entered_are_refused(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    w1, w2 = await records_servers(start_server, tmp_path)
+    host, _ = await player(w1, "Host")
+    ann, ann_id = await player(w1, "Ann")
+    bob, _ = await player(w1, "Bob")
+    _, seats = await round_seats(host, [ann, bob], spectator_delay=1)
+    room = seats[0].room
+    again = await as_player(w2, ann_id)
+    await again.join(room, role="spectator")
+    await refused_boards(again)
+    other, _ = await player(w2, "Zed")
+    await other.join(room, role="spectator")
+
+    async def followed() -> bool:  # once the room they are shown, a second late, races
+        try:
+            await other.request({"type": "follow", "seats": [seats[1].seat]})
+        except RequestError as exc:
+            assert exc.code == "unknown_seat", exc
+            return False
+        return True
+
+    await until(followed, timeout=10)
+    await first_move(bob)  # a move of Bob's: the follower sees his board a second later
+    board = await next_of(other, Board, timeout=10)
+    assert board.seat == seats[1].seat and board.view["tableau"]
+
+
+async def test_todays_deal_shows_no_board_to_who_has_not_played_it(
+    start_server: StartServer, tmp_path: Path, on_day: Any
+) -> None:
+    on_day(DAY)
+    w1, w2 = await records_servers(start_server, tmp_path)
+    ann, ann_id = await player(w1, "Ann")
+    joined = await ann.create("klondike", deal="daily")
+    again = await as_player(w2, ann_id)  # her attempt is under way, not over
+    other, _ = await player(w2, "Zed")
+    guest = await w2.client()
+    for spectator in (again, other, guest):
+        spectator.frames = []
+        await spectator.join(joined.room, role="spectator")
+    await ann.start()
+    await started(ann)
+    for spectator in (again, other, guest):
+        seen = await next_of(spectator, RaceStarting)
+        assert seen.view is None and seen.deal is None  # the opening cards are a board
+        await refused_boards(spectator)
+        await spectator.next_event("progress")  # progress is for everyone
+    # a guest cannot play it either, on either worker
+    for server in (w1, w2):
+        with pytest.raises(RequestError) as info:
+            await (await server.client()).create("klondike", deal="daily")
+        assert info.value.code == "daily_needs_player"
+
+
+async def test_the_live_directory_lists_secret_races_without_boards(
+    start_server: StartServer, tmp_path: Path, on_day: Any
+) -> None:
+    on_day(DAY)
+    (server,) = await records_servers(start_server, tmp_path, "memory", count=1)
+    ann, _ = await player(server, "Ann")
+    daily = await ann.create("klondike", deal="daily")
+    await ann.start()
+    bob, _ = await player(server, "Bob")
+    shown = await bob.create("klondike", deal="code", code=TYPED)
+    await bob.start()
+    cat, _ = await player(server, "Cat")
+    hidden = await cat.create("klondike", deal="code", code=TYPED, spectator_boards=False)
+    await cat.start()
+    host, _ = await player(server, "Host")
+    dan, _ = await player(server, "Dan")
+    _, (seat,) = await round_seats(host, [dan])
+    expected = {
+        daily.room: "progress",
+        shown.room: "live",
+        hidden.room: "progress",
+        seat.room: "progress",
+    }
+
+    async def listed() -> dict[str, str] | None:
+        _, body = await get_json(server.port, "/api/live?game=klondike")
+        found = {r["room"]: r["boards"] for r in body["rooms"]}
+        return found if expected.keys() <= found.keys() else None
+
+    found = await until(listed, timeout=10)
+    assert found is not None
+    assert {room: found[room] for room in expected} == expected
+
+
+# ---------------------------------------------------------------------- secrets elsewhere
+
+
+async def test_no_room_on_a_secret_deal_and_no_sealed_code_in_the_logs(
+    start_server: StartServer, tmp_path: Path, on_day: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    on_day(DAY)
+    (server,) = await records_servers(start_server, tmp_path, "memory", count=1)
+    host, _ = await player(server, "Host")
+    dan, _ = await player(server, "Dan")
+    _, (seat,) = await round_seats(host, [dan])
+    round_deal = await server.deal(seat.room)
+    today = str(secret_daily(DAILY_TEST_KEY, "klondike", DAY).code)
+    ann, _ = await player(server, "Ann")
+    joined = await ann.create("klondike", deal="random")
+    await ann.start()
+    await started(ann)
+    random_deal = await server.deal(joined.room)
+    await ann.leave()
+    messages = set()
+    for secret in (today, round_deal, f"  {today.lower()} "):
+        with pytest.raises(RequestError) as info:
+            await ann.create("klondike", deal="code", code=secret)
+        assert info.value.code == "bad_deal"
+        messages.add(info.value.message)
+    assert len(messages) == 1  # one sentence, whatever the reason
+    # a malformed sealed code is bad input too, saying what is wrong; the connection stays
+    for bad in (today[:-1], today + "A", today[:-1] + "1", today[:-1] + "É"):
+        with pytest.raises(RequestError) as info:
+            await ann.create("klondike", deal="code", code=bad)
+        assert info.value.code == "bad_deal"
+        assert "or 26 (a sealed deal)" in info.value.message
+    await ann.ping()
+    # a sealed code nobody is playing in secret is played (a person typed it)
+    made = await ann.create("klondike", deal="code", code=random_deal)
+    assert made.room
+    lines = "\n".join(r.getMessage() for r in caplog.records)
+    for secret in (today, round_deal, random_deal):
+        assert secret not in lines
