@@ -91,18 +91,16 @@ def _stays(col: list[int], down: int, i: int) -> bool:
     return not (RANK[under] == RANK[c] + 1 and RED[under] != RED[c])
 
 
-def _built_anyway(log: list[int], frozen: int, built: int) -> bool:
-    """Whether the relaxation that left ``log`` (see ``KlondikeSearch._relax``) shows that a
-    card of ``built`` can be built on with the card ``frozen`` frozen as well: it could at
-    the start of a round that began before ``frozen`` first moved. Up to that round the
-    relaxation with ``frozen`` frozen goes exactly the same way, as nothing it found had
-    needed that card to move. (False: not known, run that relaxation.)"""
+def _built_before(log: list[int], frozen: int) -> int:
+    """The cards that the relaxation that left ``log`` (see ``KlondikeSearch._relax``) shows
+    can be built on with the card ``frozen`` frozen as well: those it could build on at the
+    start of the round in which ``frozen`` first moved (or at its last round). Up to that
+    round the relaxation with ``frozen`` frozen goes exactly the same way, as nothing it
+    found had needed that card to move; the sets only grow from round to round."""
     for i in range(0, len(log) - 1, 2):
-        if log[i] & built:
-            return True
         if log[i + 1] & frozen:
-            return False
-    return False
+            return log[i]
+    return log[-2] if len(log) >= 2 else 0
 
 
 #: ``_column_masks`` by column key (the columns recur from position to position)
@@ -742,12 +740,16 @@ class KlondikeSearch(ColumnSearch):
             if not (incol >> x & 1 and incol >> y & 1):
                 continue
             bx, by = 1 << x, 1 << y
-            for p in parents:
+            anyway = _built_before(log, bx) | _built_before(log, by)
+            waiting = [p for p in parents if not anyway >> p & 1]
+            # (the pinned tests first: they are the same for both cards the twins fit on,
+            # and most often a single relaxation shows a twin can go home)
+            if not waiting or not self._twins_lost(masks, bx, by):
+                continue
+            if not place:
+                place = self._places()
+            for p in waiting:
                 bp = 1 << p
-                if _built_anyway(log, bx, bp) or _built_anyway(log, by, bp):
-                    continue
-                if not place:
-                    place = self._places()
                 # p waits for both twins: each lies above it where no run can carry it off,
                 # or the relaxation with it frozen cannot build on p (the one that does not
                 # lie above p first, as it is the likelier to let p be built on)
@@ -758,9 +760,7 @@ class KlondikeSearch(ColumnSearch):
                     for c in order
                 ):
                     continue
-                if self._twins_lost(masks, bx, by):
-                    return True
-                break  # (the pinned tests are the same for the other card they fit on)
+                return True
         return False
 
     def _twins_lost(
