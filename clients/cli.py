@@ -11,9 +11,10 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, NoReturn
 
-__all__ = ["OneLineParser", "build_parser", "main"]
+__all__ = ["OneLineParser", "VersionAction", "build_parser", "main"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -23,6 +24,25 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print ``PROG: MESSAGE`` and exit with 2."""
         self.exit(2, f"{self.prog}: {message}\n")
+
+
+class VersionAction(argparse.Action):
+    """``--version``: the package's version and which build of the engine runs (compiled
+    or pure Python, ``engine.BUILD``), found only when asked, so that other commands do not
+    pay for the import."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and the build")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> NoReturn:
+        import engine
+
+        try:
+            number = version("samedeal")
+        except PackageNotFoundError:  # (a checkout that is not installed)
+            number = "(not installed)"
+        print(f"samedeal {number}, engine {engine.BUILD}")
+        parser.exit(0)
 
 
 COMMAND_MODULES = (
@@ -43,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="samedeal", description="Race your friends on the same deal of patience."
     )
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -141,6 +141,10 @@ class Layout:
     columns: tuple[tuple[Card, ...], ...]
     stock: tuple[Card, ...]
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # (compiled, a frozen dataclass does not unpickle by itself)
+        return (Layout, (self.columns, self.stock))
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class DealCode:
@@ -168,11 +172,16 @@ class DealCode:
         if problem is not None:
             raise InvalidDealCodeError(text, "number", problem)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # (compiled, a frozen dataclass does not unpickle by itself; codes cross processes)
+        return (DealCode, (self.game, self.ruleset, self.variant, self.letters))
+
     @classmethod
-    def parse(cls, text: str) -> DealCode:
+    def parse(cls, text: object) -> DealCode:
         """Parse a code, ignoring surrounding white space and letter case.
 
-        Raises :class:`InvalidDealCodeError` naming the wrong part.
+        Raises :class:`InvalidDealCodeError` naming the wrong part (or saying that ``text``
+        is not text: it is typed ``object`` so that the compiled build says so too).
         """
         if not isinstance(text, str):
             raise InvalidDealCodeError(repr(text), "code", "must be text")
@@ -205,9 +214,10 @@ class DealCode:
         return cls(game, int(ruleset), variant, letters)
 
     @classmethod
-    def for_game(cls, name: str, number: int) -> DealCode:
+    def for_game(cls, name: str, number: object) -> DealCode:
         """The code of numbered deal ``number`` (1 … 999,999) of ``name`` (``easy-harp``,
-        ``klondike``, ``klondike-3``)."""
+        ``klondike``, ``klondike-3``); :class:`InvalidDealCodeError` for anything else (typed
+        ``object``: compiled, an ``int`` parameter would take ``True`` for 1 unseen)."""
         game, variant = _game(name)
         if isinstance(number, bool) or not isinstance(number, int):
             raise InvalidDealCodeError(repr(number), "number", "a deal number is an integer")
@@ -218,10 +228,11 @@ class DealCode:
         return cls(game, 1, variant, _letters(number, NUMBERED_LETTERS))
 
     @classmethod
-    def from_bytes(cls, prefix: str, data: bytes) -> DealCode:
+    def from_bytes(cls, prefix: str, data: object) -> DealCode:
         """The sealed deal ``sealed(prefix, data)`` of ``fair-deals.md``: the 16 bytes read
         as a big-endian integer, reduced mod 26**26 and written as 26 letters after
-        ``prefix`` (``EH1-N``, ``KL1-1`` or ``KL1-3``)."""
+        ``prefix`` (``EH1-N``, ``KL1-1`` or ``KL1-3``); ``ValueError`` for anything but 16
+        bytes (typed ``object``, so that the compiled build says so too)."""
         if prefix not in _PREFIX_OF:
             raise InvalidDealCodeError(
                 str(prefix), "game", f"unknown prefix {prefix!r} (one of {', '.join(_PREFIX_OF)})"

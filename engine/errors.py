@@ -17,11 +17,11 @@ class GameError(ValueError):
 class InvalidMoveError(GameError):
     """The text is not a move in the notation of ``moves.md`` (or names a pile the game lacks)."""
 
-    rule = "notation"
-
     def __init__(self, text: str, reason: str) -> None:
         self.text = text
         self.reason = reason
+        # (set here, not on the class: compiled, an exception class keeps no class attributes)
+        self.rule = "notation"
         super().__init__(f"invalid move {text!r}: {reason}")
 
 

@@ -43,6 +43,13 @@ once and stores it; verifiers never rerun the solver, they replay the recorded w
 is no I/O in the sense of ``style.md`` (no file, socket or event loop), and the engine already
 uses it for random deals. Keeping the draw beside the derivation keeps the seed's size and
 source in the one module that defines them; every other function takes the seed as input.
+
+**Bad input.** Every function refuses a malformed argument with ``ValueError`` (a bad game or
+code: :class:`~engine.errors.InvalidDealCodeError`) in both builds. The numbers it checks
+itself — round, candidate, version, budget, cap — and the texts and bytes it reads from a
+caller's input are typed ``object``: compiled, a parameter typed ``int`` would take ``True``
+for 1 before any check could see it, and one typed ``bytes`` would refuse text with a
+``TypeError``.
 """
 
 from __future__ import annotations
@@ -127,7 +134,7 @@ def new_daily_key() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
-def parse_secret(text: str, what: str = "a seed") -> bytes:
+def parse_secret(text: object, what: str = "a seed") -> bytes:
     """A seed, key or salt from its hex form (64 hex digits, either case); ``ValueError``
     naming ``what`` else."""
     if not isinstance(text, str):
@@ -142,9 +149,11 @@ def parse_secret(text: str, what: str = "a seed") -> bytes:
     return raw
 
 
-def _check_secret(secret: bytes, what: str) -> None:
+def _check_secret(secret: object, what: str) -> bytes:
+    """``secret`` as bytes when it is :data:`SEED_BYTES` bytes; ``ValueError`` else."""
     if not isinstance(secret, bytes | bytearray) or len(secret) != SEED_BYTES:
         raise ValueError(f"{what} must be {SEED_BYTES} bytes")
+    return bytes(secret)
 
 
 def _check_game(game: str, allowed: Sequence[str]) -> None:
@@ -154,15 +163,19 @@ def _check_game(game: str, allowed: Sequence[str]) -> None:
         )
 
 
-def _check_index(value: int, low: int, what: str) -> None:
+def _check_index(value: object, low: int, what: str) -> int:
+    """``value`` when it is an integer ≥ ``low``; ``ValueError`` else."""
     # bool is an int: refuse it, str(True) would enter the message
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ValueError(f"{what} must be an integer ≥ {low}, got {value!r}")
+    return value
 
 
-def _check_fair(fair: int) -> None:
-    if isinstance(fair, bool) or fair not in FAIR_VERSIONS:
+def _check_fair(fair: object) -> int:
+    """``fair`` when it is a version of ``fair-deals.md``; ``ValueError`` else."""
+    if isinstance(fair, bool) or not isinstance(fair, int) or fair not in FAIR_VERSIONS:
         raise ValueError(f"fair must be one of {FAIR_VERSIONS} (fair-deals.md's version): {fair!r}")
+    return fair
 
 
 def _deal(key: bytes, message: str, game: str, fair: int) -> DealCode:
@@ -242,32 +255,32 @@ def _message_id(tournament_id: str, fair: int) -> str:
 
 
 def round_candidate(
-    seed: bytes, tournament_id: str, game: str, r: int, i: int, *, fair: int = FAIR_VERSION
+    seed: bytes, tournament_id: str, game: str, r: object, i: object, *, fair: object = FAIR_VERSION
 ) -> DealCode:
     """Candidate ``i`` (0, 1, …) of round ``r`` (1, 2, …) of a tournament of ``game``, its id
     as printed in its link (``K7QF-2M``). Version 2: the sealed deal
     ``sealed(prefix, HMAC-SHA256(seed, "T2|K7QF-2M|r|i")[0:16])``; version 1: deal
     ``1 + (HMAC-SHA256(seed, "T1|K7QF2M|r|i")[0:8] mod 999999)``."""
-    _check_fair(fair)
-    _check_secret(seed, "a tournament seed")
-    message_id = _message_id(tournament_id, fair)
+    version = _check_fair(fair)
+    key = _check_secret(seed, "a tournament seed")
+    message_id = _message_id(tournament_id, version)
     _check_game(game, tuple(GAME_NAMES))
-    _check_index(r, 1, "a round number")
-    _check_index(i, 0, "a candidate index")
-    return _deal(seed, f"T{fair}|{message_id}|{r}|{i}", game, fair)
+    number = _check_index(r, 1, "a round number")
+    index = _check_index(i, 0, "a candidate index")
+    return _deal(key, f"T{version}|{message_id}|{number}|{index}", game, version)
 
 
 def round_deal(
     seed: bytes,
     tournament_id: str,
     game: str,
-    r: int,
+    r: object,
     *,
     winnable_only: bool,
-    node_budget: int,
-    max_candidates: int | None = None,
+    node_budget: object,
+    max_candidates: object = None,
     portfolio: Sequence[Member] | None = None,
-    fair: int = FAIR_VERSION,
+    fair: object = FAIR_VERSION,
 ) -> RoundDeal:
     """The deal of round ``r`` (derivation ``fair``, :func:`round_candidate`): candidate 0,
     or (``winnable_only``) the first candidate the solver proves winnable within
@@ -281,15 +294,16 @@ def round_deal(
     first = round_candidate(seed, tournament_id, game, r, 0, fair=fair)
     if not winnable_only:
         return RoundDeal(first, 0, None, ())
-    _check_index(node_budget, 1, "a node budget")
+    nodes = _check_index(node_budget, 1, "a node budget")
     default = TOURNAMENT_CANDIDATES_V1 if fair == 1 else TOURNAMENT_CANDIDATES
-    cap = default[game] if max_candidates is None else max_candidates
-    _check_index(cap, 1, "a candidate cap")
+    cap = _check_index(
+        default[game] if max_candidates is None else max_candidates, 1, "a candidate cap"
+    )
     codes = [
         first,
         *(round_candidate(seed, tournament_id, game, r, i, fair=fair) for i in range(1, cap)),
     ]
-    proof = _first_proven(codes, node_budget, portfolio)
+    proof = _first_proven(codes, nodes, portfolio)
     return RoundDeal(codes[proof.candidate], proof.candidate, proof.solution, proof.skipped)
 
 
@@ -302,7 +316,7 @@ def round_deal_problems(
     *,
     winnable_only: bool,
     max_candidates: int,
-    fair: int = FAIR_VERSION,
+    fair: object = FAIR_VERSION,
 ) -> list[str]:
     """What is wrong with a recorded round deal (empty when it checks): the code must be
     candidate ``deal.candidate`` of round ``r`` by derivation ``fair``, the skipped list must
@@ -352,17 +366,22 @@ def _day(date: dt.date | dt.datetime | str) -> str:
 
 
 def daily_candidate(
-    key: bytes, game: str, date: dt.date | dt.datetime | str, i: int, *, fair: int = FAIR_VERSION
+    key: bytes,
+    game: str,
+    date: dt.date | dt.datetime | str,
+    i: object,
+    *,
+    fair: object = FAIR_VERSION,
 ) -> DealCode:
     """Candidate ``i`` of the day ``date`` (UTC) for a daily game (``klondike`` or
     ``easy-harp``). Version 2: the sealed deal
     ``sealed(prefix, HMAC-SHA256(key, "D2|game|date|i")[0:16])``; version 1: deal
     ``1 + (HMAC-SHA256(key, "D1|game|date|i")[0:8] mod 999999)``."""
-    _check_fair(fair)
-    _check_secret(key, "the daily key")
+    version = _check_fair(fair)
+    secret = _check_secret(key, "the daily key")
     _check_game(game, DAILY_GAMES)
-    _check_index(i, 0, "a candidate index")
-    return _deal(key, f"D{fair}|{game}|{_day(date)}|{i}", game, fair)
+    index = _check_index(i, 0, "a candidate index")
+    return _deal(secret, f"D{version}|{game}|{_day(date)}|{index}", game, version)
 
 
 def daily_salt(key: bytes, game: str, date: dt.date | dt.datetime | str) -> bytes:
@@ -373,7 +392,7 @@ def daily_salt(key: bytes, game: str, date: dt.date | dt.datetime | str) -> byte
     return hmac.new(key, message, hashlib.sha256).digest()
 
 
-def daily_commitment(code: DealCode | str, salt: bytes) -> str:
+def daily_commitment(code: DealCode | str, salt: object) -> str:
     """The day's commitment: ``hex(SHA-256(code + "|" + hex(salt)))``, code canonical."""
     canonical = code if isinstance(code, DealCode) else DealCode.parse(code)
     if not isinstance(salt, bytes | bytearray) or len(salt) != SEED_BYTES:
@@ -381,7 +400,7 @@ def daily_commitment(code: DealCode | str, salt: bytes) -> str:
     return hashlib.sha256(f"{canonical}|{bytes(salt).hex()}".encode("ascii")).hexdigest()
 
 
-def verify_daily(code: DealCode | str, salt_hex: str, commitment: str) -> bool:
+def verify_daily(code: DealCode | str, salt_hex: object, commitment: object) -> bool:
     """Whether a revealed ``code`` and salt match the day's published ``commitment``.
 
     Malformed input — a bad code, a salt that is not 64 hex digits, a commitment that is not
@@ -414,6 +433,23 @@ class SecretDaily:
     commitment: str
     fair: int = FAIR_VERSION
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # (compiled, a frozen dataclass does not unpickle by itself; the day's deal is proved
+        # in a solver process)
+        return (
+            SecretDaily,
+            (
+                self.game,
+                self.date,
+                self.code,
+                self.candidate,
+                self.solution,
+                self.salt,
+                self.commitment,
+                self.fair,
+            ),
+        )
+
     @property
     def verified(self) -> bool:
         """Whether the solver proved the deal winnable."""
@@ -429,7 +465,7 @@ class SecretDaily:
 
 
 def secret_daily(
-    key: bytes, game: str, date: dt.date | dt.datetime | str, *, fair: int = FAIR_VERSION
+    key: bytes, game: str, date: dt.date | dt.datetime | str, *, fair: object = FAIR_VERSION
 ) -> SecretDaily:
     """The day's secret deal of ``game`` on the UTC ``date`` by derivation ``fair`` (1 for a
     day drawn before version 2): the first candidate the solver proves winnable within
@@ -437,10 +473,10 @@ def secret_daily(
     ``DAILY_PORTFOLIO``; version 1 the ``…_V1`` bounds), else candidate 0 unproven. Cached per
     key, game, day and version, but the first call of a day runs the proof: call it off the
     event loop."""
-    _check_fair(fair)
-    _check_secret(key, "the daily key")
+    version = _check_fair(fair)
+    secret = _check_secret(key, "the daily key")
     _check_game(game, DAILY_GAMES)
-    return _secret_daily(bytes(key), game, utc_date(date), fair)
+    return _secret_daily(secret, game, utc_date(date), version)
 
 
 @lru_cache(maxsize=16)

@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 import engine
-from engine import _build, new_game
+from clients.cli import main
+from engine import DealCode, _build, new_game
+from engine.errors import IllegalMoveError, InvalidDealCodeError, InvalidMoveError
+from engine.fair import secret_daily
 from engine.game import Outcome
 from engine.moves import Move
 from engine.solver import SolveResult, solve
@@ -94,9 +97,31 @@ def test_values_that_cross_processes_pickle() -> None:
     move = Move.parse("t3:2-t4")
     outcome = new_game("KL1-1-AAAAAAF").push("s")
     result = solve("KL1-1-AAAAAAF", nodes=50_000)
-    for value in (move, Move.STOCK, outcome, result):
+    code = DealCode.parse("EH1-N-QXGMDZRAWCKTEPLNOHBSVYFJUI")
+    day = secret_daily(bytes(32), "klondike", "2026-12-01")
+    for value in (move, Move.STOCK, outcome, result, code, code.layout(), day):
         assert pickle.loads(pickle.dumps(value)) == value
     assert isinstance(outcome, Outcome) and isinstance(result, SolveResult)
+
+
+def test_errors_keep_what_they_say_about_the_mistake() -> None:
+    # (compiled, an exception class keeps no class attributes: each is set by __init__)
+    with pytest.raises(InvalidMoveError) as bad:
+        Move.parse("t9-q")
+    assert bad.value.rule == "notation" and bad.value.text == "t9-q"
+    with pytest.raises(IllegalMoveError) as illegal:
+        new_game("KL1-1-AAAAAAF").push("f1-t1")
+    assert illegal.value.rule and illegal.value.reminder in str(illegal.value)
+    with pytest.raises(InvalidDealCodeError) as code:
+        DealCode.parse(7)
+    assert code.value.part == "code"
+
+
+def test_version_names_the_build(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip().endswith(f"engine {engine.BUILD}")
 
 
 def test_moves_and_outcomes_are_frozen_values() -> None:
