@@ -71,9 +71,9 @@ class RaceClient:
     """One connection to the server, after ``hello``/``welcome``."""
 
     def __init__(
-        self, ws: ClientConnection, welcome: Welcome, url: str, history: int = 2000
+        self, websocket: ClientConnection, welcome: Welcome, url: str, history: int = 2000
     ) -> None:
-        self.ws = ws
+        self.websocket = websocket
         self.welcome = welcome
         self.url = url
         self.room: str | None = None
@@ -120,16 +120,18 @@ class RaceClient:
         With ``identity``, the connection then says who its player is, right after
         ``hello``: the identity kept in that file, or a new one (named ``name``) kept there
         (:func:`ensure_identity`); :attr:`player` holds the reply."""
-        ws = await connect(routed_url(url, room) if room else url, max_size=None, open_timeout=5)
-        await ws.send(orjson.dumps({"type": "hello", "v": version}).decode())
-        first = decode_server(await asyncio.wait_for(ws.recv(), 5))
+        websocket = await connect(
+            routed_url(url, room) if room else url, max_size=None, open_timeout=5
+        )
+        await websocket.send(orjson.dumps({"type": "hello", "v": version}).decode())
+        first = decode_server(await asyncio.wait_for(websocket.recv(), 5))
         if isinstance(first, Error):
-            await ws.close()
+            await websocket.close()
             raise RequestError(first)
         if not isinstance(first, Welcome):
-            await ws.close()
+            await websocket.close()
             raise ProtocolError("unexpected", f"expected welcome, got {first.type}")
-        client = cls(ws, first, url)
+        client = cls(websocket, first, url)
         client.routed_room = room_hint(room)
         if identity is not None:
             client.identity_file = identity
@@ -201,7 +203,7 @@ class RaceClient:
 
     async def close(self) -> None:
         """Close the connection and stop reading."""
-        await self.ws.close()
+        await self.websocket.close()
         self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
@@ -213,7 +215,7 @@ class RaceClient:
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
-        tb: TracebackType | None,
+        traceback: TracebackType | None,
     ) -> None:
         await self.close()
 
@@ -226,7 +228,7 @@ class RaceClient:
 
     async def _read(self) -> None:
         try:
-            async for frame in self.ws:
+            async for frame in self.websocket:
                 if self.frames is not None:
                     self.frames.append(frame)
                 message = decode_server(frame)
@@ -294,7 +296,7 @@ class RaceClient:
 
     async def send_raw(self, data: str | bytes) -> None:
         """Send a frame as it is (for tests of bad input)."""
-        await self.ws.send(data)
+        await self.websocket.send(data)
 
     async def request(self, payload: dict[str, Any], timeout: float = 10.0) -> ServerMessage:
         """Send a request with a fresh ``id`` and return its direct reply; raises
@@ -302,7 +304,7 @@ class RaceClient:
         rid = next(self._ids)
         future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
-        await self.ws.send(orjson.dumps({**payload, "id": rid}).decode())
+        await self.websocket.send(orjson.dumps({**payload, "id": rid}).decode())
         try:
             reply = await asyncio.wait_for(future, timeout)
         finally:

@@ -105,9 +105,9 @@ async def run_ghost_client(
         await client.resign()
     else:
         # start_at on the local monotonic clock, by the server's clock at race_starting
-        t0 = time.monotonic() + (start.start_at - start.now) / 1000
+        started = time.monotonic() + (start.start_at - start.now) / 1000
         for move, at in zip(run.moves, run.schedule(), strict=True):
-            await asyncio.sleep(max(0.0, t0 + at / 1000 - time.monotonic()))
+            await asyncio.sleep(max(0.0, started + at / 1000 - time.monotonic()))
             reply = await client.move(move)
             if isinstance(reply, Rejected) and reply.rule == "not-started":
                 await asyncio.sleep(0.02)  # our clock ran a little ahead
@@ -119,7 +119,7 @@ async def run_ghost_client(
         if played and client.view is not None and client.view.get("won"):
             status = "won"
         else:
-            await asyncio.sleep(max(0.0, t0 + run.elapsed_ms / 1000 - time.monotonic()))
+            await asyncio.sleep(max(0.0, started + run.elapsed_ms / 1000 - time.monotonic()))
             await client.resign()
     results, deal = (
         await _wait_end(client, start.race, wait_results) if wait_results else (None, None)

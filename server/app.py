@@ -234,8 +234,8 @@ class RaceServer:
         self.reactions.close()
         self.lobby.counter.close()
         await self.ctx.tasks.close()
-        for lr in list(self.ctx.rooms.rooms.values()):
-            self.ctx.rooms.drop(lr)
+        for local in list(self.ctx.rooms.rooms.values()):
+            self.ctx.rooms.drop(local)
         self.robots.close()
         self.quickplay.close()
         await self.daily.close()

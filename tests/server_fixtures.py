@@ -560,9 +560,9 @@ def paths_in_room(app: RaceServer, room: str) -> list[str]:
     ``room``, as the server saw them, sorted."""
     code = normalize_code(room)
     return sorted(
-        conn.ws.request.path
+        conn.websocket.request.path
         for conn in app.ctx.rooms.conns.values()
-        if conn.room_code == code and conn.ws.request is not None
+        if conn.room_code == code and conn.websocket.request is not None
     )
 
 

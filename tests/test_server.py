@@ -346,7 +346,7 @@ async def test_second_connection_replaces_the_first(server: ServerHandle) -> Non
     (_ann, bob), _ = await room_with(server)
     bob2 = await bob.reconnect()
     await until(lambda: bob.closed)
-    assert bob.ws.close_code == 4000
+    assert bob.websocket.close_code == 4000
     assert bob2.seat == 2
     await bob2.close()
 

@@ -567,7 +567,9 @@ async def test_a_spectator_who_stops_reading_is_dropped_and_the_room_goes_on(
     slow = next(c for c in app.ctx.rooms.conns.values() if c.following)
     # the kernel's buffers small on both ends (as on a congested link): what the client
     # does not read piles up in the server's own buffer, the one that is bounded
-    server_side = slow.ws.transport.get_extra_info("socket") if slow.ws.transport else None
+    server_side = (
+        slow.websocket.transport.get_extra_info("socket") if slow.websocket.transport else None
+    )
     assert server_side is not None
     server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     seen = Timeline(reader)

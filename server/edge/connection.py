@@ -51,7 +51,7 @@ class FrameWriter:
 
     def write(self, conn: Conn, data: bytes) -> None:
         """Queue one text frame for ``conn`` (skipped unless the connection is open)."""
-        protocol = conn.ws.protocol
+        protocol = conn.websocket.protocol
         if protocol.state is not OPEN:
             return
         protocol.send_text(data)
@@ -84,11 +84,11 @@ class FrameWriter:
     @staticmethod
     def _send(conn: Conn) -> None:
         conn.corked = False
-        ws = conn.ws
-        chunks = ws.protocol.data_to_send()
+        websocket = conn.websocket
+        chunks = websocket.protocol.data_to_send()
         if not chunks:
             return
-        transport = ws.transport
+        transport = websocket.transport
         if transport is None or transport.is_closing():
             return
         if b"" in chunks:
@@ -134,7 +134,7 @@ class Gate:
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
-        tb: TracebackType | None,
+        traceback: TracebackType | None,
     ) -> asyncio.Future[None]:
         self.release()
         return self._finished()
@@ -241,14 +241,18 @@ class Conn(Player):
         "ready",
         "refilled",
         "strikes",
-        "ws",
+        "websocket",
     )
 
     def __init__(
-        self, ws: ServerConnection, burst: int, worker: str, frames: FrameWriter | None = None
+        self,
+        websocket: ServerConnection,
+        burst: int,
+        worker: str,
+        frames: FrameWriter | None = None,
     ) -> None:
         super().__init__(new_conn_id(worker))
-        self.ws = ws
+        self.websocket = websocket
         #: where this connection's frames go out (one write per loop turn)
         self.frames = frames if frames is not None else FrameWriter()
         #: frames queued in the writer this turn
@@ -288,11 +292,11 @@ class Conn(Player):
     def address(self) -> str:
         """The client's address (as admitted: behind a trusted proxy, the one it named),
         for limits per client."""
-        return client_address(self.ws)
+        return client_address(self.websocket)
 
     def backlog(self) -> int:
         """Bytes waiting to be written to the socket."""
-        transport = self.ws.transport
+        transport = self.websocket.transport
         return transport.get_write_buffer_size() if transport is not None else 0
 
     async def send(self, data: bytes) -> None:

@@ -131,19 +131,19 @@ class Gateway:
 
     # ------------------------------------------------------------------ connections
 
-    async def handler(self, ws: ServerConnection) -> None:
+    async def handler(self, websocket: ServerConnection) -> None:
         """Serve one connection from ``hello`` to close; undo its registrations in
         ``finally:``."""
         ctx = self.ctx
         config, metrics = ctx.config, ctx.metrics
-        conn = Conn(ws, config.burst, ctx.worker_id, ctx.frames)
+        conn = Conn(websocket, config.burst, ctx.worker_id, ctx.frames)
         ctx.rooms.conns[conn.id] = conn
         metrics.connections += 1
         metrics.connections_total += 1
         try:
             if not await self._hello(conn):
                 return
-            async for frame in ws:
+            async for frame in websocket:
                 if conn.closing:
                     continue  # reading on lets the closing handshake through
                 metrics.messages_total += 1
@@ -170,19 +170,19 @@ class Gateway:
     async def _hello(self, conn: Conn) -> bool:
         config = self.ctx.config
         try:
-            frame = await asyncio.wait_for(conn.ws.recv(), config.hello_timeout)
+            frame = await asyncio.wait_for(conn.websocket.recv(), config.hello_timeout)
         except TimeoutError:
-            await conn.ws.close(1008, "no hello")
+            await conn.websocket.close(1008, "no hello")
             return False
         try:
             msg = _decode(frame)
         except ProtocolError as exc:
             await self._refused(conn, frame, exc)
-            await conn.ws.close(1002, "expected hello")
+            await conn.websocket.close(1002, "expected hello")
             return False
         if not isinstance(msg, Hello):
             await self._error(conn, msg.id, "hello_first", "the first message must be hello")
-            await conn.ws.close(1002, "expected hello")
+            await conn.websocket.close(1002, "expected hello")
             return False
         if msg.v != PROTOCOL_VERSION:
             await self._error(
@@ -192,7 +192,7 @@ class Gateway:
                 f"protocol version {msg.v} is not supported; this server speaks "
                 f"version {PROTOCOL_VERSION}",
             )
-            await conn.ws.close(1002, "unsupported protocol version")
+            await conn.websocket.close(1002, "unsupported protocol version")
             return False
         await conn.send(
             frames.welcome(

@@ -30,8 +30,8 @@ class RatingCalls:
             return {}
 
         def read(conn: Connection) -> dict[str, Standing]:
-            pk = player_pk(conn, player_id)
-            return {} if pk is None else rating_io.read_standings(conn, pk)
+            player_row_id = player_pk(conn, player_id)
+            return {} if player_row_id is None else rating_io.read_standings(conn, player_row_id)
 
         return await self.db.read(read)
 
@@ -53,8 +53,12 @@ class RatingCalls:
         limit = max(1, min(1000, limit))
 
         def read(conn: Connection) -> list[rating_io.RatingPoint]:
-            pk = player_pk(conn, player_id)
-            return [] if pk is None else rating_io.read_history(conn, pk, game, limit)
+            player_row_id = player_pk(conn, player_id)
+            return (
+                []
+                if player_row_id is None
+                else rating_io.read_history(conn, player_row_id, game, limit)
+            )
 
         return await self.db.read(read)
 
@@ -80,9 +84,11 @@ class RatingCalls:
             return 0
 
         def read(conn: Connection) -> list[int]:
-            pk = player_pk(conn, player_id)
+            player_row_id = player_pk(conn, player_id)
             return (
-                [] if pk is None else rating_io.abandoned_since(conn, pk, now - ABANDON_WINDOW_MS)
+                []
+                if player_row_id is None
+                else rating_io.abandoned_since(conn, player_row_id, now - ABANDON_WINDOW_MS)
             )
 
         return seek_cooldown_ms(await self.db.read(read), now)

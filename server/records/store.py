@@ -315,8 +315,12 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
         limit, offset = max(1, min(100, limit)), max(0, offset)
 
         def read(conn: Connection) -> list[RaceSummary]:
-            pk = race_io.player_pk(conn, player_id)
-            return [] if pk is None else race_io.read_recent(conn, pk, limit, offset)
+            player_row_id = race_io.player_pk(conn, player_id)
+            return (
+                []
+                if player_row_id is None
+                else race_io.read_recent(conn, player_row_id, limit, offset)
+            )
 
         return await self.db.read(read)
 
@@ -326,8 +330,8 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
             return []
 
         def read(conn: Connection) -> list[PlayerStats]:
-            pk = race_io.player_pk(conn, player_id)
-            return [] if pk is None else race_io.read_stats(conn, pk)
+            player_row_id = race_io.player_pk(conn, player_id)
+            return [] if player_row_id is None else race_io.read_stats(conn, player_row_id)
 
         return await self.db.read(read)
 

@@ -156,7 +156,7 @@ class Lobby:
         # what the board rule reads of this spectator (who is entered, who has played)
         await look_up(self.ctx, conn, snap.room, now_ms())
         rooms = self.ctx.rooms
-        lr = await rooms.attach(conn, room_code)
+        local = await rooms.attach(conn, room_code)
         try:
             counted = await self.counter.count(room_code, +1)
         except BaseException:
@@ -166,9 +166,9 @@ class Lobby:
             # counted with others' (a crowd coming in): the room as it is, to start from
             snap = counted or await self._snapshot(room_code)
             conn.role = "spectator"
-            lr.learn(snap)
-            if lr.delay:
-                seq = await self._send_delayed_joined(conn, msg.id, lr, snap)
+            local.learn(snap)
+            if local.delay:
+                seq = await self._send_delayed_joined(conn, msg.id, local, snap)
             else:
                 seq = (await self._send_joined(conn, msg.id, snap, seat=None))["seq"]
         except BaseException:
@@ -178,7 +178,7 @@ class Lobby:
             raise
         logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
         rooms.ready(conn, seq)
-        self.race.end.arm_timer(lr)
+        self.race.end.arm_timer(local)
 
     async def _snapshot(self, room_code: str) -> Snapshot:
         snap = await self.ctx.store.rooms.snapshot(room_code)
@@ -187,11 +187,11 @@ class Lobby:
         return snap
 
     async def _send_delayed_joined(
-        self, conn: Conn, rid: int | None, lr: LocalRoom, snap: Snapshot
+        self, conn: Conn, rid: int | None, local: LocalRoom, snap: Snapshot
     ) -> int:
         """``joined`` for a spectator of a room with a spectator delay: the room as its
         spectators see it, the delay ago (the room's feed); returns its ``seq``."""
-        feed = lr.feed
+        feed = local.feed
         assert feed is not None
         await feed.wait_loaded()
         link = self.ctx.link(snap.room.code, snap.room.key)
@@ -250,21 +250,21 @@ class Lobby:
         held by ``token``), and send it ``joined`` and the room's events from then on;
         the snapshot after the update."""
         rooms = self.ctx.rooms
-        lr = await rooms.attach(conn, room_code)
+        local = await rooms.attach(conn, room_code)
         try:
             snap, seat = await self.ctx.store.rooms.update(room_code, update)
         except BaseException:
             rooms.detach(conn)
             raise
         conn.role, conn.seat, conn.epoch = "player", seat, 1
-        lr.learn(snap)
+        local.learn(snap)
         await look_up(self.ctx, conn, snap.room, now_ms())
         logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
         rooms.ready(conn, snap.seq)
-        self.race.end.arm_timer(lr)
+        self.race.end.arm_timer(local)
         if self.rematches is not None:
-            self.rematches.learn(lr, snap.room.offer)
+            self.rematches.learn(local, snap.room.offer)
         return snap
 
     async def _send_joined(
@@ -312,7 +312,7 @@ class Lobby:
             raise Refusal("bad_token", "this token holds no seat in this room")
         seat = found.seat
         rooms = self.ctx.rooms
-        lr = await rooms.attach(conn, room_code)
+        local = await rooms.attach(conn, room_code)
         try:
             snap, (old_conn, epoch) = await store.rooms.update(
                 room_code, Retake(seat, token_hash, conn.id, now_ms())
@@ -325,7 +325,7 @@ class Lobby:
                         room_code, orjson.dumps({"ctl": "kick", "conn": old_conn})
                     )
             conn.role, conn.seat, conn.epoch = "player", seat, epoch
-            lr.learn(snap)
+            local.learn(snap)
             await look_up(self.ctx, conn, snap.room, now_ms())
             conn.game = None
             if snap.room.phase != "lobby" and seat in snap.room.participants:
@@ -336,7 +336,7 @@ class Lobby:
                 else None
             )
             if missed and any(_finish_of(data, seat, snap.room.race) for data in missed):
-                await rooms.recall_finishes(lr, snap.seq)  # sent after that finish (ready)
+                await rooms.recall_finishes(local, snap.seq)  # sent after that finish (ready)
         except BaseException:
             rooms.detach(conn)
             raise
@@ -358,15 +358,15 @@ class Lobby:
             if p is not None and p.race == snap.room.race and p.status in FINAL_STATUSES:
                 # a snapshot shows no move lists: the finishes of the race (withheld while
                 # this racer raced, or sent to a connection now gone) come after it
-                await rooms.recall_finishes(lr, snap.seq)
-                rooms.send_finishes(lr, conn, upto=snap.seq)
+                await rooms.recall_finishes(local, snap.seq)
+                rooms.send_finishes(local, conn, upto=snap.seq)
         else:
             conn.last_seq = msg.last_seq
             conn.pending = missed + conn.pending
             rooms.ready(conn, msg.last_seq)
-        self.race.end.arm_timer(lr)
+        self.race.end.arm_timer(local)
         if self.rematches is not None:
-            self.rematches.learn(lr, snap.room.offer)
+            self.rematches.learn(local, snap.room.offer)
 
     # ------------------------------------------------------------------ leaving
 

@@ -153,20 +153,20 @@ class Rematches:
         armed = self._timers.get(room_code)
         return armed[0] if armed is not None else None
 
-    def learn(self, lr: LocalRoom, offer: RematchOffer | None) -> None:
-        """A connection joined ``lr`` with a snapshot: time its pending offer, if any."""
+    def learn(self, local: LocalRoom, offer: RematchOffer | None) -> None:
+        """A connection joined ``local`` with a snapshot: time its pending offer, if any."""
         if offer is not None:
-            self._arm(lr.room_code, offer.race, offer.deadline)
+            self._arm(local.room_code, offer.race, offer.deadline)
 
-    def _on_event(self, lr: LocalRoom, event: Event) -> None:
+    def _on_event(self, local: LocalRoom, event: Event) -> None:
         kind = event.get("type")
         if kind == "rematch_offered":
-            self._arm(lr.room_code, int(event["race"]), int(event["deadline"]))
+            self._arm(local.room_code, int(event["race"]), int(event["deadline"]))
         elif kind == "race_starting":
-            self._disarm(lr.room_code)
+            self._disarm(local.room_code)
 
-    def _on_drop(self, lr: LocalRoom) -> None:
-        self._disarm(lr.room_code)
+    def _on_drop(self, local: LocalRoom) -> None:
+        self._disarm(local.room_code)
 
     def _arm(self, room_code: str, race: int, deadline: int) -> None:
         armed = self._timers.get(room_code)

@@ -44,7 +44,7 @@ def _plain_text(text: str, what: str, limit: int) -> str:
         raise ValueError(f"{what} is empty")
     if len(text) > limit:
         raise ValueError(f"{what} is {len(text)} characters long, at most {limit}")
-    if any(not ch.isprintable() for ch in text):
+    if any(not char.isprintable() for char in text):
         raise ValueError(f"{what} contains a control character")
     return text
 

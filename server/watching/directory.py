@@ -149,9 +149,9 @@ class Watching:
 
     # ------------------------------------------------------------------ local rooms → store
 
-    def _on_release(self, lr: LocalRoom, event: Event) -> None:
-        if event.get("type") in _CHANGES and lr.feed is not None:
-            self._dirty(lr.room_code, lr.feed.seq)
+    def _on_release(self, local: LocalRoom, event: Event) -> None:
+        if event.get("type") in _CHANGES and local.feed is not None:
+            self._dirty(local.room_code, local.feed.seq)
 
     def _dirty(self, code: str, seq: int) -> None:
         """The room changed as of event ``seq``: written when due."""
@@ -202,8 +202,8 @@ class Watching:
         taken: list[Entry] = []
         now = now_ms()
         for code, (first, since, last) in list(self._dirty_rooms.items()):
-            lr = self.ctx.rooms.get(code)
-            feed = lr.feed if lr is not None else None
+            local = self.ctx.rooms.get(code)
+            feed = local.feed if local is not None else None
             if feed is None or feed.body is None:
                 del self._dirty_rooms[code]
                 continue
@@ -211,8 +211,8 @@ class Watching:
                 continue
             del self._dirty_rooms[code]
             kept = self.mirror.get(code)
-            assert lr is not None
-            facts = lr.facts(feed.body["phase"])
+            assert local is not None
+            facts = local.facts(feed.body["phase"])
             entry = live_entry(feed.body, feed.created_at, boards_shown(NOBODY, facts, now))
             if entry is not None:
                 data = orjson.dumps(entry)
@@ -244,11 +244,11 @@ class Watching:
             self._changed()
         self._schedule()  # the rooms not due yet
 
-    def _on_drop(self, lr: LocalRoom) -> None:
+    def _on_drop(self, local: LocalRoom) -> None:
         # the room's entry stays until another worker with the room writes it, or it is
         # stale; this worker stops writing it
-        self._dirty_rooms.pop(lr.room_code, None)
-        self._written.pop(lr.room_code, None)
+        self._dirty_rooms.pop(local.room_code, None)
+        self._written.pop(local.room_code, None)
 
     async def _refresh_loop(self) -> None:
         """Write the listed rooms again now and then, and drop stale entries."""
@@ -262,9 +262,9 @@ class Watching:
     def _refresh(self) -> None:
         now = now_ms()
         old = now - int(REFRESH_EVERY * 1000)
-        for code, lr in self.ctx.rooms.rooms.items():
+        for code, local in self.ctx.rooms.rooms.items():
             kept = self.mirror.get(code)
-            if kept is not None and kept.at <= old and lr.feed is not None:
+            if kept is not None and kept.at <= old and local.feed is not None:
                 # written again by its writer; by this worker once it is not (TAKE_OVER_AFTER)
                 self._dirty(code, kept.seq)
         oldest = now - int(STALE_AFTER * 1000)

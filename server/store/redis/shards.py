@@ -281,11 +281,11 @@ class Router:
         """Something failed that may be a failover: read the slot map again soon."""
 
     async def run(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+        self, where: str, command: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
     ) -> T:
-        """``op`` run on the shard of room ``where`` (of the key ``where`` with ``key``)."""
+        """``command`` run on the shard of room ``where`` (of the key ``where`` with ``key``)."""
         shard = self.shard_of_key(where) if key else self.shard(where)
-        return await op(shard.redis)
+        return await command(shard.redis)
 
     def set_pipe_option(self, name: str, value: Any) -> None:
         """Change a setting of every shard's pipe (and of those made later)."""
@@ -444,16 +444,16 @@ class ClusterRouter(Router):
                     logger.exception("a slot map hook failed")
 
     async def run(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+        self, where: str, command: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
     ) -> T:
-        """``op`` run on the shard of room ``where`` (of the key ``where`` with ``key``).
+        """``command`` run on the shard of room ``where`` (of the key ``where`` with ``key``).
         When the cluster answers that the slot moved, or that it cannot run it now
-        (nothing was run), the slot map is read again and ``op`` run again where the slot
-        is then (a few times). A connection failure is not retried: ``op`` may have run."""
+        (nothing was run), the slot map is read again and ``command`` run again where the slot
+        is then (a few times). A connection failure is not retried: ``command`` may have run."""
         for attempt in range(10):
             try:
                 shard = self.shard_of_key(where) if key else self.shard(where)
-                return await op(shard.redis)
+                return await command(shard.redis)
             except ResponseError as exc:
                 if not not_run(exc) or attempt == 9:
                     raise

@@ -115,9 +115,9 @@ class RedisTournaments:
     def _key(self, tid: str, what: str) -> str:
         return self._link.key(TOURNAMENT_CHANNEL + tid, what)
 
-    async def _run(self, tid: str, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
-        """``op`` run on the shard of the tournament's keys."""
-        return await self._link.run(TOURNAMENT_CHANNEL + tid, op)
+    async def _run(self, tid: str, command: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        """``command`` run on the shard of the tournament's keys."""
+        return await self._link.run(TOURNAMENT_CHANNEL + tid, command)
 
     async def _get(self, tid: str, what: str) -> Any:
         """GET one of the tournament's keys."""
