@@ -90,8 +90,8 @@ async def test_unknown_and_private_rooms_answer_the_same_404(server: ServerHandl
     assert status == 200 and body["game"] == "easy-harp" and body["spectators"] is False
 
 
-async def test_each_address_is_limited(start_server: StartServer, backend_kind: str) -> None:
-    server = await start_server(backend_kind, room_info_rate=0.5, room_info_burst=3)
+async def test_each_address_is_limited(start_server: StartServer, store_kind: str) -> None:
+    server = await start_server(store_kind, room_info_rate=0.5, room_info_burst=3)
     statuses = [(await fetch(server.port, "/api/rooms/ZZZZ-ZZ"))[:2] for _ in range(4)]
     assert [s for s, _ in statuses] == [404, 404, 404, 429]
     assert statuses[-1][1]["Retry-After"] == "2"  # one token at 0.5 a second

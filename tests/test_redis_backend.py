@@ -90,8 +90,8 @@ async def test_memory_rooms_expire() -> None:
         await store.close()
 
 
-async def test_event_list_is_capped(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
-    server = await start_server(backend_kind, event_cap=8, progress_interval=0)  # one per move
+async def test_event_list_is_capped(start_server, store_kind: str) -> None:  # type: ignore[no-untyped-def]
+    server = await start_server(store_kind, event_cap=8, progress_interval=0)  # one per move
     _ann, bob, room, _deal = await race_two(server)
     for _ in range(20):
         assert isinstance(await bob.move("s"), Ack)
@@ -142,10 +142,10 @@ async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_
     no_error_logs.records.clear()
 
 
-async def test_move_log_cannot_fork(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
+async def test_move_log_cannot_fork(start_server, store_kind: str) -> None:  # type: ignore[no-untyped-def]
     """A move meant for position N of the log is refused when the log is not N long (two
     connections of one seat racing each other), so the log always replays."""
-    server = await start_server(backend_kind)
+    server = await start_server(store_kind)
     _ann, bob, room, deal = await race_two(server)
     assert isinstance(await bob.move("s"), Ack)
     store = server.app.store

@@ -374,14 +374,14 @@ async def test_a_racer_gets_the_finishes_withheld_once_they_finish(server: Serve
 @pytest.mark.parametrize("trimmed", [False, True])
 @pytest.mark.parametrize("missed_events", [True, False])
 async def test_a_racer_timed_out_while_away_gets_the_withheld_finishes_on_resume(
-    backend_kind: str, start_server: StartServer, missed_events: bool, trimmed: bool
+    store_kind: str, start_server: StartServer, missed_events: bool, trimmed: bool
 ) -> None:
     # Bob saw events after Ann's finish (it was withheld from him), went away, and the time
     # limit finished him meanwhile: resuming — with the events he missed, or a snapshot —
     # he is sent Ann's finish too
     # trimmed: the room keeps its last 40 events only, one progress a move (Ann makes 101)
     small = {"event_cap": 40, "progress_interval": 0} if trimmed else {}
-    server = await start_server(backend_kind, grace=30.0, **small)
+    server = await start_server(store_kind, grace=30.0, **small)
     code, line = WINS["klondike-3"]
     _, (ann, bob), _ = await race_room([server], game="klondike-3", code=code, time_limit=2)
     bob_saw = Timeline(bob)
