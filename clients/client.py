@@ -356,10 +356,10 @@ class RaceClient:
         """Host: start the race."""
         await self.request({"type": "start"})
 
-    async def rematch(self, deal: str = "same", code: str | None = None) -> None:
+    async def rematch(self, deal: str = "same", deal_code: str | None = None) -> None:
         """Host, after a race: offer a new race on the same or a new deal (the players
         answer ``rematch_offered`` with :meth:`rematch_reply`)."""
-        await self.request({"type": "rematch", "deal": deal, "code": code})
+        await self.request({"type": "rematch", "deal": deal, "code": deal_code})
 
     async def rematch_reply(self, race: int, accept: bool = True) -> None:
         """Answer the rematch offered for race ``race``: race it, or sit it out."""
@@ -405,9 +405,9 @@ class RaceClient:
             await self.request({"type": "identify", "player": player, "secret": secret})
         )
 
-    async def recover(self, code: str) -> IdentityReply:
+    async def recover(self, recovery_code: str) -> IdentityReply:
         """Move an identity here with its recovery code (a new secret and code come back)."""
-        return self._identity(await self.request({"type": "recover", "code": code}))
+        return self._identity(await self.request({"type": "recover", "code": recovery_code}))
 
     async def rename(self, name: str) -> IdentityReply:
         """The identified player's display name."""

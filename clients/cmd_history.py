@@ -109,8 +109,8 @@ def _fail(message: str, status: int) -> int:
     return status
 
 
-def _refused(cat: Catalogue, code: str, message: str) -> int:
-    return _fail(cat.error_text(code, message), 2 if code in _BAD_INPUT else 1)
+def _refused(cat: Catalogue, error_code: str, message: str) -> int:
+    return _fail(cat.error_text(error_code, message), 2 if error_code in _BAD_INPUT else 1)
 
 
 def _ws(base: str) -> str:

@@ -34,9 +34,9 @@ class ProtocolError(ValueError):
     """A frame that is not a valid message. ``code`` is one of ``malformed_json``,
     ``unknown_type``, ``invalid_message``; the message names the problem."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, error_code: str, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = error_code
         self.message = message
 
 

@@ -224,9 +224,9 @@ class Gateway:
     async def _ping(self, conn: Conn, msg: Ping) -> None:
         await conn.send(frames.pong(id=msg.id, now=now_ms()))
 
-    async def _error(self, conn: Conn, rid: int | None, code: str, message: str) -> None:
+    async def _error(self, conn: Conn, rid: int | None, error_code: str, message: str) -> None:
         self.ctx.metrics.errors_total += 1
-        await conn.send(frames.error(id=rid, code=code, message=message))
+        await conn.send(frames.error(id=rid, code=error_code, message=message))
 
     async def _refused(self, conn: Conn, frame: str | bytes, exc: ProtocolError) -> None:
         """The ``error`` to a frame that is not a valid message: its ``id`` when it has one

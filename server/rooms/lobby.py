@@ -57,13 +57,13 @@ class Lobby:
     def __init__(
         self,
         ctx: Context,
-        race: Race,
+        races: Race,
         rematches: Rematches | None = None,
         ratings: Ratings | None = None,
     ) -> None:
         self.ctx = ctx
-        self.race = race
-        self.daily = race.daily
+        self.races = races
+        self.daily = races.daily
         self.rematches = rematches
         self.ratings = ratings
         self.counter = SpectatorCounter(ctx)
@@ -98,7 +98,7 @@ class Lobby:
             deal, daily_day, secret_until = await self.daily.todays_deal(msg.game)
         elif msg.deal == "random":
             # proven winnable first when the room asks: the reply waits for the proof
-            deal = await self.race.deals.draw(msg.game, winnable=msg.winnable)
+            deal = await self.races.deals.draw(msg.game, winnable=msg.winnable)
         else:
             deal = choose_deal(msg.game, msg.deal, msg.code, None)
             if msg.deal == "code":
@@ -138,7 +138,7 @@ class Lobby:
         await self._take_new_seat(conn, room.code, msg.name, msg.id, key, rating)
         if msg.solo:
             # a game in one tap: no waiting room, no Start, no countdown
-            await self.race.start(conn, countdown_ms=0)
+            await self.races.start(conn, countdown_ms=0)
 
     async def on_join(self, conn: Conn, msg: Join) -> None:
         """``join``: a seat in the lobby or between races, or a spectator's place."""
@@ -178,7 +178,7 @@ class Lobby:
             raise
         logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
         rooms.ready(conn, seq)
-        self.race.end.arm_timer(local)
+        self.races.end.arm_timer(local)
 
     async def _snapshot(self, room_code: str) -> Snapshot:
         snap = await self.ctx.store.rooms.snapshot(room_code)
@@ -262,7 +262,7 @@ class Lobby:
         logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
         rooms.ready(conn, snap.seq)
-        self.race.end.arm_timer(local)
+        self.races.end.arm_timer(local)
         if self.rematches is not None:
             self.rematches.learn(local, snap.room.offer)
         return snap
@@ -329,7 +329,7 @@ class Lobby:
             await look_up(self.ctx, conn, snap.room, now_ms())
             conn.game = None
             if snap.room.phase != "lobby" and seat in snap.room.participants:
-                await self.race.load_game(conn, snap.room.race, snap.room.deal)
+                await self.races.load_game(conn, snap.room.race, snap.room.deal)
             missed = (
                 await store.rooms.events_since(room_code, msg.last_seq)
                 if msg.last_seq is not None
@@ -364,7 +364,7 @@ class Lobby:
             conn.last_seq = msg.last_seq
             conn.pending = missed + conn.pending
             rooms.ready(conn, msg.last_seq)
-        self.race.end.arm_timer(local)
+        self.races.end.arm_timer(local)
         if self.rematches is not None:
             self.rematches.learn(local, snap.room.offer)
 
@@ -381,9 +381,9 @@ class Lobby:
             return
         room_code, seat = conn.room_code, conn.seat
         # the last moves' progress first (held back for coalescing), then the resign
-        await self.race.progress.flush(conn)
+        await self.races.progress.flush(conn)
         for _ in range(3):
-            await self.race.forfeit(conn)
+            await self.races.forfeit(conn)
             _, freed = await self.ctx.store.rooms.update(
                 room_code, LeaveSeat(seat, conn.id, now_ms())
             )
@@ -404,7 +404,7 @@ class Lobby:
         # the last moves' progress, held back for coalescing, is stored before the seat is
         # shown disconnected (a held progress is not stored with its moves)
         with contextlib.suppress(Exception):
-            await self.race.progress.flush(player)
+            await self.races.progress.flush(player)
         if isinstance(player, Conn):
             self.ctx.rooms.detach(player)
         else:
@@ -476,8 +476,8 @@ class Lobby:
             and p.race == room.race
             and p.status == "playing"
         ):
-            await self.race.end.finish_from_log(room_code, room, seat_no, "left", now_ms())
-            await self.race.end.check_end(room_code)
+            await self.races.end.finish_from_log(room_code, room, seat_no, "left", now_ms())
+            await self.races.end.check_end(room_code)
         await self.ctx.store.rooms.update(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)
 

@@ -199,11 +199,11 @@ class Rooms:
         if room_code not in self.rooms:  # nobody came back meanwhile
             await self.store.broker.unsubscribe(room_code)
 
-    def close(self, conn: Conn, code: int, reason: str) -> None:
+    def close(self, conn: Conn, close_code: int, reason: str) -> None:
         """Start closing; the handler reads on (ignoring frames) so the handshake can end."""
         if not conn.closing:
             conn.closing = True
-            self.tasks.spawn(conn.websocket.close(code, reason), f"close {conn.id}")
+            self.tasks.spawn(conn.websocket.close(close_code, reason), f"close {conn.id}")
 
     def replaced(self, player: Player) -> None:
         """The store refused ``player``'s write: a resume gave the seat a newer epoch. The

@@ -100,9 +100,9 @@ def logged_deal(room: RoomState) -> str:
     return logged_code(room.deal)
 
 
-def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:
-    """The deal code for a race: ``code`` (explicit), ``random`` or ``same`` (the deal of
-    the day is the daily layer's: it resolves it to a code and passes kind ``code``)."""
+def choose_deal(game_name: str, kind: str, deal_code: str | None, last: str | None) -> str:
+    """The deal code for a race: ``deal_code`` (explicit), ``random`` or ``same`` (the deal of
+    the day is the daily layer's: it resolves it to a code and passes kind ``deal_code``)."""
     if kind == "random":
         return str(DealCode.random(game_name))
     if kind == "daily":
@@ -111,10 +111,10 @@ def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -
         if last is None:
             raise Refusal("no_last_deal", "this room has no last race to repeat")
         return last
-    if code is None:
+    if deal_code is None:
         raise Refusal("bad_deal", "deal 'code' needs a code")
     try:
-        deal = DealCode.parse(code)
+        deal = DealCode.parse(deal_code)
     except GameError as exc:
         raise Refusal("bad_deal", str(exc)) from None
     if deal.game_name != game_name:

@@ -10,7 +10,7 @@ class TournamentError(Exception):
     key of its text in the message catalogues); ``message`` an English sentence for logs and
     tools. A refused act changes nothing."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, error_code: str, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = error_code
         self.message = message

@@ -100,9 +100,9 @@ _REPORT_AFTER: Final = 0.1
 class RoundRunner:
     """The round runner of a worker: leases, drivers, rooms, results, records."""
 
-    def __init__(self, ctx: Context, race: Race, history: History) -> None:
+    def __init__(self, ctx: Context, races: Race, history: History) -> None:
         self.ctx = ctx
-        self.race = race
+        self.races = races
         self.history = history
         self.lease_ms = int(ctx.config.tournament_lease * 1000)
         #: seconds between renewals of this worker's presence marks (a mark counts three
@@ -384,7 +384,7 @@ class RoundRunner:
                 )
                 continue
             if expire and snap.room.phase == "running" and now_ms() >= (snap.room.deadline or 0):
-                await self.race.end.expire(room.code, snap.room.race)
+                await self.races.end.expire(room.code, snap.room.race)
                 snap = await store.rooms.snapshot(room.code) or snap
             for player, seat in room.seats.items():
                 if player in current.results:
@@ -426,8 +426,8 @@ class RoundRunner:
             return
         p = rsnap.progress.get(seat)
         if p is not None and p.status == "playing":
-            await self.race.end.finish_from_log(room.code, rsnap.room, seat, "resigned", now_ms())
-            await self.race.end.check_end(room.code)
+            await self.races.end.finish_from_log(room.code, rsnap.room, seat, "resigned", now_ms())
+            await self.races.end.check_end(room.code)
         results = [
             r for r in await self.collect(snap.live, current.number) if r[0].player == player
         ]
@@ -469,10 +469,10 @@ class RoundRunner:
                     continue
                 for seat, p in sorted(rsnap.progress.items()):
                     if p.race == rsnap.room.race and p.status == "playing":
-                        await self.race.end.finish_from_log(
+                        await self.races.end.finish_from_log(
                             room.code, rsnap.room, seat, "timeout", now_ms()
                         )
-                await self.race.end.check_end(room.code)
+                await self.races.end.check_end(room.code)
             found = await self.collect(snap.live, current.number)
             await self.record_results(tid, current.number, found)
         try:

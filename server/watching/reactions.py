@@ -67,21 +67,21 @@ class Reactions:
         by = "player" if conn.role == "player" else "spectator"
         self._tally.setdefault(local.room_code, Counter())[seat, msg.reaction, by] += 1
         if local.room_code not in self._due and not self._closed:
-            code = local.room_code
-            self._due[code] = asyncio.get_running_loop().call_later(
-                FLUSH_EVERY, lambda: self.ctx.tasks.spawn(self._flush(code), "reactions")
+            room_code = local.room_code
+            self._due[room_code] = asyncio.get_running_loop().call_later(
+                FLUSH_EVERY, lambda: self.ctx.tasks.spawn(self._flush(room_code), "reactions")
             )
 
-    async def _flush(self, code: str) -> None:
-        self._due.pop(code, None)
-        tally = self._tally.pop(code, None)
+    async def _flush(self, room_code: str) -> None:
+        self._due.pop(room_code, None)
+        tally = self._tally.pop(room_code, None)
         if not tally:
             return
         rows = [[seat, reaction, by, n] for (seat, reaction, by), n in tally.items()]
         # reactions are of the moment: those of an outage are not kept
         with contextlib.suppress(StoreUnavailable):
             await self.ctx.store.broker.publish_control(
-                code, orjson.dumps({"ctl": "react", "r": rows})
+                room_code, orjson.dumps({"ctl": "react", "r": rows})
             )
 
     def _on_control(self, local: LocalRoom, message: Event) -> None:

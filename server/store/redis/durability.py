@@ -141,14 +141,14 @@ async def apply_durability(router: Router, asked: str | None, timeout: float) ->
     return level
 
 
-async def settle(router: Router, code: str, key: str, ttl: int, level: str) -> None:
-    """With a barrier: return once the writes made so far on room ``code``'s shard are as
+async def settle(router: Router, room_code: str, key: str, ttl: int, level: str) -> None:
+    """With a barrier: return once the writes made so far on room ``room_code``'s shard are as
     durable as ``level`` asks, else raise :class:`NotDurable`. The barrier needs a write of
     ours that comes after them: ``key``'s TTL is renewed (``ttl``, as it was just set)."""
     if router.pipe_options.get("barrier") is None:
         return
     try:
-        shard = router.shard(code)
+        shard = router.shard(room_code)
         if await shard.store.send(command("EXPIRE", key, ttl)) == 1:
             return
     except NotSettled:

@@ -132,10 +132,10 @@ class RedisLink:
             self.check_health()
             raise
 
-    async def settle(self, code: str, key: str, ttl: int) -> None:
-        """Return once room ``code``'s writes so far are as durable as asked (a no-op for
+    async def settle(self, room_code: str, key: str, ttl: int) -> None:
+        """Return once room ``room_code``'s writes so far are as durable as asked (a no-op for
         ``memory``), else :class:`~server.store.errors.NotDurable` (see :func:`settle`)."""
-        await settle(self.router, code, key, ttl, self.durability)
+        await settle(self.router, room_code, key, ttl, self.durability)
 
     # ------------------------------------------------------------------ health
 

@@ -251,8 +251,8 @@ class Router:
     def __init__(self, pipe_options: dict[str, Any]) -> None:
         self.pipe_options = pipe_options
 
-    def shard(self, code: str) -> Shard:
-        """The shard holding room ``code``."""
+    def shard(self, room_code: str) -> Shard:
+        """The shard holding room ``room_code``."""
         raise NotImplementedError
 
     def shard_of_key(self, key: str) -> Shard:
@@ -306,7 +306,7 @@ class SingleRouter(Router):
         super().__init__(pipe_options)
         self.one = Shard("redis", url, pipe_options)
 
-    def shard(self, code: str) -> Shard:
+    def shard(self, room_code: str) -> Shard:
         """The one shard."""
         return self.one
 
@@ -363,11 +363,11 @@ class ClusterRouter(Router):
             shard = self._shards[name] = Shard(name, url, self.pipe_options)
         return shard
 
-    def shard(self, code: str) -> Shard:
+    def shard(self, room_code: str) -> Shard:
         """The primary of the room's slot (the slot of its hash tag)."""
-        shard = self._by_slot[key_slot(code.encode())]
+        shard = self._by_slot[key_slot(room_code.encode())]
         if shard is None:
-            raise NotSent(f"no primary is known for room {code}")
+            raise NotSent(f"no primary is known for room {room_code}")
         return shard
 
     def shard_of_key(self, key: str) -> Shard:
