@@ -12,6 +12,7 @@ from typing import Any, cast
 from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
+from server.bucket import TokenBucket
 from server.edge.connection import Conn, FrameWriter
 
 
@@ -38,7 +39,7 @@ class Wire:
 
 
 def conn(writer: FrameWriter, role: str | None) -> Conn:
-    c = Conn(cast(Any, Wire()), burst=10, worker="w", frames=writer)
+    c = Conn(cast(Any, Wire()), TokenBucket(10.0, 10), worker="w", frames=writer)
     c.role = role
     return c
 

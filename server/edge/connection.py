@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -19,6 +18,7 @@ from websockets.protocol import OPEN
 
 from engine.game import Game
 
+from ..bucket import TokenBucket
 from .admission import client_address
 
 __all__ = ["Conn", "FrameWriter", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
@@ -236,10 +236,8 @@ class Conn(Player):
         "player_id",
         "player_name",
         "player_proof",
-        "reactions_at",
-        "reactions_left",
+        "reaction_credits",
         "ready",
-        "refilled",
         "strikes",
         "websocket",
     )
@@ -247,7 +245,7 @@ class Conn(Player):
     def __init__(
         self,
         websocket: ServerConnection,
-        burst: int,
+        credits: TokenBucket,
         worker: str,
         frames: FrameWriter | None = None,
     ) -> None:
@@ -268,11 +266,10 @@ class Conn(Player):
         self.following: tuple[int, ...] = ()
         #: the live directory view subscribed to (``live``), if any
         self.live: tuple[str, str | None, int] | None = None
-        #: reaction credits (a second bucket beside the message credits)
-        self.reactions_left = 0.0
-        self.reactions_at = 0.0
-        self.credits = float(burst)
-        self.refilled = time.monotonic()
+        #: message credits: a frame takes one (the gateway's limit)
+        self.credits = credits
+        #: reaction credits, a second bucket (made by the reactions' limit on first use)
+        self.reaction_credits: TokenBucket | None = None
         self.strikes = 0
         self.last_strike = 0.0
         self.bad = 0

@@ -31,6 +31,7 @@ from protocol import (
     request_id,
 )
 
+from ..bucket import TokenBucket
 from ..config import now_ms
 from ..context import Context
 from ..records.models import RecordsUnavailable
@@ -136,7 +137,8 @@ class Gateway:
         ``finally:``."""
         ctx = self.ctx
         config, metrics = ctx.config, ctx.metrics
-        conn = Conn(websocket, config.burst, ctx.worker_id, ctx.frames)
+        credits = TokenBucket(config.rate, config.burst)
+        conn = Conn(websocket, credits, ctx.worker_id, ctx.frames)
         ctx.rooms.conns[conn.id] = conn
         metrics.connections += 1
         metrics.connections_total += 1
@@ -207,19 +209,15 @@ class Gateway:
         return True
 
     def _take_credit(self, conn: Conn) -> bool:
-        config = self.ctx.config
+        if conn.credits.take() == 0.0:
+            return True
+        # strikes count a flood: they are forgiven after a quiet spell
         now = time.monotonic()
-        conn.credits = min(float(config.burst), conn.credits + (now - conn.refilled) * config.rate)
-        conn.refilled = now
-        if conn.credits < 1.0:
-            # strikes count a flood: they are forgiven after a quiet spell
-            if now - conn.last_strike > 10.0:
-                conn.strikes = 0
-            conn.last_strike = now
-            conn.strikes += 1
-            return False
-        conn.credits -= 1.0
-        return True
+        if now - conn.last_strike > 10.0:
+            conn.strikes = 0
+        conn.last_strike = now
+        conn.strikes += 1
+        return False
 
     async def _ping(self, conn: Conn, msg: Ping) -> None:
         await conn.send(frames.pong(id=msg.id, now=now_ms()))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections import Counter
 
 import orjson
@@ -24,6 +23,7 @@ import orjson
 from protocol import React, frames
 from protocol.frames import ReactionCountBody
 
+from ..bucket import TokenBucket
 from ..codes import display_code
 from ..context import Context
 from ..edge.connection import Conn
@@ -131,13 +131,9 @@ class Reactions:
 
 
 def _take_credit(conn: Conn) -> bool:
-    now = time.monotonic()
-    conn.reactions_left = min(float(BURST), conn.reactions_left + (now - conn.reactions_at) * RATE)
-    conn.reactions_at = now
-    if conn.reactions_left < 1.0:
-        return False
-    conn.reactions_left -= 1.0
-    return True
+    if conn.reaction_credits is None:
+        conn.reaction_credits = TokenBucket(RATE, BURST)
+    return conn.reaction_credits.take() == 0.0
 
 
 def _seated(local: LocalRoom, seat: int) -> bool:
