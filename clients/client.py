@@ -43,6 +43,7 @@ from protocol import (
     ProtocolError,
     RaceStarting,
     Rejected,
+    Role,
     Seeking,
     ServerMessage,
     TournamentReply,
@@ -80,7 +81,7 @@ class RaceClient:
         self.seat: int | None = None
         self.token: str | None = None
         self.key: str | None = None
-        self.role: str | None = None
+        self.role: Role | None = None
         self.game: str | None = None  # the room's game name, from its snapshot
         self.frames: list[str | bytes] | None = None  # set to a list to record raw frames
         self.last_seq: int | None = None
@@ -336,7 +337,7 @@ class RaceClient:
         )
 
     async def join(
-        self, room: str, *, name: str = "", role: str = "player", key: str | None = None
+        self, room: str, *, name: str = "", role: Role = "player", key: str | None = None
     ) -> Joined:
         """Join a room as a player or a spectator."""
         payload: dict[str, Any] = {"type": "join", "room": room, "name": name, "role": role}

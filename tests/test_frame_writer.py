@@ -12,6 +12,7 @@ from typing import Any, cast
 from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
+from protocol import Role
 from server.bucket import TokenBucket
 from server.edge.connection import Conn, FrameWriter
 
@@ -38,7 +39,7 @@ class Wire:
         self.transport = KeptTransport()
 
 
-def conn(writer: FrameWriter, role: str | None) -> Conn:
+def conn(writer: FrameWriter, role: Role | None) -> Conn:
     c = Conn(cast(Any, Wire()), TokenBucket(10.0, 10), worker="w", frames=writer)
     c.role = role
     return c

@@ -13,7 +13,7 @@ from server_fixtures import ServerHandle, StartServer, as_text, until_redis_busy
 
 from clients.client import RaceClient
 from engine import new_game, replay
-from protocol import Ack, Progress
+from protocol import Ack, Progress, RaceStatus
 from protocol.frames import EventBody
 from server.rooms.room import Events, ProgressState, RoomOptions, RoomState
 from server.store.memory import memory_store
@@ -329,7 +329,7 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
         )
         assert await store.rooms.create(room)
 
-        def set_progress(status: str, race: int, name: str = "") -> Any:
+        def set_progress(status: RaceStatus, race: int, name: str = "") -> Any:
             def update(
                 room: RoomState, progress: dict[int, ProgressState]
             ) -> tuple[list[Any], None]:
@@ -347,7 +347,9 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
         assert await append(12, 0) == []
         assert await append(1, 0) is None  # race 1 is not race 12 (a prefix of it)
         assert await append(123, 0) is None
-        for status in ("won", "resigned", "timeout", "disconnected"):
+        # every final status (``disconnected`` is only shown: a stored status is a RaceStatus)
+        final: tuple[RaceStatus, ...] = ("won", "resigned", "timeout", "left")
+        for status in final:
             await store.rooms.update(
                 "SEAT22", set_progress(status, 12, name='x","status":"playing"')
             )

@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.protocol import OPEN
 
 from engine.game import Game
+from protocol import Role
 
 from ..bucket import TokenBucket
 from .admission import client_address
@@ -202,7 +203,7 @@ class Player:
         #: the worker id is part of the id: seats show where they are held
         self.id = conn_id
         self.room_code: str | None = None
-        self.role: str | None = None
+        self.role: Role | None = None
         self.seat: int | None = None
         #: the seat's epoch when this holder took it: every write of the seat carries it
         self.epoch = 1

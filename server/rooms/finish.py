@@ -15,7 +15,7 @@ from typing import Any
 
 from engine import replay
 from engine.game import Game
-from protocol import frames
+from protocol import FinalStatus, RaceStatus, frames
 
 from ..codes import display_code
 from ..config import now_ms
@@ -31,7 +31,7 @@ logger = logging.getLogger("samedeal.server")
 
 
 def progress_state(
-    race: int, seat: int, status: str, game: Game, elapsed: int | None
+    race: int, seat: int, status: RaceStatus, game: Game, elapsed: int | None
 ) -> ProgressState:
     """A seat's progress as its game stands."""
     return ProgressState(
@@ -50,7 +50,7 @@ def finished_body(
     room_code: str,
     race: int,
     seat: int,
-    status: str,
+    status: FinalStatus,
     elapsed: int,
     game: Game,
     times: list[int | None],
@@ -87,7 +87,7 @@ class RaceEnd:
         room_code: str,
         race: int,
         seat: int,
-        status: str,
+        status: FinalStatus,
         elapsed: int,
         game: Game,
         *,
@@ -109,7 +109,7 @@ class RaceEnd:
         return stored is not None
 
     async def finish_from_log(
-        self, room_code: str, room: RoomState, seat: int, status: str, at: int
+        self, room_code: str, room: RoomState, seat: int, status: FinalStatus, at: int
     ) -> bool:
         """Finish a seat whose game is not on this worker (time-out, a player gone), from
         its stored move log."""

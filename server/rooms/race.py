@@ -18,7 +18,7 @@ from typing import Any
 
 from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
-from protocol import MoveRequest, Resign, Start, frames
+from protocol import FinalStatus, MoveRequest, Resign, Start, frames
 
 from ..config import now_ms
 from ..context import Context
@@ -350,7 +350,7 @@ class Race:
         if game is None or player.game_race != local.race:
             game = await self.load_game(player, local.race, local.deal_code)
         elapsed = max(0, now_ms() - (local.start_at or 0))
-        status = "left" if local.rated else "resigned"
+        status: FinalStatus = "left" if local.rated else "resigned"
         try:
             done = await self.end.finish(
                 room_code, local.race, seat, status, elapsed, game, epoch=player.epoch

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from engine import DealCode, GameError
-from protocol import Phase, RoomOptions, frames
+from protocol import Phase, RaceStatus, RoomOptions, SeatStatus, frames
 from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody
 
 from ..codes import clean_name, display_code
@@ -165,7 +165,7 @@ class ProgressState(_State):
     race: int
     seat: int
     name: str = ""
-    status: str = "playing"
+    status: RaceStatus = "playing"
     on_foundations: int = 0
     total: int = 0
     score: int = 0
@@ -279,7 +279,7 @@ def spectators_event(room: RoomState) -> frames.SpectatorsBody:
     return frames.spectators(room=display_code(room.code), count=room.spectators)
 
 
-def shown_status(progress: ProgressState, seat: SeatState | None) -> str:
+def shown_status(progress: ProgressState, seat: SeatState | None) -> SeatStatus:
     """The status shown to the room: a playing seat without a connection is
     ``disconnected``."""
     if progress.status == "playing" and (seat is None or not seat.connected):
@@ -300,7 +300,9 @@ def progress_event(
     return progress_body(room.code, progress, shown, elapsed)
 
 
-def progress_body(room_code: str, p: ProgressState, status: str, elapsed: int) -> ProgressBody:
+def progress_body(
+    room_code: str, p: ProgressState, status: SeatStatus, elapsed: int
+) -> ProgressBody:
     """The ``progress`` event of a seat's stored progress, shown with ``status``."""
     return frames.progress(
         room=display_code(room_code),

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from protocol import frames
+from protocol import Phase, frames
 from protocol.frames import SnapshotBody
 
 from ..codes import display_code
@@ -69,7 +69,7 @@ class BoardFacts:
     whether it is a ``tournament`` round's room, its spectator ``delay`` (s) and its host's
     ``spectator_boards`` option."""
 
-    phase: str
+    phase: Phase
     secret_until: int | None
     tournament: bool
     delay: int

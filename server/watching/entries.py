@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from protocol import Phase
 from protocol.frames import LivePlayerBody, LiveRoomBody, SnapshotBody
 
 from ..rooms.room import FINAL_STATUSES
@@ -87,7 +88,7 @@ class Entry:
 
     code: str
     game: str
-    phase: str
+    phase: Phase
     spectators: int
     gap: float | None
     started: int  # its race's start, or the room's creation while it waits
