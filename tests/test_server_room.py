@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError, replace
+
 import pytest
+from pydantic import ValidationError
 
 from protocol import RaceStatus
 from server.codes import (
@@ -116,10 +119,9 @@ def test_race_lifecycle() -> None:
     assert (set(progress), r.phase) == ({1, 2}, "running")
     with pytest.raises(Refusal):
         add_player(r, "Late", hash_token("l"), "c4", 0)
-    progress[1].status = "won"
-    progress[1].elapsed_ms = 5000
+    progress[1] = replace(progress[1], status="won", elapsed_ms=5000)
     assert check_race_end(r, progress, 9000) == []
-    progress[2].status = "resigned"
+    progress[2] = replace(progress[2], status="resigned")
     (end,) = check_race_end(r, progress, 9000)
     assert end["type"] == "race_ended"
     assert [row["seat"] for row in end["results"]] == [1, 2] and r.phase == "ended"
@@ -128,8 +130,7 @@ def test_race_lifecycle() -> None:
         start_race(r, progress, by=1, now=0, countdown_ms=0, total=52)
     assert info.value.error_code == "race_over"
     start_race(r, progress, by=1, now=0, countdown_ms=0, total=52, deal="KL1-1-AAAAAAB")
-    again = progress[1]  # reset by the start (mypy holds the "won" set above otherwise)
-    assert r.race == 2 and r.deal == "KL1-1-AAAAAAB" and again.status == "playing"
+    assert r.race == 2 and r.deal == "KL1-1-AAAAAAB" and progress[1].status == "playing"
 
 
 def test_disconnect_and_host_passing() -> None:
@@ -200,3 +201,16 @@ def test_winning_lines_of_the_race_tests_still_win() -> None:
 
     for game, (code, moves) in WINS.items():
         assert replay(code, moves.split()).won, game
+
+
+def test_progress_is_one_frozen_value_stored_as_json() -> None:
+    p = ProgressState(race=12, seat=2, name='x","status":"won"', on_foundations=3, total=52)
+    data = p.to_json()
+    assert data.startswith(b'{"race":12,')  # the store's script reads the race from the text
+    assert b'"status":"playing"' in data and b'"status":"won"' not in data  # a name cannot fake it
+    assert ProgressState.from_json(data) == p
+    assert ProgressState.from_json(b'{"race":1,"seat":1,"later":0}') == ProgressState(1, 1)
+    with pytest.raises(ValidationError):
+        ProgressState.from_json(b'{"race":1,"seat":1,"status":"disconnected"}')  # shown only
+    with pytest.raises(FrozenInstanceError):
+        p.status = "won"  # type: ignore[misc]

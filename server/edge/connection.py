@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import OPEN
@@ -22,7 +23,11 @@ from protocol import Role
 from ..bucket import TokenBucket
 from .admission import client_address
 
-__all__ = ["Conn", "FrameWriter", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
+if TYPE_CHECKING:
+    # the rooms layer sits above the edge: the outbox only holds its value
+    from ..rooms.room import ProgressState
+
+__all__ = ["Conn", "FrameWriter", "Gate", "Outbox", "Player", "new_conn_id"]
 
 
 class FrameWriter:
@@ -157,28 +162,18 @@ class Gate:
             free.set_result(None)
 
 
-@dataclass(slots=True, frozen=True)
-class HeldProgress:
-    """A player's latest progress, held back to be coalesced (its event is built only if
-    it is sent)."""
-
-    room_code: str
-    race: int
-    seat: int
-    on_foundations: int
-    total: int
-    score: int
-    moves: int
-    elapsed: int
-
-
 @dataclass(slots=True)
 class Outbox:
     """A racing player's ``progress`` events, coalesced: each is the seat's full state, so
-    only the latest matters. ``gate`` orders a held event's storage with the moves."""
+    only the latest matters. Only :mod:`server.rooms.progress` reads and writes it; ``gate``
+    orders a held event's storage with the moves."""
 
     sent_at: float = float("-inf")
-    held: HeldProgress | None = None
+    #: the latest progress held back (its event is built only if it is sent): the value,
+    #: the room it is of and the race's time when it was reached (ms)
+    held: ProgressState | None = None
+    held_room: str = ""
+    held_elapsed: int = 0
     timer: asyncio.TimerHandle | None = None
     gate: Gate = field(default_factory=Gate)
 

@@ -11,7 +11,6 @@ through :meth:`server.rooms.Rooms.deliver`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -23,14 +22,14 @@ from protocol import FinalStatus, MoveRequest, Resign, Start, frames
 from ..config import now_ms
 from ..context import Context
 from ..daily.challenge import Daily
-from ..edge.connection import Conn, HeldProgress, Player
+from ..edge.connection import Conn, Player
 from ..store.errors import OutcomeUnknown, StoreUnavailable
 from ..store.rooms import Fenced, LogConflict
 from .deals import RandomDeals
 from .finish import RaceEnd, finished_body, progress_state
 from .progress import Progress
 from .registry import LocalRoom
-from .room import ProgressState, Refusal, logged_deal, progress_body
+from .room import Refusal, logged_deal, progress_body
 from .updates import StartRace
 
 __all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
@@ -211,9 +210,6 @@ class Race:
             return MoveRejected("notation", str(exc))
         store = self.ctx.store
         elapsed = now_ms() - local.start_at if local.start_at is not None else 0
-        outbox = player.outbox
-        clock = asyncio.get_running_loop().time()
-        progress: ProgressState | None = None
         events: list[frames.EventBody]
         if game.won:
             progress = progress_state(race, seat, "won", game, elapsed)
@@ -222,46 +218,27 @@ class Race:
                 room_code, race, seat, "won", elapsed, game, times, local.secret_until
             )
             events = [progress_body(room_code, progress, "won", elapsed), won]
-        elif clock - outbox.sent_at >= self.ctx.config.progress_interval:
-            # the first move after a quiet spell, or after the interval: shows at once, and
-            # its state supersedes a held one (the outbox timer then has nothing to send)
-            if outbox.timer is not None:
-                outbox.timer.cancel()
-                outbox.timer = None
-            outbox.held = None
-            progress = progress_state(race, seat, "playing", game, None)
-            events = [progress_body(room_code, progress, "playing", elapsed)]
-            outbox.sent_at = clock
         else:
-            events = []  # held: the outbox timer sends the latest state
+            progress = progress_state(race, seat, "playing", game, None)
+            shown = self.progress.due(player)
+            # held otherwise: the outbox timer sends the latest state
+            events = [progress_body(room_code, progress, "playing", elapsed)] if shown else []
         try:
-            async with outbox.gate:  # the outbox timer may be storing a held progress
+            async with player.outbox.gate:  # the outbox timer may be storing a held progress
                 stored = await store.rooms.append(
                     room_code,
                     race,
                     seat,
                     move=str(outcome.move),
                     # stored with its event: a held one goes with the outbox's
-                    progress=progress,
+                    progress=progress if events else None,
                     events=events,
                     index=len(game.actions) - 1,
                     at=elapsed,
                     epoch=player.epoch,
                 )
                 if stored is not None and not events:
-                    self.progress.hold(
-                        player,
-                        HeldProgress(
-                            room_code,
-                            race,
-                            seat,
-                            game.on_foundations,
-                            game.total,
-                            game.score,
-                            game.moves,
-                            elapsed,
-                        ),
-                    )
+                    self.progress.hold(player, room_code, progress, elapsed)
         except LogConflict:
             player.game = None  # another connection of this seat moved: reload from the log
             self.ctx.metrics.moves_rejected_total += 1

@@ -18,9 +18,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from engine import DealCode, GameError
 from protocol import Phase, RaceStatus, RoomOptions, SeatStatus, frames
@@ -159,8 +160,14 @@ class SeatState(_State):
     provisional: bool = False
 
 
-class ProgressState(_State):
-    """A seat's progress in race ``race``; ``status`` is final once won/resigned/timeout."""
+@dataclass(frozen=True, slots=True)
+class ProgressState:
+    """A seat's progress in race ``race`` — the one value of it: the room's state keeps one
+    per seat (the store, as :meth:`to_json`), a racer's outbox holds the latest while it is
+    coalesced (:mod:`.progress`), and the ``progress`` event is built from it
+    (:func:`progress_body`). ``status`` is final once won, resigned, timeout or left, and
+    ``elapsed_ms`` is then the finishing time (None while playing). A change is a new value
+    (:func:`dataclasses.replace`)."""
 
     race: int
     seat: int
@@ -171,6 +178,19 @@ class ProgressState(_State):
     score: int = 0
     moves: int = 0
     elapsed_ms: int | None = None
+
+    def to_json(self) -> bytes:
+        """The stored form: compact JSON, ``race`` first (the store's script reads the race
+        and the status from the text)."""
+        return _PROGRESS_JSON.dump_json(self)
+
+    @staticmethod
+    def from_json(data: str | bytes) -> ProgressState:
+        """A stored progress (unknown fields ignored; a bad status refused)."""
+        return _PROGRESS_JSON.validate_json(data)
+
+
+_PROGRESS_JSON: TypeAdapter[ProgressState] = TypeAdapter(ProgressState)
 
 
 class RematchOffer(_State):

@@ -99,7 +99,7 @@ class MemoryRooms:
             return None
         return Snapshot(
             RoomState.model_validate_json(entry.room),
-            {s: p.model_copy() for s, p in entry.progress.items()},
+            dict(entry.progress),
             entry.events.seq,
         )
 
@@ -112,7 +112,7 @@ class MemoryRooms:
             raise UnknownRoom(room_code)
         events, value = update(snap.room, snap.progress)
         entry.room = snap.room.model_dump_json()
-        entry.progress = {s: p.model_copy() for s, p in snap.progress.items()}
+        entry.progress = dict(snap.progress)
         entry.epochs = {s.seat: s.epoch for s in snap.room.seats}
         if snap.room.phase == "running":
             # older races' move logs are never read again
@@ -154,7 +154,7 @@ class MemoryRooms:
                 raise LogConflict(f"log has {len(log)} moves, not {index}")
             log.append(log_entry(move, at))
         if progress is not None:
-            entry.progress[seat] = progress  # kept as given: the caller does not change it
+            entry.progress[seat] = progress  # a frozen value: kept as given
         data = entry.events.stamp(events)
         for item in data:
             self._publish(room_code, item)

@@ -103,7 +103,7 @@ class MoveWriter:
             if len(self._heads) >= 100_000:
                 self._heads.clear()  # bounded: rebuilt on the next call of each seat
             self._heads[room_code, race, seat] = head
-        state = b"" if progress is None else progress.model_dump_json().encode()
+        state = b"" if progress is None else progress.to_json()
         log = entry.encode()
         number = b"-1" if index is None else b"%d" % index
         fence = b"" if epoch is None else b"%d" % epoch

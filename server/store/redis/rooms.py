@@ -140,7 +140,7 @@ class RedisRooms:
             return None
         return Snapshot(
             RoomState.model_validate_json(raw),
-            {int(k): ProgressState.model_validate_json(v) for k, v in progress.items()},
+            {int(k): ProgressState.from_json(v) for k, v in progress.items()},
             int(seq or 0),
         )
 
@@ -178,9 +178,7 @@ class RedisRooms:
                         raise UnknownRoom(room_code)
                     stored = await pipe.hgetall(progress_key)
                     room = RoomState.model_validate_json(raw)
-                    progress = {
-                        int(k): ProgressState.model_validate_json(v) for k, v in stored.items()
-                    }
+                    progress = {int(k): ProgressState.from_json(v) for k, v in stored.items()}
                     events, value = update(room, progress)
                     ttl = self._ttl(room)
                     pipe.multi()  # type: ignore[no-untyped-call]
@@ -189,7 +187,7 @@ class RedisRooms:
                     if progress:
                         pipe.hset(
                             progress_key,
-                            mapping={str(s): p.model_dump_json() for s, p in progress.items()},
+                            mapping={str(s): p.to_json() for s, p in progress.items()},
                         )
                         pipe.expire(progress_key, ttl)
                     pipe.delete(epochs_key)
