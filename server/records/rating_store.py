@@ -1,5 +1,6 @@
-"""The records store's rating calls (a part of :class:`SqlRecordsStore`): what the HTTP
-routes, the results and the pools ask of the ratings (statements in :mod:`.ratings`)."""
+"""The records store's ratings (``store.ratings``, held by :class:`SqlRecordsStore`): what
+the HTTP routes, the results and the pools ask of the ratings (statements in
+:mod:`.ratings`)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,17 @@ from . import ratings as rating_io
 from .db import Database
 from .races import player_pk
 
-__all__ = ["RatingCalls"]
+__all__ = ["RatingRecords"]
 
 _DAY_MS = 86_400_000
 
 
-class RatingCalls:
+class RatingRecords:
     """Ratings in the records store: standings, histories, a race's changes, the
     leaderboards, the cooldown on seeking, the rebuild."""
 
-    db: Database
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     async def standings(self, player_id: str) -> dict[str, Standing]:
         """A player's standing in each game they have rated races of, by game."""
@@ -43,7 +45,7 @@ class RatingCalls:
         found = await self.db.read_single(rating_io.read_standings_of, valid, game) if valid else {}
         return {p: found.get(p, Standing()) for p in player_ids}
 
-    async def rating_history(
+    async def history(
         self, player_id: str, game: str, *, limit: int = 200
     ) -> list[rating_io.RatingPoint]:
         """A player's rating after each of their latest ``limit`` rated races of ``game``
@@ -62,13 +64,13 @@ class RatingCalls:
 
         return await self.db.read(read)
 
-    async def race_ratings(self, race_id: str) -> list[rating_io.SeatRating]:
+    async def of_race(self, race_id: str) -> list[rating_io.SeatRating]:
         """What a rated race did to its racers' ratings, by seat (none: not rated)."""
         if not ids.is_race_id(race_id):
             return []
         return await self.db.read_single(rating_io.read_race_ratings, race_id)
 
-    async def rating_leaderboard(
+    async def leaderboard(
         self, game: str, *, now: int, limit: int = 100, offset: int = 0
     ) -> list[rating_io.RankedPlayer]:
         """A page of the game's leaderboard: rated in the last ``ACTIVE_DAYS`` days, not
@@ -93,7 +95,7 @@ class RatingCalls:
 
         return seek_cooldown_ms(await self.db.read(read), now)
 
-    async def rebuild_ratings(self, *, write: bool = True) -> rating_io.RebuildReport:
+    async def rebuild(self, *, write: bool = True) -> rating_io.RebuildReport:
         """Compute every rating again from the rated races (``samedeal ratings rebuild``);
         with ``write``, store what was computed instead of what was stored."""
         return await self.db.write(rating_io.rebuild, write)

@@ -43,9 +43,9 @@ from .models import (
     StoredRace,
     UnknownPlayer,
 )
-from .rating_store import RatingCalls
+from .rating_store import RatingRecords
 from .tables import rate_buckets
-from .tournaments import TournamentCalls
+from .tournaments import TournamentRecords
 
 __all__ = ["DAY_MS", "RecordsStore", "SqlRecordsStore", "now_ms", "purge_periodically"]
 
@@ -154,12 +154,13 @@ class RecordsStore(ABC):
         """Release the connections."""
 
 
-class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
+class SqlRecordsStore(DailyCalls, RecordsStore):
     """:class:`RecordsStore` on SQLite or PostgreSQL. Build it with :meth:`open`.
 
     ``retention_days``: casual races older than that are purged (``None``: kept for good).
     ``create_limit`` identities per ``create_window`` seconds per client address (a token
     bucket kept in the database, so every worker sharing it counts together).
+    ``tournaments`` and ``ratings`` are the parts it holds, on the same database.
     """
 
     def __init__(
@@ -171,6 +172,8 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
         create_window: float = 3600.0,
     ) -> None:
         self.db = db
+        self.tournaments = TournamentRecords(db)
+        self.ratings = RatingRecords(db)
         self._init_daily()
         self.retention_days = retention_days
         self.create_limit = create_limit
