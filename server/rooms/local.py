@@ -37,6 +37,9 @@ BOARD_FIELDS: dict[str, tuple[str, ...]] = {
 """The fields of the room events that hold a board (every one of them is a deal event)."""
 
 Event = dict[str, Any]
+"""A room event as a worker receives it: a :data:`~.room.RoomEvent` numbered by the store
+(``seq``), decoded from the broker's bytes — read as a plain mapping, since the bytes are
+what is forwarded."""
 
 
 @dataclass(slots=True)

@@ -19,12 +19,12 @@ import hashlib
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from engine import DealCode, GameError
-from protocol import Phase, RaceStatus, RoomOptions, SeatStatus, frames
+from protocol import FinalStatus, Phase, RaceStatus, RoomOptions, SeatStatus, frames
 from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody
 
 from ..codes import clean_name, display_code
@@ -36,6 +36,7 @@ __all__ = [
     "ProgressState",
     "Refusal",
     "RematchOffer",
+    "RoomEvent",
     "RoomOptions",
     "RoomState",
     "SeatState",
@@ -56,12 +57,18 @@ __all__ = [
     "start_race",
 ]
 
-FINAL_STATUSES = frozenset({"won", "resigned", "timeout", "left"})
+FINAL_STATUSES: frozenset[FinalStatus] = frozenset(get_args(FinalStatus))
 """A racer's final status: ``left`` is a player who went away for good (the grace period
 ended while they were still racing)."""
 
-Events = list[EventBody]
-"""The events a change of a room tells: bodies without ``seq``."""
+RoomEvent = EventBody
+"""A room event as a change of the room tells it, before the store numbers it (no
+``seq``): a closed union of typed events (``protocol.frames``: seat, spectators,
+rematch_offered, race_starting, progress, player_finished, race_ended, race_recorded,
+race_record_delayed), told apart by ``type``."""
+
+Events = list[RoomEvent]
+"""The events a change of a room tells, in order."""
 
 
 class Refusal(Exception):
