@@ -232,7 +232,7 @@ class Gateway:
         rid = request_id(frame)
         problem = id_problem(frame) if rid is None and not isinstance(frame, bytes) else None
         message = f"{exc.message} ({problem})" if problem else exc.message
-        await self._error(conn, rid, exc.code, message)
+        await self._error(conn, rid, exc.error_code, message)
 
     async def serve_frame(self, conn: Conn, frame: str | bytes) -> None:
         """Decode one frame and serve it; anything refused gets an ``error`` reply."""

@@ -401,8 +401,8 @@ class Pools:
         )
         room = await create_room(
             self.ctx.store.rooms,
-            lambda code: RoomState(
-                code=code,
+            lambda room_code: RoomState(
+                code=room_code,
                 game=pool.game,
                 options=options,
                 seats=[
@@ -551,8 +551,8 @@ class Pools:
         options = RoomOptions(max_players=2, time_limit=pool.time_limit)
         room = await create_room(
             self.ctx.store.rooms,
-            lambda code: RoomState(
-                code=code, game=pool.game, options=options, deal=deal, created_at=now_ms()
+            lambda room_code: RoomState(
+                code=room_code, game=pool.game, options=options, deal=deal, created_at=now_ms()
             ),
         )
         token = new_token()

@@ -275,13 +275,13 @@ class SqlRecordsStore(DailyCalls, RecordsStore):
 
     async def recover(self, recovery_code: str) -> Identity | None:
         """See :meth:`RecordsStore.recover`."""
-        code = ids.normalize_recovery_code(recovery_code)
-        if code is None:
+        normalized = ids.normalize_recovery_code(recovery_code)
+        if normalized is None:
             return None
         secret, new_code = ids.new_secret(), ids.new_recovery_code()
         new_recovery = ids.normalize_recovery_code(new_code)
         assert new_recovery is not None
-        player_id = await self.db.write(player_io.recover, code, secret, new_recovery)
+        player_id = await self.db.write(player_io.recover, normalized, secret, new_recovery)
         return Identity(player_id, secret, new_code) if player_id is not None else None
 
     async def delete_player(self, player_id: str, *, proof: str | None = None) -> None:

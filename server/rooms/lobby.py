@@ -117,8 +117,8 @@ class Lobby:
         key = secrets.token_urlsafe(6) if msg.private else None
         room = await create_room(
             self.ctx.store.rooms,
-            lambda code: RoomState(
-                code=code,
+            lambda room_code: RoomState(
+                code=room_code,
                 game=msg.game,
                 options=options,
                 key=key,

@@ -65,11 +65,11 @@ class Rematches:
         if restart and msg.deal == "daily":
             self.races.daily.require_players([_player_of(room, seat)])
         # a code is the host's only for kind code: a random deal is never one the host chose
-        code, secret = (msg.code if msg.deal == "code" else None), None
+        deal_code, secret = (msg.code if msg.deal == "code" else None), None
         if msg.deal == "random" and room.options.winnable and room.host == seat:
             # a winnable-only room's new deal is proven before it is offered (refused when
             # none can be: nothing changes, a solo game's race goes on)
-            code = await self.races.deals.draw(room.game, winnable=True)
+            deal_code = await self.races.deals.draw(room.game, winnable=True)
         if restart:
             # a solo game's new deal or restart mid-race: the race so far is resigned (it is
             # kept as any race), then the next one is offered as after any race
@@ -79,7 +79,7 @@ class Rematches:
                 raise Refusal("unknown_room", "no such room (it may have expired)")
             room = snap.room
         if msg.deal == "daily":
-            code, day, until = await self.races.daily.todays_deal(room.game)
+            deal_code, day, until = await self.races.daily.todays_deal(room.game)
             secret = (day, until)
         elif msg.deal == "same" and room.secret_until is not None and now_ms() < room.secret_until:
             secret = (room.daily_day or "", room.secret_until)
@@ -96,7 +96,7 @@ class Rematches:
         update = RematchUpdate(
             seat,
             msg.deal,
-            code,
+            deal_code,
             now_ms(),
             0 if alone else int(config.countdown * 1000),
             int(config.rematch_wait * 1000),

@@ -91,12 +91,12 @@ def logged_code(deal: str) -> str:
     (the first 8 hex digits of its SHA-256), which tells no card but matches the code once
     it is revealed."""
     try:
-        code = DealCode.parse(deal)
+        deal_code = DealCode.parse(deal)
     except GameError:
         return "invalid"
-    if not code.sealed:
-        return str(code)
-    return f"{code.prefix}-sealed#{hashlib.sha256(str(code).encode()).hexdigest()[:8]}"
+    if not deal_code.sealed:
+        return str(deal_code)
+    return f"{deal_code.prefix}-sealed#{hashlib.sha256(str(deal_code).encode()).hexdigest()[:8]}"
 
 
 def logged_deal(room: RoomState) -> str:

@@ -245,7 +245,7 @@ class RoundRunner:
             except Replan:
                 continue
             except TournamentError as exc:
-                raise Refusal(exc.code, exc.message) from None
+                raise Refusal(exc.error_code, exc.message) from None
             for room in rooms:
                 self.learn_room(room.code, tid, state.round + 1)
             logger.info(
@@ -283,9 +283,9 @@ class RoundRunner:
         async def make(players: list[str]) -> RoundRoom:
             seats = {player: i for i, player in enumerate(players, 1)}
             for _ in range(10):
-                code = new_room_code()
+                room_code = new_room_code()
                 room = RoomState(
-                    code=code,
+                    code=room_code,
                     game=settings.game,
                     options=options.model_copy(update={"max_players": len(players)}),
                     key=state.key if settings.private else None,
@@ -311,9 +311,9 @@ class RoundRunner:
             else:
                 raise Refusal("busy", "could not find free room codes")
             await self.ctx.store.rooms.update(
-                code, BeginRoundRace(now, countdown, first.total, first.player_view())
+                room_code, BeginRoundRace(now, countdown, first.total, first.player_view())
             )
-            return RoundRoom(code=code, created_at=now, seats=seats)
+            return RoundRoom(code=room_code, created_at=now, seats=seats)
 
         chunks = plan_rooms(planned, worker_of=worker_of)
         return await gather_all(*(make(chunk) for chunk in chunks))
@@ -459,7 +459,7 @@ class RoundRunner:
         try:
             end_early(trial, actor=actor, now=now_ms(), reason=reason)  # refused before anything
         except TournamentError as exc:
-            raise Refusal(exc.code, exc.message) from None
+            raise Refusal(exc.error_code, exc.message) from None
         current = current_round(snap.live.state)
         if current is not None:
             store = self.ctx.store
@@ -478,7 +478,7 @@ class RoundRunner:
         try:
             await self._act(tid, lambda s: end_early(s, actor=actor, now=now_ms(), reason=reason))
         except TournamentError as exc:
-            raise Refusal(exc.code, exc.message) from None
+            raise Refusal(exc.error_code, exc.message) from None
         await self.catch_up(tid)
 
     async def catch_up(self, tid: str) -> None:

@@ -111,7 +111,7 @@ class LocalTournament:
 
 
 def _refused(exc: TournamentError) -> Refusal:
-    return Refusal(exc.code, exc.message)
+    return Refusal(exc.error_code, exc.message)
 
 
 class Tournaments:
