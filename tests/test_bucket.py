@@ -9,13 +9,14 @@ import pytest
 
 import server.bucket
 from server.bucket import TokenBucket, refill, wait_for_token
+from server.edge.limits import AddressBuckets
 
 
 class Clock:
     """A clock the test moves."""
 
     def __init__(self) -> None:
-        self.now = 1000.0
+        self.now = 100.0
 
     def __call__(self) -> float:
         return self.now
@@ -56,3 +57,35 @@ def test_a_bucket_that_could_never_give_a_token_is_refused(rate: float, burst: i
 def test_the_module_example_holds() -> None:
     failures, tried = doctest.testmod(server.bucket)
     assert tried and not failures
+
+
+# --------------------------------------------------------------------- per address
+
+
+def test_buckets_refill_at_their_rate_per_address() -> None:
+    clock = Clock()
+    buckets = AddressBuckets(2.0, 3, clock=clock)
+    assert [buckets.take("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert buckets.take("a") == pytest.approx(0.5)
+    assert buckets.take("b") == 0.0  # another address has its own bucket
+    clock.now += 0.25
+    assert buckets.take("a") == pytest.approx(0.25)  # half a token is not one
+    clock.now += 0.25
+    assert buckets.take("a") == 0.0
+    clock.now += 100
+    assert [buckets.take("a") for _ in range(4)][-1] > 0  # never more than the burst
+    assert AddressBuckets.retry_after(0.01) == "1" and AddressBuckets.retry_after(1.2) == "2"
+
+
+def test_buckets_forget_the_address_unseen_longest() -> None:
+    clock = Clock()
+    buckets = AddressBuckets(1.0, 1, capacity=2, clock=clock)
+    buckets.take("a")
+    buckets.take("b")
+    buckets.take("a")  # refused, but seen last
+    buckets.take("c")
+    assert len(buckets) == 2
+    assert buckets.take("a") > 0  # remembered, still empty
+    assert buckets.take("b") == 0.0  # forgotten: a full bucket again
+    with pytest.raises(ValueError):
+        AddressBuckets(0, 1)
