@@ -24,7 +24,7 @@ from typing import Any
 from engine import new_game
 from protocol import Ack, PlayerFinished, RaceStarting, Rejected
 
-from .bot import BotResult, _wait_end, _wait_start
+from .bot import BotResult, BotStatus, _wait_end, _wait_start
 from .client import RaceClient
 
 __all__ = ["GhostRun", "run_ghost", "run_ghost_client"]
@@ -99,7 +99,7 @@ async def run_ghost_client(
     assert client.room is not None and client.seat is not None
     start: RaceStarting = await _wait_start(client, start_timeout)
     played: list[str] = []
-    status = "resigned"
+    status: BotStatus = "resigned"
     if not _same_deal(start, run.deal):
         logger.warning("ghost: the race is not on the run's deal %s: resigning", run.deal)
         await client.resign()

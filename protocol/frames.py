@@ -19,7 +19,7 @@ import orjson
 from typing_extensions import TypedDict
 
 from .live import Phase, Role, SeatStatus
-from .messages import PROTOCOL_VERSION
+from .messages import PROTOCOL_VERSION, DealKind
 
 __all__ = [
     "BoardView",
@@ -131,7 +131,7 @@ class RematchOfferedBody(TypedDict):
     type: Literal["rematch_offered"]
     room: str
     race: int
-    deal: str
+    deal: DealKind
     deadline: int
     now: int
     by: int
@@ -302,7 +302,7 @@ def race_starting(
 
 
 def rematch_offered(
-    *, room: str, race: int, deal: str, deadline: int, now: int, by: int
+    *, room: str, race: int, deal: DealKind, deadline: int, now: int, by: int
 ) -> RematchOfferedBody:
     """The ``rematch_offered`` event body: ``deal`` is the kind (``same``, ``random``,
     ``daily``, ``code``), never a code."""

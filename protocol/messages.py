@@ -48,6 +48,7 @@ __all__ = [
     "CancelSeek",
     "ClientMessage",
     "Create",
+    "DealKind",
     "Error",
     "FeaturedRace",
     "FinalStatus",

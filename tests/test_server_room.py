@@ -7,7 +7,7 @@ from dataclasses import FrozenInstanceError, replace
 import pytest
 from pydantic import ValidationError
 
-from protocol import RaceStatus
+from protocol import DealKind, RaceStatus
 from server.codes import (
     CODE_ALPHABET,
     clean_name,
@@ -182,13 +182,14 @@ def test_deal_choices() -> None:
     assert choose_deal("klondike", "code", "kl1-1-aaaaaak", None) == "KL1-1-AAAAAAK"
     assert choose_deal("klondike", "same", None, "KL1-1-AAAAAAB") == "KL1-1-AAAAAAB"
     assert choose_deal("easy-harp", "random", None, None).startswith("EH1-N-")
-    for kind, code in (
+    refused: list[tuple[DealKind, str | None]] = [
         ("code", "EH1-N-AAAAAAF"),
         ("code", None),
         ("same", None),
         ("code", "x"),
         ("daily", None),  # the daily layer's: never chosen here
-    ):
+    ]
+    for kind, code in refused:
         with pytest.raises(Refusal):
             choose_deal("klondike", kind, code, None)
 

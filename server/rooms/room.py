@@ -24,7 +24,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from engine import DealCode, GameError
-from protocol import FinalStatus, Phase, RaceStatus, RoomOptions, SeatStatus, frames
+from protocol import DealKind, FinalStatus, Phase, RaceStatus, RoomOptions, SeatStatus, frames
 from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody
 
 from ..codes import clean_name, display_code
@@ -108,7 +108,7 @@ def logged_deal(room: RoomState) -> str:
     return logged_code(room.deal)
 
 
-def choose_deal(game_name: str, kind: str, deal_code: str | None, last: str | None) -> str:
+def choose_deal(game_name: str, kind: DealKind, deal_code: str | None, last: str | None) -> str:
     """The deal code for a race: ``deal_code`` (explicit), ``random`` or ``same`` (the deal of
     the day is the daily layer's: it resolves it to a code and passes kind ``deal_code``)."""
     if kind == "random":
@@ -207,7 +207,7 @@ class RematchOffer(_State):
     countdown of ``countdown_ms``. ``answers``: seat → accepted."""
 
     race: int
-    kind: str
+    kind: DealKind
     deal: str
     typed: bool = False
     daily: bool = False

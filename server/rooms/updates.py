@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from engine import new_game
+from protocol import DealKind
 
 from .offers import offer_rematch, offer_waiting, settle
 from .room import (
@@ -323,7 +324,7 @@ class Rematch:
     attempt. Value: whether it started."""
 
     by: int
-    kind: str
+    kind: DealKind
     deal_code: str | None
     now: int
     countdown_ms: int
