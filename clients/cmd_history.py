@@ -117,14 +117,14 @@ def _ws(base: str) -> str:
     return "ws" + base[len("http") :]
 
 
-def _date(ms: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+def _date(at_ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at_ms / 1000))
 
 
-def _clock(ms: int | None) -> str:
-    if ms is None:
+def _clock(elapsed_ms: int | None) -> str:
+    if elapsed_ms is None:
         return "–"
-    s = max(0, ms) // 1000
+    s = max(0, elapsed_ms) // 1000
     h, m = divmod(s // 60, 60)
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
 

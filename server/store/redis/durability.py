@@ -66,11 +66,11 @@ def _synced(reply: Any) -> bool:
 
 def barrier(level: str, version: tuple[int, ...], timeout: float) -> Barrier:
     """The barrier of ``level`` on Redis ``version``, waiting ``timeout`` seconds."""
-    ms = max(1, round(timeout * 1000))
+    timeout_ms = max(1, round(timeout * 1000))
     if level == "replica":
-        return Barrier(command("WAIT", 1, ms), _replicated)
+        return Barrier(command("WAIT", 1, timeout_ms), _replicated)
     if level == "aof" and version >= (7, 2):
-        return Barrier(command("WAITAOF", 1, 0, ms), _synced)
+        return Barrier(command("WAITAOF", 1, 0, timeout_ms), _synced)
     return Barrier(None, None)  # memory, or aof on Redis < 7.2: appendfsync always
 
 
