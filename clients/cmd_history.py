@@ -210,7 +210,7 @@ def run_history(args: argparse.Namespace) -> int:
     try:
         page = fetch_player(base, handle, limit=args.limit)
     except ApiRefusal as exc:
-        return _refused(cat, exc.code, exc.message)
+        return _refused(cat, exc.error_code, exc.message)
     except OSError as exc:
         return _fail(cat.t("history.unreachable", server=base, error=exc), 1)
     print(format_history(page, base, cat))
@@ -296,7 +296,7 @@ def run_replay_link(url: str, moves: Sequence[str], lang: str | None) -> int:
     try:
         game = fetch_game(link)
     except ApiRefusal as exc:
-        return _refused(cat, exc.code, exc.message)
+        return _refused(cat, exc.error_code, exc.message)
     except OSError as exc:
         return _fail(cat.t("history.unreachable", server=link.base, error=exc), 1)
     from .replay_view import ReplayApp, Timeline

@@ -281,7 +281,9 @@ class Gateway:
 def _refusal(why: str) -> Response:
     """The answer to a trusted proxy's client refused once its address is known."""
     if why == "address":
-        response = error_response(HTTPStatus.TOO_MANY_REQUESTS, TOO_MANY.code, TOO_MANY.message)
+        response = error_response(
+            HTTPStatus.TOO_MANY_REQUESTS, TOO_MANY.error_code, TOO_MANY.message
+        )
     else:
         response = error_response(
             HTTPStatus.SERVICE_UNAVAILABLE, "server_full", "the server is full: try again later"
