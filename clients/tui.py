@@ -42,6 +42,7 @@ from protocol import (
     Board,
     IdentityReply,
     LiveRooms,
+    Phase,
     PlayerFinished,
     Progress,
     RaceEnded,
@@ -359,7 +360,7 @@ class RaceApp(App[int]):
         self.game: str = ""
         self.seat: int | None = None
         self.host: int | None = None
-        self.phase = "lobby"
+        self.phase: Phase = "lobby"
         self.race = 0
         self.deal = ""
         self.daily = False  # the room plays the deal of the day
