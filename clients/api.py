@@ -41,13 +41,13 @@ TIMEOUT = 10.0
 
 
 class ApiRefusal(Exception):
-    """The server answered with an error (``{"error": code, "message": …}``) or something
-    that is not the answer the API documents."""
+    """The server answered with an error (``{"error": error_code, "message": …}``) or
+    something that is not the answer the API documents; ``status`` is the HTTP status."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, error_code: str, message: str) -> None:
         super().__init__(message)
         self.status = status
-        self.code = code
+        self.error_code = error_code
         self.message = message
 
 
@@ -96,10 +96,10 @@ def _get(url: str) -> bytes:
     except urllib.error.HTTPError as exc:
         try:
             error = orjson.loads(exc.read())
-            code, message = str(error["error"]), str(error["message"])
+            error_code, message = str(error["error"]), str(error["message"])
         except (orjson.JSONDecodeError, KeyError, TypeError):
-            code, message = "http_error", f"HTTP {exc.code}"
-        raise ApiRefusal(exc.code, code, message) from None
+            error_code, message = "http_error", f"HTTP {exc.code}"
+        raise ApiRefusal(exc.code, error_code, message) from None
 
 
 def fetch_game(link: GameLink) -> GameReplay:

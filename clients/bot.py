@@ -32,6 +32,7 @@ from .client import RaceClient, RequestError
 
 __all__ = [
     "BotResult",
+    "BotStatus",
     "GreedyPlayer",
     "Strength",
     "greedy_line",
@@ -43,6 +44,8 @@ __all__ = [
 logger = logging.getLogger("samedeal.bot")
 
 Strength = Literal["greedy", "solver"]
+BotStatus = Literal["won", "resigned", "finished"]
+"""How a bot's race ended: won, resigned, or ``finished`` by the server (its time-out)."""
 
 
 @dataclass(slots=True)
@@ -52,7 +55,7 @@ class BotResult:
     room: str
     seat: int
     deal: str | None  # told once the bot has finished (or by race_ended)
-    status: str
+    status: BotStatus
     moves: list[str]
     won: bool
     results: list[dict[str, Any]] | None = None
@@ -109,7 +112,7 @@ async def play_race(
     pace: float = 4.0,
     strength: Strength = "greedy",
     solver_seconds: float = 5.0,
-) -> tuple[str, list[str], bool]:
+) -> tuple[BotStatus, list[str], bool]:
     """Play one race from its ``race_starting`` event to the bot's finish; returns the final
     status (``won``, ``resigned`` or ``finished`` when the server ended it), the accepted
     moves and whether the bot won."""

@@ -43,6 +43,7 @@ from protocol import (
     ProtocolError,
     RaceStarting,
     Rejected,
+    Role,
     Seeking,
     ServerMessage,
     TournamentReply,
@@ -71,16 +72,16 @@ class RaceClient:
     """One connection to the server, after ``hello``/``welcome``."""
 
     def __init__(
-        self, ws: ClientConnection, welcome: Welcome, url: str, history: int = 2000
+        self, websocket: ClientConnection, welcome: Welcome, url: str, history: int = 2000
     ) -> None:
-        self.ws = ws
+        self.websocket = websocket
         self.welcome = welcome
         self.url = url
         self.room: str | None = None
         self.seat: int | None = None
         self.token: str | None = None
         self.key: str | None = None
-        self.role: str | None = None
+        self.role: Role | None = None
         self.game: str | None = None  # the room's game name, from its snapshot
         self.frames: list[str | bytes] | None = None  # set to a list to record raw frames
         self.last_seq: int | None = None
@@ -120,16 +121,18 @@ class RaceClient:
         With ``identity``, the connection then says who its player is, right after
         ``hello``: the identity kept in that file, or a new one (named ``name``) kept there
         (:func:`ensure_identity`); :attr:`player` holds the reply."""
-        ws = await connect(routed_url(url, room) if room else url, max_size=None, open_timeout=5)
-        await ws.send(orjson.dumps({"type": "hello", "v": version}).decode())
-        first = decode_server(await asyncio.wait_for(ws.recv(), 5))
+        websocket = await connect(
+            routed_url(url, room) if room else url, max_size=None, open_timeout=5
+        )
+        await websocket.send(orjson.dumps({"type": "hello", "v": version}).decode())
+        first = decode_server(await asyncio.wait_for(websocket.recv(), 5))
         if isinstance(first, Error):
-            await ws.close()
+            await websocket.close()
             raise RequestError(first)
         if not isinstance(first, Welcome):
-            await ws.close()
+            await websocket.close()
             raise ProtocolError("unexpected", f"expected welcome, got {first.type}")
-        client = cls(ws, first, url)
+        client = cls(websocket, first, url)
         client.routed_room = room_hint(room)
         if identity is not None:
             client.identity_file = identity
@@ -201,7 +204,7 @@ class RaceClient:
 
     async def close(self) -> None:
         """Close the connection and stop reading."""
-        await self.ws.close()
+        await self.websocket.close()
         self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
@@ -213,7 +216,7 @@ class RaceClient:
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
-        tb: TracebackType | None,
+        traceback: TracebackType | None,
     ) -> None:
         await self.close()
 
@@ -226,7 +229,7 @@ class RaceClient:
 
     async def _read(self) -> None:
         try:
-            async for frame in self.ws:
+            async for frame in self.websocket:
                 if self.frames is not None:
                     self.frames.append(frame)
                 message = decode_server(frame)
@@ -294,7 +297,7 @@ class RaceClient:
 
     async def send_raw(self, data: str | bytes) -> None:
         """Send a frame as it is (for tests of bad input)."""
-        await self.ws.send(data)
+        await self.websocket.send(data)
 
     async def request(self, payload: dict[str, Any], timeout: float = 10.0) -> ServerMessage:
         """Send a request with a fresh ``id`` and return its direct reply; raises
@@ -302,7 +305,7 @@ class RaceClient:
         rid = next(self._ids)
         future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
-        await self.ws.send(orjson.dumps({**payload, "id": rid}).decode())
+        await self.websocket.send(orjson.dumps({**payload, "id": rid}).decode())
         try:
             reply = await asyncio.wait_for(future, timeout)
         finally:
@@ -334,7 +337,7 @@ class RaceClient:
         )
 
     async def join(
-        self, room: str, *, name: str = "", role: str = "player", key: str | None = None
+        self, room: str, *, name: str = "", role: Role = "player", key: str | None = None
     ) -> Joined:
         """Join a room as a player or a spectator."""
         payload: dict[str, Any] = {"type": "join", "room": room, "name": name, "role": role}
@@ -354,10 +357,10 @@ class RaceClient:
         """Host: start the race."""
         await self.request({"type": "start"})
 
-    async def rematch(self, deal: str = "same", code: str | None = None) -> None:
+    async def rematch(self, deal: str = "same", deal_code: str | None = None) -> None:
         """Host, after a race: offer a new race on the same or a new deal (the players
         answer ``rematch_offered`` with :meth:`rematch_reply`)."""
-        await self.request({"type": "rematch", "deal": deal, "code": code})
+        await self.request({"type": "rematch", "deal": deal, "code": deal_code})
 
     async def rematch_reply(self, race: int, accept: bool = True) -> None:
         """Answer the rematch offered for race ``race``: race it, or sit it out."""
@@ -403,9 +406,9 @@ class RaceClient:
             await self.request({"type": "identify", "player": player, "secret": secret})
         )
 
-    async def recover(self, code: str) -> IdentityReply:
+    async def recover(self, recovery_code: str) -> IdentityReply:
         """Move an identity here with its recovery code (a new secret and code come back)."""
-        return self._identity(await self.request({"type": "recover", "code": code}))
+        return self._identity(await self.request({"type": "recover", "code": recovery_code}))
 
     async def rename(self, name: str) -> IdentityReply:
         """The identified player's display name."""

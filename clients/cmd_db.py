@@ -36,9 +36,9 @@ def register(sub: Any) -> None:
     up = verbs.add_parser("upgrade", help="apply the migrations the database lacks")
     add_database_options(up)
     up.set_defaults(run=run_upgrade)
-    st = verbs.add_parser("status", help="show the database's revision and the newest one")
-    add_database_options(st)
-    st.set_defaults(run=run_status)
+    status = verbs.add_parser("status", help="show the database's revision and the newest one")
+    add_database_options(status)
+    status.set_defaults(run=run_status)
 
 
 def _fail(message: str) -> int:

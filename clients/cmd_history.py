@@ -109,22 +109,22 @@ def _fail(message: str, status: int) -> int:
     return status
 
 
-def _refused(cat: Catalogue, code: str, message: str) -> int:
-    return _fail(cat.error_text(code, message), 2 if code in _BAD_INPUT else 1)
+def _refused(cat: Catalogue, error_code: str, message: str) -> int:
+    return _fail(cat.error_text(error_code, message), 2 if error_code in _BAD_INPUT else 1)
 
 
 def _ws(base: str) -> str:
     return "ws" + base[len("http") :]
 
 
-def _date(ms: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+def _date(at_ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at_ms / 1000))
 
 
-def _clock(ms: int | None) -> str:
-    if ms is None:
+def _clock(elapsed_ms: int | None) -> str:
+    if elapsed_ms is None:
         return "–"
-    s = max(0, ms) // 1000
+    s = max(0, elapsed_ms) // 1000
     h, m = divmod(s // 60, 60)
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
 
@@ -210,7 +210,7 @@ def run_history(args: argparse.Namespace) -> int:
     try:
         page = fetch_player(base, handle, limit=args.limit)
     except ApiRefusal as exc:
-        return _refused(cat, exc.code, exc.message)
+        return _refused(cat, exc.error_code, exc.message)
     except OSError as exc:
         return _fail(cat.t("history.unreachable", server=base, error=exc), 1)
     print(format_history(page, base, cat))
@@ -296,7 +296,7 @@ def run_replay_link(url: str, moves: Sequence[str], lang: str | None) -> int:
     try:
         game = fetch_game(link)
     except ApiRefusal as exc:
-        return _refused(cat, exc.code, exc.message)
+        return _refused(cat, exc.error_code, exc.message)
     except OSError as exc:
         return _fail(cat.t("history.unreachable", server=link.base, error=exc), 1)
     from .replay_view import ReplayApp, Timeline

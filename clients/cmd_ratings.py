@@ -49,7 +49,7 @@ async def _rebuild(url: str, write: bool) -> Any:
         raise BadDatabase("the database needs `samedeal db upgrade` first")
     store = await SqlRecordsStore.open(url, migrate=False, pool_size=1)
     try:
-        return await store.rebuild_ratings(write=write)
+        return await store.ratings.rebuild(write=write)
     finally:
         await store.close()
 

@@ -494,13 +494,13 @@ def restart_delay(young_deaths: int) -> float:
     return min(RESTART_MAX, 0.5 * 2.0 ** (young_deaths - 1))
 
 
-def _how(code: int) -> str:
-    if code < 0:
+def _how(exit_code: int) -> str:
+    if exit_code < 0:
         try:
-            return f"killed by {signal.Signals(-code).name}"
+            return f"killed by {signal.Signals(-exit_code).name}"
         except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
+            return f"killed by signal {-exit_code}"
+    return f"exit status {exit_code}"
 
 
 @dataclass(slots=True)
@@ -572,24 +572,24 @@ class _Supervisor:
     def _reap(self, slot: _Slot, *, starting: bool) -> int | None:
         """A dead worker's status, its place set to be taken again (None: it runs)."""
         assert slot.proc is not None
-        code = slot.proc.poll()
-        if code is None:
+        exit_code = slot.proc.poll()
+        if exit_code is None:
             return None
         if slot.ready_fd is not None:
             os.close(slot.ready_fd)
             slot.ready_fd = None
         if self.stopping or starting:
-            return code
+            return exit_code
         pid, lived = slot.proc.pid, time.monotonic() - slot.started
         slot.proc = None
         slot.young_deaths = slot.young_deaths + 1 if lived < YOUNG else 0
         delay = restart_delay(slot.young_deaths)
         slot.restart_at = time.monotonic() + delay
         self._say(
-            f"worker pid={pid} exited ({_how(code)}) after {lived:.1f} s; "
+            f"worker pid={pid} exited ({_how(exit_code)}) after {lived:.1f} s; "
             f"starting another in {delay:g} s, the others serve meanwhile"
         )
-        return code
+        return exit_code
 
     def run(self) -> int:
         """Start the workers, keep them running until SIGTERM/SIGINT, then drain them all;
@@ -602,11 +602,11 @@ class _Supervisor:
         while not self.stopping and not all(slot.ready for slot in self.slots):
             self._watch_ready(0.2)
             for slot in self.slots:
-                code = self._reap(slot, starting=True)
-                if code is not None and not slot.ready:
+                exit_code = self._reap(slot, starting=True)
+                if exit_code is not None and not slot.ready:
                     self._stop(signal.SIGTERM, None)
                     self._wait_all()
-                    return abs(code) or 1
+                    return abs(exit_code) or 1
         if not self.stopping:
             pids = " ".join(str(slot.proc.pid) for slot in self.slots if slot.proc is not None)
             self._say(f"{len(self.slots)} workers serving (pids {pids})")
@@ -630,12 +630,12 @@ class _Supervisor:
             if slot.proc is None:
                 continue
             try:
-                code = slot.proc.wait(max(0.1, deadline - time.monotonic()))
+                exit_code = slot.proc.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 self._say(f"worker pid={slot.proc.pid} did not drain in time: killed")
                 slot.proc.kill()
-                code = slot.proc.wait()
-            codes.append(0 if code == -signal.SIGTERM else abs(code))
+                exit_code = slot.proc.wait()
+            codes.append(0 if exit_code == -signal.SIGTERM else abs(exit_code))
             if slot.ready_fd is not None:
                 os.close(slot.ready_fd)
                 slot.ready_fd = None

@@ -24,7 +24,7 @@ from typing import Any
 from engine import new_game
 from protocol import Ack, PlayerFinished, RaceStarting, Rejected
 
-from .bot import BotResult, _wait_end, _wait_start
+from .bot import BotResult, BotStatus, _wait_end, _wait_start
 from .client import RaceClient
 
 __all__ = ["GhostRun", "run_ghost", "run_ghost_client"]
@@ -99,15 +99,15 @@ async def run_ghost_client(
     assert client.room is not None and client.seat is not None
     start: RaceStarting = await _wait_start(client, start_timeout)
     played: list[str] = []
-    status = "resigned"
+    status: BotStatus = "resigned"
     if not _same_deal(start, run.deal):
         logger.warning("ghost: the race is not on the run's deal %s: resigning", run.deal)
         await client.resign()
     else:
         # start_at on the local monotonic clock, by the server's clock at race_starting
-        t0 = time.monotonic() + (start.start_at - start.now) / 1000
+        started = time.monotonic() + (start.start_at - start.now) / 1000
         for move, at in zip(run.moves, run.schedule(), strict=True):
-            await asyncio.sleep(max(0.0, t0 + at / 1000 - time.monotonic()))
+            await asyncio.sleep(max(0.0, started + at / 1000 - time.monotonic()))
             reply = await client.move(move)
             if isinstance(reply, Rejected) and reply.rule == "not-started":
                 await asyncio.sleep(0.02)  # our clock ran a little ahead
@@ -119,7 +119,7 @@ async def run_ghost_client(
         if played and client.view is not None and client.view.get("won"):
             status = "won"
         else:
-            await asyncio.sleep(max(0.0, t0 + run.elapsed_ms / 1000 - time.monotonic()))
+            await asyncio.sleep(max(0.0, started + run.elapsed_ms / 1000 - time.monotonic()))
             await client.resign()
     results, deal = (
         await _wait_end(client, start.race, wait_results) if wait_results else (None, None)

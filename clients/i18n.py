@@ -126,6 +126,6 @@ class Catalogue:
         """A refused move's reminder, by its rule id (the server's English otherwise)."""
         return self.t(f"rule.{rule}") if self.has(f"rule.{rule}") else english
 
-    def error_text(self, code: str, english: str) -> str:
+    def error_text(self, error_code: str, english: str) -> str:
         """A server error, by its code (the server's English otherwise)."""
-        return self.t(f"error.{code}") if self.has(f"error.{code}") else english
+        return self.t(f"error.{error_code}") if self.has(f"error.{error_code}") else english

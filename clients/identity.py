@@ -101,9 +101,9 @@ class IdentityFile:
         body = json.dumps(
             {"server": self.origin, "player": identity.player, "secret": identity.secret}
         )
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as f:
                 f.write(body + "\n")
             os.chmod(tmp, 0o600)  # an old file of that name may have had other bits
             os.replace(tmp, self.path)

@@ -60,7 +60,7 @@ def room_hint(room: str | None) -> str | None:
     digits only: ``k7qf-2m`` → ``K7QF2M``), or None when there is nothing to route by."""
     if room is None:
         return None
-    code = "".join(ch for ch in room.upper() if ch.isascii() and ch.isalnum())
+    code = "".join(char for char in room.upper() if char.isascii() and char.isalnum())
     return code if 0 < len(code) <= 16 else None
 
 

@@ -42,6 +42,7 @@ from protocol import (
     Board,
     IdentityReply,
     LiveRooms,
+    Phase,
     PlayerFinished,
     Progress,
     RaceEnded,
@@ -53,6 +54,7 @@ from protocol import (
     RematchOffer,
     RematchOffered,
     Resync,
+    Role,
     RoomSnapshot,
     SeatEvent,
     ServerMessage,
@@ -331,7 +333,7 @@ class RaceApp(App[int]):
         self,
         link: RoomLink,
         *,
-        role: str = "player",
+        role: Role | None = "player",
         name: str = "",
         create: str | None = None,
         create_options: dict[str, Any] | None = None,
@@ -348,6 +350,7 @@ class RaceApp(App[int]):
         self.identity = identity
         self.new_identity: IdentityReply | None = None
         self.link = link
+        #: what this app is in its room; None in no room (after leaving, or seeking a pool)
         self.role = role
         self.player_name = name
         self.create = create
@@ -357,7 +360,7 @@ class RaceApp(App[int]):
         self.game: str = ""
         self.seat: int | None = None
         self.host: int | None = None
-        self.phase = "lobby"
+        self.phase: Phase = "lobby"
         self.race = 0
         self.deal = ""
         self.daily = False  # the room plays the deal of the day
@@ -452,7 +455,10 @@ class RaceApp(App[int]):
             else:
                 assert self.link.room is not None
                 joined = await client.join(
-                    self.link.room, name=self.player_name, role=self.role, key=self.link.key
+                    self.link.room,
+                    name=self.player_name,
+                    role=self.role or "player",
+                    key=self.link.key,
                 )
         except RequestError as exc:
             self.say(
@@ -707,7 +713,7 @@ class RaceApp(App[int]):
             self.say(self.cat.error_text(exc.code, exc.message))
             return
         self.room = self.seat = self.offer = None
-        self.role, self.phase, self.view = "", "lobby", None  # in no room: no keys but quit
+        self.role, self.phase, self.view = None, "lobby", None  # in no room: no keys but quit
         self.seats, self.participants, self.results = {}, [], None
         self.refresh_all()
         self.say(self.cat.t("tui.left"))

@@ -44,7 +44,7 @@ class QuickApp(RaceApp):
         identity: IdentityFile | None = None,
     ) -> None:
         link = RoomLink(url, None, None)
-        super().__init__(link, role="", name=name, lang=lang, identity=identity)
+        super().__init__(link, role=None, name=name, lang=lang, identity=identity)
         self.seek_args: dict[str, object] = {
             "game": game,
             "players": players,
@@ -197,7 +197,7 @@ class QuickApp(RaceApp):
             with contextlib.suppress(RequestError):
                 await self.client.leave()
             self.room = self.seat = None
-            self.role, self.phase, self.view = "", "lobby", None
+            self.role, self.phase, self.view = None, "lobby", None
             self.seats, self.participants, self.results = {}, [], None
         await self.seek()
 

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .live import FeaturedRace, GameName, LiveRoom, LiveSort, RatingChange
+from .live import FeaturedRace, FinalStatus, GameName, LiveRoom, LiveSort, Phase, RatingChange
 
 __all__ = [
     "API_MODELS",
@@ -83,8 +83,6 @@ __all__ = [
     "moves_text",
 ]
 
-Phase = Literal["lobby", "running", "ended"]
-FinalStatus = Literal["won", "resigned", "timeout", "left"]
 RACE_ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{12}$"
 PLAYER_ID_PATTERN = r"^[0-9a-hjkmnp-tv-z]{16}$"
 

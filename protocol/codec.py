@@ -31,12 +31,12 @@ _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 
 class ProtocolError(ValueError):
-    """A frame that is not a valid message. ``code`` is one of ``malformed_json``,
+    """A frame that is not a valid message. ``error_code`` is one of ``malformed_json``,
     ``unknown_type``, ``invalid_message``; the message names the problem."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, error_code: str, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.error_code = error_code
         self.message = message
 
 

@@ -18,7 +18,8 @@ from typing import Any, Literal
 import orjson
 from typing_extensions import TypedDict
 
-from .messages import PROTOCOL_VERSION
+from .live import Phase, Role, SeatStatus
+from .messages import PROTOCOL_VERSION, DealKind
 
 __all__ = [
     "BoardView",
@@ -130,7 +131,7 @@ class RematchOfferedBody(TypedDict):
     type: Literal["rematch_offered"]
     room: str
     race: int
-    deal: str
+    deal: DealKind
     deadline: int
     now: int
     by: int
@@ -147,7 +148,7 @@ class ProgressBody(TypedDict):
     total: int
     score: int
     moves: int
-    status: str
+    status: SeatStatus
     elapsed_ms: int
 
 
@@ -158,7 +159,7 @@ class PlayerFinishedBody(TypedDict):
     room: str
     race: int
     seat: int
-    status: str
+    status: SeatStatus
     elapsed_ms: int
     move_list: str
     board: BoardView
@@ -173,7 +174,7 @@ class ResultRowBody(TypedDict):
     rank: int
     seat: int
     name: str
-    status: str
+    status: SeatStatus
     on_foundations: int
     score: int
     moves: int
@@ -301,7 +302,7 @@ def race_starting(
 
 
 def rematch_offered(
-    *, room: str, race: int, deal: str, deadline: int, now: int, by: int
+    *, room: str, race: int, deal: DealKind, deadline: int, now: int, by: int
 ) -> RematchOfferedBody:
     """The ``rematch_offered`` event body: ``deal`` is the kind (``same``, ``random``,
     ``daily``, ``code``), never a code."""
@@ -325,7 +326,7 @@ def progress(
     total: int,
     score: int,
     moves: int,
-    status: str,
+    status: SeatStatus,
     elapsed_ms: int,
 ) -> ProgressBody:
     """The ``progress`` event body."""
@@ -348,7 +349,7 @@ def player_finished(
     room: str,
     race: int,
     seat: int,
-    status: str,
+    status: SeatStatus,
     elapsed_ms: int,
     move_list: str,
     board: BoardView,
@@ -436,7 +437,7 @@ class SeatInfoBody(TypedDict, total=False):
     connected: bool
     rating: int | None
     provisional: bool
-    status: str
+    status: SeatStatus
     on_foundations: int
     total: int
     score: int
@@ -461,7 +462,7 @@ class SnapshotBody(TypedDict):
     game: str
     options: dict[str, Any]
     host: int | None
-    phase: str
+    phase: Phase
     race: int
     deal: str | None
     start_at: int | None
@@ -502,7 +503,7 @@ def joined(
     id: int | None,
     room: str,
     link: str,
-    role: Literal["player", "spectator"],
+    role: Role,
     seat: int | None = None,
     token: str | None = None,
     key: str | None = None,
@@ -599,7 +600,7 @@ class LivePlayerBody(TypedDict):
     seat: int
     name: str
     connected: bool
-    status: str
+    status: SeatStatus
     on_foundations: int
     total: int
     score: int
@@ -612,7 +613,7 @@ class LiveRoomBody(TypedDict):
 
     room: str
     game: str
-    phase: str
+    phase: Literal["lobby", "running"]
     race: int
     start_at: int | None
     deadline: int | None

@@ -1,8 +1,8 @@
-"""The models the wire and the HTTP API share (no I/O): the games' names, a seat's status,
-the live directory's entries (``live_rooms`` on the websocket, ``GET /api/live``) and a
-racer's rating change (``race_recorded``, ``GET /api/games/{id}``).
-Both :mod:`protocol.messages` and :mod:`protocol.api` import them from here, so neither
-imports the other for them."""
+"""The models the wire and the HTTP API share (no I/O): the games' names, a room's phase, a
+connection's role, a seat's and a race's statuses, the live directory's entries
+(``live_rooms`` on the websocket, ``GET /api/live``) and a racer's rating change
+(``race_recorded``, ``GET /api/games/{id}``). Both :mod:`protocol.messages` and
+:mod:`protocol.api` import them from here, so neither imports the other for them."""
 
 from __future__ import annotations
 
@@ -12,16 +12,30 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "FeaturedRace",
+    "FinalStatus",
     "GameName",
     "LivePlayer",
     "LiveRoom",
     "LiveSort",
+    "Phase",
+    "RaceStatus",
     "RatingChange",
+    "Role",
     "SeatStatus",
 ]
 
 GameName = Literal["easy-harp", "klondike", "klondike-3"]
+Phase = Literal["lobby", "running", "ended"]
+"""A room's phase: between races (``lobby``), racing, or after a race (``ended``)."""
+Role = Literal["player", "spectator"]
+"""What a connection is in its room: a player (a seat) or a spectator."""
+FinalStatus = Literal["won", "resigned", "timeout", "left"]
+"""How a racer's race ended (``left``: abandoned a rated race)."""
+RaceStatus = Literal["playing", "won", "resigned", "timeout", "left"]
+"""A racer's status in a race: ``playing``, then a :data:`FinalStatus`."""
 SeatStatus = Literal["waiting", "playing", "won", "resigned", "timeout", "left", "disconnected"]
+"""A seat's status as the room is shown it: a :data:`RaceStatus`, ``waiting`` (not in the
+race) or ``disconnected`` (playing, without a connection)."""
 LiveSort = Literal["closest", "watched", "newest"]
 """Orders of the live directory (docs/protocol.md, "The live directory")."""
 

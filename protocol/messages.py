@@ -23,11 +23,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from .api import StandingRow, TournamentPage
 from .live import (
     FeaturedRace,
+    FinalStatus,
     GameName,
     LivePlayer,
     LiveRoom,
     LiveSort,
+    Phase,
+    RaceStatus,
     RatingChange,
+    Role,
     SeatStatus,
 )
 
@@ -44,8 +48,10 @@ __all__ = [
     "CancelSeek",
     "ClientMessage",
     "Create",
+    "DealKind",
     "Error",
     "FeaturedRace",
+    "FinalStatus",
     "Follow",
     "ForgetMe",
     "GameName",
@@ -75,6 +81,7 @@ __all__ = [
     "RaceRecordDelayed",
     "RaceRecorded",
     "RaceStarting",
+    "RaceStatus",
     "RatingChange",
     "React",
     "Reaction",
@@ -91,10 +98,12 @@ __all__ = [
     "ResultRow",
     "Resume",
     "Resync",
+    "Role",
     "RoomOptions",
     "RoomSnapshot",
     "SeatEvent",
     "SeatInfo",
+    "SeatStatus",
     "Seek",
     "SeekOffer",
     "SeekOfferKind",
@@ -125,8 +134,6 @@ PROTOCOL_VERSION = 2
 """The protocol version this code speaks; sent in ``hello`` and ``welcome``."""
 
 DealKind = Literal["code", "random", "daily", "same"]
-Role = Literal["player", "spectator"]
-Phase = Literal["lobby", "running", "ended"]
 Reaction = Literal["clap", "wow", "fire", "gg"]
 """The reactions a player or spectator may send: a fixed set, no free text."""
 

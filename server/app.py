@@ -111,28 +111,28 @@ class RaceServer:
         self.ctx = ctx = Context(config, store, metrics, tasks, rooms)
         self.daily = daily = Daily(ctx)
         self.race_end = race_end = RaceEnd(ctx)
-        self.race = race = Race(ctx, daily, race_end, Progress(ctx))
-        self.rematches = rematches = Rematches(ctx, race)
+        self.races = races = Race(ctx, daily, race_end, Progress(ctx))
+        self.rematches = rematches = Rematches(ctx, races)
         self.ratings = ratings = Ratings(ctx)
-        self.lobby = lobby = Lobby(ctx, race, rematches, ratings)
+        self.lobby = lobby = Lobby(ctx, races, rematches, ratings)
         self.invitations = Invitations(ctx)
         self.spectate = spectate = Spectate(ctx)
         self.watching = watching = Watching(ctx)
         self.reactions = reactions = Reactions(ctx)
-        self.robots = robots = Robots(ctx, race, lobby)
+        self.robots = robots = Robots(ctx, races, lobby)
         self.liveness = Liveness(ctx, lobby)
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
         race_end.end_hooks.append(history.race_ended)
-        self.quickplay = quickplay = QuickPlay(ctx, lobby, race, robots, ratings)
-        self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
+        self.quickplay = quickplay = QuickPlay(ctx, lobby, races, robots, ratings)
+        self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, races, history))
         routes: dict[type[Any], Route] = {
-            MoveRequest: Route(race.on_move),
+            MoveRequest: Route(races.on_move),
             Create: Route(self._entering(lobby.on_create)),
             Join: Route(self._entering(lobby.on_join)),
             Resume: Route(self._entering(lobby.on_resume)),
-            Start: Route(race.on_start, answers_ok=True),
-            Resign: Route(race.on_resign, answers_ok=True),
+            Start: Route(races.on_start, answers_ok=True),
+            Resign: Route(races.on_resign, answers_ok=True),
             Rematch: Route(rematches.on_rematch, answers_ok=True),
             RematchReply: Route(rematches.on_rematch_reply, answers_ok=True),
             Leave: Route(lobby.on_leave, answers_ok=True),
@@ -191,14 +191,14 @@ class RaceServer:
 
         return enter
 
-    def _deliver(self, code: str, data: bytes) -> None:
+    def _deliver(self, room_code: str, data: bytes) -> None:
         """A message from the broker: a tournament's event, a pool's, or a room's."""
-        if code.startswith(TOURNAMENT_CHANNEL):
-            self.tournaments.deliver(code[len(TOURNAMENT_CHANNEL) :], data)
-        elif code.startswith(POOL_CHANNEL):
-            self.quickplay.deliver(code[len(POOL_CHANNEL) :], data)
+        if room_code.startswith(TOURNAMENT_CHANNEL):
+            self.tournaments.deliver(room_code[len(TOURNAMENT_CHANNEL) :], data)
+        elif room_code.startswith(POOL_CHANNEL):
+            self.quickplay.deliver(room_code[len(POOL_CHANNEL) :], data)
         else:
-            self.ctx.rooms.deliver(code, data)
+            self.ctx.rooms.deliver(room_code, data)
 
     async def start(self) -> None:
         """Open the records store (applying its migrations) and its writer, start the store
@@ -234,12 +234,12 @@ class RaceServer:
         self.reactions.close()
         self.lobby.counter.close()
         await self.ctx.tasks.close()
-        for lr in list(self.ctx.rooms.rooms.values()):
-            self.ctx.rooms.drop(lr)
+        for local in list(self.ctx.rooms.rooms.values()):
+            self.ctx.rooms.drop(local)
         self.robots.close()
         self.quickplay.close()
         await self.daily.close()
-        self.race.deals.close()
+        self.races.deals.close()
         await self.tournaments.close()
         await self.history.close(_WRITER_CLOSE)
         if self.ctx.records is not None:

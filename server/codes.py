@@ -37,8 +37,8 @@ def display_code(code: str) -> str:
 
 def normalize_code(text: str) -> str | None:
     """The stored form of a typed room code (case, spaces and dashes ignored), or None."""
-    code = "".join(ch for ch in text.upper() if ch not in " -\t")
-    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
+    code = "".join(char for char in text.upper() if char not in " -\t")
+    if len(code) != CODE_LENGTH or any(char not in CODE_ALPHABET for char in code):
         return None
     return code
 
@@ -57,10 +57,10 @@ def clean_name(text: str, fallback: str) -> str:
     """A player name as plain text: control and format characters removed, white space
     collapsed, at most :data:`NAME_LENGTH` characters."""
     kept = []
-    for ch in unicodedata.normalize("NFC", text):
-        cat = unicodedata.category(ch)
+    for char in unicodedata.normalize("NFC", text):
+        cat = unicodedata.category(char)
         if cat[0] == "C":
             continue
-        kept.append(" " if cat[0] == "Z" else ch)
+        kept.append(" " if cat[0] == "Z" else char)
     name = " ".join("".join(kept).split())[:NAME_LENGTH].strip()
     return name or fallback

@@ -40,7 +40,7 @@ SERVICE_FIXTURES = frozenset(
         "start_server",
         "redis_url",
         "redis_cluster",
-        "backend_kind",
+        "store_kind",
         "pg_server",
         "records_url",
         "browser",

@@ -1,9 +1,9 @@
 """The fixtures of every test that needs a server: a real Redis, a real Redis Cluster, a
 real server on port 0, clients.
 
-``server`` is parametrized over the three backends (memory, redis: one Redis, cluster: a
-local Redis Cluster of 3 primaries and 3 replicas, shared by the session); ``backend_kind``
-gives a test the backend's name to start its own with ``start_server`` (other settings).
+``server`` is parametrized over the three stores (memory, redis: one Redis, cluster: a
+local Redis Cluster of 3 primaries and 3 replicas, shared by the session); ``store_kind``
+gives a test the store's name to start its own with ``start_server`` (other settings).
 Every test using them fails on any ERROR log line. ``live_server`` runs a memory-backed
 server that serves the browser client's files too, as ``samedeal serve`` does (browser,
 terminal and bot tests). :class:`LocalCluster` starts a cluster of one's own (a test that
@@ -53,7 +53,6 @@ __all__ = [
     "LocalCluster",
     "ServerHandle",
     "as_text",
-    "backend_kind",
     "connect_from",
     "fetch",
     "free_port",
@@ -67,6 +66,7 @@ __all__ = [
     "redis_url",
     "server",
     "start_server",
+    "store_kind",
     "until_redis_busy",
     "wait_port",
     "worker_process",
@@ -543,16 +543,16 @@ def on_day() -> Iterator[Callable[..., None]]:
 
 
 @pytest.fixture(params=["memory", "redis", "cluster"])
-def backend_kind(request: pytest.FixtureRequest) -> str:
-    """Each backend's name in turn, for ``start_server``."""
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Each store's name in turn (memory, redis, cluster), for ``start_server``."""
     kind: str = request.param
     return kind
 
 
 @pytest_asyncio.fixture
-async def server(backend_kind: str, start_server: StartServer) -> ServerHandle:
-    """A server with default test settings, once per backend."""
-    return await start_server(backend_kind)
+async def server(store_kind: str, start_server: StartServer) -> ServerHandle:
+    """A server with default test settings, once per store."""
+    return await start_server(store_kind)
 
 
 def paths_in_room(app: RaceServer, room: str) -> list[str]:
@@ -560,9 +560,9 @@ def paths_in_room(app: RaceServer, room: str) -> list[str]:
     ``room``, as the server saw them, sorted."""
     code = normalize_code(room)
     return sorted(
-        conn.ws.request.path
+        conn.websocket.request.path
         for conn in app.ctx.rooms.conns.values()
-        if conn.room_code == code and conn.ws.request is not None
+        if conn.room_code == code and conn.websocket.request is not None
     )
 
 

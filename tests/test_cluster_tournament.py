@@ -329,7 +329,7 @@ async def test_a_round_goes_on_through_a_failover_of_its_shard(
     assert verify(export) == []  # the standings and points recomputed from the move lists
     records = apps[0].ctx.records
     assert records is not None
-    kept = await records.load_tournament(code)
+    kept = await records.tournaments.load(code)
     assert kept is not None
     recorded, moves = kept
     assert recorded.state.phase == "finished"

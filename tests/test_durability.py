@@ -151,8 +151,8 @@ async def test_a_move_no_replica_confirmed_is_never_acknowledged(
     with contextlib.suppress(RequestError, ConnectionClosed):
         reply = await ann.move("s")
     assert not isinstance(reply, Ack)
-    await asyncio.wait_for(ann.ws.wait_closed(), 5)
-    assert ann.ws.close_code == 1011  # the outcome is unknown: resume to see the board
+    await asyncio.wait_for(ann.websocket.wait_closed(), 5)
+    assert ann.websocket.close_code == 1011  # the outcome is unknown: resume to see the board
     # a room change is not acknowledged either
     other = await RaceClient.connect(url)
     with pytest.raises(RequestError) as refused:

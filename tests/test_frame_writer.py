@@ -12,6 +12,8 @@ from typing import Any, cast
 from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
+from protocol import Role
+from server.bucket import TokenBucket
 from server.edge.connection import Conn, FrameWriter
 
 
@@ -37,8 +39,8 @@ class Wire:
         self.transport = KeptTransport()
 
 
-def conn(writer: FrameWriter, role: str | None) -> Conn:
-    c = Conn(cast(Any, Wire()), burst=10, worker="w", frames=writer)
+def conn(writer: FrameWriter, role: Role | None) -> Conn:
+    c = Conn(cast(Any, Wire()), TokenBucket(10.0, 10), worker="w", frames=writer)
     c.role = role
     return c
 
@@ -46,7 +48,7 @@ def conn(writer: FrameWriter, role: str | None) -> Conn:
 def frames(c: Conn) -> list[bytes]:
     """The text frames written to ``c``, in order (server frames: unmasked, short)."""
     out = []
-    data = b"".join(c.ws.transport.writes)  # type: ignore[attr-defined]
+    data = b"".join(c.websocket.transport.writes)  # type: ignore[attr-defined]
     while data:
         size = data[1]
         out.append(data[2 : 2 + size])
@@ -72,7 +74,7 @@ async def test_players_first_and_a_crowd_over_several_turns() -> None:
         writer.write(p, b"progress 1")  # same turn: one write with both
     await turns(1)
     assert all(frames(p) == [b"ack", b"progress 1"] for p in players)
-    assert all(len(p.ws.transport.writes) == 1 for p in players)  # type: ignore[attr-defined]
+    assert all(len(p.websocket.transport.writes) == 1 for p in players)  # type: ignore[attr-defined]
     written = [c for c in crowd if frames(c)]
     assert written == crowd[:slice_]  # in the order they were queued
     # a player's frame of the next turn is not held behind the rest of the crowd
@@ -92,7 +94,7 @@ async def test_a_closed_connection_is_skipped_and_the_others_written() -> None:
     writer = FrameWriter()
     a, b = conn(writer, "player"), conn(writer, None)
     writer.write(a, b"one")
-    a.ws.protocol.state = CLOSED  # nothing more is queued
+    a.websocket.protocol.state = CLOSED  # nothing more is queued
     writer.write(a, b"two")
     writer.write(b, b"lobby")
     await turns(1)

@@ -10,12 +10,10 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-import pytest
 from helpers import until_race_starts
 from server_fixtures import ServerHandle, StartServer
 
 from protocol.api import RoomSummary
-from server.edge.limits import AddressBuckets
 
 DEAL = "KL1-1-AAAAAAK"
 
@@ -90,8 +88,8 @@ async def test_unknown_and_private_rooms_answer_the_same_404(server: ServerHandl
     assert status == 200 and body["game"] == "easy-harp" and body["spectators"] is False
 
 
-async def test_each_address_is_limited(start_server: StartServer, backend_kind: str) -> None:
-    server = await start_server(backend_kind, room_info_rate=0.5, room_info_burst=3)
+async def test_each_address_is_limited(start_server: StartServer, store_kind: str) -> None:
+    server = await start_server(store_kind, room_info_rate=0.5, room_info_burst=3)
     statuses = [(await fetch(server.port, "/api/rooms/ZZZZ-ZZ"))[:2] for _ in range(4)]
     assert [s for s, _ in statuses] == [404, 404, 404, 429]
     assert statuses[-1][1]["Retry-After"] == "2"  # one token at 0.5 a second
@@ -109,40 +107,3 @@ async def fetch_text(port: int, path: str) -> int:
             return int(r.status)
 
     return await asyncio.to_thread(status)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_buckets_refill_at_their_rate_per_address() -> None:
-    clock = Clock()
-    buckets = AddressBuckets(2.0, 3, clock=clock)
-    assert [buckets.take("a") for _ in range(3)] == [0.0, 0.0, 0.0]
-    assert buckets.take("a") == pytest.approx(0.5)
-    assert buckets.take("b") == 0.0  # another address has its own bucket
-    clock.now += 0.25
-    assert buckets.take("a") == pytest.approx(0.25)  # half a token is not one
-    clock.now += 0.25
-    assert buckets.take("a") == 0.0
-    clock.now += 100
-    assert [buckets.take("a") for _ in range(4)][-1] > 0  # never more than the burst
-    assert AddressBuckets.retry_after(0.01) == "1" and AddressBuckets.retry_after(1.2) == "2"
-
-
-def test_buckets_forget_the_address_unseen_longest() -> None:
-    clock = Clock()
-    buckets = AddressBuckets(1.0, 1, capacity=2, clock=clock)
-    buckets.take("a")
-    buckets.take("b")
-    buckets.take("a")  # refused, but seen last
-    buckets.take("c")
-    assert len(buckets) == 2
-    assert buckets.take("a") > 0  # remembered, still empty
-    assert buckets.take("b") == 0.0  # forgotten: a full bucket again
-    with pytest.raises(ValueError):
-        AddressBuckets(0, 1)

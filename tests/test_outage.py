@@ -332,8 +332,8 @@ async def test_a_resume_on_the_other_worker_during_an_outage_fences_the_old_conn
         reply = await old.move(ann.next_move(random.Random(5)))
         assert not isinstance(reply, Ack), "the replaced connection was acknowledged"
         assert isinstance(reply, Rejected)
-    await asyncio.wait_for(old.ws.wait_closed(), 5)
-    assert old.ws.close_code == 4000
+    await asyncio.wait_for(old.websocket.wait_closed(), 5)
+    assert old.websocket.close_code == 4000
     ann.client = resumed
     await asyncio.gather(ann.play(5), bob.play(5))
     await asyncio.sleep(1.5)  # the scenario: more than a liveness period after the outage

@@ -44,9 +44,9 @@ async def with_records(
 
 
 async def test_a_new_identity_is_known_again_and_a_wrong_secret_changes_nothing(
-    start_server: StartServer, backend_kind: str, tmp_path: Path
+    start_server: StartServer, store_kind: str, tmp_path: Path
 ) -> None:
-    server = await with_records(start_server, backend_kind, tmp_path)
+    server = await with_records(start_server, store_kind, tmp_path)
     first = await server.client()
     me = await first.new_player("Ann")
     assert me.name == "Ann" and me.secret and me.recovery_code and me.player
@@ -208,9 +208,9 @@ async def _game_id(server: ServerHandle, handle: str) -> str:
 
 
 async def test_a_finished_race_is_recorded_and_replays(
-    start_server: StartServer, backend_kind: str, tmp_path: Path
+    start_server: StartServer, store_kind: str, tmp_path: Path
 ) -> None:
-    server = await with_records(start_server, backend_kind, tmp_path)
+    server = await with_records(start_server, store_kind, tmp_path)
     _ann, _bob, deal, ann_id, bob_id = await _race_two(server)
     race_id = await _game_id(server, "ann")
     status, kind, body = await get(server, f"/api/games/{race_id}")
@@ -314,11 +314,11 @@ async def test_bad_api_requests_get_a_clear_error(
 
 
 async def test_a_record_left_by_a_dead_worker_is_written_once_by_another(
-    start_server: StartServer, backend_kind: str, tmp_path: Path
+    start_server: StartServer, store_kind: str, tmp_path: Path
 ) -> None:
     """A worker kept a finished race for its writer and died before the database had it:
     any worker writes it after ``records_retry_after``; writing it again changes nothing."""
-    server = await with_records(start_server, backend_kind, tmp_path, records_retry_after=0.2)
+    server = await with_records(start_server, store_kind, tmp_path, records_retry_after=0.2)
     record = RaceRecord(
         room="DEADW1",
         room_created_at=1,

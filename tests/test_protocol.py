@@ -120,7 +120,7 @@ def test_moves_travel_as_text() -> None:
 def test_bad_frames_raise_protocol_error(frame: str | bytes, code: str) -> None:
     with pytest.raises(ProtocolError) as info:
         decode_client(frame)
-    assert info.value.code == code
+    assert info.value.error_code == code
     assert info.value.message
 
 

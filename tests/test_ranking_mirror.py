@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from protocol import RaceStatus
 from server.rooms.ranking import race_key, ranked
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,18 +26,21 @@ pytestmark = [pytest.mark.skipif(NODE is None, reason="no node"), pytest.mark.in
 @dataclass(frozen=True)
 class Row:
     seat: int
-    status: str
+    status: RaceStatus
     elapsed_ms: int | None
     moves: int
     on_foundations: int
     score: int
 
 
+FINAL: list[RaceStatus] = ["won", "resigned", "timeout", "left"]
+
+
 def field(rng: random.Random) -> list[Row]:
     return [
         Row(
             seat,
-            status := rng.choice(["won", "resigned", "timeout", "left"]),
+            status := rng.choice(FINAL),
             rng.choice([60_000, 61_000]) if status == "won" else None,
             rng.choice([90, 91]),
             52 if status == "won" else rng.choice([10, 11]),

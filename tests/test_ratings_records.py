@@ -60,15 +60,15 @@ async def test_a_rated_race_rates_its_racers_once(store: SqlRecordsStore) -> Non
     )
     race_id = await store.record_race(race)
     assert await store.record_race(race) == race_id  # written again: rated once
-    changes = await store.race_ratings(race_id)
+    changes = await store.ratings.of_race(race_id)
     assert [(c.seat, c.player_id) for c in changes] == [(1, ann), (2, bob), (3, cid)]
     expected = rate_race(list(zip((ann, bob, cid), _racers(race)[:3], strict=True)), {})
     assert [c.after for c in changes] == [e.after for e in expected]
     assert all(c.before == START for c in changes)
-    mine = await store.standings(ann)
+    mine = await store.ratings.standings(ann)
     assert list(mine) == ["klondike"]
     assert mine["klondike"] == Standing(expected[0].after, 1, 2, 0, 0, 0, race.ended_at)
-    bob_now = (await store.standings(bob))["klondike"]
+    bob_now = (await store.ratings.standings(bob))["klondike"]
     assert (bob_now.races, bob_now.won, bob_now.drawn, bob_now.lost) == (1, 0, 1, 1)
     stored = await store.race(race_id)
     assert stored is not None and stored.record.rated and not stored.record.casual
@@ -81,8 +81,8 @@ def _racers(race: RaceRecord) -> list[Racer]:
 async def test_a_casual_race_changes_no_rating(store: SqlRecordsStore) -> None:
     ann, bob = await players(store, "Ann", "Bob")
     race_id = await store.record_race(make_race(1, seat(1, ann), seat(2, bob, "resigned")))
-    assert await store.race_ratings(race_id) == []
-    assert await store.standings(ann) == {} and await tables(store) == ([], [])
+    assert await store.ratings.of_race(race_id) == []
+    assert await store.ratings.standings(ann) == {} and await tables(store) == ([], [])
 
 
 async def test_ratings_follow_the_races_in_the_order_they_are_written(
@@ -97,16 +97,16 @@ async def test_ratings_follow_the_races_in_the_order_they_are_written(
             rated(3, seat(1, ann), seat(2, bob, "resigned"), game="easy-harp"),
         ]
     )
-    points = await store.rating_history(ann, "klondike")
+    points = await store.ratings.history(ann, "klondike")
     assert [p.race_id for p in points] == [first, ids[0]]
     assert points[1].before == Rating(points[0].after.rating, points[0].after.rd)
     assert points[1].after.rating < points[0].after.rating  # lost the second
-    assert [p.race_id for p in await store.rating_history(ann, "klondike", limit=1)] == [ids[0]]
-    assert set(await store.standings(ann)) == {"easy-harp", "klondike"}
-    both = await store.standings_of([bob, ann, "nobody-like-this"], "easy-harp")
+    assert [p.race_id for p in await store.ratings.history(ann, "klondike", limit=1)] == [ids[0]]
+    assert set(await store.ratings.standings(ann)) == {"easy-harp", "klondike"}
+    both = await store.ratings.standings_of([bob, ann, "nobody-like-this"], "easy-harp")
     assert both[ann].races == 1 and both[bob].races == 1
     assert both["nobody-like-this"] == Standing()
-    assert (await store.standings_of([ann], "klondike-3"))[ann] == Standing()
+    assert (await store.ratings.standings_of([ann], "klondike-3"))[ann] == Standing()
 
 
 async def test_the_cooldown_counts_abandoned_rated_races(store: SqlRecordsStore) -> None:
@@ -115,10 +115,10 @@ async def test_the_cooldown_counts_abandoned_rated_races(store: SqlRecordsStore)
         await store.record_race(
             rated(n, seat(1, ann, "left"), seat(2, bob), ended_at=NOW - (3 - n) * 60_000)
         )
-    assert (await store.standings(ann))["klondike"].abandoned == 2
-    assert await store.seek_cooldown(ann, now=NOW) == 4 * 60_000  # 5 min after the last
-    assert await store.seek_cooldown(bob, now=NOW) == 0
-    assert await store.seek_cooldown(ann, now=NOW + DAY_MS) == 0
+    assert (await store.ratings.standings(ann))["klondike"].abandoned == 2
+    assert await store.ratings.seek_cooldown(ann, now=NOW) == 4 * 60_000  # 5 min after the last
+    assert await store.ratings.seek_cooldown(bob, now=NOW) == 0
+    assert await store.ratings.seek_cooldown(ann, now=NOW + DAY_MS) == 0
 
 
 async def test_the_leaderboard_lists_active_established_players(store: SqlRecordsStore) -> None:
@@ -148,21 +148,21 @@ async def test_the_leaderboard_lists_active_established_players(store: SqlRecord
 
     await store.db.write(tune)
     await store.delete_player(eve)  # gone from the board
-    board = await store.rating_leaderboard("klondike", now=NOW)
+    board = await store.ratings.leaderboard("klondike", now=NOW)
     assert [(e.rank, e.player_id, e.handle) for e in board] == [(1, bob, "bob"), (2, ann, None)]
     assert board[0].standing.rating == Rating(1800.0, 60.0, board[0].standing.rating.volatility)
-    page = await store.rating_leaderboard("klondike", now=NOW, limit=1, offset=1)
+    page = await store.ratings.leaderboard("klondike", now=NOW, limit=1, offset=1)
     assert [(e.rank, e.player_id) for e in page] == [(2, ann)]
-    assert await store.rating_leaderboard("easy-harp", now=NOW) == []
+    assert await store.ratings.leaderboard("easy-harp", now=NOW) == []
 
 
 async def test_a_deleted_identity_takes_its_ratings_along(store: SqlRecordsStore) -> None:
     ann, bob = await players(store, "Ann", "Bob")
     race_id = await store.record_race(rated(1, seat(1, ann), seat(2, bob, "resigned")))
     await store.delete_player(bob)
-    assert await store.standings(bob) == {}
-    assert [c.player_id for c in await store.race_ratings(race_id)] == [ann]
-    assert (await store.standings(ann))["klondike"].races == 1  # the race still counts
+    assert await store.ratings.standings(bob) == {}
+    assert [c.player_id for c in await store.ratings.of_race(race_id)] == [ann]
+    assert (await store.ratings.standings(ann))["klondike"].races == 1  # the race still counts
 
 
 async def _a_season(store: SqlRecordsStore, ids: list[str]) -> None:
@@ -185,15 +185,15 @@ async def test_rebuild_gives_the_numbers_the_races_gave(store: SqlRecordsStore) 
     await store.delete_player(ids[3])  # its races still count for the others
     live = await tables(store)
     assert len(live[0]) == 4 and len(live[1]) == 8  # Dan's 2 and 3 are gone
-    check = await store.rebuild_ratings(write=False)
+    check = await store.ratings.rebuild(write=False)
     assert (check.races, check.standings, check.differing) == (4, 4, 0)
     assert await tables(store) == live
-    done = await store.rebuild_ratings()
+    done = await store.ratings.rebuild()
     assert done.differing == 0 and await tables(store) == live
     # a standing changed by hand: found, and put back
     await store.db.write(lambda conn: conn.execute(update(ratings).values(races=99)))
-    assert (await store.rebuild_ratings(write=False)).differing == 4
-    assert (await store.rebuild_ratings()).differing == 4
+    assert (await store.ratings.rebuild(write=False)).differing == 4
+    assert (await store.ratings.rebuild()).differing == 4
     assert await tables(store) == live
 
 
@@ -216,8 +216,8 @@ async def test_two_stores_rating_the_same_players_at_once_rebuild_the_same(
         await other.close()
     live = await tables(store)
     assert len(live[1]) == 48
-    assert (await store.rebuild_ratings(write=False)).differing == 0
-    await store.rebuild_ratings()
+    assert (await store.ratings.rebuild(write=False)).differing == 0
+    await store.ratings.rebuild()
     assert await tables(store) == live
 
 

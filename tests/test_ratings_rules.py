@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from protocol import RaceStatus
 from server.ratings.glicko import START, Rating, rate
 from server.ratings.rules import (
     IDLE_MS,
@@ -31,7 +32,7 @@ from server.rooms.room import ProgressState, RoomState, rank
 MIN = 60_000
 
 
-def racer(seat: int, status: str, cards: int = 52, **kw: Any) -> Racer:
+def racer(seat: int, status: RaceStatus, cards: int = 52, **kw: Any) -> Racer:
     """A racer: a winner's time is ``elapsed_ms``; score 100 and 80 moves unless given."""
     return Racer(
         seat=seat,

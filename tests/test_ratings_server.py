@@ -136,8 +136,8 @@ async def test_rated_races_change_ratings_that_rebuild_to_the_same(
     assert (board["active_days"], board["provisional_rd"]) == (30, 110)
     records = server.app.ctx.records
     assert records is not None
-    assert await records.seek_cooldown(told[3].player, now=now_ms()) == 0  # once
-    assert (await records.rebuild_ratings(write=False)).differing == 0
+    assert await records.ratings.seek_cooldown(told[3].player, now=now_ms()) == 0  # once
+    assert (await records.ratings.rebuild(write=False)).differing == 0
 
 
 @pytest.mark.parametrize(

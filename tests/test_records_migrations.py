@@ -123,8 +123,8 @@ async def test_from_the_revision_before_ratings_keeps_the_races(records_url: str
         race_id = await new.record_race(
             make_race(2, seat(1, ada.player_id), seat(2, bob.player_id, "resigned"), rated=True)
         )
-        assert [c.seat for c in await new.race_ratings(race_id)] == [1, 2]
-        assert (await new.rebuild_ratings(write=False)).differing == 0
+        assert [c.seat for c in await new.ratings.of_race(race_id)] == [1, 2]
+        assert (await new.ratings.rebuild(write=False)).differing == 0
     finally:
         await new.close()
     assert await _schema_diff(records_url) == []

@@ -13,7 +13,7 @@ from server_fixtures import ServerHandle, StartServer, as_text, until_redis_busy
 
 from clients.client import RaceClient
 from engine import new_game, replay
-from protocol import Ack, Progress
+from protocol import Ack, Progress, RaceStatus
 from protocol.frames import EventBody
 from server.rooms.room import Events, ProgressState, RoomOptions, RoomState
 from server.store.memory import memory_store
@@ -90,8 +90,8 @@ async def test_memory_rooms_expire() -> None:
         await store.close()
 
 
-async def test_event_list_is_capped(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
-    server = await start_server(backend_kind, event_cap=8, progress_interval=0)  # one per move
+async def test_event_list_is_capped(start_server, store_kind: str) -> None:  # type: ignore[no-untyped-def]
+    server = await start_server(store_kind, event_cap=8, progress_interval=0)  # one per move
     _ann, bob, room, _deal = await race_two(server)
     for _ in range(20):
         assert isinstance(await bob.move("s"), Ack)
@@ -142,10 +142,10 @@ async def test_pubsub_reconnect_loses_no_event(start_server, redis_url: str, no_
     no_error_logs.records.clear()
 
 
-async def test_move_log_cannot_fork(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
+async def test_move_log_cannot_fork(start_server, store_kind: str) -> None:  # type: ignore[no-untyped-def]
     """A move meant for position N of the log is refused when the log is not N long (two
     connections of one seat racing each other), so the log always replays."""
-    server = await start_server(backend_kind)
+    server = await start_server(store_kind)
     _ann, bob, room, deal = await race_two(server)
     assert isinstance(await bob.move("s"), Ack)
     store = server.app.store
@@ -329,7 +329,7 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
         )
         assert await store.rooms.create(room)
 
-        def set_progress(status: str, race: int, name: str = "") -> Any:
+        def set_progress(status: RaceStatus, race: int, name: str = "") -> Any:
             def update(
                 room: RoomState, progress: dict[int, ProgressState]
             ) -> tuple[list[Any], None]:
@@ -347,7 +347,9 @@ async def test_the_store_takes_moves_only_from_a_seat_racing_in_that_race(
         assert await append(12, 0) == []
         assert await append(1, 0) is None  # race 1 is not race 12 (a prefix of it)
         assert await append(123, 0) is None
-        for status in ("won", "resigned", "timeout", "disconnected"):
+        # every final status (``disconnected`` is only shown: a stored status is a RaceStatus)
+        final: tuple[RaceStatus, ...] = ("won", "resigned", "timeout", "left")
+        for status in final:
             await store.rooms.update(
                 "SEAT22", set_progress(status, 12, name='x","status":"playing"')
             )

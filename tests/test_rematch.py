@@ -92,9 +92,9 @@ async def test_the_race_starts_once_everyone_answered_with_those_who_accepted(
 
 
 async def test_the_deadline_starts_it_with_who_accepted(
-    start_server: StartServer, backend_kind: str
+    start_server: StartServer, store_kind: str
 ) -> None:
-    server = await start_server(backend_kind, rematch_wait=0.4)
+    server = await start_server(store_kind, rematch_wait=0.4)
     ann, bob, _cy = await after_a_race(server)
     await ann.rematch("same")
     offer = await offered(bob)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocol import DealKind
 from server.rooms.offers import offer_racers, offer_waiting
 from server.rooms.room import (
     ProgressState,
@@ -55,7 +56,7 @@ def ended_room(players: int = 3, **room: Any) -> tuple[RoomState, dict[int, Prog
 
 
 def offer(
-    r: RoomState, progress: dict[int, ProgressState], kind: str = "same", **kw: Any
+    r: RoomState, progress: dict[int, ProgressState], kind: DealKind = "same", **kw: Any
 ) -> list[Any]:
     events, started = Rematch(1, kind, kw.get("code"), kw.get("now", 0), 100, WAIT)(r, progress)
     assert started == (events[0]["type"] == "race_starting")

@@ -54,9 +54,9 @@ async def recorded_race(server: ServerHandle) -> tuple[str, RaceEnded]:
 
 
 async def test_each_board_of_a_replay_is_the_engine_s(
-    start_server: StartServer, backend_kind: str, tmp_path: Path
+    start_server: StartServer, store_kind: str, tmp_path: Path
 ) -> None:
-    server = await start_server(backend_kind, records_url=f"sqlite:///{tmp_path / 'r.db'}")
+    server = await start_server(store_kind, records_url=f"sqlite:///{tmp_path / 'r.db'}")
     game_id, _ended = await recorded_race(server)
     status, kind, body = await get(server, f"/api/games/{game_id}")
     assert status == 200 and kind == "application/json"

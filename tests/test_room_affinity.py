@@ -39,8 +39,8 @@ async def test_a_player_joining_by_code_connects_with_the_room(
     joined = await host.create("klondike", deal="code", code=DEAL, name="Ann")
     guest = await RaceClient.connect(server.url, room=joined.room.lower())
     try:
-        assert guest.ws.request is not None
-        assert guest.ws.request.path == f"/?room={room_hint(joined.room)}"
+        assert guest.websocket.request is not None
+        assert guest.websocket.request.path == f"/?room={room_hint(joined.room)}"
         await guest.join(joined.room, name="Bob")
         # the server saw the hint on the guest's connection, none on the host's
         assert paths_in_room(server.app, joined.room) == ["/", f"/?room={room_hint(joined.room)}"]
@@ -61,8 +61,8 @@ async def test_the_creator_moves_to_its_rooms_address_and_keeps_its_seat(
     moved = await host.settle()
     try:
         assert moved is not host and host.closed
-        assert moved.ws.request is not None
-        assert moved.ws.request.path == f"/?room={room_hint(joined.room)}"
+        assert moved.websocket.request is not None
+        assert moved.websocket.request.path == f"/?room={room_hint(joined.room)}"
         assert (moved.room, moved.seat, moved.token) == (joined.room, joined.seat, joined.token)
         # once routed, settling again is nothing
         assert await moved.settle() is moved
@@ -105,15 +105,17 @@ async def test_a_forged_room_hint_changes_nothing(kind: str, start_server: Start
     ]
     try:
         for url in forged:
-            async with connect(url, open_timeout=5) as ws:
-                await ws.send(orjson.dumps({"type": "hello", "v": PROTOCOL_VERSION}).decode())
-                assert orjson.loads(await ws.recv())["type"] == "welcome"
+            async with connect(url, open_timeout=5) as websocket:
+                await websocket.send(
+                    orjson.dumps({"type": "hello", "v": PROTOCOL_VERSION}).decode()
+                )
+                assert orjson.loads(await websocket.recv())["type"] == "welcome"
                 # a plain connection: in no room, whatever its address says
-                await ws.send(orjson.dumps({"type": "move", "id": 1, "move": "s"}).decode())
-                reply = orjson.loads(await ws.recv())
+                await websocket.send(orjson.dumps({"type": "move", "id": 1, "move": "s"}).decode())
+                reply = orjson.loads(await websocket.recv())
                 assert (reply["type"], reply["code"]) == ("error", "not_in_room")
-                await ws.send(orjson.dumps({"type": "start", "id": 2}).decode())
-                reply = orjson.loads(await ws.recv())
+                await websocket.send(orjson.dumps({"type": "start", "id": 2}).decode())
+                reply = orjson.loads(await websocket.recv())
                 assert (reply["type"], reply["code"]) == ("error", "not_in_room")
                 # the room's events (a player coming and going) do not reach it
                 peer = await RaceClient.connect(server.url)
@@ -123,7 +125,7 @@ async def test_a_forged_room_hint_changes_nothing(kind: str, start_server: Start
                 while not getattr(await host.next_event("seat"), "left", False):
                     pass
                 with pytest.raises(TimeoutError):
-                    await asyncio.wait_for(ws.recv(), 0.3)
+                    await asyncio.wait_for(websocket.recv(), 0.3)
         snap = await server.app.store.rooms.snapshot(code or "")
         assert snap is not None
         assert [s.seat for s in snap.room.seats] == [joined.seat] and snap.room.spectators == 0

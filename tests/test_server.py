@@ -228,10 +228,10 @@ async def test_spectator_delay(start_server) -> None:  # type: ignore[no-untyped
 
 
 async def test_moves_rejected_before_start_after_finish_and_for_spectators(
-    backend_kind: str, start_server: StartServer
+    store_kind: str, start_server: StartServer
 ) -> None:
     # a countdown no loaded machine outlasts between the start and the next move
-    server = await start_server(backend_kind, countdown=1.0)
+    server = await start_server(store_kind, countdown=1.0)
     (ann, bob), watcher = await room_with(server)
     reply = await ann.move("s")
     assert isinstance(reply, Rejected) and reply.rule == "no-race"
@@ -258,11 +258,11 @@ async def test_moves_rejected_before_start_after_finish_and_for_spectators(
 
 
 async def test_a_resign_in_the_countdown_is_taken_and_a_move_is_not(
-    backend_kind: str, start_server: StartServer
+    store_kind: str, start_server: StartServer
 ) -> None:
     # a page shows the board by its estimate of the server's clock: a resign sent as it
     # does may arrive an instant before the start, and giving up early is what leaving does
-    server = await start_server(backend_kind, countdown=5.0)
+    server = await start_server(store_kind, countdown=5.0)
     (ann, bob), _ = await room_with(server)
     with pytest.raises(RequestError) as info:
         await bob.resign()  # no race yet
@@ -327,9 +327,9 @@ async def test_resume_gets_exactly_the_missed_events(server: ServerHandle) -> No
     await bob2.close()
 
 
-async def test_resume_too_late_gets_a_resync(start_server, backend_kind: str) -> None:  # type: ignore[no-untyped-def]
+async def test_resume_too_late_gets_a_resync(start_server, store_kind: str) -> None:  # type: ignore[no-untyped-def]
     # one progress event per move: ten moves overflow the five events kept
-    server = await start_server(backend_kind, event_cap=5, progress_interval=0)
+    server = await start_server(store_kind, event_cap=5, progress_interval=0)
     (ann, bob), _ = await room_with(server)
     race = await start(server, [ann, bob])
     last = bob.last_seq
@@ -346,7 +346,7 @@ async def test_second_connection_replaces_the_first(server: ServerHandle) -> Non
     (_ann, bob), _ = await room_with(server)
     bob2 = await bob.reconnect()
     await until(lambda: bob.closed)
-    assert bob.ws.close_code == 4000
+    assert bob.websocket.close_code == 4000
     assert bob2.seat == 2
     await bob2.close()
 
@@ -440,10 +440,10 @@ async def test_rematch_same_and_new_deal(server: ServerHandle) -> None:
     assert bob.view is not None and bob.view["moves"] == 1
 
 
-async def test_deal_choices(start_server: StartServer, backend_kind: str, on_day: Any) -> None:
+async def test_deal_choices(start_server: StartServer, store_kind: str, on_day: Any) -> None:
     # a known key on a known day: the day's proof costs the same every run
     on_day("2026-04-16")
-    server = await start_server(backend_kind, daily_key=DAILY_TEST_KEY)
+    server = await start_server(store_kind, daily_key=DAILY_TEST_KEY)
     c = await server.client()
     joined = await c.create("easy-harp", deal="daily")
     assert joined.snapshot is not None and joined.snapshot.deal is None  # fair play

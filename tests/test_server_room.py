@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from dataclasses import FrozenInstanceError, replace
 
+import pytest
+from pydantic import ValidationError
+
+from protocol import DealKind, RaceStatus
 from server.codes import (
     CODE_ALPHABET,
     clean_name,
@@ -29,7 +33,12 @@ from server.rooms.room import (
 
 
 def p(
-    seat: int, status: str, on: int = 0, score: int = 0, moves: int = 0, elapsed: int | None = None
+    seat: int,
+    status: RaceStatus,
+    on: int = 0,
+    score: int = 0,
+    moves: int = 0,
+    elapsed: int | None = None,
 ) -> ProgressState:
     return ProgressState(
         race=1,
@@ -110,10 +119,9 @@ def test_race_lifecycle() -> None:
     assert (set(progress), r.phase) == ({1, 2}, "running")
     with pytest.raises(Refusal):
         add_player(r, "Late", hash_token("l"), "c4", 0)
-    progress[1].status = "won"
-    progress[1].elapsed_ms = 5000
+    progress[1] = replace(progress[1], status="won", elapsed_ms=5000)
     assert check_race_end(r, progress, 9000) == []
-    progress[2].status = "resigned"
+    progress[2] = replace(progress[2], status="resigned")
     (end,) = check_race_end(r, progress, 9000)
     assert end["type"] == "race_ended"
     assert [row["seat"] for row in end["results"]] == [1, 2] and r.phase == "ended"
@@ -174,13 +182,14 @@ def test_deal_choices() -> None:
     assert choose_deal("klondike", "code", "kl1-1-aaaaaak", None) == "KL1-1-AAAAAAK"
     assert choose_deal("klondike", "same", None, "KL1-1-AAAAAAB") == "KL1-1-AAAAAAB"
     assert choose_deal("easy-harp", "random", None, None).startswith("EH1-N-")
-    for kind, code in (
+    refused: list[tuple[DealKind, str | None]] = [
         ("code", "EH1-N-AAAAAAF"),
         ("code", None),
         ("same", None),
         ("code", "x"),
         ("daily", None),  # the daily layer's: never chosen here
-    ):
+    ]
+    for kind, code in refused:
         with pytest.raises(Refusal):
             choose_deal("klondike", kind, code, None)
 
@@ -193,3 +202,16 @@ def test_winning_lines_of_the_race_tests_still_win() -> None:
 
     for game, (code, moves) in WINS.items():
         assert replay(code, moves.split()).won, game
+
+
+def test_progress_is_one_frozen_value_stored_as_json() -> None:
+    p = ProgressState(race=12, seat=2, name='x","status":"won"', on_foundations=3, total=52)
+    data = p.to_json()
+    assert data.startswith(b'{"race":12,')  # the store's script reads the race from the text
+    assert b'"status":"playing"' in data and b'"status":"won"' not in data  # a name cannot fake it
+    assert ProgressState.from_json(data) == p
+    assert ProgressState.from_json(b'{"race":1,"seat":1,"later":0}') == ProgressState(1, 1)
+    with pytest.raises(ValidationError):
+        ProgressState.from_json(b'{"race":1,"seat":1,"status":"disconnected"}')  # shown only
+    with pytest.raises(FrozenInstanceError):
+        p.status = "won"  # type: ignore[misc]

@@ -259,7 +259,7 @@ def test_sigterm_drains(tmp_path: object) -> None:
             await client.create("klondike")
             os.kill(proc.pid, signal.SIGTERM)
             await until(lambda: client.closed, timeout=10)
-            return client.ws.close_code
+            return client.websocket.close_code
 
         assert asyncio.run(scenario()) == 1001
         assert proc.wait(10) == 0

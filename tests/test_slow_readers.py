@@ -30,7 +30,9 @@ async def test_a_client_that_reads_no_replies_is_closed_and_the_room_goes_on(
     await lazy.send(orjson.dumps({"type": "hello", "v": PROTOCOL_VERSION}).decode())
     await until(lambda: len(app.ctx.rooms.conns) == 2)
     slow = next(c for c in app.ctx.rooms.conns.values() if c.room_code is None)
-    server_side = slow.ws.transport.get_extra_info("socket") if slow.ws.transport else None
+    server_side = (
+        slow.websocket.transport.get_extra_info("socket") if slow.websocket.transport else None
+    )
     assert server_side is not None
     server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     # pings, each answered by a pong nobody reads: at most 8,000 (~400 KB of replies)

@@ -164,7 +164,7 @@ async def test_a_killed_worker_is_replaced_while_its_peer_serves(redis_url: str)
             # the dead worker's connections drop without a closing handshake
             while not ann.closed:
                 await asyncio.sleep(0.01)
-            assert ann.ws.close_code == 1006
+            assert ann.websocket.close_code == 1006
             # its peer never stopped: Bob's connection plays on
             assert (await bob.ping()) >= 0
             # Ann reconnects at once, as a client does, and resumes on a live worker

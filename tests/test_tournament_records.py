@@ -63,9 +63,9 @@ async def test_from_0003_keeps_what_was_there_and_stores_tournaments(records_url
         assert await _diff(records_url) == []
         assert (await store.player(ada.player_id)) is not None
         live, moves = _finished()
-        await store.save_tournament(live, moves)
-        await store.save_tournament(live, moves)  # rewritten whole: no duplicate rows
-        found = await store.load_tournament(live.state.id)
+        await store.tournaments.save(live, moves)
+        await store.tournaments.save(live, moves)  # rewritten whole: no duplicate rows
+        found = await store.tournaments.load(live.state.id)
         assert found is not None
         back, back_moves = found
         assert back_moves == moves
@@ -75,7 +75,7 @@ async def test_from_0003_keeps_what_was_there_and_stores_tournaments(records_url
         assert [row.as_json() for row in standings(back.state)] == [
             row.as_json() for row in standings(live.state)
         ]
-        assert await store.load_tournament("NOSUCH") is None
+        assert await store.tournaments.load("NOSUCH") is None
     finally:
         await store.close()
 
@@ -84,8 +84,8 @@ async def test_the_seed_is_written_only_once_finished(records_url: str) -> None:
     store = await SqlRecordsStore.open(records_url)
     try:
         state = with_players(new(rounds=2), "ann")
-        await store.save_tournament(new_live(state), {})
-        found = await store.load_tournament(state.id)
+        await store.tournaments.save(new_live(state), {})
+        found = await store.tournaments.load(state.id)
         assert found is not None and found[0].state.seed != state.seed
         assert found[0].state.commitment == state.commitment
     finally:
@@ -112,12 +112,12 @@ async def test_from_0005_a_stored_tournament_is_version_1(records_url: str) -> N
     store = await SqlRecordsStore.open(records_url)  # migrates to the head
     try:
         assert await _diff(records_url) == []
-        found = await store.load_tournament(old.id)
+        found = await store.tournaments.load(old.id)
         assert found is not None and found[0].state.fair == 1
         fresh = new(rounds=2)
         assert fresh.fair == 2
-        await store.save_tournament(new_live(fresh), {})
-        found = await store.load_tournament(fresh.id)
+        await store.tournaments.save(new_live(fresh), {})
+        found = await store.tournaments.load(fresh.id)
         assert found is not None and found[0].state.fair == 2
     finally:
         await store.close()

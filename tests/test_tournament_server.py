@@ -35,10 +35,10 @@ Start = Callable[..., Awaitable[ServerHandle]]
 
 
 @pytest_asyncio.fixture
-async def tserver(start_server: Start, backend_kind: str, tmp_path: Path) -> ServerHandle:
+async def tserver(start_server: Start, store_kind: str, tmp_path: Path) -> ServerHandle:
     """A server keeping records (identities), with short tournament countdowns."""
     return await start_server(
-        backend_kind,
+        store_kind,
         records_url=f"sqlite:///{tmp_path / 'records.db'}",
         tournament_countdown=0.2,
         tournament_lease=1.0,

@@ -37,7 +37,7 @@ def test_ranges_are_refused_past_their_ends(field: str, low: int, high: int) -> 
     for value in (low - 1, high + 1):
         with pytest.raises(SettingsError) as info:
             parse_settings({**BASE, **rounds, field: value})
-        assert info.value.field == field and info.value.code == "bad_settings"
+        assert info.value.field == field and info.value.error_code == "bad_settings"
         assert f"(got {value})" in info.value.message
 
 

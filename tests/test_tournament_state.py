@@ -64,7 +64,7 @@ def refused(code: str, act: Callable[..., Any], state: TournamentState, **kwargs
     before = state.model_dump()
     with pytest.raises(TournamentError) as info:
         act(state, **kwargs)
-    assert info.value.code == code, info.value.message
+    assert info.value.error_code == code, info.value.message
     assert info.value.message
     assert state.model_dump() == before
 
@@ -106,7 +106,7 @@ def test_create_refuses(data: dict[str, Any], host: str, field: str | None) -> N
     with pytest.raises(TournamentError) as info:
         create(tournament_id=TID, host=host, settings=cfg, seed=SEED, key=KEY, now=T0)
     if field:
-        assert info.value.code == "bad_settings" and info.value.message.startswith(field)
+        assert info.value.error_code == "bad_settings" and info.value.message.startswith(field)
 
 
 # ---------------------------------------------------------------------- join, withdraw, rejoin
@@ -659,7 +659,7 @@ def test_any_sequence_of_acts_keeps_the_rules(steps: list[tuple[str, str | None,
         try:
             _do(state, act, actor, target, now)
         except TournamentError as exc:
-            assert exc.code and exc.message
+            assert exc.error_code and exc.message
             assert state.model_dump() == before  # a refused act changes nothing
             continue
         assert state.version in (version, version + 1)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import new_game
-from protocol import RoomOptions
+from protocol import Phase, RaceStatus, RoomOptions
 from server.rooms.feed import apply_event, event_time, rolled_back
 from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
@@ -58,7 +58,7 @@ def body_of(r: RoomState, progress: dict[int, ProgressState] | None = None) -> A
     return snapshot(r, progress or {}, 3, 20_000, "", viewer=None)
 
 
-def progress(seat: int, on: int, status: str = "playing", elapsed: int | None = None) -> Any:
+def progress(seat: int, on: int, status: RaceStatus = "playing", elapsed: int | None = None) -> Any:
     return ProgressState(
         race=1, seat=seat, on_foundations=on, total=52, status=status, elapsed_ms=elapsed
     )
@@ -80,7 +80,7 @@ def facts(
     tournament: bool = False,
     delay: int = 0,
     spectator_boards: bool = True,
-    phase: str = "running",
+    phase: Phase = "running",
 ) -> BoardFacts:
     return BoardFacts(phase, secret_until, tournament, delay, spectator_boards)
 

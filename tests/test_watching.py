@@ -375,14 +375,14 @@ async def test_a_racer_gets_the_finishes_withheld_once_they_finish(server: Serve
 @pytest.mark.parametrize("trimmed", [False, True])
 @pytest.mark.parametrize("missed_events", [True, False])
 async def test_a_racer_timed_out_while_away_gets_the_withheld_finishes_on_resume(
-    backend_kind: str, start_server: StartServer, missed_events: bool, trimmed: bool
+    store_kind: str, start_server: StartServer, missed_events: bool, trimmed: bool
 ) -> None:
     # Bob saw events after Ann's finish (it was withheld from him), went away, and the time
     # limit finished him meanwhile: resuming — with the events he missed, or a snapshot —
     # he is sent Ann's finish too
     # trimmed: the room keeps its last 40 events only, one progress a move (Ann makes 101)
     small = {"event_cap": 40, "progress_interval": 0} if trimmed else {}
-    server = await start_server(backend_kind, grace=30.0, **small)
+    server = await start_server(store_kind, grace=30.0, **small)
     code, line = WINS["klondike-3"]
     _, (ann, bob), _ = await race_room([server], game="klondike-3", code=code, time_limit=2)
     bob_saw = Timeline(bob)
@@ -568,7 +568,9 @@ async def test_a_spectator_who_stops_reading_is_dropped_and_the_room_goes_on(
     slow = next(c for c in app.ctx.rooms.conns.values() if c.following)
     # the kernel's buffers small on both ends (as on a congested link): what the client
     # does not read piles up in the server's own buffer, the one that is bounded
-    server_side = slow.ws.transport.get_extra_info("socket") if slow.ws.transport else None
+    server_side = (
+        slow.websocket.transport.get_extra_info("socket") if slow.websocket.transport else None
+    )
     assert server_side is not None
     server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     seen = Timeline(reader)

@@ -88,8 +88,8 @@ async def test_no_unproven_deal_is_played_instead() -> None:
     ):
         await ann.create("klondike", name="Ann", winnable=True, solo=True)
         start = await until_race_starts(ann)  # its deal proven with the rooms' budget
-        live.app.race.deals.close()
-        live.app.race.deals = RandomDeals(nodes=1, tries=2)
+        live.app.races.deals.close()
+        live.app.races.deals = RandomDeals(nodes=1, tries=2)
         made = live.app.ctx.metrics.rooms_created_total
         with pytest.raises(RequestError) as refused:
             await bob.create("klondike", name="Bob", winnable=True)

@@ -147,7 +147,7 @@ class HeadProblem:
     seconds to name in a ``Retry-After`` header (a 429)."""
 
     status: int
-    code: str
+    error_code: str
     message: str
     allow: str | None = None
     retry_after: int | None = None

@@ -243,7 +243,7 @@ class AdmittedConnection(ServerConnection):
         """Answer a request refused before websockets saw it, and close."""
         self._stage = "answered"
         transport = self.transport
-        body = orjson.dumps({"error": problem.code, "message": problem.message})
+        body = orjson.dumps({"error": problem.error_code, "message": problem.message})
         head = [
             f"HTTP/1.1 {problem.status} {_REASONS.get(problem.status, 'Error')}",
             "Content-Type: application/json",

@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import OPEN
 
 from engine.game import Game
+from protocol import Role
 
+from ..bucket import TokenBucket
 from .admission import client_address
 
-__all__ = ["Conn", "FrameWriter", "Gate", "HeldProgress", "Outbox", "Player", "new_conn_id"]
+if TYPE_CHECKING:
+    # the rooms layer sits above the edge: the outbox only holds its value
+    from ..rooms.room import ProgressState
+
+__all__ = ["Conn", "FrameWriter", "Gate", "Outbox", "Player", "new_conn_id"]
 
 
 class FrameWriter:
@@ -51,7 +57,7 @@ class FrameWriter:
 
     def write(self, conn: Conn, data: bytes) -> None:
         """Queue one text frame for ``conn`` (skipped unless the connection is open)."""
-        protocol = conn.ws.protocol
+        protocol = conn.websocket.protocol
         if protocol.state is not OPEN:
             return
         protocol.send_text(data)
@@ -84,11 +90,11 @@ class FrameWriter:
     @staticmethod
     def _send(conn: Conn) -> None:
         conn.corked = False
-        ws = conn.ws
-        chunks = ws.protocol.data_to_send()
+        websocket = conn.websocket
+        chunks = websocket.protocol.data_to_send()
         if not chunks:
             return
-        transport = ws.transport
+        transport = websocket.transport
         if transport is None or transport.is_closing():
             return
         if b"" in chunks:
@@ -134,7 +140,7 @@ class Gate:
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
-        tb: TracebackType | None,
+        traceback: TracebackType | None,
     ) -> asyncio.Future[None]:
         self.release()
         return self._finished()
@@ -156,28 +162,18 @@ class Gate:
             free.set_result(None)
 
 
-@dataclass(slots=True, frozen=True)
-class HeldProgress:
-    """A player's latest progress, held back to be coalesced (its event is built only if
-    it is sent)."""
-
-    room_code: str
-    race: int
-    seat: int
-    on_foundations: int
-    total: int
-    score: int
-    moves: int
-    elapsed: int
-
-
 @dataclass(slots=True)
 class Outbox:
     """A racing player's ``progress`` events, coalesced: each is the seat's full state, so
-    only the latest matters. ``gate`` orders a held event's storage with the moves."""
+    only the latest matters. Only :mod:`server.rooms.progress` reads and writes it; ``gate``
+    orders a held event's storage with the moves."""
 
     sent_at: float = float("-inf")
-    held: HeldProgress | None = None
+    #: the latest progress held back (its event is built only if it is sent): the value,
+    #: the room it is of and the race's time when it was reached (ms)
+    held: ProgressState | None = None
+    held_room: str = ""
+    held_elapsed: int = 0
     timer: asyncio.TimerHandle | None = None
     gate: Gate = field(default_factory=Gate)
 
@@ -202,7 +198,7 @@ class Player:
         #: the worker id is part of the id: seats show where they are held
         self.id = conn_id
         self.room_code: str | None = None
-        self.role: str | None = None
+        self.role: Role | None = None
         self.seat: int | None = None
         #: the seat's epoch when this holder took it: every write of the seat carries it
         self.epoch = 1
@@ -236,19 +232,21 @@ class Conn(Player):
         "player_id",
         "player_name",
         "player_proof",
-        "reactions_at",
-        "reactions_left",
+        "reaction_credits",
         "ready",
-        "refilled",
         "strikes",
-        "ws",
+        "websocket",
     )
 
     def __init__(
-        self, ws: ServerConnection, burst: int, worker: str, frames: FrameWriter | None = None
+        self,
+        websocket: ServerConnection,
+        credits: TokenBucket,
+        worker: str,
+        frames: FrameWriter | None = None,
     ) -> None:
         super().__init__(new_conn_id(worker))
-        self.ws = ws
+        self.websocket = websocket
         #: where this connection's frames go out (one write per loop turn)
         self.frames = frames if frames is not None else FrameWriter()
         #: frames queued in the writer this turn
@@ -264,11 +262,10 @@ class Conn(Player):
         self.following: tuple[int, ...] = ()
         #: the live directory view subscribed to (``live``), if any
         self.live: tuple[str, str | None, int] | None = None
-        #: reaction credits (a second bucket beside the message credits)
-        self.reactions_left = 0.0
-        self.reactions_at = 0.0
-        self.credits = float(burst)
-        self.refilled = time.monotonic()
+        #: message credits: a frame takes one (the gateway's limit)
+        self.credits = credits
+        #: reaction credits, a second bucket (made by the reactions' limit on first use)
+        self.reaction_credits: TokenBucket | None = None
         self.strikes = 0
         self.last_strike = 0.0
         self.bad = 0
@@ -288,11 +285,11 @@ class Conn(Player):
     def address(self) -> str:
         """The client's address (as admitted: behind a trusted proxy, the one it named),
         for limits per client."""
-        return client_address(self.ws)
+        return client_address(self.websocket)
 
     def backlog(self) -> int:
         """Bytes waiting to be written to the socket."""
-        transport = self.ws.transport
+        transport = self.websocket.transport
         return transport.get_write_buffer_size() if transport is not None else 0
 
     async def send(self, data: bytes) -> None:

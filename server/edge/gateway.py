@@ -31,6 +31,7 @@ from protocol import (
     request_id,
 )
 
+from ..bucket import TokenBucket
 from ..config import now_ms
 from ..context import Context
 from ..records.models import RecordsUnavailable
@@ -131,19 +132,20 @@ class Gateway:
 
     # ------------------------------------------------------------------ connections
 
-    async def handler(self, ws: ServerConnection) -> None:
+    async def handler(self, websocket: ServerConnection) -> None:
         """Serve one connection from ``hello`` to close; undo its registrations in
         ``finally:``."""
         ctx = self.ctx
         config, metrics = ctx.config, ctx.metrics
-        conn = Conn(ws, config.burst, ctx.worker_id, ctx.frames)
+        credits = TokenBucket(config.rate, config.burst)
+        conn = Conn(websocket, credits, ctx.worker_id, ctx.frames)
         ctx.rooms.conns[conn.id] = conn
         metrics.connections += 1
         metrics.connections_total += 1
         try:
             if not await self._hello(conn):
                 return
-            async for frame in ws:
+            async for frame in websocket:
                 if conn.closing:
                     continue  # reading on lets the closing handshake through
                 metrics.messages_total += 1
@@ -170,19 +172,19 @@ class Gateway:
     async def _hello(self, conn: Conn) -> bool:
         config = self.ctx.config
         try:
-            frame = await asyncio.wait_for(conn.ws.recv(), config.hello_timeout)
+            frame = await asyncio.wait_for(conn.websocket.recv(), config.hello_timeout)
         except TimeoutError:
-            await conn.ws.close(1008, "no hello")
+            await conn.websocket.close(1008, "no hello")
             return False
         try:
             msg = _decode(frame)
         except ProtocolError as exc:
             await self._refused(conn, frame, exc)
-            await conn.ws.close(1002, "expected hello")
+            await conn.websocket.close(1002, "expected hello")
             return False
         if not isinstance(msg, Hello):
             await self._error(conn, msg.id, "hello_first", "the first message must be hello")
-            await conn.ws.close(1002, "expected hello")
+            await conn.websocket.close(1002, "expected hello")
             return False
         if msg.v != PROTOCOL_VERSION:
             await self._error(
@@ -192,7 +194,7 @@ class Gateway:
                 f"protocol version {msg.v} is not supported; this server speaks "
                 f"version {PROTOCOL_VERSION}",
             )
-            await conn.ws.close(1002, "unsupported protocol version")
+            await conn.websocket.close(1002, "unsupported protocol version")
             return False
         await conn.send(
             frames.welcome(
@@ -207,26 +209,22 @@ class Gateway:
         return True
 
     def _take_credit(self, conn: Conn) -> bool:
-        config = self.ctx.config
+        if conn.credits.take() == 0.0:
+            return True
+        # strikes count a flood: they are forgiven after a quiet spell
         now = time.monotonic()
-        conn.credits = min(float(config.burst), conn.credits + (now - conn.refilled) * config.rate)
-        conn.refilled = now
-        if conn.credits < 1.0:
-            # strikes count a flood: they are forgiven after a quiet spell
-            if now - conn.last_strike > 10.0:
-                conn.strikes = 0
-            conn.last_strike = now
-            conn.strikes += 1
-            return False
-        conn.credits -= 1.0
-        return True
+        if now - conn.last_strike > 10.0:
+            conn.strikes = 0
+        conn.last_strike = now
+        conn.strikes += 1
+        return False
 
     async def _ping(self, conn: Conn, msg: Ping) -> None:
         await conn.send(frames.pong(id=msg.id, now=now_ms()))
 
-    async def _error(self, conn: Conn, rid: int | None, code: str, message: str) -> None:
+    async def _error(self, conn: Conn, rid: int | None, error_code: str, message: str) -> None:
         self.ctx.metrics.errors_total += 1
-        await conn.send(frames.error(id=rid, code=code, message=message))
+        await conn.send(frames.error(id=rid, code=error_code, message=message))
 
     async def _refused(self, conn: Conn, frame: str | bytes, exc: ProtocolError) -> None:
         """The ``error`` to a frame that is not a valid message: its ``id`` when it has one
@@ -234,7 +232,7 @@ class Gateway:
         rid = request_id(frame)
         problem = id_problem(frame) if rid is None and not isinstance(frame, bytes) else None
         message = f"{exc.message} ({problem})" if problem else exc.message
-        await self._error(conn, rid, exc.code, message)
+        await self._error(conn, rid, exc.error_code, message)
 
     async def serve_frame(self, conn: Conn, frame: str | bytes) -> None:
         """Decode one frame and serve it; anything refused gets an ``error`` reply."""
@@ -283,7 +281,9 @@ class Gateway:
 def _refusal(why: str) -> Response:
     """The answer to a trusted proxy's client refused once its address is known."""
     if why == "address":
-        response = error_response(HTTPStatus.TOO_MANY_REQUESTS, TOO_MANY.code, TOO_MANY.message)
+        response = error_response(
+            HTTPStatus.TOO_MANY_REQUESTS, TOO_MANY.error_code, TOO_MANY.message
+        )
     else:
         response = error_response(
             HTTPStatus.SERVICE_UNAVAILABLE, "server_full", "the server is full: try again later"

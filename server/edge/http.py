@@ -93,9 +93,9 @@ def text_response(text: str, status: HTTPStatus = HTTPStatus.OK) -> Response:
     )
 
 
-def error_response(status: HTTPStatus, code: str, message: str) -> Response:
+def error_response(status: HTTPStatus, error_code: str, message: str) -> Response:
     """A JSON error: ``{"error": code, "message": message}``."""
-    return json_response(orjson.dumps({"error": code, "message": message}), status)
+    return json_response(orjson.dumps({"error": error_code, "message": message}), status)
 
 
 class Router:

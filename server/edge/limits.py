@@ -1,11 +1,12 @@
 """Limits per client address — pure: token buckets for requests, and the connections an
 address may hold.
 
-:class:`AddressBuckets`: a bucket per address holds up to ``burst`` tokens and gains
-``rate`` a second; a request takes one, or is refused with the seconds until one is there
-(the HTTP routes that read the store, ``identify`` and ``recover`` attempts). The map is
-bounded: past ``capacity`` addresses the one unseen longest is forgotten (a full bucket
-again, which costs an attacker nothing they could not get from a new address anyway).
+:class:`AddressBuckets`: a bucket per address (:class:`~server.bucket.TokenBucket`) holds
+up to ``burst`` tokens and gains ``rate`` a second; a request takes one, or is refused with
+the seconds until one is there (the HTTP routes that read the store, ``identify`` and
+``recover`` attempts). The map is bounded: past ``capacity`` addresses the one unseen
+longest is forgotten (a full bucket again, which costs an attacker nothing they could not
+get from a new address anyway).
 
 :class:`ConnectionLimits`: the connections open, per address and in all, against the
 descriptors the process may hold (:func:`descriptor_budget`). An address may hold
@@ -24,10 +25,10 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..bucket import Clock, TokenBucket
 from .address import address_key
 
 __all__ = ["AddressBuckets", "ConnectionLimits", "Refused", "descriptor_budget"]
@@ -47,16 +48,16 @@ class AddressBuckets:
         burst: int,
         *,
         capacity: int = 10_000,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = time.monotonic,
     ) -> None:
-        if rate <= 0 or burst < 1 or capacity < 1:
+        if not rate > 0 or burst < 1 or capacity < 1:
             raise ValueError("rate, burst and capacity must be positive")
         self.rate = rate
         self.burst = float(burst)
         self.capacity = capacity
         self._clock = clock
-        #: address → (tokens, when they were counted); least recently seen first
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        #: address → its bucket; least recently seen first
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._buckets)
@@ -65,18 +66,13 @@ class AddressBuckets:
         """Take a token for ``address`` (counted by :func:`~.address.address_key`): 0.0 if
         there was one, else the seconds until there is (nothing is taken then)."""
         address = address_key(address)
-        now = self._clock()
-        tokens, then = self._buckets.pop(address, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - then) * self.rate)
-        wait = 0.0
-        if tokens >= 1.0:
-            tokens -= 1.0
-        else:
-            wait = (1.0 - tokens) / self.rate
-        self._buckets[address] = (tokens, now)
+        bucket = self._buckets.pop(address, None)
+        if bucket is None:
+            bucket = TokenBucket(self.rate, self.burst, clock=self._clock)
+        self._buckets[address] = bucket
         while len(self._buckets) > self.capacity:
             self._buckets.popitem(last=False)
-        return wait
+        return bucket.take()
 
     @staticmethod
     def retry_after(wait: float) -> str:

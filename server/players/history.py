@@ -374,7 +374,7 @@ class History:
         ratings = None
         if record.rated and self.ctx.records is not None:
             try:
-                changes = await self.ctx.records.race_ratings(game_id)
+                changes = await self.ctx.records.ratings.of_race(game_id)
             except Exception as exc:  # the changes are on the replay (GET /api/games/ID)
                 logger.warning("rating changes not read race=%s: %s", game_id, exc)
             else:
@@ -423,7 +423,7 @@ class History:
         records = self.ctx.records
         ratings = []
         if stored.record.rated and records is not None:
-            ratings = await records.race_ratings(stored.race_id)
+            ratings = await records.ratings.of_race(stored.race_id)
         return json_response(game_replay(stored, ratings))
 
     async def _moves(self, request: HttpRequest) -> Response:
@@ -471,7 +471,7 @@ class History:
             )
         today = self.daily.today().isoformat()
         daily = await records.daily_stats(profile.player.player_id, today)
-        ratings = await records.standings(profile.player.player_id)
+        ratings = await records.ratings.standings(profile.player.player_id)
         return json_response(player_page(profile, today, daily, ratings))
 
     async def _stored(self, race_id: str) -> Any:

@@ -125,14 +125,14 @@ class Pools:
         self,
         ctx: Context,
         lobby: Lobby,
-        race: Race,
+        races: Race,
         robots: Robots,
         ratings: Ratings,
         deals: DealSource | None = None,
     ) -> None:
         self.ctx = ctx
         self.lobby = lobby
-        self.race = race
+        self.races = races
         self.robots = robots
         self.ratings = ratings
         self.deals: DealSource = deals or ProvenBuffer(ctx.tasks, on_proven=self._proven)
@@ -149,7 +149,7 @@ class Pools:
         self._counts: bytes | None = None
         self._counted = asyncio.Event()
         self._runs: dict[str, deque[Run]] = {}
-        race.end.end_hooks.append(self._race_ended)
+        races.end.end_hooks.append(self._race_ended)
 
     def _proven(self, game: str) -> None:
         self.ctx.metrics.pool_deals_proven_total += 1
@@ -401,8 +401,8 @@ class Pools:
         )
         room = await create_room(
             self.ctx.store.rooms,
-            lambda code: RoomState(
-                code=code,
+            lambda room_code: RoomState(
+                code=room_code,
                 game=pool.game,
                 options=options,
                 seats=[
@@ -551,8 +551,8 @@ class Pools:
         options = RoomOptions(max_players=2, time_limit=pool.time_limit)
         room = await create_room(
             self.ctx.store.rooms,
-            lambda code: RoomState(
-                code=code, game=pool.game, options=options, deal=deal, created_at=now_ms()
+            lambda room_code: RoomState(
+                code=room_code, game=pool.game, options=options, deal=deal, created_at=now_ms()
             ),
         )
         token = new_token()

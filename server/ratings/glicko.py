@@ -92,8 +92,10 @@ def new_volatility(sigma: float, phi: float, v: float, delta: float, tau: float 
     rest = phi * phi + v
 
     def f(x: float) -> float:
-        ex = math.exp(x)
-        return ex * (delta * delta - rest - ex) / (2.0 * (rest + ex) ** 2) - (x - a) / (tau * tau)
+        exp_x = math.exp(x)
+        return exp_x * (delta * delta - rest - exp_x) / (2.0 * (rest + exp_x) ** 2) - (x - a) / (
+            tau * tau
+        )
 
     big_a = a
     if delta * delta > rest:

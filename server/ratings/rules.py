@@ -23,6 +23,8 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Generic, Protocol, TypeVar
 
+from protocol import RaceStatus
+
 from ..rooms.ranking import RaceProgress, race_key
 from ..rooms.room import RoomState
 from .glicko import START, Rating, rate
@@ -82,7 +84,7 @@ class Racer:
     """One racer's final result, as the ranking reads it, and whether they abandoned."""
 
     seat: int
-    status: str
+    status: RaceStatus
     elapsed_ms: int | None
     moves: int
     on_foundations: int
@@ -163,7 +165,7 @@ def is_rated(room: RoomState) -> bool:
     )
 
 
-def abandoned(status: str, last_action_ms: int, race_ms: int) -> bool:
+def abandoned(status: RaceStatus, last_action_ms: int, race_ms: int) -> bool:
     """Whether a racer with final ``status`` whose last action came ``last_action_ms``
     after the start (0: none) abandoned a race that lasted ``race_ms``."""
     return status == "left" or (status == "timeout" and race_ms - last_action_ms > IDLE_MS)

@@ -59,7 +59,7 @@ class Ratings:
         records = self.ctx.records
         if records is None:
             return {p: Standing() for p in player_ids}
-        return await records.standings_of(player_ids, game)
+        return await records.ratings.standings_of(player_ids, game)
 
     async def shown(self, player_id: str, game: str) -> tuple[int, bool]:
         """A player's rating in ``game`` as a seat shows it: whole points, and whether it
@@ -70,7 +70,9 @@ class Ratings:
     async def seek_cooldown(self, player_id: str) -> int:
         """How many ms the player must still wait before seeking a race (0: none)."""
         records = self.ctx.records
-        return 0 if records is None else await records.seek_cooldown(player_id, now=now_ms())
+        return (
+            0 if records is None else await records.ratings.seek_cooldown(player_id, now=now_ms())
+        )
 
     # ------------------------------------------------------------------ HTTP
 
@@ -85,7 +87,7 @@ class Ratings:
         offset = _number(request.query.get("offset", "0"), 0, 10**9)
         if limit is None or offset is None:
             return error_response(HTTPStatus.BAD_REQUEST, "bad_query", "limit and offset: numbers")
-        ranked = await records.rating_leaderboard(game, now=now_ms(), limit=limit, offset=offset)
+        ranked = await records.ratings.leaderboard(game, now=now_ms(), limit=limit, offset=offset)
         return json_response(leaderboard_page(game, ranked))
 
     async def _history(self, request: HttpRequest) -> Response:
@@ -105,6 +107,6 @@ class Ratings:
             return error_response(
                 HTTPStatus.NOT_FOUND, "unknown_player", "no player has this handle"
             )
-        standing = (await records.standings(player.player_id)).get(game)
-        points = await records.rating_history(player.player_id, game, limit=limit)
+        standing = (await records.ratings.standings(player.player_id)).get(game)
+        points = await records.ratings.history(player.player_id, game, limit=limit)
         return json_response(rating_history(player.handle or handle, game, standing, points))

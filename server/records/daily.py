@@ -114,12 +114,14 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
                 players.c.deleted_at.is_(None),
             )
         )
-        known.update({pid: (pk, created) for pid, pk, created in found})
-    attempts = _attempts_of(conn, [pk for pk, _ in known.values()], {a.day for a in asked})
+        known.update({pid: (player_row_id, created) for pid, player_row_id, created in found})
+    attempts = _attempts_of(
+        conn, [player_row_id for player_row_id, _ in known.values()], {a.day for a in asked}
+    )
     busy: list[set[str]] = []
     for a in asked:  # in order: an attempt an earlier ask makes is being played from then on
         racing = [(pid, known[pid][0]) for pid, w in a.players_in if not w and pid in known]
-        refused = {pid for pid, pk in racing if _busy(attempts, pk, a)}
+        refused = {pid for pid, player_row_id in racing if _busy(attempts, player_row_id, a)}
         busy.append(refused)
         if not refused:
             for pid, watched in a.players_in:
@@ -135,15 +137,15 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
         for pid, watched in dict(a.players_in).items():
             if pid not in known:
                 continue
-            pk, created = known[pid]
-            key = (pk, a.game, a.day)
+            player_row_id, created = known[pid]
+            key = (player_row_id, a.game, a.day)
             if key in made:
                 continue  # asked twice at once: the first ask makes it
             ranked = created < a.day_start and not watched
             made[key] = "ranked" if ranked else "unranked"
             rows.append(
                 {
-                    "player_id": pk,
+                    "player_id": player_row_id,
                     "game": a.game,
                     "day": a.day,
                     "ranked": ranked,
@@ -171,7 +173,7 @@ def begin_attempts(conn: Connection, asked: Sequence[AttemptsAsked]) -> list[dic
             .on_conflict_do_nothing(index_elements=["player_id", "game", "day"])
             .returning(c.player_id, c.game, c.day)
         )
-        inserted.update((pk, game, day) for pk, game, day in result)
+        inserted.update((player_row_id, game, day) for player_row_id, game, day in result)
     out: list[dict[str, str]] = []
     claimed: set[tuple[int, str, str]] = set()
     for a, refused in zip(asked, busy, strict=True):
@@ -204,14 +206,19 @@ def _attempts_of(conn: Connection, pks: Sequence[int], days: set[str]) -> _Attem
                 c.player_id, c.game, c.day, c.status, c.room, c.room_created_at, c.race_no
             ).where(c.player_id.in_(pks[first : first + 500]), c.day.in_(sorted(days)))
         )
-        out.update({(pk, g, d): (st, (room, at, no)) for pk, g, d, st, room, at, no in found})
+        out.update(
+            {
+                (player_row_id, g, d): (st, (room, at, no))
+                for player_row_id, g, d, st, room, at, no in found
+            }
+        )
     return out
 
 
-def _busy(attempts: _Attempts, pk: int, a: AttemptsAsked) -> bool:
-    """Whether player ``pk``'s attempt of ``a``'s day is being played in another race than
-    ``a``'s, and not in an earlier race of ``a``'s own room (which is over)."""
-    status, race = attempts.get((pk, a.game, a.day), ("", a.race))
+def _busy(attempts: _Attempts, player_row_id: int, a: AttemptsAsked) -> bool:
+    """Whether the player's (``player_row_id``) attempt of ``a``'s day is being played in
+    another race than ``a``'s, and not in an earlier race of ``a``'s own room (which is over)."""
+    status, race = attempts.get((player_row_id, a.game, a.day), ("", a.race))
     if status != "playing" or race == a.race:
         return False
     room, created_at, race_no = a.race
@@ -225,15 +232,15 @@ def end_attempts(
     attempt made for that very race and still being played."""
     for race, public_id in daily:
         for s in race.seats:
-            pk = player_ids.get(s.player_id) if s.player_id else None
-            if pk is None:
+            player_row_id = player_ids.get(s.player_id) if s.player_id else None
+            if player_row_id is None:
                 continue
             # the time of any race that ended, won or not: ties of unfinished attempts are
             # broken by it too, as they are for the winners'
             elapsed = s.elapsed_ms
             # the attempt made for this very race, still being played
             this_one = and_(
-                daily_attempts.c.player_id == pk,
+                daily_attempts.c.player_id == player_row_id,
                 daily_attempts.c.game == race.game,
                 daily_attempts.c.day == race.daily_day,
                 daily_attempts.c.status == "playing",
@@ -505,7 +512,7 @@ def raced_with(
     )
 
 
-def daily_stats(conn: Connection, pk: int, today: str) -> list[DailyStats]:
+def daily_stats(conn: Connection, player_row_id: int, today: str) -> list[DailyStats]:
     """A player's daily figures per game (streaks run up to today or yesterday)."""
     rows = conn.execute(
         select(
@@ -514,7 +521,7 @@ def daily_stats(conn: Connection, pk: int, today: str) -> list[DailyStats]:
             daily_attempts.c.status,
             daily_attempts.c.score,
         )
-        .where(daily_attempts.c.player_id == pk, daily_attempts.c.status != "watched")
+        .where(daily_attempts.c.player_id == player_row_id, daily_attempts.c.status != "watched")
         .order_by(daily_attempts.c.game, daily_attempts.c.day)
     )
     by_game: dict[str, list[tuple[dt.date, str, int]]] = {}

@@ -155,7 +155,7 @@ class DailyCalls:
             return []
 
         def read(conn: Connection) -> list[DailyStats]:
-            pk = player_pk(conn, player_id)
-            return [] if pk is None else daily_io.daily_stats(conn, pk, today)
+            player_row_id = player_pk(conn, player_id)
+            return [] if player_row_id is None else daily_io.daily_stats(conn, player_row_id, today)
 
         return await self.db.read(read)

@@ -179,38 +179,38 @@ class Database(ABC):
     def dialect(self) -> str:
         """``sqlite`` or ``postgresql``."""
 
-    async def write(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(connection, *args)`` in a write transaction (committed unless it raises)."""
-        return await self._call(self._write, fn, args, again=False)
+    async def write(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(connection, *args)`` in a write transaction (committed unless it raises)."""
+        return await self._call(self._write, work, args, again=False)
 
-    async def read(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(connection, *args)`` in a read-only transaction."""
-        return await self._call(self._read, fn, args, again=True)
+    async def read(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(connection, *args)`` in a read-only transaction."""
+        return await self._call(self._read, work, args, again=True)
 
-    async def read_single(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(connection, *args)`` for a read of one statement (or of statements that
+    async def read_single(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(connection, *args)`` for a read of one statement (or of statements that
         need not see one snapshot), with no transaction begun and ended around it where
         the engine allows: on PostgreSQL one round trip instead of three. Never for a
         function that writes."""
-        return await self._call(self._read_single, fn, args, again=True)
+        return await self._call(self._read_single, work, args, again=True)
 
     async def _call(
         self,
         run: Callable[[Callable[..., T], tuple[Any, ...]], Awaitable[T]],
-        fn: Callable[..., T],
+        work: Callable[..., T],
         args: tuple[Any, ...],
         *,
         again: bool,
     ) -> T:
         try:
             try:
-                result = await run(fn, args)
+                result = await run(work, args)
             except DBAPIError as exc:
                 # a pooled connection the database closed (it restarted): SQLAlchemy has
                 # dropped the pool's old connections; a read is safe to send once more
                 if not (again and exc.connection_invalidated):
                     raise
-                result = await run(fn, args)
+                result = await run(work, args)
         except Exception as exc:
             reason = trouble(exc)
             self._tell(reason)
@@ -225,15 +225,15 @@ class Database(ABC):
             observer(reason)
 
     @abstractmethod
-    async def _write(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _write(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         """:meth:`write` without the error handling."""
 
     @abstractmethod
-    async def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _read(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         """:meth:`read` without the error handling."""
 
     @abstractmethod
-    async def _read_single(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _read_single(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         """:meth:`read_single` without the error handling."""
 
     @abstractmethod
@@ -258,21 +258,21 @@ class SqliteDatabase(Database):
         """``sqlite``."""
         return "sqlite"
 
-    async def _write(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        return await self._run(self.write_engine, fn, args)
+    async def _write(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
+        return await self._run(self.write_engine, work, args)
 
-    async def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        return await self._run(self.read_engine, fn, args)
+    async def _read(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
+        return await self._run(self.read_engine, work, args)
 
-    async def _read_single(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _read_single(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         # a read transaction, as _read (SQLite's BEGIN is no round trip; the thread's
         # hand-over is the cost)
-        return await self._run(self.read_engine, fn, args)
+        return await self._run(self.read_engine, work, args)
 
-    async def _run(self, engine: Engine, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _run(self, engine: Engine, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         def call() -> T:
             with engine.begin() as connection:
-                return fn(connection, *args)
+                return work(connection, *args)
 
         return await asyncio.get_running_loop().run_in_executor(self._threads, call)
 
@@ -315,17 +315,17 @@ class PostgresDatabase(Database):
         """``postgresql``."""
         return "postgresql"
 
-    async def _write(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _write(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         async with self.engine.begin() as connection:
-            return await connection.run_sync(fn, *args)
+            return await connection.run_sync(work, *args)
 
-    async def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _read(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         async with self.engine.connect() as connection:
-            return await connection.run_sync(fn, *args)
+            return await connection.run_sync(work, *args)
 
-    async def _read_single(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    async def _read_single(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         async with self._autocommit.connect() as connection:
-            return await connection.run_sync(fn, *args)
+            return await connection.run_sync(work, *args)
 
     async def dispose(self) -> None:
         """See :meth:`Database.dispose`."""

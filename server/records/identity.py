@@ -164,14 +164,16 @@ def is_player_id(text: object) -> bool:
     return (
         isinstance(text, str)
         and len(text) == PLAYER_ID_LENGTH
-        and all(ch in ALPHABET for ch in text)
+        and all(char in ALPHABET for char in text)
     )
 
 
 def is_race_id(text: object) -> bool:
     """Whether ``text`` has the form of a race id."""
     return (
-        isinstance(text, str) and len(text) == RACE_ID_LENGTH and all(ch in ALPHABET for ch in text)
+        isinstance(text, str)
+        and len(text) == RACE_ID_LENGTH
+        and all(char in ALPHABET for char in text)
     )
 
 
@@ -200,9 +202,9 @@ def normalize_recovery_code(text: object) -> str | None:
     """The canonical form of a typed recovery code, or ``None`` if it cannot be one."""
     if not isinstance(text, str) or len(text) > 64:
         return None
-    raw = "".join(ch for ch in text.upper() if ch not in " -\t")
+    raw = "".join(char for char in text.upper() if char not in " -\t")
     raw = raw.replace("O", "0").replace("I", "1").replace("L", "1").lower()
-    if len(raw) != RECOVERY_LENGTH or any(ch not in ALPHABET for ch in raw):
+    if len(raw) != RECOVERY_LENGTH or any(char not in ALPHABET for char in raw):
         return None
     return raw
 
@@ -225,7 +227,7 @@ def handle_key(handle: str) -> str:
     """The folded form under which handles are unique (see the module docstring)."""
     text = unicodedata.normalize("NFKC", handle).casefold()
     text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = "".join(char for char in text if not unicodedata.combining(char))
     text = text.translate(_LOOK_ALIKES)
     for pair, one in _LOOK_ALIKE_PAIRS:
         text = text.replace(pair, one)
@@ -235,13 +237,13 @@ def handle_key(handle: str) -> str:
 _RESERVED_KEYS = frozenset(handle_key(word) for word in RESERVED)
 
 
-def _allowed(ch: str, first: bool) -> bool:
-    cat = unicodedata.category(ch)
+def _allowed(char: str, first: bool) -> bool:
+    cat = unicodedata.category(char)
     if cat[0] == "L" or cat == "Nd":
         return True
     if first:
         return False
-    return cat in ("Mn", "Mc") or ch in "_-"
+    return cat in ("Mn", "Mc") or char in "_-"
 
 
 def check_handle(handle: object) -> tuple[str, str]:
@@ -252,10 +254,10 @@ def check_handle(handle: object) -> tuple[str, str]:
     text = unicodedata.normalize("NFC", handle.strip())
     if not HANDLE_MIN <= len(text) <= HANDLE_MAX:
         raise BadHandle(f"a handle has {HANDLE_MIN} to {HANDLE_MAX} characters")
-    for i, ch in enumerate(text):
-        if not _allowed(ch, i == 0):
+    for i, char in enumerate(text):
+        if not _allowed(char, i == 0):
             where = "start a handle" if i == 0 else "be in a handle"
-            raise BadHandle(f"{ch!r} cannot {where}: use letters, digits, _ and -")
+            raise BadHandle(f"{char!r} cannot {where}: use letters, digits, _ and -")
     key = handle_key(text)
     if key in _RESERVED_KEYS:
         raise BadHandle(f"the handle {text!r} is reserved")

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ..bucket import refill, wait_for_token
 from . import identity as ids
 from .models import (
     HandleTaken,
@@ -72,10 +73,10 @@ def take_token(conn: Connection, key: str, now: int, limit: int, window_s: float
         .where(rate_buckets.c.address_key == key)
         .with_for_update()
     ).one()
-    per_ms = limit / (window_s * 1000)
-    tokens = min(float(limit), row.tokens + max(0, now - row.updated_at) * per_ms)
+    rate = limit / window_s  # a second
+    tokens = refill(row.tokens, (now - row.updated_at) / 1000, rate, float(limit))
     if tokens < 1:
-        wait = (1 - tokens) / per_ms / 1000 if per_ms else window_s
+        wait = wait_for_token(tokens, rate) if rate else window_s
         raise RateLimited(
             f"too many new players from this address: try again in {wait:.0f} s", wait
         )

@@ -71,7 +71,10 @@ def write_races(conn: Connection, batch: Sequence[RaceRecord]) -> list[str]:
         result = conn.execute(
             races.insert().returning(races.c.id, sort_by_parameter_order=True), rows
         )
-        new = {race.key: pk for race, pk in zip(fresh, result.scalars(), strict=True)}
+        new = {
+            race.key: player_row_id
+            for race, player_row_id in zip(fresh, result.scalars(), strict=True)
+        }
         by_key.update((race.key, row["public_id"]) for race, row in zip(fresh, rows, strict=True))
         player_ids, deleted = _player_keys(conn, fresh)
         conn.execute(seats.insert(), _seat_rows(fresh, new, player_ids, deleted))
@@ -121,8 +124,8 @@ def _player_keys(
     )
     live: dict[str, int] = {}
     deleted: dict[str, int] = {}
-    for public_id, pk, deleted_at in result:
-        (live if deleted_at is None else deleted)[public_id] = pk
+    for public_id, player_row_id, deleted_at in result:
+        (live if deleted_at is None else deleted)[public_id] = player_row_id
     return live, deleted
 
 
@@ -160,13 +163,13 @@ def _stat_rows(fresh: Sequence[RaceRecord], player_ids: dict[str, int]) -> list[
     rows = []
     for race in sorted(fresh, key=lambda r: (r.ended_at, r.key)):
         for s in race.seats:
-            pk = player_ids.get(s.player_id) if s.player_id else None
-            if pk is None:
+            player_row_id = player_ids.get(s.player_id) if s.player_id else None
+            if player_row_id is None:
                 continue
             won = s.status == "won"
             rows.append(
                 {
-                    "player_id": pk,
+                    "player_id": player_row_id,
                     "game": race.game,
                     "played": 1,
                     "won": int(won),
@@ -282,11 +285,11 @@ def read_race(conn: Connection, race_id: str) -> StoredRace | None:
 def player_pk(conn: Connection, player_id: str) -> int | None:
     """The row id of the player with this public id."""
     found = conn.execute(select(players.c.id).where(players.c.public_id == player_id))
-    pk: int | None = found.scalar()
-    return pk
+    player_row_id: int | None = found.scalar()
+    return player_row_id
 
 
-def read_recent(conn: Connection, pk: int, limit: int, offset: int) -> list[RaceSummary]:
+def read_recent(conn: Connection, player_row_id: int, limit: int, offset: int) -> list[RaceSummary]:
     """A player's races (by row id), the latest first."""
     result = conn.execute(
         select(
@@ -305,7 +308,7 @@ def read_recent(conn: Connection, pk: int, limit: int, offset: int) -> list[Race
             races.c.daily_day,
         )
         .select_from(seats.join(races, races.c.id == seats.c.race_id))
-        .where(seats.c.player_id == pk)
+        .where(seats.c.player_id == player_row_id)
         .order_by(seats.c.ended_at.desc(), seats.c.race_id.desc())
         .limit(limit)
         .offset(offset)
@@ -330,10 +333,12 @@ def read_recent(conn: Connection, pk: int, limit: int, offset: int) -> list[Race
     ]
 
 
-def read_stats(conn: Connection, pk: int) -> list[PlayerStats]:
+def read_stats(conn: Connection, player_row_id: int) -> list[PlayerStats]:
     """A player's stats (by row id) per game."""
     result = conn.execute(
-        select(player_stats).where(player_stats.c.player_id == pk).order_by(player_stats.c.game)
+        select(player_stats)
+        .where(player_stats.c.player_id == player_row_id)
+        .order_by(player_stats.c.game)
     )
     return [
         PlayerStats(

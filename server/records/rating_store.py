@@ -1,5 +1,6 @@
-"""The records store's rating calls (a part of :class:`SqlRecordsStore`): what the HTTP
-routes, the results and the pools ask of the ratings (statements in :mod:`.ratings`)."""
+"""The records store's ratings (``store.ratings``, held by :class:`SqlRecordsStore`): what
+the HTTP routes, the results and the pools ask of the ratings (statements in
+:mod:`.ratings`)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,17 @@ from . import ratings as rating_io
 from .db import Database
 from .races import player_pk
 
-__all__ = ["RatingCalls"]
+__all__ = ["RatingRecords"]
 
 _DAY_MS = 86_400_000
 
 
-class RatingCalls:
+class RatingRecords:
     """Ratings in the records store: standings, histories, a race's changes, the
     leaderboards, the cooldown on seeking, the rebuild."""
 
-    db: Database
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     async def standings(self, player_id: str) -> dict[str, Standing]:
         """A player's standing in each game they have rated races of, by game."""
@@ -30,8 +32,8 @@ class RatingCalls:
             return {}
 
         def read(conn: Connection) -> dict[str, Standing]:
-            pk = player_pk(conn, player_id)
-            return {} if pk is None else rating_io.read_standings(conn, pk)
+            player_row_id = player_pk(conn, player_id)
+            return {} if player_row_id is None else rating_io.read_standings(conn, player_row_id)
 
         return await self.db.read(read)
 
@@ -43,7 +45,7 @@ class RatingCalls:
         found = await self.db.read_single(rating_io.read_standings_of, valid, game) if valid else {}
         return {p: found.get(p, Standing()) for p in player_ids}
 
-    async def rating_history(
+    async def history(
         self, player_id: str, game: str, *, limit: int = 200
     ) -> list[rating_io.RatingPoint]:
         """A player's rating after each of their latest ``limit`` rated races of ``game``
@@ -53,18 +55,22 @@ class RatingCalls:
         limit = max(1, min(1000, limit))
 
         def read(conn: Connection) -> list[rating_io.RatingPoint]:
-            pk = player_pk(conn, player_id)
-            return [] if pk is None else rating_io.read_history(conn, pk, game, limit)
+            player_row_id = player_pk(conn, player_id)
+            return (
+                []
+                if player_row_id is None
+                else rating_io.read_history(conn, player_row_id, game, limit)
+            )
 
         return await self.db.read(read)
 
-    async def race_ratings(self, race_id: str) -> list[rating_io.SeatRating]:
+    async def of_race(self, race_id: str) -> list[rating_io.SeatRating]:
         """What a rated race did to its racers' ratings, by seat (none: not rated)."""
         if not ids.is_race_id(race_id):
             return []
         return await self.db.read_single(rating_io.read_race_ratings, race_id)
 
-    async def rating_leaderboard(
+    async def leaderboard(
         self, game: str, *, now: int, limit: int = 100, offset: int = 0
     ) -> list[rating_io.RankedPlayer]:
         """A page of the game's leaderboard: rated in the last ``ACTIVE_DAYS`` days, not
@@ -80,14 +86,16 @@ class RatingCalls:
             return 0
 
         def read(conn: Connection) -> list[int]:
-            pk = player_pk(conn, player_id)
+            player_row_id = player_pk(conn, player_id)
             return (
-                [] if pk is None else rating_io.abandoned_since(conn, pk, now - ABANDON_WINDOW_MS)
+                []
+                if player_row_id is None
+                else rating_io.abandoned_since(conn, player_row_id, now - ABANDON_WINDOW_MS)
             )
 
         return seek_cooldown_ms(await self.db.read(read), now)
 
-    async def rebuild_ratings(self, *, write: bool = True) -> rating_io.RebuildReport:
+    async def rebuild(self, *, write: bool = True) -> rating_io.RebuildReport:
         """Compute every rating again from the rated races (``samedeal ratings rebuild``);
         with ``write``, store what was computed instead of what was stored."""
         return await self.db.write(rating_io.rebuild, write)

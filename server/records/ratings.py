@@ -129,10 +129,14 @@ def rate_races(
             if s.player_id is not None and s.player_id in player_ids
         ]
         rated.append((race_ids[race.key], race, racers))
-    rated = [(pk, race, racers) for pk, race, racers in rated if race.rated and len(racers) > 1]
+    rated = [
+        (player_row_id, race, racers)
+        for player_row_id, race, racers in rated
+        if race.rated and len(racers) > 1
+    ]
     if not rated:
         return
-    keys = {(pk, race.game) for _, race, racers in rated for pk, _ in racers}
+    keys = {(player_row_id, race.game) for _, race, racers in rated for player_row_id, _ in racers}
     standings = _read(conn, keys)
     changes: list[dict[str, Any]] = []
     for race_pk, race, racers in rated:
@@ -152,7 +156,11 @@ def _rate(
     racers: Sequence[tuple[int, Racer]],
 ) -> list[dict[str, Any]]:
     """Rate one race: ``standings`` updated in place; the rows of its changes."""
-    mine = {pk: standings[(pk, game)] for pk, _ in racers if (pk, game) in standings}
+    mine = {
+        player_row_id: standings[(player_row_id, game)]
+        for player_row_id, _ in racers
+        if (player_row_id, game) in standings
+    }
     rows = []
     for change in rate_race(racers, mine):
         key = (change.player, game)
@@ -206,10 +214,10 @@ def _standing_row(key: Key, standing: Standing) -> dict[str, Any]:
     }
 
 
-def forget(conn: Connection, pk: int) -> None:
+def forget(conn: Connection, player_row_id: int) -> None:
     """Drop a deleted identity's ratings and changes (by player row id)."""
-    conn.execute(delete(rating_changes).where(rating_changes.c.player_id == pk))
-    conn.execute(delete(ratings).where(ratings.c.player_id == pk))
+    conn.execute(delete(rating_changes).where(rating_changes.c.player_id == player_row_id))
+    conn.execute(delete(ratings).where(ratings.c.player_id == player_row_id))
 
 
 # --------------------------------------------------------------------- reads
@@ -225,14 +233,16 @@ def _standing(row: Row[Any]) -> Standing:
 def _read(conn: Connection, keys: Iterable[Key]) -> dict[Key, Standing]:
     wanted = set(keys)
     result = conn.execute(
-        select(ratings).where(ratings.c.player_id.in_(sorted({pk for pk, _ in wanted})))
+        select(ratings).where(
+            ratings.c.player_id.in_(sorted({player_row_id for player_row_id, _ in wanted}))
+        )
     )
     return {(r.player_id, r.game): _standing(r) for r in result if (r.player_id, r.game) in wanted}
 
 
-def read_standings(conn: Connection, pk: int) -> dict[str, Standing]:
+def read_standings(conn: Connection, player_row_id: int) -> dict[str, Standing]:
     """A player's standing in each game they have rated races of, by game."""
-    result = conn.execute(select(ratings).where(ratings.c.player_id == pk))
+    result = conn.execute(select(ratings).where(ratings.c.player_id == player_row_id))
     return {row.game: _standing(row) for row in sorted(result, key=lambda r: r.game)}
 
 
@@ -248,14 +258,14 @@ def read_standings_of(
     return {row.public_id: _standing(row) for row in result}
 
 
-def read_history(conn: Connection, pk: int, game: str, limit: int) -> list[RatingPoint]:
+def read_history(conn: Connection, player_row_id: int, game: str, limit: int) -> list[RatingPoint]:
     """A player's latest ``limit`` rating changes in ``game``, oldest first."""
     c = rating_changes.c
     result = conn.execute(
         select(c.rating_before, c.rd_before, c.rating, c.rd, c.volatility, c.ended_at)
         .add_columns(races.c.public_id)
         .select_from(rating_changes.join(races, races.c.id == c.race_id))
-        .where(c.player_id == pk, c.game == game)
+        .where(c.player_id == player_row_id, c.game == game)
         .order_by(c.id.desc())
         .limit(limit)
     )
@@ -315,11 +325,13 @@ def leaderboard(
     ]
 
 
-def abandoned_since(conn: Connection, pk: int, since: int) -> list[int]:
+def abandoned_since(conn: Connection, player_row_id: int, since: int) -> list[int]:
     """When the player's rated races abandoned at ``since`` or later ended (any game)."""
     c = rating_changes.c
     result = conn.execute(
-        select(c.ended_at).where(c.player_id == pk, c.abandoned.is_(True), c.ended_at >= since)
+        select(c.ended_at).where(
+            c.player_id == player_row_id, c.abandoned.is_(True), c.ended_at >= since
+        )
     )
     return sorted(result.scalars())
 

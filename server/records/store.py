@@ -43,9 +43,9 @@ from .models import (
     StoredRace,
     UnknownPlayer,
 )
-from .rating_store import RatingCalls
+from .rating_store import RatingRecords
 from .tables import rate_buckets
-from .tournaments import TournamentCalls
+from .tournaments import TournamentRecords
 
 __all__ = ["DAY_MS", "RecordsStore", "SqlRecordsStore", "now_ms", "purge_periodically"]
 
@@ -154,12 +154,13 @@ class RecordsStore(ABC):
         """Release the connections."""
 
 
-class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
+class SqlRecordsStore(DailyCalls, RecordsStore):
     """:class:`RecordsStore` on SQLite or PostgreSQL. Build it with :meth:`open`.
 
     ``retention_days``: casual races older than that are purged (``None``: kept for good).
     ``create_limit`` identities per ``create_window`` seconds per client address (a token
     bucket kept in the database, so every worker sharing it counts together).
+    ``tournaments`` and ``ratings`` are the parts it holds, on the same database.
     """
 
     def __init__(
@@ -171,6 +172,8 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
         create_window: float = 3600.0,
     ) -> None:
         self.db = db
+        self.tournaments = TournamentRecords(db)
+        self.ratings = RatingRecords(db)
         self._init_daily()
         self.retention_days = retention_days
         self.create_limit = create_limit
@@ -272,13 +275,13 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
 
     async def recover(self, recovery_code: str) -> Identity | None:
         """See :meth:`RecordsStore.recover`."""
-        code = ids.normalize_recovery_code(recovery_code)
-        if code is None:
+        normalized = ids.normalize_recovery_code(recovery_code)
+        if normalized is None:
             return None
         secret, new_code = ids.new_secret(), ids.new_recovery_code()
         new_recovery = ids.normalize_recovery_code(new_code)
         assert new_recovery is not None
-        player_id = await self.db.write(player_io.recover, code, secret, new_recovery)
+        player_id = await self.db.write(player_io.recover, normalized, secret, new_recovery)
         return Identity(player_id, secret, new_code) if player_id is not None else None
 
     async def delete_player(self, player_id: str, *, proof: str | None = None) -> None:
@@ -315,8 +318,12 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
         limit, offset = max(1, min(100, limit)), max(0, offset)
 
         def read(conn: Connection) -> list[RaceSummary]:
-            pk = race_io.player_pk(conn, player_id)
-            return [] if pk is None else race_io.read_recent(conn, pk, limit, offset)
+            player_row_id = race_io.player_pk(conn, player_id)
+            return (
+                []
+                if player_row_id is None
+                else race_io.read_recent(conn, player_row_id, limit, offset)
+            )
 
         return await self.db.read(read)
 
@@ -326,8 +333,8 @@ class SqlRecordsStore(TournamentCalls, DailyCalls, RatingCalls, RecordsStore):
             return []
 
         def read(conn: Connection) -> list[PlayerStats]:
-            pk = race_io.player_pk(conn, player_id)
-            return [] if pk is None else race_io.read_stats(conn, pk)
+            player_row_id = race_io.player_pk(conn, player_id)
+            return [] if player_row_id is None else race_io.read_stats(conn, player_row_id)
 
         return await self.db.read(read)
 

@@ -36,7 +36,7 @@ from .tables import (
     tournaments,
 )
 
-__all__ = ["TournamentCalls", "load_tournament", "race_ids", "save_tournament", "tournament_row"]
+__all__ = ["TournamentRecords", "load_tournament", "race_ids", "save_tournament", "tournament_row"]
 
 Moves = dict[tuple[int, str], str]
 
@@ -269,16 +269,18 @@ def race_ids(conn: Connection, rooms: Sequence[tuple[str, int]]) -> dict[tuple[s
     return out
 
 
-class TournamentCalls:
-    """The tournament calls of :class:`~server.records.store.SqlRecordsStore`."""
+class TournamentRecords:
+    """Tournaments in the records store (``store.tournaments``, held by
+    :class:`~server.records.store.SqlRecordsStore`)."""
 
-    db: Database
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
-    async def save_tournament(self, live: LiveTournament, moves: Moves) -> None:
+    async def save(self, live: LiveTournament, moves: Moves) -> None:
         """Write the tournament as it stands, with its move lists (one transaction)."""
         await self.db.write(save_tournament, live, moves)
 
-    async def load_tournament(self, tid: str) -> tuple[LiveTournament, Moves] | None:
+    async def load(self, tid: str) -> tuple[LiveTournament, Moves] | None:
         """The tournament as last written (None: never written)."""
         if not tid.isalnum() or len(tid) > 8:
             return None

@@ -268,10 +268,10 @@ class RaceWriter:
     def _settle(self, future: asyncio.Future[str], outcome: str | Exception) -> None:
         self._to_caller(self._settle_on_loop, future, outcome)
 
-    def _to_caller(self, fn: Callable[..., None], *args: Any) -> None:
+    def _to_caller(self, work: Callable[..., None], *args: Any) -> None:
         assert self._loop is not None
         with contextlib.suppress(RuntimeError):  # the caller's loop is closed: it stopped
-            self._loop.call_soon_threadsafe(fn, *args)
+            self._loop.call_soon_threadsafe(work, *args)
 
     # ---------------------------------------------------------------- back on the caller's loop
 

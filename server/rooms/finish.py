@@ -15,7 +15,7 @@ from typing import Any
 
 from engine import replay
 from engine.game import Game
-from protocol import frames
+from protocol import FinalStatus, RaceStatus, frames
 
 from ..codes import display_code
 from ..config import now_ms
@@ -31,7 +31,7 @@ logger = logging.getLogger("samedeal.server")
 
 
 def progress_state(
-    race: int, seat: int, status: str, game: Game, elapsed: int | None
+    race: int, seat: int, status: RaceStatus, game: Game, elapsed: int | None
 ) -> ProgressState:
     """A seat's progress as its game stands."""
     return ProgressState(
@@ -50,7 +50,7 @@ def finished_body(
     room_code: str,
     race: int,
     seat: int,
-    status: str,
+    status: FinalStatus,
     elapsed: int,
     game: Game,
     times: list[int | None],
@@ -87,7 +87,7 @@ class RaceEnd:
         room_code: str,
         race: int,
         seat: int,
-        status: str,
+        status: FinalStatus,
         elapsed: int,
         game: Game,
         *,
@@ -109,7 +109,7 @@ class RaceEnd:
         return stored is not None
 
     async def finish_from_log(
-        self, room_code: str, room: RoomState, seat: int, status: str, at: int
+        self, room_code: str, room: RoomState, seat: int, status: FinalStatus, at: int
     ) -> bool:
         """Finish a seat whose game is not on this worker (time-out, a player gone), from
         its stored move log."""
@@ -130,25 +130,25 @@ class RaceEnd:
 
     # ------------------------------------------------------------------ time limit
 
-    def _on_event(self, lr: LocalRoom, event: Event) -> None:
+    def _on_event(self, local: LocalRoom, event: Event) -> None:
         kind = event.get("type")
         if kind == "race_starting":
-            self.arm_timer(lr)
-        elif kind == "race_ended" and lr.timer is not None and lr.phase == "ended":
-            lr.timer.cancel()
-            lr.timer = None
+            self.arm_timer(local)
+        elif kind == "race_ended" and local.timer is not None and local.phase == "ended":
+            local.timer.cancel()
+            local.timer = None
 
-    def arm_timer(self, lr: LocalRoom) -> None:
+    def arm_timer(self, local: LocalRoom) -> None:
         """Time the race out at its deadline (every worker with a connection in the room
         does; the store makes the outcome the same)."""
-        if lr.timer is not None:
-            lr.timer.cancel()
-            lr.timer = None
-        if lr.phase != "running" or lr.deadline is None:
+        if local.timer is not None:
+            local.timer.cancel()
+            local.timer = None
+        if local.phase != "running" or local.deadline is None:
             return
-        delay = max(0.0, (lr.deadline - now_ms()) / 1000)
-        room_code, race = lr.room_code, lr.race
-        lr.timer = asyncio.get_running_loop().call_later(
+        delay = max(0.0, (local.deadline - now_ms()) / 1000)
+        room_code, race = local.room_code, local.race
+        local.timer = asyncio.get_running_loop().call_later(
             delay + 0.01,
             lambda: self.ctx.tasks.spawn(self.expire(room_code, race), f"expire {room_code}"),
         )

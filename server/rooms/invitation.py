@@ -71,9 +71,9 @@ class Invitations:
                     ("Retry-After", AddressBuckets.retry_after(wait)),
                 ],
             )
-        code = normalize_code(request.params["code"])
+        room_code = normalize_code(request.params["code"])
         try:
-            snap = await self.ctx.store.rooms.snapshot(code) if code is not None else None
+            snap = await self.ctx.store.rooms.snapshot(room_code) if room_code is not None else None
         except StoreUnavailable:
             return error_response(
                 HTTPStatus.SERVICE_UNAVAILABLE, "storage", "the store cannot be reached now"

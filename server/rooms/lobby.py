@@ -57,13 +57,13 @@ class Lobby:
     def __init__(
         self,
         ctx: Context,
-        race: Race,
+        races: Race,
         rematches: Rematches | None = None,
         ratings: Ratings | None = None,
     ) -> None:
         self.ctx = ctx
-        self.race = race
-        self.daily = race.daily
+        self.races = races
+        self.daily = races.daily
         self.rematches = rematches
         self.ratings = ratings
         self.counter = SpectatorCounter(ctx)
@@ -98,7 +98,7 @@ class Lobby:
             deal, daily_day, secret_until = await self.daily.todays_deal(msg.game)
         elif msg.deal == "random":
             # proven winnable first when the room asks: the reply waits for the proof
-            deal = await self.race.deals.draw(msg.game, winnable=msg.winnable)
+            deal = await self.races.deals.draw(msg.game, winnable=msg.winnable)
         else:
             deal = choose_deal(msg.game, msg.deal, msg.code, None)
             if msg.deal == "code":
@@ -117,8 +117,8 @@ class Lobby:
         key = secrets.token_urlsafe(6) if msg.private else None
         room = await create_room(
             self.ctx.store.rooms,
-            lambda code: RoomState(
-                code=code,
+            lambda room_code: RoomState(
+                code=room_code,
                 game=msg.game,
                 options=options,
                 key=key,
@@ -138,7 +138,7 @@ class Lobby:
         await self._take_new_seat(conn, room.code, msg.name, msg.id, key, rating)
         if msg.solo:
             # a game in one tap: no waiting room, no Start, no countdown
-            await self.race.start(conn, countdown_ms=0)
+            await self.races.start(conn, countdown_ms=0)
 
     async def on_join(self, conn: Conn, msg: Join) -> None:
         """``join``: a seat in the lobby or between races, or a spectator's place."""
@@ -156,7 +156,7 @@ class Lobby:
         # what the board rule reads of this spectator (who is entered, who has played)
         await look_up(self.ctx, conn, snap.room, now_ms())
         rooms = self.ctx.rooms
-        lr = await rooms.attach(conn, room_code)
+        local = await rooms.attach(conn, room_code)
         try:
             counted = await self.counter.count(room_code, +1)
         except BaseException:
@@ -166,9 +166,9 @@ class Lobby:
             # counted with others' (a crowd coming in): the room as it is, to start from
             snap = counted or await self._snapshot(room_code)
             conn.role = "spectator"
-            lr.learn(snap)
-            if lr.delay:
-                seq = await self._send_delayed_joined(conn, msg.id, lr, snap)
+            local.learn(snap)
+            if local.delay:
+                seq = await self._send_delayed_joined(conn, msg.id, local, snap)
             else:
                 seq = (await self._send_joined(conn, msg.id, snap, seat=None))["seq"]
         except BaseException:
@@ -178,7 +178,7 @@ class Lobby:
             raise
         logger.info("spectator joined room=%s conn=%s", room_code, conn.id)
         rooms.ready(conn, seq)
-        self.race.end.arm_timer(lr)
+        self.races.end.arm_timer(local)
 
     async def _snapshot(self, room_code: str) -> Snapshot:
         snap = await self.ctx.store.rooms.snapshot(room_code)
@@ -187,11 +187,11 @@ class Lobby:
         return snap
 
     async def _send_delayed_joined(
-        self, conn: Conn, rid: int | None, lr: LocalRoom, snap: Snapshot
+        self, conn: Conn, rid: int | None, local: LocalRoom, snap: Snapshot
     ) -> int:
         """``joined`` for a spectator of a room with a spectator delay: the room as its
         spectators see it, the delay ago (the room's feed); returns its ``seq``."""
-        feed = lr.feed
+        feed = local.feed
         assert feed is not None
         await feed.wait_loaded()
         link = self.ctx.link(snap.room.code, snap.room.key)
@@ -250,21 +250,21 @@ class Lobby:
         held by ``token``), and send it ``joined`` and the room's events from then on;
         the snapshot after the update."""
         rooms = self.ctx.rooms
-        lr = await rooms.attach(conn, room_code)
+        local = await rooms.attach(conn, room_code)
         try:
             snap, seat = await self.ctx.store.rooms.update(room_code, update)
         except BaseException:
             rooms.detach(conn)
             raise
         conn.role, conn.seat, conn.epoch = "player", seat, 1
-        lr.learn(snap)
+        local.learn(snap)
         await look_up(self.ctx, conn, snap.room, now_ms())
         logger.info("player joined room=%s seat=%s conn=%s", room_code, seat, conn.id)
         await self._send_joined(conn, rid, snap, seat=seat, token=token, key=key)
         rooms.ready(conn, snap.seq)
-        self.race.end.arm_timer(lr)
+        self.races.end.arm_timer(local)
         if self.rematches is not None:
-            self.rematches.learn(lr, snap.room.offer)
+            self.rematches.learn(local, snap.room.offer)
         return snap
 
     async def _send_joined(
@@ -312,7 +312,7 @@ class Lobby:
             raise Refusal("bad_token", "this token holds no seat in this room")
         seat = found.seat
         rooms = self.ctx.rooms
-        lr = await rooms.attach(conn, room_code)
+        local = await rooms.attach(conn, room_code)
         try:
             snap, (old_conn, epoch) = await store.rooms.update(
                 room_code, Retake(seat, token_hash, conn.id, now_ms())
@@ -325,18 +325,18 @@ class Lobby:
                         room_code, orjson.dumps({"ctl": "kick", "conn": old_conn})
                     )
             conn.role, conn.seat, conn.epoch = "player", seat, epoch
-            lr.learn(snap)
+            local.learn(snap)
             await look_up(self.ctx, conn, snap.room, now_ms())
             conn.game = None
             if snap.room.phase != "lobby" and seat in snap.room.participants:
-                await self.race.load_game(conn, snap.room.race, snap.room.deal)
+                await self.races.load_game(conn, snap.room.race, snap.room.deal)
             missed = (
                 await store.rooms.events_since(room_code, msg.last_seq)
                 if msg.last_seq is not None
                 else None
             )
             if missed and any(_finish_of(data, seat, snap.room.race) for data in missed):
-                await rooms.recall_finishes(lr, snap.seq)  # sent after that finish (ready)
+                await rooms.recall_finishes(local, snap.seq)  # sent after that finish (ready)
         except BaseException:
             rooms.detach(conn)
             raise
@@ -358,15 +358,15 @@ class Lobby:
             if p is not None and p.race == snap.room.race and p.status in FINAL_STATUSES:
                 # a snapshot shows no move lists: the finishes of the race (withheld while
                 # this racer raced, or sent to a connection now gone) come after it
-                await rooms.recall_finishes(lr, snap.seq)
-                rooms.send_finishes(lr, conn, upto=snap.seq)
+                await rooms.recall_finishes(local, snap.seq)
+                rooms.send_finishes(local, conn, upto=snap.seq)
         else:
             conn.last_seq = msg.last_seq
             conn.pending = missed + conn.pending
             rooms.ready(conn, msg.last_seq)
-        self.race.end.arm_timer(lr)
+        self.races.end.arm_timer(local)
         if self.rematches is not None:
-            self.rematches.learn(lr, snap.room.offer)
+            self.rematches.learn(local, snap.room.offer)
 
     # ------------------------------------------------------------------ leaving
 
@@ -381,9 +381,9 @@ class Lobby:
             return
         room_code, seat = conn.room_code, conn.seat
         # the last moves' progress first (held back for coalescing), then the resign
-        await self.race.progress.flush(conn)
+        await self.races.progress.flush(conn)
         for _ in range(3):
-            await self.race.forfeit(conn)
+            await self.races.forfeit(conn)
             _, freed = await self.ctx.store.rooms.update(
                 room_code, LeaveSeat(seat, conn.id, now_ms())
             )
@@ -404,7 +404,7 @@ class Lobby:
         # the last moves' progress, held back for coalescing, is stored before the seat is
         # shown disconnected (a held progress is not stored with its moves)
         with contextlib.suppress(Exception):
-            await self.race.progress.flush(player)
+            await self.races.progress.flush(player)
         if isinstance(player, Conn):
             self.ctx.rooms.detach(player)
         else:
@@ -476,8 +476,8 @@ class Lobby:
             and p.race == room.race
             and p.status == "playing"
         ):
-            await self.race.end.finish_from_log(room_code, room, seat_no, "left", now_ms())
-            await self.race.end.check_end(room_code)
+            await self.races.end.finish_from_log(room_code, room, seat_no, "left", now_ms())
+            await self.races.end.check_end(room_code)
         await self.ctx.store.rooms.update(room_code, ReleaseSeat(seat_no))
         logger.info("seat released room=%s seat=%s", room_code, seat_no)
 

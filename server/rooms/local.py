@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from protocol import Phase
+
 from ..config import now_ms
 from ..edge.connection import Conn, Player
 from ..store.rooms import Snapshot
@@ -35,6 +37,9 @@ BOARD_FIELDS: dict[str, tuple[str, ...]] = {
 """The fields of the room events that hold a board (every one of them is a deal event)."""
 
 Event = dict[str, Any]
+"""A room event as a worker receives it: a :data:`~.room.RoomEvent` numbered by the store
+(``seq``), decoded from the broker's bytes — read as a plain mapping, since the bytes are
+what is forwarded."""
 
 
 @dataclass(slots=True)
@@ -45,7 +50,7 @@ class LocalRoom:
     conns: set[Conn] = field(default_factory=set)
     #: seats played by robots on this worker (they keep the room here without a socket)
     robots: dict[int, Player] = field(default_factory=dict)
-    phase: str = "lobby"
+    phase: Phase = "lobby"
     race: int = 0
     deal_code: str = ""
     start_at: int | None = None
@@ -114,7 +119,7 @@ class LocalRoom:
             and conn.seat not in self.finished
         )
 
-    def facts(self, phase: str | None = None) -> BoardFacts:
+    def facts(self, phase: Phase | None = None) -> BoardFacts:
         """What the board rule reads of the room (``phase``: as the viewer is shown it, a
         delayed spectator the feed's)."""
         return BoardFacts(
@@ -140,7 +145,7 @@ class LocalRoom:
             attempt_done=conn.attempt_done,
         )
 
-    def hides_boards(self, conn: Conn, event: Event, phase: str | None = None) -> bool:
+    def hides_boards(self, conn: Conn, event: Event, phase: Phase | None = None) -> bool:
         """Whether the boards an event holds (:data:`BOARD_FIELDS`) must be withheld from
         ``conn``: never its own (its race's opening cards, its own finish), else as the
         board rule says."""

@@ -7,7 +7,7 @@ atomically, so the race starts exactly once.
 from __future__ import annotations
 
 from engine import new_game
-from protocol import frames
+from protocol import DealKind, frames
 
 from ..codes import display_code
 from .room import Events, ProgressState, Refusal, RematchOffer, RoomState, begin_race
@@ -18,7 +18,7 @@ __all__ = ["offer_racers", "offer_rematch", "offer_waiting", "settle"]
 def offer_rematch(
     room: RoomState,
     by: int,
-    kind: str,
+    kind: DealKind,
     deal: str,
     now: int,
     wait_ms: int,

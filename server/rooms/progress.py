@@ -1,7 +1,9 @@
 """Coalesced progress: a player's moves inside the progress interval store no event; the
 latest state is held in the player's outbox and stored once by its timer (or with the next
 move after the interval). Held progress that the store could not take is sent again once
-the store is back."""
+the store is back. This module alone reads and writes the outbox: the race layer asks
+:meth:`Progress.due` whether a move's progress is shown now, and :meth:`Progress.hold`s it
+when not."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import asyncio
 import logging
 
 from ..context import Context
-from ..edge.connection import HeldProgress, Player
+from ..edge.connection import Player
 from ..store.errors import StoreUnavailable
 from ..store.health import Health
 from ..store.rooms import Fenced
@@ -38,10 +40,26 @@ class Progress:
             if player.outbox.held is not None:
                 self.ctx.tasks.spawn(self.send(player, leaving=True), "progress again")
 
-    def hold(self, player: Player, held: HeldProgress) -> None:
-        """Keep the latest progress of a player for the outbox timer."""
+    def due(self, player: Player) -> bool:
+        """Whether a move of ``player``'s shows its progress now: the first after a quiet
+        spell, or one past the interval. Its state then supersedes a held one (the outbox
+        timer has nothing left to send), and the interval starts again."""
         outbox = player.outbox
-        outbox.held = held
+        clock = asyncio.get_running_loop().time()
+        if clock - outbox.sent_at < self.ctx.config.progress_interval:
+            return False
+        if outbox.timer is not None:
+            outbox.timer.cancel()
+            outbox.timer = None
+        outbox.held = None
+        outbox.sent_at = clock
+        return True
+
+    def hold(self, player: Player, room_code: str, progress: ProgressState, elapsed: int) -> None:
+        """Keep the latest progress of a player (reached ``elapsed`` ms into the race) for
+        the outbox timer."""
+        outbox = player.outbox
+        outbox.held, outbox.held_room, outbox.held_elapsed = progress, room_code, elapsed
         if outbox.timer is None:
             # a little after the interval: a player still moving then sends the progress
             # with that move; the timer is for one who stopped (one store call less, and no
@@ -70,28 +88,20 @@ class Progress:
         async with outbox.gate:
             outbox.timer = None
             held, outbox.held = outbox.held, None
-            if held is None or player.room_code != held.room_code or player.seat != held.seat:
+            room_code, elapsed = outbox.held_room, outbox.held_elapsed
+            if held is None or player.room_code != room_code or player.seat != held.seat:
                 return
             if player.closing and not leaving:
                 return
-            progress = ProgressState(
-                race=held.race,
-                seat=held.seat,
-                status="playing",
-                on_foundations=held.on_foundations,
-                total=held.total,
-                score=held.score,
-                moves=held.moves,
-            )
             outbox.sent_at = asyncio.get_running_loop().time()
-            body = progress_body(held.room_code, progress, "playing", held.elapsed)
+            body = progress_body(room_code, held, "playing", elapsed)
             try:
                 await self.ctx.store.rooms.append(
-                    held.room_code,
+                    room_code,
                     held.race,
                     held.seat,
                     move=None,
-                    progress=progress,
+                    progress=held,
                     events=[body],
                     epoch=player.epoch,
                 )
@@ -100,12 +110,12 @@ class Progress:
             except StoreUnavailable:
                 # kept, to be sent once the store is back (unless a newer one is held)
                 if outbox.held is None:
-                    outbox.held = held
+                    outbox.held, outbox.held_room, outbox.held_elapsed = held, room_code, elapsed
                 self._unsent.add(player)
             except Exception:
                 logger.warning(
                     "could not send progress room=%s seat=%s",
-                    held.room_code,
+                    room_code,
                     held.seat,
                     exc_info=True,
                 )

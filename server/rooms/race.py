@@ -11,26 +11,25 @@ through :meth:`server.rooms.Rooms.deliver`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from engine import GameError, IllegalMoveError, card_name, replay
 from engine.game import Game
-from protocol import MoveRequest, Resign, Start, frames
+from protocol import FinalStatus, MoveRequest, Resign, Start, frames
 
 from ..config import now_ms
 from ..context import Context
 from ..daily.challenge import Daily
-from ..edge.connection import Conn, HeldProgress, Player
+from ..edge.connection import Conn, Player
 from ..store.errors import OutcomeUnknown, StoreUnavailable
 from ..store.rooms import Fenced, LogConflict
 from .deals import RandomDeals
 from .finish import RaceEnd, finished_body, progress_state
 from .progress import Progress
 from .registry import LocalRoom
-from .room import ProgressState, Refusal, logged_deal, progress_body
+from .room import Refusal, logged_deal, progress_body
 from .updates import StartRace
 
 __all__ = ["REMINDERS", "MoveAccepted", "MoveRejected", "Race"]
@@ -113,18 +112,18 @@ class Race:
             raise Refusal("not_in_room", "join a room first")
         if player.role != "player" or player.seat is None:
             raise Refusal("spectator", "spectators cannot play")
-        lr = self.ctx.rooms[player.room_code]
-        if lr.race == 0 or player.seat not in lr.participants:
+        local = self.ctx.rooms[player.room_code]
+        if local.race == 0 or player.seat not in local.participants:
             return "no-race"
-        if lr.phase != "running" or player.seat in lr.finished:
+        if local.phase != "running" or player.seat in local.finished:
             return "finished"
         now = now_ms()
-        if lr.start_at is not None and now < lr.start_at and not countdown:
+        if local.start_at is not None and now < local.start_at and not countdown:
             return "not-started"
-        if lr.deadline is not None and now >= lr.deadline:
-            self.ctx.tasks.spawn(self.end.expire(player.room_code, lr.race), "expire")
+        if local.deadline is not None and now >= local.deadline:
+            self.ctx.tasks.spawn(self.end.expire(player.room_code, local.race), "expire")
             return "time-up"
-        return player.room_code, player.seat, lr
+        return player.room_code, player.seat, local
 
     # ------------------------------------------------------------------ requests
 
@@ -196,11 +195,11 @@ class Race:
         if isinstance(racing, str):
             self.ctx.metrics.moves_rejected_total += 1
             return _rejected(racing)
-        room_code, seat, lr = racing
-        race = lr.race
+        room_code, seat, local = racing
+        race = local.race
         game = player.game
         if game is None or player.game_race != race:
-            game = await self.load_game(player, race, lr.deal_code)
+            game = await self.load_game(player, race, local.deal_code)
         try:
             outcome = game.push(text)
         except IllegalMoveError as exc:
@@ -210,56 +209,36 @@ class Race:
             self.ctx.metrics.moves_rejected_total += 1
             return MoveRejected("notation", str(exc))
         store = self.ctx.store
-        elapsed = now_ms() - lr.start_at if lr.start_at is not None else 0
-        outbox = player.outbox
-        clock = asyncio.get_running_loop().time()
-        progress: ProgressState | None = None
+        elapsed = now_ms() - local.start_at if local.start_at is not None else 0
         events: list[frames.EventBody]
         if game.won:
             progress = progress_state(race, seat, "won", game, elapsed)
             times = [*await store.rooms.times(room_code, race, seat), elapsed]
-            won = finished_body(room_code, race, seat, "won", elapsed, game, times, lr.secret_until)
+            won = finished_body(
+                room_code, race, seat, "won", elapsed, game, times, local.secret_until
+            )
             events = [progress_body(room_code, progress, "won", elapsed), won]
-        elif clock - outbox.sent_at >= self.ctx.config.progress_interval:
-            # the first move after a quiet spell, or after the interval: shows at once, and
-            # its state supersedes a held one (the outbox timer then has nothing to send)
-            if outbox.timer is not None:
-                outbox.timer.cancel()
-                outbox.timer = None
-            outbox.held = None
-            progress = progress_state(race, seat, "playing", game, None)
-            events = [progress_body(room_code, progress, "playing", elapsed)]
-            outbox.sent_at = clock
         else:
-            events = []  # held: the outbox timer sends the latest state
+            progress = progress_state(race, seat, "playing", game, None)
+            shown = self.progress.due(player)
+            # held otherwise: the outbox timer sends the latest state
+            events = [progress_body(room_code, progress, "playing", elapsed)] if shown else []
         try:
-            async with outbox.gate:  # the outbox timer may be storing a held progress
+            async with player.outbox.gate:  # the outbox timer may be storing a held progress
                 stored = await store.rooms.append(
                     room_code,
                     race,
                     seat,
                     move=str(outcome.move),
                     # stored with its event: a held one goes with the outbox's
-                    progress=progress,
+                    progress=progress if events else None,
                     events=events,
                     index=len(game.actions) - 1,
                     at=elapsed,
                     epoch=player.epoch,
                 )
                 if stored is not None and not events:
-                    self.progress.hold(
-                        player,
-                        HeldProgress(
-                            room_code,
-                            race,
-                            seat,
-                            game.on_foundations,
-                            game.total,
-                            game.score,
-                            game.moves,
-                            elapsed,
-                        ),
-                    )
+                    self.progress.hold(player, room_code, progress, elapsed)
         except LogConflict:
             player.game = None  # another connection of this seat moved: reload from the log
             self.ctx.metrics.moves_rejected_total += 1
@@ -287,7 +266,7 @@ class Race:
             raise Refusal("storage", "the move was not stored: send it again") from None
         if stored is None:
             game.pop()  # the seat no longer races: nothing was stored
-            lr.finished.add(seat)
+            local.finished.add(seat)
             self.ctx.metrics.moves_rejected_total += 1
             return _rejected("finished")
         self.ctx.metrics.moves_accepted_total += 1
@@ -308,21 +287,21 @@ class Race:
         racing = self._racing(player, countdown=True)
         if isinstance(racing, str):
             raise Refusal(racing.replace("-", "_"), REMINDERS[racing])
-        room_code, seat, lr = racing
+        room_code, seat, local = racing
         game = player.game
-        if game is None or player.game_race != lr.race:
-            game = await self.load_game(player, lr.race, lr.deal_code)
-        elapsed = max(0, now_ms() - (lr.start_at or 0))
+        if game is None or player.game_race != local.race:
+            game = await self.load_game(player, local.race, local.deal_code)
+        elapsed = max(0, now_ms() - (local.start_at or 0))
         try:
             done = await self.end.finish(
                 room_code,
-                lr.race,
+                local.race,
                 seat,
                 "resigned",
                 elapsed,
                 game,
                 epoch=player.epoch,
-                secret_until=lr.secret_until,
+                secret_until=local.secret_until,
             )
         except Fenced:
             self.ctx.rooms.replaced(player)
@@ -339,19 +318,19 @@ class Race:
         room — in a rated room they have ``left``, abandoning the race (docs/ratings.md).
         Nothing happens for a player who is not racing or has finished."""
         room_code, seat = player.room_code, player.seat
-        lr = self.ctx.rooms.get(room_code or "")
-        if room_code is None or seat is None or lr is None:
+        local = self.ctx.rooms.get(room_code or "")
+        if room_code is None or seat is None or local is None:
             return
-        if lr.phase != "running" or seat not in lr.participants or seat in lr.finished:
+        if local.phase != "running" or seat not in local.participants or seat in local.finished:
             return
         game = player.game
-        if game is None or player.game_race != lr.race:
-            game = await self.load_game(player, lr.race, lr.deal_code)
-        elapsed = max(0, now_ms() - (lr.start_at or 0))
-        status = "left" if lr.rated else "resigned"
+        if game is None or player.game_race != local.race:
+            game = await self.load_game(player, local.race, local.deal_code)
+        elapsed = max(0, now_ms() - (local.start_at or 0))
+        status: FinalStatus = "left" if local.rated else "resigned"
         try:
             done = await self.end.finish(
-                room_code, lr.race, seat, status, elapsed, game, epoch=player.epoch
+                room_code, local.race, seat, status, elapsed, game, epoch=player.epoch
             )
         except Fenced:
             self.ctx.rooms.replaced(player)

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
+from protocol import RaceStatus
+
 __all__ = ["RaceProgress", "places", "race_key", "ranked"]
 
 T = TypeVar("T")
@@ -28,7 +30,7 @@ class RaceProgress(Protocol):
     """What the ranking reads of a result (``ProgressState`` and ``RoundResult`` have it)."""
 
     @property
-    def status(self) -> str:
+    def status(self) -> RaceStatus:
         """``won``, ``resigned``, ``timeout`` (or ``playing`` in a live race)."""
 
     @property

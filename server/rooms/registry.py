@@ -87,34 +87,34 @@ class Rooms:
     async def attach(self, conn: Conn, room_code: str) -> LocalRoom:
         """Register ``conn`` in its local room, subscribing to the room on first use; room
         events wait in ``conn.pending`` until :meth:`ready`."""
-        lr = await self.ensure(room_code)
+        local = await self.ensure(room_code)
         conn.room_code = room_code
         conn.ready = False
         conn.pending = []
         conn.last_seq = 0  # a room's seq numbers are its own: a previous room's must not hide them
-        lr.conns.add(conn)
-        return lr
+        local.conns.add(conn)
+        return local
 
     async def ensure(self, room_code: str) -> LocalRoom:
         """The local room, subscribed."""
-        lr = self.rooms.get(room_code)
-        if lr is None:
-            lr = LocalRoom(room_code)
-            lr.feed = Feed(room_code, self._released)
-            self.rooms[room_code] = lr
+        local = self.rooms.get(room_code)
+        if local is None:
+            local = LocalRoom(room_code)
+            local.feed = Feed(room_code, self._released)
+            self.rooms[room_code] = local
             self.metrics.rooms = len(self.rooms)
             try:
                 await self.store.broker.subscribe(room_code)
             except BaseException:
-                if not lr.conns and not lr.robots:
+                if not local.conns and not local.robots:
                     self.rooms.pop(room_code, None)
-                    lr.feed.close()
+                    local.feed.close()
                 raise
-            lr.subscribed.set()
-            self.tasks.spawn(self._load_feed(lr.feed), f"feed {room_code}")
+            local.subscribed.set()
+            self.tasks.spawn(self._load_feed(local.feed), f"feed {room_code}")
         else:
-            await asyncio.wait_for(lr.subscribed.wait(), 10)
-        return lr
+            await asyncio.wait_for(local.subscribed.wait(), 10)
+        return local
 
     async def _load_feed(self, feed: Feed) -> None:
         """Load a room's feed once subscribed (events taken meanwhile wait in it); tried
@@ -133,8 +133,8 @@ class Rooms:
         spectator of a delayed room gets what the room's feed released meanwhile instead
         (``seq`` is then its snapshot's, from the feed)."""
         conn.last_seq = max(conn.last_seq, seq)
-        lr = self.rooms.get(conn.room_code or "")
-        delayed = lr is not None and lr.delay > 0 and conn.role == "spectator"
+        local = self.rooms.get(conn.room_code or "")
+        delayed = local is not None and local.delay > 0 and conn.role == "spectator"
         pending, conn.pending = conn.pending, []
         later, conn.later = conn.later, []
         conn.ready = True
@@ -150,17 +150,17 @@ class Rooms:
             if s > conn.last_seq:
                 conn.last_seq = s
                 event = orjson.loads(data)
-                if lr is not None and lr.may_see(conn, event):
+                if local is not None and local.may_see(conn, event):
                     with contextlib.suppress(Exception):
-                        self.send([conn], lr.frame_for(conn, event, data))
+                        self.send([conn], local.frame_for(conn, event, data))
                         if (
                             event.get("type") == "player_finished"
-                            and event.get("race") == lr.race
+                            and event.get("race") == local.race
                             and event.get("seat") == conn.seat
                             and conn.role == "player"
                         ):
                             # finished while away: what was withheld before it went away
-                            self.send_finishes(lr, conn, upto=seq)
+                            self.send_finishes(local, conn, upto=seq)
 
     def detach(self, conn: Conn) -> None:
         """Remove ``conn`` from its local room."""
@@ -170,40 +170,40 @@ class Rooms:
         for hook in self.detach_hooks:
             hook(conn)
         conn.room_code = None
-        lr = self.rooms.get(room_code)
-        if lr is not None:
-            lr.conns.discard(conn)
-            self.drop_if_empty(lr)
+        local = self.rooms.get(room_code)
+        if local is not None:
+            local.conns.discard(conn)
+            self.drop_if_empty(local)
 
-    def drop_if_empty(self, lr: LocalRoom) -> None:
+    def drop_if_empty(self, local: LocalRoom) -> None:
         """Drop a room nobody (connection or robot) is in any more, and unsubscribe."""
-        if lr.conns or lr.robots or self.rooms.get(lr.room_code) is not lr:
+        if local.conns or local.robots or self.rooms.get(local.room_code) is not local:
             return
-        self.drop(lr)
-        self.tasks.spawn(self._unsubscribe(lr.room_code), "unsubscribe")
+        self.drop(local)
+        self.tasks.spawn(self._unsubscribe(local.room_code), "unsubscribe")
 
-    def drop(self, lr: LocalRoom) -> None:
+    def drop(self, local: LocalRoom) -> None:
         """Forget a room: its timers, its feed and the layers' state of it go."""
-        if lr.timer is not None:
-            lr.timer.cancel()
-            lr.timer = None
-        if lr.feed is not None:
-            lr.feed.close()
+        if local.timer is not None:
+            local.timer.cancel()
+            local.timer = None
+        if local.feed is not None:
+            local.feed.close()
         for hook in self.drop_hooks:
-            hook(lr)
-        if self.rooms.get(lr.room_code) is lr:
-            del self.rooms[lr.room_code]
+            hook(local)
+        if self.rooms.get(local.room_code) is local:
+            del self.rooms[local.room_code]
         self.metrics.rooms = len(self.rooms)
 
     async def _unsubscribe(self, room_code: str) -> None:
         if room_code not in self.rooms:  # nobody came back meanwhile
             await self.store.broker.unsubscribe(room_code)
 
-    def close(self, conn: Conn, code: int, reason: str) -> None:
+    def close(self, conn: Conn, close_code: int, reason: str) -> None:
         """Start closing; the handler reads on (ignoring frames) so the handshake can end."""
         if not conn.closing:
             conn.closing = True
-            self.tasks.spawn(conn.ws.close(code, reason), f"close {conn.id}")
+            self.tasks.spawn(conn.websocket.close(close_code, reason), f"close {conn.id}")
 
     def replaced(self, player: Player) -> None:
         """The store refused ``player``'s write: a resume gave the seat a newer epoch. The
@@ -246,73 +246,73 @@ class Rooms:
 
     def deliver(self, room_code: str, data: bytes) -> None:
         """Deliver one room message from the broker to this worker's connections."""
-        lr = self.rooms.get(room_code)
-        if lr is None:
+        local = self.rooms.get(room_code)
+        if local is None:
             return
         try:
             event = orjson.loads(data)
             seq = event_seq(data)
             if seq is None:
-                self._control(lr, event)
+                self._control(local, event)
                 return
-            lr.learn_event(event)
+            local.learn_event(event)
             for hook in self.event_hooks:
-                hook(lr, event)
+                hook(local, event)
             kind = event.get("type")
             deal_event = kind in DEAL_EVENTS
             finished = -1
             if kind == "race_starting":
-                lr.finishes.clear()
-            elif kind == "player_finished" and event.get("race") == lr.race:
+                local.finishes.clear()
+            elif kind == "player_finished" and event.get("race") == local.race:
                 finished = event["seat"]
-                lr.finishes[finished] = (seq, event, data)
-            delayed = lr.delay > 0
-            for conn in lr.conns:
+                local.finishes[finished] = (seq, event, data)
+            delayed = local.delay > 0
+            for conn in local.conns:
                 if not conn.ready:
                     conn.pending.append(data)
                 elif delayed and conn.role == "spectator":
                     continue  # the feed sends it, after the delay
                 elif seq > conn.last_seq:
                     conn.last_seq = seq
-                    if conn.closing or not lr.may_see(conn, event):
+                    if conn.closing or not local.may_see(conn, event):
                         continue
                     if not self.writable(conn):
                         continue
                     if deal_event:
-                        conn.push(lr.frame_for(conn, event, data))
+                        conn.push(local.frame_for(conn, event, data))
                         if conn.seat == finished and conn.role == "player":
-                            self.send_finishes(lr, conn, upto=seq - 1)
+                            self.send_finishes(local, conn, upto=seq - 1)
                         continue
                     conn.push(data)
-            if lr.feed is not None:
-                lr.feed.take(seq, event, data)
+            if local.feed is not None:
+                local.feed.take(seq, event, data)
         except Exception:
             logger.exception("could not deliver a message room=%s", room_code)
 
-    def send_finishes(self, lr: LocalRoom, conn: Conn, upto: int) -> None:
+    def send_finishes(self, local: LocalRoom, conn: Conn, upto: int) -> None:
         """A racer has finished: the other racers' ``player_finished`` events of this race
         up to seq ``upto``, in ``seq`` order — withheld from them while they raced (sent
         right after their own), or, on a resume, withheld before they went away or not
         shown by a snapshot."""
-        for seq, event, data in sorted(lr.finishes.values(), key=lambda f: f[0]):
+        for seq, event, data in sorted(local.finishes.values(), key=lambda f: f[0]):
             if seq <= upto and event.get("seat") != conn.seat:
-                self.send([conn], lr.frame_for(conn, event, data))
+                self.send([conn], local.frame_for(conn, event, data))
 
-    async def recall_finishes(self, lr: LocalRoom, newest: int) -> None:
+    async def recall_finishes(self, local: LocalRoom, newest: int) -> None:
         """Learn the ``player_finished`` events of the room's race that this worker did not
         deliver (it took the room after them) from the events the store keeps as of seq
         ``newest``: a racer who finished while away is sent them on resuming. Those no
         longer kept (a long race: the room keeps its last events) are not sent."""
-        for data in await recent_events(self.store.rooms, lr.room_code, newest):
+        for data in await recent_events(self.store.rooms, local.room_code, newest):
             event = orjson.loads(data)
-            if event.get("type") == "player_finished" and event.get("race") == lr.race:
-                lr.finishes.setdefault(event["seat"], (event_seq(data) or 0, event, data))
+            if event.get("type") == "player_finished" and event.get("race") == local.race:
+                local.finishes.setdefault(event["seat"], (event_seq(data) or 0, event, data))
 
     def _released(self, feed: Feed, event: Event | None, data: bytes) -> None:
         """What a room's feed releases: sent to its spectators when the room has a delay
         (without one they had it from :meth:`deliver`), and told to the release hooks."""
-        lr = self.rooms.get(feed.room_code)
-        if lr is None or lr.feed is not feed:
+        local = self.rooms.get(feed.room_code)
+        if local is None or local.feed is not feed:
             return
         if data and feed.delay:
             seq = event_seq(data) if event is not None else None
@@ -322,12 +322,12 @@ class Rooms:
             def frame(conn: Conn) -> bytes:
                 if event is None:
                     return data
-                boards = not lr.hides_boards(conn, event, phase)
+                boards = not local.hides_boards(conn, event, phase)
                 if boards not in frames:
                     frames[boards] = spectator_frame(feed, event, data, boards=boards)
                 return frames[boards]
 
-            for conn in lr.conns:
+            for conn in local.conns:
                 if conn.role == "spectator" or not conn.ready:
                     if not conn.ready:
                         if seq is not None:
@@ -337,9 +337,9 @@ class Rooms:
                         self.send([conn], frame(conn))
         if event is not None:
             for hook in self.release_hooks:
-                hook(lr, event)
+                hook(local, event)
 
-    def _control(self, lr: LocalRoom, message: Event) -> None:
+    def _control(self, local: LocalRoom, message: Event) -> None:
         ctl = message.get("ctl")
         if ctl == "kick":
             conn = self.conns.get(str(message.get("conn")))
@@ -350,4 +350,4 @@ class Rooms:
             return
         hook = self.control_hooks.get(str(ctl))
         if hook is not None:
-            hook(lr, message)
+            hook(local, message)

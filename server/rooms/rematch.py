@@ -37,9 +37,9 @@ logger = logging.getLogger("samedeal.server")
 class Rematches:
     """The rematch layer of a worker: offers, answers, and the deadline timers."""
 
-    def __init__(self, ctx: Context, race: Race) -> None:
+    def __init__(self, ctx: Context, races: Race) -> None:
         self.ctx = ctx
-        self.race = race
+        self.races = races
         #: room code → (race offered, its deadline timer)
         self._timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
         ctx.rooms.event_hooks.append(self._on_event)
@@ -50,7 +50,7 @@ class Rematches:
     async def on_rematch(self, conn: Conn, msg: Rematch) -> None:
         """``rematch``: the host offers the next race (it starts at once when there is
         nobody to ask)."""
-        room_code, seat = self.race.host_seat(conn)
+        room_code, seat = self.races.host_seat(conn)
         config = self.ctx.config
         snap = await self.ctx.store.rooms.snapshot(room_code)
         if snap is None:
@@ -60,26 +60,26 @@ class Rematches:
         if msg.deal == "daily" and room.options.rated:
             raise Refusal("rated_daily", "the deal of the day is never rated: choose another deal")
         if msg.deal == "code" and msg.code is not None:
-            await refuse_secret(self.ctx, self.race.daily, msg.code)
+            await refuse_secret(self.ctx, self.races.daily, msg.code)
         restart = _restart(room, seat)
         if restart and msg.deal == "daily":
-            self.race.daily.require_players([_player_of(room, seat)])
+            self.races.daily.require_players([_player_of(room, seat)])
         # a code is the host's only for kind code: a random deal is never one the host chose
-        code, secret = (msg.code if msg.deal == "code" else None), None
+        deal_code, secret = (msg.code if msg.deal == "code" else None), None
         if msg.deal == "random" and room.options.winnable and room.host == seat:
             # a winnable-only room's new deal is proven before it is offered (refused when
             # none can be: nothing changes, a solo game's race goes on)
-            code = await self.race.deals.draw(room.game, winnable=True)
+            deal_code = await self.races.deals.draw(room.game, winnable=True)
         if restart:
             # a solo game's new deal or restart mid-race: the race so far is resigned (it is
             # kept as any race), then the next one is offered as after any race
-            await self.race.forfeit(conn)
+            await self.races.forfeit(conn)
             snap = await self.ctx.store.rooms.snapshot(room_code)
             if snap is None:
                 raise Refusal("unknown_room", "no such room (it may have expired)")
             room = snap.room
         if msg.deal == "daily":
-            code, day, until = await self.race.daily.todays_deal(room.game)
+            deal_code, day, until = await self.races.daily.todays_deal(room.game)
             secret = (day, until)
         elif msg.deal == "same" and room.secret_until is not None and now_ms() < room.secret_until:
             secret = (room.daily_day or "", room.secret_until)
@@ -87,8 +87,8 @@ class Rematches:
         if secret is not None and room.host == seat and room.phase == "ended" and not room.offer:
             # the host races the offered race unless they say no: their attempt first
             on_day = room.model_copy(update={"daily_day": secret[0], "secret_until": secret[1]})
-            self.race.daily.require_players([_player_of(room, seat)])
-            attempts = await self.race.daily.begin_attempts(
+            self.races.daily.require_players([_player_of(room, seat)])
+            attempts = await self.races.daily.begin_attempts(
                 on_day, [(seat, _player_of(room, seat))], race_no=room.race + 1
             )
         # alone in a solo game the next deal starts at once; anyone racing it is counted down
@@ -96,7 +96,7 @@ class Rematches:
         update = RematchUpdate(
             seat,
             msg.deal,
-            code,
+            deal_code,
             now_ms(),
             0 if alone else int(config.countdown * 1000),
             int(config.rematch_wait * 1000),
@@ -127,8 +127,8 @@ class Rematches:
                 on_day = snap.room.model_copy(
                     update={"daily_day": offer.daily_day, "secret_until": offer.secret_until}
                 )
-                self.race.daily.require_players([conn.player_id])
-                made = await self.race.daily.begin_attempts(
+                self.races.daily.require_players([conn.player_id])
+                made = await self.races.daily.begin_attempts(
                     on_day, [(conn.seat, conn.player_id)], race_no=offer.race
                 )
                 attempt = made.get(str(conn.seat))
@@ -153,20 +153,20 @@ class Rematches:
         armed = self._timers.get(room_code)
         return armed[0] if armed is not None else None
 
-    def learn(self, lr: LocalRoom, offer: RematchOffer | None) -> None:
-        """A connection joined ``lr`` with a snapshot: time its pending offer, if any."""
+    def learn(self, local: LocalRoom, offer: RematchOffer | None) -> None:
+        """A connection joined ``local`` with a snapshot: time its pending offer, if any."""
         if offer is not None:
-            self._arm(lr.room_code, offer.race, offer.deadline)
+            self._arm(local.room_code, offer.race, offer.deadline)
 
-    def _on_event(self, lr: LocalRoom, event: Event) -> None:
+    def _on_event(self, local: LocalRoom, event: Event) -> None:
         kind = event.get("type")
         if kind == "rematch_offered":
-            self._arm(lr.room_code, int(event["race"]), int(event["deadline"]))
+            self._arm(local.room_code, int(event["race"]), int(event["deadline"]))
         elif kind == "race_starting":
-            self._disarm(lr.room_code)
+            self._disarm(local.room_code)
 
-    def _on_drop(self, lr: LocalRoom) -> None:
-        self._disarm(lr.room_code)
+    def _on_drop(self, local: LocalRoom) -> None:
+        self._disarm(local.room_code)
 
     def _arm(self, room_code: str, race: int, deadline: int) -> None:
         armed = self._timers.get(room_code)

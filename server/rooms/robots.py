@@ -121,20 +121,20 @@ class GhostDriver(Driver):
     moves: list[str]
     times_ms: list[int]
     elapsed_ms: int
-    _i: int = 0
+    _next: int = 0
 
     async def begin(self, game: Game, deal: str) -> None:
         """Replay from the first action; on another deal the run means nothing: give up."""
-        self._i = 0 if deal == self.deal else len(self.moves)
+        self._next = 0 if deal == self.deal else len(self.moves)
         if deal != self.deal:
             self.elapsed_ms = 0
 
     def next(self, game: Game) -> tuple[str | None, float]:
         """The run's next action at its time; at the end, resign at the finishing time."""
-        if self._i >= len(self.moves):
+        if self._next >= len(self.moves):
             return None, self.elapsed_ms / 1000
-        move, at = self.moves[self._i], self.times_ms[self._i]
-        self._i += 1
+        move, at = self.moves[self._next], self.times_ms[self._next]
+        self._next += 1
         return move, at / 1000
 
     def played(self, move: str, game: Game) -> None:
@@ -190,8 +190,12 @@ class Robots:
         would be told the code)."""
         if msg.strength == "solver":
             room_code, _ = self.race.host_seat(conn)
-            lr = self.ctx.rooms.get(room_code)
-            if lr is not None and lr.secret_until is not None and now_ms() < lr.secret_until:
+            local = self.ctx.rooms.get(room_code)
+            if (
+                local is not None
+                and local.secret_until is not None
+                and now_ms() < local.secret_until
+            ):
                 raise Refusal("no_solver_daily", "the deal of the day is secret: race a greedy bot")
         executor = self._pool() if msg.strength == "solver" else None
         driver = BotDriver(strength=msg.strength, pace=msg.pace, executor=executor)
@@ -223,14 +227,14 @@ class Robots:
     async def seat(self, conn: Conn, name: str, driver: Driver) -> RobotSeat:
         """Seat a robot for the host ``conn`` between races; it plays on this worker."""
         room_code, host = self.race.host_seat(conn)
-        lr = self.ctx.rooms[room_code]
+        local = self.ctx.rooms[room_code]
         player = Player(new_conn_id(self.ctx.worker_id))
         update = SeatRobot(host, name, hash_token(new_token()), player.id, now_ms())
         snap, seat = await self.ctx.store.rooms.update(room_code, update)
-        lr.learn(snap)
+        local.learn(snap)
         player.room_code, player.role, player.seat = room_code, "player", seat
         robot = RobotSeat(player, driver, name)
-        lr.robots[seat] = player
+        local.robots[seat] = player
         robot.task = self.ctx.tasks.spawn(self._run(robot), f"robot {room_code}:{seat}")
         logger.info("robot seated room=%s seat=%s name=%s", room_code, seat, name)
         return robot
@@ -245,25 +249,26 @@ class Robots:
         alone_since: float | None = None
         try:
             while True:
-                lr = self.ctx.rooms.get(room_code)
-                if lr is None:
+                local = self.ctx.rooms.get(room_code)
+                if local is None:
                     return
-                if any(c.role is not None for c in lr.conns):
+                if any(c.role is not None for c in local.conns):
                     alone_since = None
                 elif alone_since is None:
                     alone_since = time.monotonic()
                 elif (
-                    lr.phase != "running" and time.monotonic() - alone_since > self.ctx.config.grace
+                    local.phase != "running"
+                    and time.monotonic() - alone_since > self.ctx.config.grace
                 ):
                     return
                 if (
-                    lr.phase == "running"
-                    and lr.race > played_race
-                    and player.seat in lr.participants
-                    and player.seat not in lr.finished
+                    local.phase == "running"
+                    and local.race > played_race
+                    and player.seat in local.participants
+                    and player.seat not in local.finished
                 ):
-                    played_race = lr.race
-                    await self._play_race(robot, lr)
+                    played_race = local.race
+                    await self._play_race(robot, local)
                 else:
                     await asyncio.sleep(POLL)
         finally:
@@ -272,29 +277,29 @@ class Robots:
     def _left(self, robot: RobotSeat) -> None:
         """A robot stopped playing: free its seat like a disconnected one's."""
         player = robot.player
-        lr = self.ctx.rooms.get(player.room_code or "")
-        if lr is not None and lr.robots.get(player.seat or 0) is player:
-            del lr.robots[player.seat or 0]
+        local = self.ctx.rooms.get(player.room_code or "")
+        if local is not None and local.robots.get(player.seat or 0) is player:
+            del local.robots[player.seat or 0]
         if not self.ctx.tasks.closed:
-            self.ctx.tasks.spawn(self._leave(player, lr), f"robot leaves {player.room_code}")
+            self.ctx.tasks.spawn(self._leave(player, local), f"robot leaves {player.room_code}")
 
-    async def _leave(self, player: Player, lr: LocalRoom | None) -> None:
+    async def _leave(self, player: Player, local: LocalRoom | None) -> None:
         await self.lobby.leave(player)
-        if lr is not None:
-            self.ctx.rooms.drop_if_empty(lr)
+        if local is not None:
+            self.ctx.rooms.drop_if_empty(local)
 
-    async def _play_race(self, robot: RobotSeat, lr: LocalRoom) -> None:
-        player, race = robot.player, lr.race
-        game = await self.race.load_game(player, race, lr.deal_code)
-        await robot.driver.begin(game, lr.deal_code)
-        start = (lr.start_at or 0) / 1000  # server clock, seconds
-        while lr.race == race and lr.phase == "running":
-            game = player.game or await self.race.load_game(player, race, lr.deal_code)
+    async def _play_race(self, robot: RobotSeat, local: LocalRoom) -> None:
+        player, race = robot.player, local.race
+        game = await self.race.load_game(player, race, local.deal_code)
+        await robot.driver.begin(game, local.deal_code)
+        start = (local.start_at or 0) / 1000  # server clock, seconds
+        while local.race == race and local.phase == "running":
+            game = player.game or await self.race.load_game(player, race, local.deal_code)
             if game.won:
                 return
             move, at = robot.driver.next(game)
             await asyncio.sleep(max(0.0, start + at - time.time()))
-            if lr.race != race or lr.phase != "running" or player.seat in lr.finished:
+            if local.race != race or local.phase != "running" or player.seat in local.finished:
                 return
             if move is None:
                 with contextlib.suppress(Refusal):

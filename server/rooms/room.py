@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from engine import DealCode, GameError
-from protocol import Phase, RoomOptions, frames
+from protocol import DealKind, FinalStatus, Phase, RaceStatus, RoomOptions, SeatStatus, frames
 from protocol.frames import EventBody, ProgressBody, ResultRowBody, SeatBody
 
 from ..codes import clean_name, display_code
@@ -35,6 +36,7 @@ __all__ = [
     "ProgressState",
     "Refusal",
     "RematchOffer",
+    "RoomEvent",
     "RoomOptions",
     "RoomState",
     "SeatState",
@@ -55,12 +57,18 @@ __all__ = [
     "start_race",
 ]
 
-FINAL_STATUSES = frozenset({"won", "resigned", "timeout", "left"})
+FINAL_STATUSES: frozenset[FinalStatus] = frozenset(get_args(FinalStatus))
 """A racer's final status: ``left`` is a player who went away for good (the grace period
 ended while they were still racing)."""
 
-Events = list[EventBody]
-"""The events a change of a room tells: bodies without ``seq``."""
+RoomEvent = EventBody
+"""A room event as a change of the room tells it, before the store numbers it (no
+``seq``): a closed union of typed events (``protocol.frames``: seat, spectators,
+rematch_offered, race_starting, progress, player_finished, race_ended, race_recorded,
+race_record_delayed), told apart by ``type``."""
+
+Events = list[RoomEvent]
+"""The events a change of a room tells, in order."""
 
 
 class Refusal(Exception):
@@ -83,12 +91,12 @@ def logged_code(deal: str) -> str:
     (the first 8 hex digits of its SHA-256), which tells no card but matches the code once
     it is revealed."""
     try:
-        code = DealCode.parse(deal)
+        deal_code = DealCode.parse(deal)
     except GameError:
         return "invalid"
-    if not code.sealed:
-        return str(code)
-    return f"{code.prefix}-sealed#{hashlib.sha256(str(code).encode()).hexdigest()[:8]}"
+    if not deal_code.sealed:
+        return str(deal_code)
+    return f"{deal_code.prefix}-sealed#{hashlib.sha256(str(deal_code).encode()).hexdigest()[:8]}"
 
 
 def logged_deal(room: RoomState) -> str:
@@ -100,9 +108,9 @@ def logged_deal(room: RoomState) -> str:
     return logged_code(room.deal)
 
 
-def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -> str:
-    """The deal code for a race: ``code`` (explicit), ``random`` or ``same`` (the deal of
-    the day is the daily layer's: it resolves it to a code and passes kind ``code``)."""
+def choose_deal(game_name: str, kind: DealKind, deal_code: str | None, last: str | None) -> str:
+    """The deal code for a race: ``deal_code`` (explicit), ``random`` or ``same`` (the deal of
+    the day is the daily layer's: it resolves it to a code and passes kind ``deal_code``)."""
     if kind == "random":
         return str(DealCode.random(game_name))
     if kind == "daily":
@@ -111,10 +119,10 @@ def choose_deal(game_name: str, kind: str, code: str | None, last: str | None) -
         if last is None:
             raise Refusal("no_last_deal", "this room has no last race to repeat")
         return last
-    if code is None:
+    if deal_code is None:
         raise Refusal("bad_deal", "deal 'code' needs a code")
     try:
-        deal = DealCode.parse(code)
+        deal = DealCode.parse(deal_code)
     except GameError as exc:
         raise Refusal("bad_deal", str(exc)) from None
     if deal.game_name != game_name:
@@ -159,18 +167,37 @@ class SeatState(_State):
     provisional: bool = False
 
 
-class ProgressState(_State):
-    """A seat's progress in race ``race``; ``status`` is final once won/resigned/timeout."""
+@dataclass(frozen=True, slots=True)
+class ProgressState:
+    """A seat's progress in race ``race`` — the one value of it: the room's state keeps one
+    per seat (the store, as :meth:`to_json`), a racer's outbox holds the latest while it is
+    coalesced (:mod:`.progress`), and the ``progress`` event is built from it
+    (:func:`progress_body`). ``status`` is final once won, resigned, timeout or left, and
+    ``elapsed_ms`` is then the finishing time (None while playing). A change is a new value
+    (:func:`dataclasses.replace`)."""
 
     race: int
     seat: int
     name: str = ""
-    status: str = "playing"
+    status: RaceStatus = "playing"
     on_foundations: int = 0
     total: int = 0
     score: int = 0
     moves: int = 0
     elapsed_ms: int | None = None
+
+    def to_json(self) -> bytes:
+        """The stored form: compact JSON, ``race`` first (the store's script reads the race
+        and the status from the text)."""
+        return _PROGRESS_JSON.dump_json(self)
+
+    @staticmethod
+    def from_json(data: str | bytes) -> ProgressState:
+        """A stored progress (unknown fields ignored; a bad status refused)."""
+        return _PROGRESS_JSON.validate_json(data)
+
+
+_PROGRESS_JSON: TypeAdapter[ProgressState] = TypeAdapter(ProgressState)
 
 
 class RematchOffer(_State):
@@ -180,7 +207,7 @@ class RematchOffer(_State):
     countdown of ``countdown_ms``. ``answers``: seat → accepted."""
 
     race: int
-    kind: str
+    kind: DealKind
     deal: str
     typed: bool = False
     daily: bool = False
@@ -279,7 +306,7 @@ def spectators_event(room: RoomState) -> frames.SpectatorsBody:
     return frames.spectators(room=display_code(room.code), count=room.spectators)
 
 
-def shown_status(progress: ProgressState, seat: SeatState | None) -> str:
+def shown_status(progress: ProgressState, seat: SeatState | None) -> SeatStatus:
     """The status shown to the room: a playing seat without a connection is
     ``disconnected``."""
     if progress.status == "playing" and (seat is None or not seat.connected):
@@ -300,7 +327,9 @@ def progress_event(
     return progress_body(room.code, progress, shown, elapsed)
 
 
-def progress_body(room_code: str, p: ProgressState, status: str, elapsed: int) -> ProgressBody:
+def progress_body(
+    room_code: str, p: ProgressState, status: SeatStatus, elapsed: int
+) -> ProgressBody:
     """The ``progress`` event of a seat's stored progress, shown with ``status``."""
     return frames.progress(
         room=display_code(room_code),

@@ -22,13 +22,13 @@ async def refuse_secret(ctx: Context, daily: Daily, deal: str) -> None:
     """Raise :class:`Refusal` (``bad_deal``) when ``deal`` (a canonical code) is secret
     now. Reads the running tournaments' summaries (two reads of the store)."""
     try:
-        code = DealCode.parse(deal)
+        deal_code = DealCode.parse(deal)
     except GameError:
         return  # not a code at all: the caller's parse says what is wrong with it
-    if daily.candidate_today(code):
+    if daily.candidate_today(deal_code):
         raise Refusal("bad_deal", NOT_PLAYABLE)
     ids = await ctx.store.tournaments.active()
     if ids:
-        digest = deal_digest(str(code))
+        digest = deal_digest(str(deal_code))
         if any(s.deal_digest == digest for s in await ctx.store.tournaments.summaries(ids)):
             raise Refusal("bad_deal", NOT_PLAYABLE)

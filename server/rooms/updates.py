@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from engine import new_game
+from protocol import DealKind
 
 from .offers import offer_rematch, offer_waiting, settle
 from .room import (
     Events,
     ProgressState,
     Refusal,
+    RoomEvent,
     RoomState,
     add_player,
     check_race_end,
@@ -42,6 +44,7 @@ __all__ = [
     "ReleaseSeat",
     "Rematch",
     "Retake",
+    "RoomEvent",
     "SeatRobot",
     "StartRace",
     "TakeSeat",
@@ -54,14 +57,15 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class Update(Protocol[T_co]):
-    """A change of a room, applied by a store atomically: it changes ``room`` and
-    ``progress`` in place and returns the events to append and its value; raising (a
-    :class:`Refusal`) aborts it and nothing is stored. It may run more than once (a store
-    retries on a conflict), so it reads everything from its arguments and its fields."""
+    """A change of a room, applied by a store atomically: it changes ``room`` in place and
+    sets a seat's ``progress`` to a new value, and returns the events to append (each a
+    :data:`RoomEvent`, a closed union) and its value; raising (a :class:`Refusal`) aborts
+    it and nothing is stored. It may run more than once (a store retries on a conflict), so
+    it reads everything from its arguments and its fields."""
 
     def __call__(
         self, room: RoomState, progress: dict[int, ProgressState]
-    ) -> tuple[Events, T_co]: ...
+    ) -> tuple[list[RoomEvent], T_co]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +324,7 @@ class Rematch:
     attempt. Value: whether it started."""
 
     by: int
-    kind: str
+    kind: DealKind
     deal_code: str | None
     now: int
     countdown_ms: int

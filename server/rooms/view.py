@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from protocol import frames
+from protocol import Phase, frames
 from protocol.frames import SnapshotBody
 
 from ..codes import display_code
@@ -69,7 +69,7 @@ class BoardFacts:
     whether it is a ``tournament`` round's room, its spectator ``delay`` (s) and its host's
     ``spectator_boards`` option."""
 
-    phase: str
+    phase: Phase
     secret_until: int | None
     tournament: bool
     delay: int
@@ -153,13 +153,13 @@ def snapshot(
             info["rating"] = s.rating
             info["provisional"] = s.provisional
         if p is not None and p.race == room.race and room.race > 0:
-            ev = progress_event(room, p, now, s)
-            info["status"] = ev["status"]
+            shown = progress_event(room, p, now, s)
+            info["status"] = shown["status"]
             info["on_foundations"] = p.on_foundations
             info["total"] = p.total
             info["score"] = p.score
             info["moves"] = p.moves
-            info["elapsed_ms"] = ev["elapsed_ms"]
+            info["elapsed_ms"] = shown["elapsed_ms"]
         seats.append(info)
     return {
         "room": display_code(room.code),

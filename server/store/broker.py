@@ -26,15 +26,15 @@ class Broker(Protocol):
         """Deliver the messages of subscribed rooms to ``listener`` from now on."""
         ...
 
-    async def subscribe(self, code: str) -> None:
-        """Receive the messages of room ``code``; returns once the subscription is live."""
+    async def subscribe(self, room_code: str) -> None:
+        """Receive the messages of room ``room_code``; returns once the subscription is live."""
         ...
 
-    async def unsubscribe(self, code: str) -> None:
-        """Stop receiving the messages of room ``code``."""
+    async def unsubscribe(self, room_code: str) -> None:
+        """Stop receiving the messages of room ``room_code``."""
         ...
 
-    async def publish_control(self, code: str, data: bytes) -> None:
+    async def publish_control(self, room_code: str, data: bytes) -> None:
         """Send a control message (not a room event, not stored) to every subscribed worker."""
         ...
 

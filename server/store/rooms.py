@@ -73,11 +73,11 @@ class RoomStore(Protocol):
         """Store a new room; False if its code is taken."""
         ...
 
-    async def snapshot(self, code: str) -> Snapshot | None:
+    async def snapshot(self, room_code: str) -> Snapshot | None:
         """The room's state, progress and last seq, read together; None if unknown."""
         ...
 
-    async def update(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
+    async def update(self, room_code: str, update: Update[T]) -> tuple[Snapshot, T]:
         """Apply ``update`` atomically (retrying on conflicts), store and publish its events.
 
         Returns the new snapshot and the update's value. Raises whatever ``update`` raises
@@ -87,7 +87,7 @@ class RoomStore(Protocol):
 
     async def append(
         self,
-        code: str,
+        room_code: str,
         race: int,
         seat: int,
         *,
@@ -117,21 +117,21 @@ class RoomStore(Protocol):
         room's view is; what needs the exact state (results, resuming) replays the log."""
         ...
 
-    async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+    async def moves(self, room_code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """A seat's move log for a race, from index ``start`` (the moves, without times)."""
         ...
 
-    async def times(self, code: str, race: int, seat: int) -> list[int | None]:
+    async def times(self, room_code: str, race: int, seat: int) -> list[int | None]:
         """The server time (ms since the race's start) of each move of a seat's log;
         ``None`` for a move stored without one."""
         ...
 
-    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+    async def log(self, room_code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """A seat's move log for a race from index ``start``, as stored: each entry the move
         and its time (:func:`log_entry`)."""
         ...
 
-    async def events_since(self, code: str, after: int) -> list[bytes] | None:
+    async def events_since(self, room_code: str, after: int) -> list[bytes] | None:
         """The stored events with seq > ``after``, or None when some are no longer kept."""
         ...
 
@@ -153,12 +153,12 @@ def events_after(kept: Iterable[bytes], last_seq: int, after: int) -> list[bytes
     return [e for e in events if (event_seq(e) or 0) > after]
 
 
-async def recent_events(rooms: RoomStore, code: str, newest: int) -> list[bytes]:
+async def recent_events(rooms: RoomStore, room_code: str, newest: int) -> list[bytes]:
     """A room's kept events as of ``newest`` (a snapshot's seq), oldest first: all the store
     keeps of them but the oldest tenth (at most 50), which events stamped since the snapshot
     may have pushed out (none, when even those are gone)."""
     margin = min(50, rooms.event_cap // 10)
-    return await rooms.events_since(code, max(0, newest - rooms.event_cap + margin)) or []
+    return await rooms.events_since(room_code, max(0, newest - rooms.event_cap + margin)) or []
 
 
 def log_entry(move: str, at: int | None) -> str:

@@ -61,7 +61,7 @@ class TournamentStore(Protocol):
         """Every kept move list: (round, player) → text."""
         ...
 
-    async def hold_lease(self, tid: str, ms: int) -> bool:
-        """Take the tournament's lease for ``ms``, or renew it if this worker holds it;
+    async def hold_lease(self, tid: str, lease_ms: int) -> bool:
+        """Take the tournament's lease for ``lease_ms``, or renew it if this worker holds it;
         whether this worker holds it now. The holder runs the tournament's timers."""
         ...

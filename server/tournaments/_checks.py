@@ -58,7 +58,7 @@ def check_text(text: str, what: str, limit: int, *, lines: bool = False) -> str:
     text = text.strip() if isinstance(text, str) else ""
     if not text or len(text) > limit:
         raise TournamentError("bad_text", f"{what} must be 1-{limit} characters")
-    if any(not (ch.isprintable() or (lines and ch == "\n")) for ch in text):
+    if any(not (char.isprintable() or (lines and char == "\n")) for char in text):
         raise TournamentError("bad_text", f"{what} contains a control character")
     return text
 

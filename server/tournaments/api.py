@@ -182,7 +182,7 @@ class TournamentApi:
         if not rooms:
             return {}
         try:
-            found = await records.race_ids(rooms)
+            found = await records.tournaments.race_ids(rooms)
         except Exception:
             logger.warning("replay ids not read", exc_info=True)
             return {}
@@ -226,7 +226,7 @@ class TournamentApi:
         live: LiveTournament | None = snap.live if snap is not None else None
         moves = None
         if live is None and self.ctx.records is not None:
-            found = await self.ctx.records.load_tournament(tid)
+            found = await self.ctx.records.tournaments.load(tid)
             if found is not None:
                 live, moves = found
         if live is None:

@@ -6,11 +6,11 @@ __all__ = ["TournamentError"]
 
 
 class TournamentError(Exception):
-    """An act the tournament refuses. ``code`` is the error code sent to the client (and the
-    key of its text in the message catalogues); ``message`` an English sentence for logs and
-    tools. A refused act changes nothing."""
+    """An act the tournament refuses. ``error_code`` is the error code sent to the client (and
+    the key of its text in the message catalogues); ``message`` an English sentence for logs
+    and tools. A refused act changes nothing."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, error_code: str, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.error_code = error_code
         self.message = message

@@ -269,19 +269,19 @@ def _check_deal(
 ) -> list[str]:
     r = round_.number
     try:
-        code = DealCode.parse(round_.deal)
+        deal_code = DealCode.parse(round_.deal)
     except GameError as exc:
         return [f"round {r}: {exc}"]
-    if code.game_name != settings.game:
-        return [f"round {r}: {code} is not a deal of {settings.game}"]
+    if deal_code.game_name != settings.game:
+        return [f"round {r}: {deal_code} is not a deal of {settings.game}"]
     if settings.deals == "list" and settings.deal_codes is not None:
-        if round_.candidate is not None or str(code) != settings.deal_codes[r - 1]:
-            return [f"round {r}: {code} is not the host's listed deal"]
+        if round_.candidate is not None or str(deal_code) != settings.deal_codes[r - 1]:
+            return [f"round {r}: {deal_code} is not the host's listed deal"]
         return []
     if round_.candidate is None:
         return [f"round {r}: no candidate index"]
     deal = RoundDeal(
-        code,
+        deal_code,
         round_.candidate,
         None if round_.solution is None else tuple(round_.solution),
         tuple(round_.skipped),

@@ -194,9 +194,9 @@ class Summary(BaseModel):
     deal_digest: str | None = None
 
 
-def deal_digest(code: str) -> str:
+def deal_digest(deal_code: str) -> str:
     """SHA-256 (hex) of a canonical deal code: a round's deal compared without being kept."""
-    return hashlib.sha256(code.encode("ascii")).hexdigest()
+    return hashlib.sha256(deal_code.encode("ascii")).hexdigest()
 
 
 def summary_of(live: LiveTournament) -> Summary:

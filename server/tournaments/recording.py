@@ -26,7 +26,7 @@ async def record_tournament(ctx: Context, tid: str, rounds: int = 0) -> None:
     if records is not None:
         moves = await tournaments.round_moves(tid)
         try:
-            await records.save_tournament(snap.live, moves)
+            await records.tournaments.save(snap.live, moves)
         except Exception:
             logger.warning(
                 "tournament not written to the records tournament=%s", tid, exc_info=True

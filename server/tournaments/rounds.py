@@ -100,9 +100,9 @@ _REPORT_AFTER: Final = 0.1
 class RoundRunner:
     """The round runner of a worker: leases, drivers, rooms, results, records."""
 
-    def __init__(self, ctx: Context, race: Race, history: History) -> None:
+    def __init__(self, ctx: Context, races: Race, history: History) -> None:
         self.ctx = ctx
-        self.race = race
+        self.races = races
         self.history = history
         self.lease_ms = int(ctx.config.tournament_lease * 1000)
         #: seconds between renewals of this worker's presence marks (a mark counts three
@@ -245,7 +245,7 @@ class RoundRunner:
             except Replan:
                 continue
             except TournamentError as exc:
-                raise Refusal(exc.code, exc.message) from None
+                raise Refusal(exc.error_code, exc.message) from None
             for room in rooms:
                 self.learn_room(room.code, tid, state.round + 1)
             logger.info(
@@ -283,9 +283,9 @@ class RoundRunner:
         async def make(players: list[str]) -> RoundRoom:
             seats = {player: i for i, player in enumerate(players, 1)}
             for _ in range(10):
-                code = new_room_code()
+                room_code = new_room_code()
                 room = RoomState(
-                    code=code,
+                    code=room_code,
                     game=settings.game,
                     options=options.model_copy(update={"max_players": len(players)}),
                     key=state.key if settings.private else None,
@@ -311,9 +311,9 @@ class RoundRunner:
             else:
                 raise Refusal("busy", "could not find free room codes")
             await self.ctx.store.rooms.update(
-                code, BeginRoundRace(now, countdown, first.total, first.player_view())
+                room_code, BeginRoundRace(now, countdown, first.total, first.player_view())
             )
-            return RoundRoom(code=code, created_at=now, seats=seats)
+            return RoundRoom(code=room_code, created_at=now, seats=seats)
 
         chunks = plan_rooms(planned, worker_of=worker_of)
         return await gather_all(*(make(chunk) for chunk in chunks))
@@ -384,7 +384,7 @@ class RoundRunner:
                 )
                 continue
             if expire and snap.room.phase == "running" and now_ms() >= (snap.room.deadline or 0):
-                await self.race.end.expire(room.code, snap.room.race)
+                await self.races.end.expire(room.code, snap.room.race)
                 snap = await store.rooms.snapshot(room.code) or snap
             for player, seat in room.seats.items():
                 if player in current.results:
@@ -426,8 +426,8 @@ class RoundRunner:
             return
         p = rsnap.progress.get(seat)
         if p is not None and p.status == "playing":
-            await self.race.end.finish_from_log(room.code, rsnap.room, seat, "resigned", now_ms())
-            await self.race.end.check_end(room.code)
+            await self.races.end.finish_from_log(room.code, rsnap.room, seat, "resigned", now_ms())
+            await self.races.end.check_end(room.code)
         results = [
             r for r in await self.collect(snap.live, current.number) if r[0].player == player
         ]
@@ -459,7 +459,7 @@ class RoundRunner:
         try:
             end_early(trial, actor=actor, now=now_ms(), reason=reason)  # refused before anything
         except TournamentError as exc:
-            raise Refusal(exc.code, exc.message) from None
+            raise Refusal(exc.error_code, exc.message) from None
         current = current_round(snap.live.state)
         if current is not None:
             store = self.ctx.store
@@ -469,16 +469,16 @@ class RoundRunner:
                     continue
                 for seat, p in sorted(rsnap.progress.items()):
                     if p.race == rsnap.room.race and p.status == "playing":
-                        await self.race.end.finish_from_log(
+                        await self.races.end.finish_from_log(
                             room.code, rsnap.room, seat, "timeout", now_ms()
                         )
-                await self.race.end.check_end(room.code)
+                await self.races.end.check_end(room.code)
             found = await self.collect(snap.live, current.number)
             await self.record_results(tid, current.number, found)
         try:
             await self._act(tid, lambda s: end_early(s, actor=actor, now=now_ms(), reason=reason))
         except TournamentError as exc:
-            raise Refusal(exc.code, exc.message) from None
+            raise Refusal(exc.error_code, exc.message) from None
         await self.catch_up(tid)
 
     async def catch_up(self, tid: str) -> None:

@@ -42,7 +42,7 @@ from engine import DealCode, new_game
 from server.rooms.ranking import places, race_key
 
 from .settings import TournamentSettings
-from .state import PlayerState, RoundResult, RoundState, TournamentState
+from .state import EntrantStatus, PlayerState, RoundResult, RoundState, RoundStatus, TournamentState
 
 __all__ = [
     "CARD_PENALTY_MS",
@@ -106,7 +106,7 @@ class RoundEntry:
     ``timeout``), or ``absent``, ``missed`` (not entered then) or ``disqualified``."""
 
     round: int
-    status: str
+    status: RoundStatus
     place: int | None
     points: int
     time_ms: int
@@ -124,7 +124,7 @@ class Standing:
     rank: int
     player: str
     name: str
-    status: str
+    status: EntrantStatus
     points: int
     time_ms: int
     rounds: tuple[RoundEntry, ...]
@@ -188,11 +188,13 @@ def round_ranking(
     return placed
 
 
-def _entry(
-    number: int, status: str, limit_ms: int, cards: int, placed: Placed | None = None
-) -> RoundEntry:
-    if placed is None:
-        return RoundEntry(number, status, None, 0, limit_ms + CARD_PENALTY_MS * cards)
+def _unplayed(number: int, status: RoundStatus, limit_ms: int, cards: int) -> RoundEntry:
+    """The line of a round a player has no placed result in: the time limit and every card
+    count against them."""
+    return RoundEntry(number, status, None, 0, limit_ms + CARD_PENALTY_MS * cards)
+
+
+def _played(number: int, limit_ms: int, placed: Placed) -> RoundEntry:
     r = placed.result
     time_ms = (
         (r.elapsed_ms or 0)
@@ -230,12 +232,12 @@ def standings_of(
         absent = set(round_.absent)
         for player, line in lines.items():
             if player in placed:
-                line.append(_entry(round_.number, "", limit_ms, cards, placed[player]))
+                line.append(_played(round_.number, limit_ms, placed[player]))
             elif player in round_.results:
-                line.append(_entry(round_.number, "disqualified", limit_ms, cards))
+                line.append(_unplayed(round_.number, "disqualified", limit_ms, cards))
             else:
-                status = "absent" if player in absent else "missed"
-                line.append(_entry(round_.number, status, limit_ms, cards))
+                status: RoundStatus = "absent" if player in absent else "missed"
+                line.append(_unplayed(round_.number, status, limit_ms, cards))
     rows = []
     for player, line in lines.items():
         won = [e for e in line if e.status == "won"]

@@ -111,7 +111,7 @@ class LocalTournament:
 
 
 def _refused(exc: TournamentError) -> Refusal:
-    return Refusal(exc.code, exc.message)
+    return Refusal(exc.error_code, exc.message)
 
 
 class Tournaments:
@@ -479,19 +479,19 @@ class Tournaments:
 
     # ------------------------------------------------------------------ results
 
-    def _on_room_event(self, lr: LocalRoom, event: Event) -> None:
+    def _on_room_event(self, room: LocalRoom, event: Event) -> None:
         """A player finished a race: the worker holding their seat reports the result at
         once (the round runner finds any that no worker reported)."""
         if event.get("type") != "player_finished":
             return
-        found = self.runner.room_round(lr.room_code)
+        found = self.runner.room_round(room.room_code)
         if found is None:
             return
         tid, number = found
         seat = event.get("seat")
-        for conn in lr.conns:
+        for conn in room.conns:
             if conn.role == "player" and conn.seat == seat and conn.player_id is not None:
-                result = result_of_event(conn.player_id, lr.deal_code, event)
+                result = result_of_event(conn.player_id, room.deal_code, event)
                 if result is not None:
                     self.runner.report(tid, number, *result)
                 return

@@ -44,7 +44,7 @@ def _plain_text(text: str, what: str, limit: int) -> str:
         raise ValueError(f"{what} is empty")
     if len(text) > limit:
         raise ValueError(f"{what} is {len(text)} characters long, at most {limit}")
-    if any(not ch.isprintable() for ch in text):
+    if any(not char.isprintable() for char in text):
         raise ValueError(f"{what} contains a control character")
     return text
 
@@ -111,12 +111,12 @@ class TournamentSettings(BaseModel):
             canonical = []
             for text in codes:
                 try:
-                    code = DealCode.parse(text)
+                    deal_code = DealCode.parse(text)
                 except GameError as exc:
                     raise ValueError(f"deal_codes: {exc}") from None
-                if code.game_name != self.game:
-                    raise ValueError(f"deal_codes: {code} is a deal of {code.game_name}")
-                canonical.append(str(code))
+                if deal_code.game_name != self.game:
+                    raise ValueError(f"deal_codes: {deal_code} is a deal of {deal_code.game_name}")
+                canonical.append(str(deal_code))
             # the model is frozen: store the canonical forms once, at validation
             object.__setattr__(self, "deal_codes", tuple(canonical))
         elif self.deal_codes is not None:

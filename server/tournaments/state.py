@@ -31,12 +31,14 @@ __all__ = [
     "FINAL_STATUSES",
     "SYSTEM",
     "AuditEntry",
+    "EntrantStatus",
     "Event",
     "Phase",
     "PlayerState",
     "Role",
     "RoundResult",
     "RoundState",
+    "RoundStatus",
     "TournamentError",
     "TournamentState",
     "create",
@@ -60,6 +62,13 @@ class _State(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+EntrantStatus = Literal["entered", "withdrawn", "kicked", "banned"]
+"""An entrant's standing in the tournament (see :class:`PlayerState`)."""
+RoundStatus = Literal["won", "resigned", "timeout", "absent", "missed", "disqualified"]
+"""A player's line for a round: their race's end, or ``absent``, ``missed`` (not entered
+then) or ``disqualified`` (their result struck)."""
+
+
 class PlayerState(_State):
     """An entrant. ``status``: ``entered``, ``withdrawn`` (``withdrawn_by`` ``self`` or
     ``absences``), ``kicked`` (results stay) or ``banned`` (results struck); ``reason`` is
@@ -68,7 +77,7 @@ class PlayerState(_State):
 
     id: str
     name: str
-    status: Literal["entered", "withdrawn", "kicked", "banned"] = "entered"
+    status: EntrantStatus = "entered"
     withdrawn_by: Literal["self", "absences"] | None = None
     reason: str | None = None
     joined_at: int

@@ -149,17 +149,17 @@ class Watching:
 
     # ------------------------------------------------------------------ local rooms → store
 
-    def _on_release(self, lr: LocalRoom, event: Event) -> None:
-        if event.get("type") in _CHANGES and lr.feed is not None:
-            self._dirty(lr.room_code, lr.feed.seq)
+    def _on_release(self, local: LocalRoom, event: Event) -> None:
+        if event.get("type") in _CHANGES and local.feed is not None:
+            self._dirty(local.room_code, local.feed.seq)
 
-    def _dirty(self, code: str, seq: int) -> None:
+    def _dirty(self, room_code: str, seq: int) -> None:
         """The room changed as of event ``seq``: written when due."""
-        kept = self._dirty_rooms.get(code)
+        kept = self._dirty_rooms.get(room_code)
         if kept is None:
-            self._dirty_rooms[code] = (seq, asyncio.get_running_loop().time(), seq)
+            self._dirty_rooms[room_code] = (seq, asyncio.get_running_loop().time(), seq)
         elif seq > kept[2]:
-            self._dirty_rooms[code] = (kept[0], kept[1], seq)
+            self._dirty_rooms[room_code] = (kept[0], kept[1], seq)
         self._schedule()
 
     def _schedule(self) -> None:
@@ -172,21 +172,21 @@ class Watching:
         )
 
     def _due(
-        self, code: str, first: int, since: float, last: int, loop_now: float, now: int
+        self, room_code: str, first: int, since: float, last: int, loop_now: float, now: int
     ) -> bool:
         """Whether this worker is to write a changed room now: as the room's writer (or
         when none is known), once ROOM_EVERY has passed since it last wrote the room; when
         another worker is the writer, only once that one has left a change unwritten for
         TAKE_OVER_AFTER, or not refreshed the entry (what it wrote is forgotten here)."""
-        kept = self.mirror.get(code)
+        kept = self.mirror.get(room_code)
         if kept is None or kept.by in ("", self.ctx.worker_id):
-            return loop_now - self._written.get(code, float("-inf")) >= ROOM_EVERY
+            return loop_now - self._written.get(room_code, float("-inf")) >= ROOM_EVERY
         fresh = now - kept.at < (REFRESH_EVERY + TAKE_OVER_AFTER) * 1000
         if fresh and kept.seq >= last:
-            del self._dirty_rooms[code]  # the writer wrote it all
+            del self._dirty_rooms[room_code]  # the writer wrote it all
             return False
         if fresh and kept.seq >= first:  # it wrote some: the rest is waited for from now
-            self._dirty_rooms[code] = (last, loop_now, last)
+            self._dirty_rooms[room_code] = (last, loop_now, last)
             return False
         return not fresh or loop_now - since >= TAKE_OVER_AFTER
 
@@ -201,54 +201,56 @@ class Watching:
         drops: list[tuple[str, int]] = []
         taken: list[Entry] = []
         now = now_ms()
-        for code, (first, since, last) in list(self._dirty_rooms.items()):
-            lr = self.ctx.rooms.get(code)
-            feed = lr.feed if lr is not None else None
+        for room_code, (first, since, last) in list(self._dirty_rooms.items()):
+            local = self.ctx.rooms.get(room_code)
+            feed = local.feed if local is not None else None
             if feed is None or feed.body is None:
-                del self._dirty_rooms[code]
+                del self._dirty_rooms[room_code]
                 continue
-            if not self._due(code, first, since, last, loop_now, now):
+            if not self._due(room_code, first, since, last, loop_now, now):
                 continue
-            del self._dirty_rooms[code]
-            kept = self.mirror.get(code)
-            assert lr is not None
-            facts = lr.facts(feed.body["phase"])
+            del self._dirty_rooms[room_code]
+            kept = self.mirror.get(room_code)
+            assert local is not None
+            facts = local.facts(feed.body["phase"])
             entry = live_entry(feed.body, feed.created_at, boards_shown(NOBODY, facts, now))
             if entry is not None:
                 data = orjson.dumps(entry)
                 if kept is not None and kept.data == data and now - kept.at < REFRESH_EVERY * 1000:
                     continue  # the directory shows it already
-                self._written[code] = loop_now
-                puts.append((code, feed.seq, encode_entry(code, feed.seq, now, entry, data)))
-                taken.append(Entry.of(code, entry, data, feed.seq, now, me))
+                self._written[room_code] = loop_now
+                puts.append(
+                    (room_code, feed.seq, encode_entry(room_code, feed.seq, now, entry, data))
+                )
+                taken.append(Entry.of(room_code, entry, data, feed.seq, now, me))
             elif kept is not None:
-                self._written[code] = loop_now
-                drops.append((code, feed.seq))
+                self._written[room_code] = loop_now
+                drops.append((room_code, feed.seq))
         if puts or drops:
             try:
                 await self.ctx.store.directory.write(puts, drops)
             except StoreUnavailable:
                 # written again once the store is back (the refresh loop would, at the
                 # latest): this worker's copy is left as the store has it
-                for code, seq, _ in puts:
-                    self._dirty_rooms.setdefault(code, (seq, loop_now, seq))
-                for code, seq in drops:
-                    self._dirty_rooms.setdefault(code, (seq, loop_now, seq))
+                for room_code, seq, _ in puts:
+                    self._dirty_rooms.setdefault(room_code, (seq, loop_now, seq))
+                for room_code, seq in drops:
+                    self._dirty_rooms.setdefault(room_code, (seq, loop_now, seq))
                 loop.call_later(1.0, self._schedule)
                 return
             # the store tells the other workers; this one's copy is kept here
             for e in taken:
                 self._take(e)
-            for code, seq in drops:
-                self._untake(code, seq)
+            for room_code, seq in drops:
+                self._untake(room_code, seq)
             self._changed()
         self._schedule()  # the rooms not due yet
 
-    def _on_drop(self, lr: LocalRoom) -> None:
+    def _on_drop(self, local: LocalRoom) -> None:
         # the room's entry stays until another worker with the room writes it, or it is
         # stale; this worker stops writing it
-        self._dirty_rooms.pop(lr.room_code, None)
-        self._written.pop(lr.room_code, None)
+        self._dirty_rooms.pop(local.room_code, None)
+        self._written.pop(local.room_code, None)
 
     async def _refresh_loop(self) -> None:
         """Write the listed rooms again now and then, and drop stale entries."""
@@ -262,11 +264,11 @@ class Watching:
     def _refresh(self) -> None:
         now = now_ms()
         old = now - int(REFRESH_EVERY * 1000)
-        for code, lr in self.ctx.rooms.rooms.items():
-            kept = self.mirror.get(code)
-            if kept is not None and kept.at <= old and lr.feed is not None:
+        for room_code, local in self.ctx.rooms.rooms.items():
+            kept = self.mirror.get(room_code)
+            if kept is not None and kept.at <= old and local.feed is not None:
                 # written again by its writer; by this worker once it is not (TAKE_OVER_AFTER)
-                self._dirty(code, kept.seq)
+                self._dirty(room_code, kept.seq)
         oldest = now - int(STALE_AFTER * 1000)
         stale = [e for e in self.mirror.values() if e.at < oldest]
         for e in stale:
@@ -298,8 +300,8 @@ class Watching:
             return
         for item in message.get("put", ()):
             self._take(Entry.told(item, by))
-        for code, seq in message.get("drop", ()):
-            self._untake(code, seq)
+        for room_code, seq in message.get("drop", ()):
+            self._untake(room_code, seq)
         self._changed()
 
     def _take(self, entry: Entry) -> None:
@@ -308,10 +310,10 @@ class Watching:
         if kept is None or kept.seq <= entry.seq:
             self.listing.put(entry)
 
-    def _untake(self, code: str, seq: int) -> None:
-        kept = self.mirror.get(code)
+    def _untake(self, room_code: str, seq: int) -> None:
+        kept = self.mirror.get(room_code)
         if kept is not None and kept.seq <= seq:
-            self.listing.remove(code)
+            self.listing.remove(room_code)
 
     def _changed(self) -> None:
         """The directory changed: the featured races are looked at and the subscribers
@@ -353,8 +355,8 @@ class Watching:
         """The featured race of each game (display codes)."""
         out: list[FeaturedBody] = []
         for game in GAMES:
-            code = self.featured.get(game)
-            out.append({"game": game, "room": display_code(code) if code else None})
+            room_code = self.featured.get(game)
+            out.append({"game": game, "room": display_code(room_code) if room_code else None})
         return out
 
     # ------------------------------------------------------------------ subscribers
@@ -451,5 +453,5 @@ class Watching:
 
     def room_listed(self, text: str) -> bool:
         """Whether the room a code names is in the directory (for tests and tools)."""
-        code = normalize_code(text)
-        return code is not None and code in self.mirror
+        room_code = normalize_code(text)
+        return room_code is not None and room_code in self.mirror

@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from protocol import Phase
 from protocol.frames import LivePlayerBody, LiveRoomBody, SnapshotBody
 
 from ..rooms.room import FINAL_STATUSES
@@ -87,7 +88,7 @@ class Entry:
 
     code: str
     game: str
-    phase: str
+    phase: Phase
     spectators: int
     gap: float | None
     started: int  # its race's start, or the room's creation while it waits
@@ -98,19 +99,19 @@ class Entry:
 
     @classmethod
     def of(
-        cls, code: str, room: LiveRoomBody, data: bytes, seq: int, at: int, by: str = ""
+        cls, room_code: str, room: LiveRoomBody, data: bytes, seq: int, at: int, by: str = ""
     ) -> Entry:
         """The entry of a room's :class:`LiveRoomBody`."""
         started = room["start_at"] or room["created_at"]
         game, phase, spectators, gap = room["game"], room["phase"], room["spectators"], room["gap"]
-        return cls(code, game, phase, spectators, gap, started, data, seq, at, by)
+        return cls(room_code, game, phase, spectators, gap, started, data, seq, at, by)
 
     @classmethod
     def told(cls, item: list[Any], by: str = "") -> Entry:
         """The entry of an item of a store's message (see :func:`encode_entry`), written by
         worker ``by``."""
-        code, seq, at, game, phase, spectators, gap, started, room = item
-        return cls(code, game, phase, spectators, gap, started, room.encode(), seq, at, by)
+        room_code, seq, at, game, phase, spectators, gap, started, room = item
+        return cls(room_code, game, phase, spectators, gap, started, room.encode(), seq, at, by)
 
 
 # The orders' keys, computed for every listed room at every push: no calls inside them.
@@ -191,35 +192,35 @@ class Listing:
 
     def put(self, entry: Entry) -> None:
         """List ``entry``, in place of the room's entry if it had one."""
-        code = entry.code
-        if self.entries.get(code) is None:
+        room_code = entry.code
+        if self.entries.get(room_code) is None:
             self._counts[entry.game] = self._counts.get(entry.game, 0) + 1
-        self.entries[code] = entry
+        self.entries[room_code] = entry
         for (sort, game, _), chosen in self._chosen.items():
             if chosen.stale or (game is not None and entry.game != game):
                 continue
             key = _KEYS[sort](entry)
-            kept = chosen.keys.get(code)
+            kept = chosen.keys.get(room_code)
             if kept is not None:
                 if key != kept:  # it may move: chosen again
                     chosen.stale = True
                     continue
                 # the same place (a room's progress, mostly): its entry replaced there
                 for i, e in enumerate(chosen.rooms):
-                    if e.code == code:
+                    if e.code == room_code:
                         chosen.rooms[i] = entry
                         break
             elif chosen.last is None or key < chosen.last:
                 chosen.stale = True
 
-    def remove(self, code: str) -> None:
-        """Stop listing the room of ``code`` (nothing when it is not listed)."""
-        entry = self.entries.pop(code, None)
+    def remove(self, room_code: str) -> None:
+        """Stop listing the room of ``room_code`` (nothing when it is not listed)."""
+        entry = self.entries.pop(room_code, None)
         if entry is None:
             return
         self._counts[entry.game] -= 1
         for chosen in self._chosen.values():
-            if code in chosen.keys:
+            if room_code in chosen.keys:
                 chosen.stale = True
 
     def total(self, game: str | None) -> int:
@@ -264,11 +265,11 @@ def pick_featured(entries: Iterable[Entry], game: str) -> str | None:
     return None
 
 
-def encode_entry(code: str, seq: int, at: int, entry: LiveRoomBody, data: bytes) -> bytes:
+def encode_entry(room_code: str, seq: int, at: int, entry: LiveRoomBody, data: bytes) -> bytes:
     """An entry as stored and told: a JSON array of the room's code, the event it is as of,
     when it was written (server ms), what it is sorted by (game, phase, spectators, gap,
     start) and the entry itself (``data``) as one JSON string — every worker decodes
     thousands of entries a second, and a string is one object to make, not dozens."""
     started = entry["start_at"] or entry["created_at"]
     sort_by = [entry["game"], entry["phase"], entry["spectators"], entry["gap"], started]
-    return orjson.dumps([code, seq, at, *sort_by, data.decode()])
+    return orjson.dumps([room_code, seq, at, *sort_by, data.decode()])

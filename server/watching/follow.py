@@ -71,32 +71,32 @@ class Spectate:
         """``follow``: follow up to four players' boards (none: stop)."""
         if conn.room_code is None:
             raise Refusal("not_in_room", "join a room first")
-        lr = self.ctx.rooms[conn.room_code]
+        local = self.ctx.rooms[conn.room_code]
         seats = msg.followed()
-        if seats and lr.viewer(conn).racing:  # stopping is anyone's
+        if seats and local.viewer(conn).racing:  # stopping is anyone's
             raise Refusal("not_spectator", "a player still racing cannot follow boards")
-        feed = lr.feed
+        feed = local.feed
         assert feed is not None
         await feed.wait_loaded()
         if seats:
-            snap = await self.ctx.store.rooms.snapshot(lr.room_code)
+            snap = await self.ctx.store.rooms.snapshot(local.room_code)
             if snap is not None:  # asked again: the viewer may have played meanwhile
                 await look_up(self.ctx, conn, snap.room, now_ms())
-            if not self.may_see(lr, conn):
-                raise Refusal("boards_hidden", _hidden_because(lr))
+            if not self.may_see(local, conn):
+                raise Refusal("boards_hidden", _hidden_because(local))
         for seat in seats:
             if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
                 raise Refusal("unknown_seat", f"seat {seat} is not racing")
         for seat in conn.following:
             if seat not in seats:
                 self._unfollow(conn, seat)
-        followers = self.followers.setdefault(lr.room_code, {})
+        followers = self.followers.setdefault(local.room_code, {})
         for seat in seats:
             f = followers.get(seat)
             if f is None:
                 f = Follower(feed.body["race"] if feed.body else 0, new_game(feed.deal))
                 followers[seat] = f
-                f.task = self.ctx.tasks.spawn(self._follow_loop(lr, seat, f), "follow")
+                f.task = self.ctx.tasks.spawn(self._follow_loop(local, seat, f), "follow")
             if conn not in f.spectators:
                 f.spectators.add(conn)
                 f.newcomers.add(conn)  # gets the board even if nothing changes
@@ -104,12 +104,12 @@ class Spectate:
         conn.following = tuple(seats)
 
     @staticmethod
-    def may_see(lr: LocalRoom, conn: Conn) -> bool:
-        """The board rule, for a viewer of ``lr`` shown the room as its feed has it: a
+    def may_see(local: LocalRoom, conn: Conn) -> bool:
+        """The board rule, for a viewer of ``local`` shown the room as its feed has it: a
         spectator, or a player not racing (finished, sitting the race out, waiting)."""
-        feed = lr.feed
+        feed = local.feed
         phase = feed.body["phase"] if feed is not None and feed.body is not None else None
-        return boards_shown(lr.viewer(conn), lr.facts(phase), now_ms()) != "progress"
+        return boards_shown(local.viewer(conn), local.facts(phase), now_ms()) != "progress"
 
     def unfollow(self, conn: Conn) -> None:
         """Stop following every board (the connection leaves)."""
@@ -133,8 +133,8 @@ class Spectate:
         if conn.following:
             self.unfollow(conn)
 
-    def _on_release(self, lr: LocalRoom, event: Event) -> None:
-        followers = self.followers.get(lr.room_code)
+    def _on_release(self, local: LocalRoom, event: Event) -> None:
+        followers = self.followers.get(local.room_code)
         if not followers:
             return
         kind = event.get("type")
@@ -146,13 +146,13 @@ class Spectate:
             if follower is not None:
                 follower.dirty.set()
 
-    def _on_drop(self, lr: LocalRoom) -> None:
-        for f in self.followers.pop(lr.room_code, {}).values():
+    def _on_drop(self, local: LocalRoom) -> None:
+        for f in self.followers.pop(local.room_code, {}).values():
             if f.task is not None:
                 f.task.cancel()
 
-    async def _follow_loop(self, lr: LocalRoom, seat: int, f: Follower) -> None:
-        feed = lr.feed
+    async def _follow_loop(self, local: LocalRoom, seat: int, f: Follower) -> None:
+        feed = local.feed
         assert feed is not None
         while True:
             await f.dirty.wait()
@@ -163,7 +163,7 @@ class Spectate:
             if f.race != body["race"]:
                 f.race, f.game, f.applied = body["race"], new_game(feed.deal), 0
             try:
-                new = await self._new_moves(lr, seat, f)
+                new = await self._new_moves(local, seat, f)
             except StoreUnavailable:
                 f.dirty.set()  # tried again at the next release
                 continue
@@ -173,42 +173,42 @@ class Spectate:
                     f.applied += len(new)
                 except GameError:
                     logger.warning(
-                        "follow: log does not replay room=%s seat=%s", lr.room_code, seat
+                        "follow: log does not replay room=%s seat=%s", local.room_code, seat
                     )
-                    moves = await self.ctx.store.rooms.moves(lr.room_code, f.race, seat)
+                    moves = await self.ctx.store.rooms.moves(local.room_code, f.race, seat)
                     f.game, f.applied = replay(feed.deal, moves), len(moves)
             to = set(f.spectators) if new else f.newcomers & f.spectators
             f.newcomers.clear()
             # asked again at every board: a new race may be on a secret deal, or race the
             # follower (a player who followed once finished, and races the next race)
-            to = {conn for conn in to if self.may_see(lr, conn)}
+            to = {conn for conn in to if self.may_see(local, conn)}
             if to:
                 data = frames.board(
-                    room=display_code(lr.room_code),
+                    room=display_code(local.room_code),
                     seat=seat,
                     race=f.race,
                     view=f.game.player_view(),
                 )
                 self.ctx.rooms.send(to, data)
 
-    async def _new_moves(self, lr: LocalRoom, seat: int, f: Follower) -> list[str]:
+    async def _new_moves(self, local: LocalRoom, seat: int, f: Follower) -> list[str]:
         """The moves of the log not on the board yet — with a spectator delay, only those
         the feed has released the player's progress for, and none made after the delay's
         moment. (A move's time is taken before it is stored, its event after: a slow
         store would otherwise put a move on the board before the player's ack was a
         delay old, and ahead of the player list.)"""
-        feed = lr.feed
+        feed = local.feed
         assert feed is not None and feed.body is not None
         store = self.ctx.store
         if not feed.delay:
-            return await store.rooms.moves(lr.room_code, f.race, seat, f.applied)
+            return await store.rooms.moves(local.room_code, f.race, seat, f.applied)
         shown = feed.shown.get(seat)
         if shown is None:
             return []
         start = feed.body["start_at"] or 0
         cutoff = min(now_ms() - feed.delay * 1000 - start, shown)
         moves = []
-        for entry in await store.rooms.log(lr.room_code, f.race, seat, f.applied):
+        for entry in await store.rooms.log(local.room_code, f.race, seat, f.applied):
             at = entry_time(entry)
             if at is not None and at > cutoff:
                 break  # the log is in time order: the rest is later still
@@ -216,11 +216,11 @@ class Spectate:
         return moves
 
 
-def _hidden_because(lr: LocalRoom) -> str:
+def _hidden_because(local: LocalRoom) -> str:
     """Why the board rule hides a race's boards from a spectator (the refusal's sentence)."""
-    if lr.secret_until is None or now_ms() >= lr.secret_until:
+    if local.secret_until is None or now_ms() >= local.secret_until:
         return "this room shows its spectators the racers' progress only while they race"
-    if lr.tournament:
+    if local.tournament:
         return (
             "a tournament round's boards are shown when the round is over, or after the "
             "host's delay, and never to a player entered in the tournament: you see the "

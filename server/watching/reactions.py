@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections import Counter
 
 import orjson
@@ -24,6 +23,7 @@ import orjson
 from protocol import React, frames
 from protocol.frames import ReactionCountBody
 
+from ..bucket import TokenBucket
 from ..codes import display_code
 from ..context import Context
 from ..edge.connection import Conn
@@ -58,33 +58,33 @@ class Reactions:
         """``react``: one reaction, tallied and told to the room soon."""
         if conn.room_code is None or conn.role not in ("player", "spectator"):
             raise Refusal("not_in_room", "join a room first")
-        lr = self.ctx.rooms[conn.room_code]
+        local = self.ctx.rooms[conn.room_code]
         seat = msg.seat if msg.seat is not None or conn.role != "player" else conn.seat
-        if seat is not None and not _seated(lr, seat):
+        if seat is not None and not _seated(local, seat):
             raise Refusal("unknown_seat", f"nobody sits in seat {seat}")
         if not _take_credit(conn):
             raise Refusal("too_many_reactions", "too many reactions: wait a moment")
         by = "player" if conn.role == "player" else "spectator"
-        self._tally.setdefault(lr.room_code, Counter())[seat, msg.reaction, by] += 1
-        if lr.room_code not in self._due and not self._closed:
-            code = lr.room_code
-            self._due[code] = asyncio.get_running_loop().call_later(
-                FLUSH_EVERY, lambda: self.ctx.tasks.spawn(self._flush(code), "reactions")
+        self._tally.setdefault(local.room_code, Counter())[seat, msg.reaction, by] += 1
+        if local.room_code not in self._due and not self._closed:
+            room_code = local.room_code
+            self._due[room_code] = asyncio.get_running_loop().call_later(
+                FLUSH_EVERY, lambda: self.ctx.tasks.spawn(self._flush(room_code), "reactions")
             )
 
-    async def _flush(self, code: str) -> None:
-        self._due.pop(code, None)
-        tally = self._tally.pop(code, None)
+    async def _flush(self, room_code: str) -> None:
+        self._due.pop(room_code, None)
+        tally = self._tally.pop(room_code, None)
         if not tally:
             return
         rows = [[seat, reaction, by, n] for (seat, reaction, by), n in tally.items()]
         # reactions are of the moment: those of an outage are not kept
         with contextlib.suppress(StoreUnavailable):
             await self.ctx.store.broker.publish_control(
-                code, orjson.dumps({"ctl": "react", "r": rows})
+                room_code, orjson.dumps({"ctl": "react", "r": rows})
             )
 
-    def _on_control(self, lr: LocalRoom, message: Event) -> None:
+    def _on_control(self, local: LocalRoom, message: Event) -> None:
         """A room's tally, from any worker: to this worker's connections."""
         counts: list[ReactionCountBody] = [
             {"seat": seat, "reaction": reaction, "by": by, "n": n}
@@ -92,35 +92,35 @@ class Reactions:
         ]
         if not counts:
             return
-        room = display_code(lr.room_code)
+        room = display_code(local.room_code)
         everything = frames.reactions(room=room, counts=counts)
-        feed = lr.feed
+        feed = local.feed
         body = feed.body if feed is not None else None
         hide = body is not None and not body["options"].get("spectator_reactions", True)
         players_only = [c for c in counts if c["by"] == "player"]
         to_all: list[Conn] = []
         to_racers: list[Conn] = []
-        for conn in lr.conns:
+        for conn in local.conns:
             if not conn.ready:
                 continue
             if conn.role == "spectator":
-                if not lr.delay:
+                if not local.delay:
                     to_all.append(conn)
-            elif hide and _racing(lr, conn):
+            elif hide and _racing(local, conn):
                 to_racers.append(conn)
             else:
                 to_all.append(conn)
         self.ctx.rooms.send(to_all, everything)
         if to_racers and players_only:
             self.ctx.rooms.send(to_racers, frames.reactions(room=room, counts=players_only))
-        if lr.delay and feed is not None:
+        if local.delay and feed is not None:
             feed.push(everything)
 
-    def _on_drop(self, lr: LocalRoom) -> None:
-        timer = self._due.pop(lr.room_code, None)
+    def _on_drop(self, local: LocalRoom) -> None:
+        timer = self._due.pop(local.room_code, None)
         if timer is not None:
             timer.cancel()
-        self._tally.pop(lr.room_code, None)
+        self._tally.pop(local.room_code, None)
 
     def close(self) -> None:
         """Cancel the pending tallies, and start no more (shutdown)."""
@@ -131,26 +131,22 @@ class Reactions:
 
 
 def _take_credit(conn: Conn) -> bool:
-    now = time.monotonic()
-    conn.reactions_left = min(float(BURST), conn.reactions_left + (now - conn.reactions_at) * RATE)
-    conn.reactions_at = now
-    if conn.reactions_left < 1.0:
-        return False
-    conn.reactions_left -= 1.0
-    return True
+    if conn.reaction_credits is None:
+        conn.reaction_credits = TokenBucket(RATE, BURST)
+    return conn.reaction_credits.take() == 0.0
 
 
-def _seated(lr: LocalRoom, seat: int) -> bool:
-    body = lr.feed.body if lr.feed is not None else None
+def _seated(local: LocalRoom, seat: int) -> bool:
+    body = local.feed.body if local.feed is not None else None
     seats = {s["seat"] for s in body["seats"]} if body is not None else set()
-    return seat in seats or seat in lr.participants
+    return seat in seats or seat in local.participants
 
 
-def _racing(lr: LocalRoom, conn: Conn) -> bool:
+def _racing(local: LocalRoom, conn: Conn) -> bool:
     """A player still racing (not finished) in a race under way."""
     return (
         conn.role == "player"
-        and lr.phase == "running"
-        and conn.seat in lr.participants
-        and conn.seat not in lr.finished
+        and local.phase == "running"
+        and conn.seat in local.participants
+        and conn.seat not in local.finished
     )

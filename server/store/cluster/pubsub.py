@@ -100,28 +100,28 @@ class ShardChannels:
 
     # ------------------------------------------------------------------ subscribing
 
-    async def subscribe(self, code: str) -> None:
+    async def subscribe(self, room_code: str) -> None:
         """Subscribe on the primary of the room's slot; returns once it confirmed (a stale
         slot map is read again and the subscription sent where it now belongs)."""
-        self._order.track(code)
-        self._wanted[code] = None
+        self._order.track(room_code)
+        self._wanted[room_code] = None
         try:
             for attempt in range(5):
                 try:
-                    await self._subscribe_on(code, self._router.shard(code))
+                    await self._subscribe_on(room_code, self._router.shard(room_code))
                     return
                 except ResponseError:  # MOVED: our map of the slots is behind
                     if attempt == 4:
                         raise
                     await self._router.refresh()
         except BaseException as exc:
-            self._wanted.pop(code, None)
+            self._wanted.pop(room_code, None)
             if isinstance(exc, ResponseError):
-                raise RedisConnectionError(f"cannot subscribe room {code}: {exc}") from exc
+                raise RedisConnectionError(f"cannot subscribe room {room_code}: {exc}") from exc
             raise
 
-    async def _subscribe_on(self, code: str, shard: Shard) -> None:
-        channel = self._channel_of(code)
+    async def _subscribe_on(self, room_code: str, shard: Shard) -> None:
+        channel = self._channel_of(room_code)
         node = self._nodes.get(shard.name)
         if node is None:
             node = self._nodes[shard.name] = _Node(shard, shard.subscriber.pubsub())
@@ -143,20 +143,20 @@ class ShardChannels:
         finally:
             self._confirm.pop(channel, None)
             node.pending.discard(channel)
-        if code in self._wanted:
-            node.codes.add(code)
-            self._wanted[code] = shard.name
+        if room_code in self._wanted:
+            node.codes.add(room_code)
+            self._wanted[room_code] = shard.name
 
-    async def unsubscribe(self, code: str) -> None:
+    async def unsubscribe(self, room_code: str) -> None:
         """Leave the room's channel."""
-        name = self._wanted.pop(code, None)
-        self._moving.discard(code)
-        self._order.forget(code)
+        name = self._wanted.pop(room_code, None)
+        self._moving.discard(room_code)
+        self._order.forget(room_code)
         node = self._nodes.get(name or "")
-        if node is not None and code in node.codes:
-            node.codes.discard(code)
+        if node is not None and room_code in node.codes:
+            node.codes.discard(room_code)
             with contextlib.suppress(*_LOST):
-                await node.pubsub.sunsubscribe(self._channel_of(code))
+                await node.pubsub.sunsubscribe(self._channel_of(room_code))
 
     # ------------------------------------------------------------------ listening
 
@@ -199,12 +199,12 @@ class ShardChannels:
             if future is not None and not future.done():
                 future.set_result(None)
         elif kind == "sunsubscribe":
-            code = room_of_channel(message["channel"])
-            if self._wanted.get(code) == node.shard.name:
+            room_code = room_of_channel(message["channel"])
+            if self._wanted.get(room_code) == node.shard.name:
                 # not ours: Redis dropped it (the slot moved away from this node)
-                node.codes.discard(code)
-                self._wanted[code] = None
-                self._move({code})
+                node.codes.discard(room_code)
+                self._wanted[room_code] = None
+                self._move({room_code})
 
     async def _drop(self, node: _Node) -> set[str]:
         """Close a node's connection; the rooms it carried (to be subscribed again)."""
@@ -212,9 +212,9 @@ class ShardChannels:
             del self._nodes[node.shard.name]
         codes = set(node.codes)
         node.codes.clear()
-        for code in codes:
-            if self._wanted.get(code) == node.shard.name:
-                self._wanted[code] = None
+        for room_code in codes:
+            if self._wanted.get(room_code) == node.shard.name:
+                self._wanted[room_code] = None
         if node.task is not None:
             node.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -228,16 +228,16 @@ class ShardChannels:
     def _on_slots_moved(self) -> None:
         """The slot map changed: move the rooms whose primary is another now."""
         stale = set()
-        for code, name in self._wanted.items():
+        for room_code, name in self._wanted.items():
             with contextlib.suppress(RedisConnectionError):
-                if name is not None and self._router.shard(code).name != name:
-                    stale.add(code)
+                if name is not None and self._router.shard(room_code).name != name:
+                    stale.add(room_code)
         if stale:
             self._move(stale)
 
     def _move(self, codes: set[str]) -> None:
         """Subscribe ``codes`` again where their slots are now, then fill their gaps."""
-        self._moving.update(code for code in codes if code in self._wanted)
+        self._moving.update(room_code for room_code in codes if room_code in self._wanted)
         if self._moving and (self._mover is None or self._mover.done()):
             self._mover = asyncio.create_task(self._run_mover())
 
@@ -248,26 +248,26 @@ class ShardChannels:
                 await self._router.refresh()
             except _LOST as exc:
                 logger.debug("cannot read the slot map yet: %r", exc)
-            for code in sorted(self._moving):
-                if code not in self._wanted:
-                    self._moving.discard(code)
+            for room_code in sorted(self._moving):
+                if room_code not in self._wanted:
+                    self._moving.discard(room_code)
                     continue
                 try:
-                    shard = self._router.shard(code)
-                    old = self._nodes.get(self._wanted[code] or "")
+                    shard = self._router.shard(room_code)
+                    old = self._nodes.get(self._wanted[room_code] or "")
                     if old is not None and old.shard is not shard:
-                        old.codes.discard(code)
-                        self._wanted[code] = None
+                        old.codes.discard(room_code)
+                        self._wanted[room_code] = None
                         with contextlib.suppress(*_LOST):
-                            await old.pubsub.sunsubscribe(self._channel_of(code))
-                    if self._wanted.get(code) != shard.name:
-                        await self._subscribe_on(code, shard)
+                            await old.pubsub.sunsubscribe(self._channel_of(room_code))
+                    if self._wanted.get(room_code) != shard.name:
+                        await self._subscribe_on(room_code, shard)
                 except (*_LOST, ResponseError) as exc:
-                    logger.debug("room %s not subscribed again yet: %r", code, exc)
+                    logger.debug("room %s not subscribed again yet: %r", room_code, exc)
                     continue
-                self._moving.discard(code)
-                logger.info("room %s subscribed on %s: filling its gap", code, shard.name)
-                self._order.repair(code)
+                self._moving.discard(room_code)
+                logger.info("room %s subscribed on %s: filling its gap", room_code, shard.name)
+                self._order.repair(room_code)
             if self._moving:
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)

@@ -20,22 +20,22 @@ class MemoryBroker:
         """Remember the listener."""
         self._listener = listener
 
-    def publish(self, code: str, data: bytes) -> None:
-        """Deliver a message of room ``code`` now, if it is subscribed."""
-        if code in self._subscribed and self._listener is not None:
-            self._listener(code, data)
+    def publish(self, room_code: str, data: bytes) -> None:
+        """Deliver a message of room ``room_code`` now, if it is subscribed."""
+        if room_code in self._subscribed and self._listener is not None:
+            self._listener(room_code, data)
 
-    async def subscribe(self, code: str) -> None:
+    async def subscribe(self, room_code: str) -> None:
         """Deliver this room's messages to the listener."""
-        self._subscribed.add(code)
+        self._subscribed.add(room_code)
 
-    async def unsubscribe(self, code: str) -> None:
+    async def unsubscribe(self, room_code: str) -> None:
         """Stop delivering this room's messages."""
-        self._subscribed.discard(code)
+        self._subscribed.discard(room_code)
 
-    async def publish_control(self, code: str, data: bytes) -> None:
+    async def publish_control(self, room_code: str, data: bytes) -> None:
         """Deliver a control message to the listener."""
-        self.publish(code, data)
+        self.publish(room_code, data)
 
     async def close(self) -> None:
         """Nothing to stop: the listener is called directly."""

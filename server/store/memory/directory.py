@@ -31,16 +31,16 @@ class MemoryDirectory:
     async def write(self, puts: list[tuple[str, int, bytes]], drops: list[tuple[str, int]]) -> None:
         """Keep and forget entries unless later ones are kept; tell it in one message."""
         done_puts, done_drops = [], []
-        for code, seq, entry in puts:
-            kept = self._entries.get(code)
+        for room_code, seq, entry in puts:
+            kept = self._entries.get(room_code)
             if kept is None or kept[0] <= seq:
-                self._entries[code] = (seq, entry)
+                self._entries[room_code] = (seq, entry)
                 done_puts.append(entry)
-        for code, seq in drops:
-            kept = self._entries.get(code)
+        for room_code, seq in drops:
+            kept = self._entries.get(room_code)
             if kept is None or kept[0] <= seq:
-                self._entries.pop(code, None)
-                done_drops.append([code, seq])
+                self._entries.pop(room_code, None)
+                done_drops.append([room_code, seq])
         if done_puts or done_drops:
             head = orjson.dumps({"by": self.worker_id, "drop": done_drops})[:-1]
             self._tell(head + b',"put":[' + b",".join(done_puts) + b"]}")

@@ -68,15 +68,15 @@ class MemoryRooms:
     def sweep(self, now: float | None = None) -> int:
         """Drop expired rooms; returns how many."""
         now = time.monotonic() if now is None else now
-        dead = [code for code, e in self._rooms.items() if e.expires_at <= now]
-        for code in dead:
-            del self._rooms[code]
+        dead = [room_code for room_code, e in self._rooms.items() if e.expires_at <= now]
+        for room_code in dead:
+            del self._rooms[room_code]
         return len(dead)
 
-    def _get(self, code: str) -> _Entry | None:
-        entry = self._rooms.get(code)
+    def _get(self, room_code: str) -> _Entry | None:
+        entry = self._rooms.get(room_code)
         if entry is not None and entry.expires_at <= time.monotonic():
-            del self._rooms[code]
+            del self._rooms[room_code]
             return None
         return entry
 
@@ -92,27 +92,27 @@ class MemoryRooms:
         self._rooms[room.code] = entry
         return True
 
-    async def snapshot(self, code: str) -> Snapshot | None:
+    async def snapshot(self, room_code: str) -> Snapshot | None:
         """A copy of the room's state and progress."""
-        entry = self._get(code)
+        entry = self._get(room_code)
         if entry is None:
             return None
         return Snapshot(
             RoomState.model_validate_json(entry.room),
-            {s: p.model_copy() for s, p in entry.progress.items()},
+            dict(entry.progress),
             entry.events.seq,
         )
 
-    async def update(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
+    async def update(self, room_code: str, update: Update[T]) -> tuple[Snapshot, T]:
         """Apply ``update`` to copies; store them only if it returns (no await in between,
         so nothing else runs in the middle)."""
-        snap = await self.snapshot(code)
-        entry = self._get(code)
+        snap = await self.snapshot(room_code)
+        entry = self._get(room_code)
         if snap is None or entry is None:
-            raise UnknownRoom(code)
+            raise UnknownRoom(room_code)
         events, value = update(snap.room, snap.progress)
         entry.room = snap.room.model_dump_json()
-        entry.progress = {s: p.model_copy() for s, p in snap.progress.items()}
+        entry.progress = dict(snap.progress)
         entry.epochs = {s.seat: s.epoch for s in snap.room.seats}
         if snap.room.phase == "running":
             # older races' move logs are never read again
@@ -122,12 +122,12 @@ class MemoryRooms:
         self._touch(entry, snap.room)
         snap.seq = entry.events.seq
         for item in data:
-            self._publish(code, item)
+            self._publish(room_code, item)
         return snap, value
 
     async def append(
         self,
-        code: str,
+        room_code: str,
         race: int,
         seat: int,
         *,
@@ -140,7 +140,7 @@ class MemoryRooms:
     ) -> list[bytes] | None:
         """Store a move, the seat's progress and its events, if the seat is still racing
         (and held with ``epoch``)."""
-        entry = self._get(code)
+        entry = self._get(room_code)
         if entry is None:
             return None
         if epoch is not None and entry.epochs.get(seat, 1) != epoch:
@@ -154,36 +154,36 @@ class MemoryRooms:
                 raise LogConflict(f"log has {len(log)} moves, not {index}")
             log.append(log_entry(move, at))
         if progress is not None:
-            entry.progress[seat] = progress  # kept as given: the caller does not change it
+            entry.progress[seat] = progress  # a frozen value: kept as given
         data = entry.events.stamp(events)
         for item in data:
-            self._publish(code, item)
+            self._publish(room_code, item)
         return data
 
-    async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+    async def moves(self, room_code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """A copy of the move log from ``start``."""
-        entry = self._get(code)
+        entry = self._get(room_code)
         if entry is None:
             return []
         return [entry_move(e) for e in entry.moves.get((race, seat), [])[start:]]
 
-    async def times(self, code: str, race: int, seat: int) -> list[int | None]:
+    async def times(self, room_code: str, race: int, seat: int) -> list[int | None]:
         """The time of each move of the log."""
-        entry = self._get(code)
+        entry = self._get(room_code)
         if entry is None:
             return []
         return [entry_time(e) for e in entry.moves.get((race, seat), [])]
 
-    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+    async def log(self, room_code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """A copy of the move log's entries from ``start``, with their times."""
-        entry = self._get(code)
+        entry = self._get(room_code)
         if entry is None:
             return []
         return list(entry.moves.get((race, seat), [])[start:])
 
-    async def events_since(self, code: str, after: int) -> list[bytes] | None:
+    async def events_since(self, room_code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``; None if the first missed one was dropped."""
-        entry = self._get(code)
+        entry = self._get(room_code)
         if entry is None:
             return None
         return events_after(entry.events.kept, entry.events.seq, after)

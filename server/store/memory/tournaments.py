@@ -152,6 +152,6 @@ class MemoryTournaments:
         except UnknownTournament:
             return {}
 
-    async def hold_lease(self, tid: str, ms: int) -> bool:
+    async def hold_lease(self, tid: str, lease_ms: int) -> bool:
         """One process holds every lease."""
         return True

@@ -51,22 +51,22 @@ class RedisBroker:
                 )
             await self.channels.start(listener)
 
-    async def subscribe(self, code: str) -> None:
+    async def subscribe(self, room_code: str) -> None:
         """Subscribe to the room's channel (returns once Redis confirmed it)."""
         assert self.channels is not None, "not listening"
         with self._link.reaching():
-            await self.channels.subscribe(code)
+            await self.channels.subscribe(room_code)
 
-    async def unsubscribe(self, code: str) -> None:
+    async def unsubscribe(self, room_code: str) -> None:
         """Leave the room's channel."""
         assert self.channels is not None, "not listening"
         with self._link.reaching():
-            await self.channels.unsubscribe(code)
+            await self.channels.unsubscribe(room_code)
 
-    async def publish_control(self, code: str, data: bytes) -> None:
+    async def publish_control(self, room_code: str, data: bytes) -> None:
         """Publish a control message (not stored, no seq)."""
-        publish, channel = self._link.scripts.publish, self._link.channel(code)
-        await self._link.run(code, lambda r: r.execute_command(publish, channel, data))  # type: ignore[no-untyped-call]
+        publish, channel = self._link.scripts.publish, self._link.channel(room_code)
+        await self._link.run(room_code, lambda r: r.execute_command(publish, channel, data))  # type: ignore[no-untyped-call]
 
     async def close(self) -> None:
         """Close the channels."""

@@ -115,10 +115,10 @@ class RedisDirectory:
         """One script: store and remove entries (unless later ones are stored), publish
         what was done."""
         args: list[Any] = [self.channel, len(puts), self.worker_id]
-        for code, seq, entry in puts:
-            args += [code, seq, entry]
-        for code, seq in drops:
-            args += [code, seq]
+        for room_code, seq, entry in puts:
+            args += [room_code, seq, entry]
+        for room_code, seq in drops:
+            args += [room_code, seq]
         keys = [self.rooms_key, self.seqs_key]
         await self._link.run(
             self.rooms_key, lambda r: self._write(keys=keys, args=args, client=r), key=True

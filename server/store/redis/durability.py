@@ -66,11 +66,11 @@ def _synced(reply: Any) -> bool:
 
 def barrier(level: str, version: tuple[int, ...], timeout: float) -> Barrier:
     """The barrier of ``level`` on Redis ``version``, waiting ``timeout`` seconds."""
-    ms = max(1, round(timeout * 1000))
+    timeout_ms = max(1, round(timeout * 1000))
     if level == "replica":
-        return Barrier(command("WAIT", 1, ms), _replicated)
+        return Barrier(command("WAIT", 1, timeout_ms), _replicated)
     if level == "aof" and version >= (7, 2):
-        return Barrier(command("WAITAOF", 1, 0, ms), _synced)
+        return Barrier(command("WAITAOF", 1, 0, timeout_ms), _synced)
     return Barrier(None, None)  # memory, or aof on Redis < 7.2: appendfsync always
 
 
@@ -141,14 +141,14 @@ async def apply_durability(router: Router, asked: str | None, timeout: float) ->
     return level
 
 
-async def settle(router: Router, code: str, key: str, ttl: int, level: str) -> None:
-    """With a barrier: return once the writes made so far on room ``code``'s shard are as
+async def settle(router: Router, room_code: str, key: str, ttl: int, level: str) -> None:
+    """With a barrier: return once the writes made so far on room ``room_code``'s shard are as
     durable as ``level`` asks, else raise :class:`NotDurable`. The barrier needs a write of
     ours that comes after them: ``key``'s TTL is renewed (``ttl``, as it was just set)."""
     if router.pipe_options.get("barrier") is None:
         return
     try:
-        shard = router.shard(code)
+        shard = router.shard(room_code)
         if await shard.store.send(command("EXPIRE", key, ttl)) == 1:
             return
     except NotSettled:

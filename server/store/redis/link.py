@@ -116,12 +116,12 @@ class RedisLink:
             raise StoreUnavailable(f"Redis did not run it: {exc}") from exc
 
     async def run(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+        self, where: str, command: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
     ) -> T:
-        """Run ``op`` on the shard of room ``where`` (of the key ``where`` with ``key``),
+        """Run ``command`` on the shard of room ``where`` (of the key ``where`` with ``key``),
         following the cluster (:meth:`Router.run`); failures as :class:`StoreUnavailable`."""
         with self.reaching():
-            return await self.router.run(where, op, key=key)
+            return await self.router.run(where, command, key=key)
 
     def subscriber(self, key: str) -> aioredis.Redis:
         """The client of the shard of ``key``, to listen on (on a cluster, PUBLISH reaches
@@ -132,10 +132,10 @@ class RedisLink:
             self.check_health()
             raise
 
-    async def settle(self, code: str, key: str, ttl: int) -> None:
-        """Return once room ``code``'s writes so far are as durable as asked (a no-op for
+    async def settle(self, room_code: str, key: str, ttl: int) -> None:
+        """Return once room ``room_code``'s writes so far are as durable as asked (a no-op for
         ``memory``), else :class:`~server.store.errors.NotDurable` (see :func:`settle`)."""
-        await settle(self.router, code, key, ttl, self.durability)
+        await settle(self.router, room_code, key, ttl, self.durability)
 
     # ------------------------------------------------------------------ health
 
@@ -166,10 +166,10 @@ class RedisLink:
 
     async def ping(self) -> float:
         """Round trip of a PING in seconds (on a cluster: of the slowest primary)."""
-        t0 = time.perf_counter()
+        started = time.perf_counter()
         with self.reaching():
             await gather_all(*(s.redis.ping() for s in self.router.primaries()))
-        return time.perf_counter() - t0
+        return time.perf_counter() - started
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -70,7 +70,7 @@ class MoveWriter:
 
     def pack(
         self,
-        code: str,
+        room_code: str,
         race: int,
         seat: int,
         entry: str,
@@ -80,7 +80,7 @@ class MoveWriter:
         epoch: int | None,
     ) -> bytes:
         """The call storing one action of a seat (see ``RoomStore.append``)."""
-        head = self._heads.get((code, race, seat))
+        head = self._heads.get((room_code, race, seat))
         if head is None:
             # the arguments that are the same for every call of a seat, packed once
             head = resp_args(
@@ -88,22 +88,22 @@ class MoveWriter:
                     b"EVALSHA",
                     self._sha,
                     5,
-                    self._key(code, "progress"),
-                    self._key(code, "seq"),
-                    self._key(code, "events"),
-                    self._key(code, f"moves:{race}:{seat}"),
-                    self._key(code, "epochs"),
+                    self._key(room_code, "progress"),
+                    self._key(room_code, "seq"),
+                    self._key(room_code, "events"),
+                    self._key(room_code, f"moves:{race}:{seat}"),
+                    self._key(room_code, "epochs"),
                     seat,
                     race,
                     self._event_cap,
-                    self._key(code, "ch"),
+                    self._key(room_code, "ch"),
                     self._active_ttl,
                 ]
             )
             if len(self._heads) >= 100_000:
                 self._heads.clear()  # bounded: rebuilt on the next call of each seat
-            self._heads[code, race, seat] = head
-        state = b"" if progress is None else progress.model_dump_json().encode()
+            self._heads[room_code, race, seat] = head
+        state = b"" if progress is None else progress.to_json()
         log = entry.encode()
         number = b"-1" if index is None else b"%d" % index
         fence = b"" if epoch is None else b"%d" % epoch
@@ -123,7 +123,7 @@ class MoveWriter:
             packed += resp_args([orjson.dumps(e) for e in events])
         return packed
 
-    async def send(self, code: str, packed: bytes) -> tuple[Any, bool]:
+    async def send(self, room_code: str, packed: bytes) -> tuple[Any, bool]:
         """Send a call until Redis answers it; the reply, and whether an earlier try may
         have run."""
         maybe_ran = reloaded = False
@@ -141,7 +141,7 @@ class MoveWriter:
                     shard, asking = asking, None
                     shard.store.send(_ASKING).add_done_callback(_retrieved)
                 else:
-                    shard = router.shard(code)
+                    shard = router.shard(room_code)
                 return await shard.store.send(packed), maybe_ran
             except NoScriptError:
                 if reloaded or shard is None:

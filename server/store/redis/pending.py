@@ -33,8 +33,8 @@ class RedisPending:
         self._writes = f"{link.prefix}:{{pending}}"
         self._due = f"{link.prefix}:{{pending}}:due"
 
-    async def _run(self, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
-        return await self._link.run(self._writes, op, key=True)
+    async def _run(self, command: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        return await self._link.run(self._writes, command, key=True)
 
     async def keep(self, key: str, data: bytes) -> None:
         """HSET the write and ZADD its time (``sd:{pending}``, ``sd:{pending}:due``)."""

@@ -168,9 +168,9 @@ class RedisPools:
         tag = POOL_CHANNEL + pool
         return [self._link.key(tag, what) for what in ("seekers", "workers", "taken", "taken_at")]
 
-    async def _run(self, pool: str, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
-        """``op`` on the shard of the pool's keys."""
-        return await self._link.run(POOL_CHANNEL + pool, op)
+    async def _run(self, pool: str, command: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        """``command`` on the shard of the pool's keys."""
+        return await self._link.run(POOL_CHANNEL + pool, command)
 
     def _claim_key(self, player: str) -> str:
         return self._link.key(f"seek:{player}", "claim")

@@ -58,14 +58,14 @@ class InOrder:
         self._held: dict[str, list[bytes]] = {}
         self._repairs: set[asyncio.Task[None]] = set()
 
-    def track(self, code: str) -> None:
-        """A new subscription of ``code``: its first event sets where it starts."""
-        self._delivered.pop(code, None)
+    def track(self, room_code: str) -> None:
+        """A new subscription of ``room_code``: its first event sets where it starts."""
+        self._delivered.pop(room_code, None)
 
-    def forget(self, code: str) -> None:
-        """``code`` is no longer subscribed."""
-        self._delivered.pop(code, None)
-        self._held.pop(code, None)
+    def forget(self, room_code: str) -> None:
+        """``room_code`` is no longer subscribed."""
+        self._delivered.pop(room_code, None)
+        self._held.pop(room_code, None)
 
     def rooms(self) -> list[str]:
         """The rooms that received events since they were subscribed."""
@@ -76,61 +76,61 @@ class InOrder:
         for task in list(self._repairs):
             task.cancel()
 
-    def deliver(self, code: str, data: bytes) -> None:
+    def deliver(self, room_code: str, data: bytes) -> None:
         """Pass events on in seq order; a gap is filled from the stored events first."""
         assert self.listener is not None
         seq = event_seq(data)
         if seq is None:
-            self.listener(code, data)
+            self.listener(room_code, data)
             return
-        held = self._held.get(code)
+        held = self._held.get(room_code)
         if held is not None:
             held.append(data)
             return
-        last = self._delivered.get(code)
+        last = self._delivered.get(room_code)
         if last is not None and seq > last + 1:
-            self.repair(code, data)
+            self.repair(room_code, data)
             return
         if last is None or seq > last:
-            self._delivered[code] = seq
-            self.listener(code, data)
+            self._delivered[room_code] = seq
+            self.listener(room_code, data)
 
-    def repair(self, code: str, data: bytes | None = None) -> None:
+    def repair(self, room_code: str, data: bytes | None = None) -> None:
         """Read the room's events after the last one delivered (some may have been missed)
         and pass them on, then ``data`` and whatever came meanwhile. A room that has not
         had an event since it was subscribed has nothing to fill."""
-        if data is None and code not in self._delivered:
+        if data is None and room_code not in self._delivered:
             return
-        if code in self._held:
+        if room_code in self._held:
             if data is not None:
-                self._held[code].append(data)
+                self._held[room_code].append(data)
             return
-        self._held[code] = [data] if data is not None else []
-        task = asyncio.create_task(self._fill(code))
+        self._held[room_code] = [data] if data is not None else []
+        task = asyncio.create_task(self._fill(room_code))
         self._repairs.add(task)
         task.add_done_callback(self._repairs.discard)
 
-    async def _fill(self, code: str) -> None:
-        last = self._delivered.get(code, 0)
+    async def _fill(self, room_code: str) -> None:
+        last = self._delivered.get(room_code, 0)
         missing: list[bytes] | None = None
         for attempt in range(20):
             try:
-                missing = await self._fetch(code, last)
+                missing = await self._fetch(room_code, last)
                 break
             except Exception as exc:
                 # the pub/sub connection is back but the store may lag a moment behind
-                logger.debug("could not fetch missed events room=%s: %r", code, exc)
+                logger.debug("could not fetch missed events room=%s: %r", room_code, exc)
                 await asyncio.sleep(min(0.1 * 2**attempt, 1.0))
         if missing is None:
-            logger.warning("events lost for connected clients room=%s after=%s", code, last)
-        held = self._held.pop(code, [])
-        if code not in self._delivered or self.listener is None:
+            logger.warning("events lost for connected clients room=%s after=%s", room_code, last)
+        held = self._held.pop(room_code, [])
+        if room_code not in self._delivered or self.listener is None:
             return  # unsubscribed meanwhile
         for item in sorted({*(missing or []), *held}, key=lambda d: event_seq(d) or 0):
             seq = event_seq(item) or 0
-            if seq > self._delivered[code]:
-                self._delivered[code] = seq
-                self.listener(code, item)
+            if seq > self._delivered[room_code]:
+                self._delivered[room_code] = seq
+                self.listener(room_code, item)
 
 
 class RoomChannels:
@@ -198,13 +198,13 @@ class RoomChannels:
 
     def _message(self, channel: bytes, data: bytes) -> None:
         # called by the connection's transport for each message
-        code = self._channels.get(channel)
-        if not code:
+        room_code = self._channels.get(channel)
+        if not room_code:
             return  # the worker's own channel, or a room left (its last messages)
         try:
-            self._order.deliver(code, data)
+            self._order.deliver(room_code, data)
         except Exception:
-            logger.exception("could not deliver an event of room %s", code)
+            logger.exception("could not deliver an event of room %s", room_code)
 
     async def _watch(self) -> None:
         """When the connection is lost: back off (capped), open a new one, subscribe every
@@ -235,14 +235,14 @@ class RoomChannels:
                 continue
             backoff = 0.1
             logger.info("pub/sub connection back: filling gaps")
-            for code in self._order.rooms():
-                self._order.repair(code)  # events published while we were away
+            for room_code in self._order.rooms():
+                self._order.repair(room_code)  # events published while we were away
 
-    async def subscribe(self, code: str) -> None:
+    async def subscribe(self, room_code: str) -> None:
         """Subscribe and wait for Redis to confirm, so no later event is missed."""
-        channel = self._channel_of(code).encode()
-        self._channels[channel] = code
-        self._order.track(code)
+        channel = self._channel_of(room_code).encode()
+        self._channels[channel] = room_code
+        self._order.track(room_code)
         link = self._link
         try:
             if link is None:
@@ -254,10 +254,10 @@ class RoomChannels:
                 link.unsubscribe([channel])  # in case Redis subscribes it after all
             raise
 
-    async def unsubscribe(self, code: str) -> None:
+    async def unsubscribe(self, room_code: str) -> None:
         """Leave the room's channel."""
-        channel = self._channel_of(code).encode()
+        channel = self._channel_of(room_code).encode()
         self._channels.pop(channel, None)
-        self._order.forget(code)
+        self._order.forget(room_code)
         if self._link is not None:
             self._link.unsubscribe([channel])

@@ -81,11 +81,11 @@ class RedisRooms:
         self._writer: MoveWriter | None = None
         self._events: AsyncScript | None = None
 
-    def _key(self, code: str, what: str) -> str:
-        return self._link.key(code, what)
+    def _key(self, room_code: str, what: str) -> str:
+        return self._link.key(room_code, what)
 
-    def _moves_key(self, code: str, race: int, seat: int) -> str:
-        return self._key(code, f"moves:{race}:{seat}")
+    def _moves_key(self, room_code: str, race: int, seat: int) -> str:
+        return self._key(room_code, f"moves:{race}:{seat}")
 
     def _ttl(self, room: RoomState) -> int:
         return int(kept_for(room, self.active_ttl, self.finished_ttl))
@@ -125,26 +125,26 @@ class RedisRooms:
             await self._link.settle(room.code, key, ttl)
         return bool(ok)
 
-    async def snapshot(self, code: str) -> Snapshot | None:
+    async def snapshot(self, room_code: str) -> Snapshot | None:
         """Room, progress and seq in one MULTI, so they agree."""
 
         async def read(redis: aioredis.Redis) -> list[Any]:
             async with redis.pipeline(transaction=True) as pipe:
-                pipe.get(self._key(code, "room"))
-                pipe.hgetall(self._key(code, "progress"))
-                pipe.get(self._key(code, "seq"))
+                pipe.get(self._key(room_code, "room"))
+                pipe.hgetall(self._key(room_code, "progress"))
+                pipe.get(self._key(room_code, "seq"))
                 return await pipe.execute()
 
-        raw, progress, seq = await self._link.run(code, read)
+        raw, progress, seq = await self._link.run(room_code, read)
         if raw is None:
             return None
         return Snapshot(
             RoomState.model_validate_json(raw),
-            {int(k): ProgressState.model_validate_json(v) for k, v in progress.items()},
+            {int(k): ProgressState.from_json(v) for k, v in progress.items()},
             int(seq or 0),
         )
 
-    async def update(self, code: str, update: Update[T]) -> tuple[Snapshot, T]:
+    async def update(self, room_code: str, update: Update[T]) -> tuple[Snapshot, T]:
         """WATCH room and progress, apply ``update``, write it all in MULTI; retry on
         conflict.
 
@@ -155,17 +155,19 @@ class RedisRooms:
         up: if it is there, the update is done, and is not applied a second time (its
         events were published; the call returns the room as it is now, and the value of the
         update as it ran)."""
-        snap, value, ttl = await self._link.run(code, lambda r: self._update(r, code, update))
-        await self._link.settle(code, self._key(code, "room"), ttl)
+        snap, value, ttl = await self._link.run(
+            room_code, lambda r: self._update(r, room_code, update)
+        )
+        await self._link.settle(room_code, self._key(room_code, "room"), ttl)
         return snap, value
 
     async def _update(
-        self, redis: aioredis.Redis, code: str, update: Update[T]
+        self, redis: aioredis.Redis, room_code: str, update: Update[T]
     ) -> tuple[Snapshot, T, int]:
-        room_key, progress_key = self._key(code, "room"), self._key(code, "progress")
-        seq_key, events_key = self._key(code, "seq"), self._key(code, "events")
-        epochs_key = self._key(code, "epochs")
-        done_key, token = self._key(code, "done"), secrets.token_hex(8)
+        room_key, progress_key = self._key(room_code, "room"), self._key(room_code, "progress")
+        seq_key, events_key = self._key(room_code, "seq"), self._key(room_code, "events")
+        epochs_key = self._key(room_code, "epochs")
+        done_key, token = self._key(room_code, "done"), secrets.token_hex(8)
         sent = False
         async with redis.pipeline(transaction=True) as pipe:
             while True:
@@ -173,12 +175,10 @@ class RedisRooms:
                     await pipe.watch(room_key, progress_key)
                     raw = await pipe.get(room_key)
                     if raw is None:
-                        raise UnknownRoom(code)
+                        raise UnknownRoom(room_code)
                     stored = await pipe.hgetall(progress_key)
                     room = RoomState.model_validate_json(raw)
-                    progress = {
-                        int(k): ProgressState.model_validate_json(v) for k, v in stored.items()
-                    }
+                    progress = {int(k): ProgressState.from_json(v) for k, v in stored.items()}
                     events, value = update(room, progress)
                     ttl = self._ttl(room)
                     pipe.multi()  # type: ignore[no-untyped-call]
@@ -187,7 +187,7 @@ class RedisRooms:
                     if progress:
                         pipe.hset(
                             progress_key,
-                            mapping={str(s): p.model_dump_json() for s, p in progress.items()},
+                            mapping={str(s): p.to_json() for s, p in progress.items()},
                         )
                         pipe.expire(progress_key, ttl)
                     pipe.delete(epochs_key)
@@ -196,14 +196,14 @@ class RedisRooms:
                         pipe.expire(epochs_key, ttl)
                     if room.phase == "ended":
                         for seat in room.participants:
-                            pipe.expire(self._moves_key(code, room.race, seat), ttl)
+                            pipe.expire(self._moves_key(room_code, room.race, seat), ttl)
                     now = time.time()
                     pipe.zadd(done_key, {token: now})
                     pipe.zremrangebyscore(done_key, "-inf", now - _DONE_TTL)
                     pipe.expire(done_key, ttl)
                     await self._events_script(
                         keys=[seq_key, events_key],
-                        args=[self.event_cap, self._link.channel(code), ttl, *_bodies(events)],
+                        args=[self.event_cap, self._link.channel(room_code), ttl, *_bodies(events)],
                         client=pipe,
                     )
                     pipe.get(seq_key)
@@ -215,18 +215,18 @@ class RedisRooms:
                         sent = False
                         if await redis.zscore(done_key, token) is not None:
                             logger.warning(
-                                "room update ran before its connection failed room=%s", code
+                                "room update ran before its connection failed room=%s", room_code
                             )
-                            snap = await self.snapshot(code)
+                            snap = await self.snapshot(room_code)
                             if snap is None:
-                                raise UnknownRoom(code) from None
+                                raise UnknownRoom(room_code) from None
                             return snap, value, ttl
                     continue
         return Snapshot(room, progress, int(result[-1] or 0)), value, ttl
 
     async def append(
         self,
-        code: str,
+        room_code: str,
         race: int,
         seat: int,
         *,
@@ -250,51 +250,51 @@ class RedisRooms:
         raises :class:`NotDurable`."""
         entry = log_entry(move, at) if move else ""
         writer = self._moves
-        packed = writer.pack(code, race, seat, entry, progress, events, index, epoch)
-        result, resent = await writer.send(code, packed)
+        packed = writer.pack(room_code, race, seat, entry, progress, events, index, epoch)
+        result, resent = await writer.send(room_code, packed)
         if result is None:
             return None
         if result == -2:
             raise Fenced(f"seat {seat} is held by a newer connection")
         if result == -1:
-            key = self._moves_key(code, race, seat)
+            key = self._moves_key(room_code, race, seat)
             if resent and entry:
-                found = await self._link.run(code, lambda r: r.lindex(key, index or 0))
+                found = await self._link.run(room_code, lambda r: r.lindex(key, index or 0))
                 if found == entry.encode():
                     # an earlier try was run before its connection failed
-                    await self._link.settle(code, key, int(self.active_ttl))
+                    await self._link.settle(room_code, key, int(self.active_ttl))
                     return []
             raise LogConflict(f"the move log is not {index} moves long")
         return list(result)
 
-    async def moves(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+    async def moves(self, room_code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log."""
-        key = self._moves_key(code, race, seat)
-        items = await self._link.run(code, lambda r: r.lrange(key, start, -1))
+        key = self._moves_key(room_code, race, seat)
+        items = await self._link.run(room_code, lambda r: r.lrange(key, start, -1))
         return [entry_move(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
 
-    async def times(self, code: str, race: int, seat: int) -> list[int | None]:
+    async def times(self, room_code: str, race: int, seat: int) -> list[int | None]:
         """The time of each move of the log (entries ``MOVE@MS``)."""
-        key = self._moves_key(code, race, seat)
-        items = await self._link.run(code, lambda r: r.lrange(key, 0, -1))
+        key = self._moves_key(room_code, race, seat)
+        items = await self._link.run(room_code, lambda r: r.lrange(key, 0, -1))
         return [entry_time(m.decode() if isinstance(m, bytes) else str(m)) for m in items]
 
-    async def log(self, code: str, race: int, seat: int, start: int = 0) -> list[str]:
+    async def log(self, room_code: str, race: int, seat: int, start: int = 0) -> list[str]:
         """LRANGE of the seat's move log, entries with their times."""
-        key = self._moves_key(code, race, seat)
-        items = await self._link.run(code, lambda r: r.lrange(key, start, -1))
+        key = self._moves_key(room_code, race, seat)
+        items = await self._link.run(room_code, lambda r: r.lrange(key, start, -1))
         return [m.decode() if isinstance(m, bytes) else str(m) for m in items]
 
-    async def events_since(self, code: str, after: int) -> list[bytes] | None:
+    async def events_since(self, room_code: str, after: int) -> list[bytes] | None:
         """Kept events after ``after``, or None when the first missed one was trimmed."""
 
         async def read(redis: aioredis.Redis) -> list[Any]:
             async with redis.pipeline(transaction=True) as pipe:
-                pipe.get(self._key(code, "seq"))
-                pipe.lrange(self._key(code, "events"), 0, -1)
+                pipe.get(self._key(room_code, "seq"))
+                pipe.lrange(self._key(room_code, "events"), 0, -1)
                 return await pipe.execute()
 
-        seq, items = await self._link.run(code, read)
+        seq, items = await self._link.run(room_code, read)
         return events_after(items, int(seq or 0), after)
 
 

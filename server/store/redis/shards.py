@@ -251,8 +251,8 @@ class Router:
     def __init__(self, pipe_options: dict[str, Any]) -> None:
         self.pipe_options = pipe_options
 
-    def shard(self, code: str) -> Shard:
-        """The shard holding room ``code``."""
+    def shard(self, room_code: str) -> Shard:
+        """The shard holding room ``room_code``."""
         raise NotImplementedError
 
     def shard_of_key(self, key: str) -> Shard:
@@ -281,11 +281,11 @@ class Router:
         """Something failed that may be a failover: read the slot map again soon."""
 
     async def run(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+        self, where: str, command: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
     ) -> T:
-        """``op`` run on the shard of room ``where`` (of the key ``where`` with ``key``)."""
+        """``command`` run on the shard of room ``where`` (of the key ``where`` with ``key``)."""
         shard = self.shard_of_key(where) if key else self.shard(where)
-        return await op(shard.redis)
+        return await command(shard.redis)
 
     def set_pipe_option(self, name: str, value: Any) -> None:
         """Change a setting of every shard's pipe (and of those made later)."""
@@ -306,7 +306,7 @@ class SingleRouter(Router):
         super().__init__(pipe_options)
         self.one = Shard("redis", url, pipe_options)
 
-    def shard(self, code: str) -> Shard:
+    def shard(self, room_code: str) -> Shard:
         """The one shard."""
         return self.one
 
@@ -363,11 +363,11 @@ class ClusterRouter(Router):
             shard = self._shards[name] = Shard(name, url, self.pipe_options)
         return shard
 
-    def shard(self, code: str) -> Shard:
+    def shard(self, room_code: str) -> Shard:
         """The primary of the room's slot (the slot of its hash tag)."""
-        shard = self._by_slot[key_slot(code.encode())]
+        shard = self._by_slot[key_slot(room_code.encode())]
         if shard is None:
-            raise NotSent(f"no primary is known for room {code}")
+            raise NotSent(f"no primary is known for room {room_code}")
         return shard
 
     def shard_of_key(self, key: str) -> Shard:
@@ -444,16 +444,16 @@ class ClusterRouter(Router):
                     logger.exception("a slot map hook failed")
 
     async def run(
-        self, where: str, op: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
+        self, where: str, command: Callable[[aioredis.Redis], Awaitable[T]], *, key: bool = False
     ) -> T:
-        """``op`` run on the shard of room ``where`` (of the key ``where`` with ``key``).
+        """``command`` run on the shard of room ``where`` (of the key ``where`` with ``key``).
         When the cluster answers that the slot moved, or that it cannot run it now
-        (nothing was run), the slot map is read again and ``op`` run again where the slot
-        is then (a few times). A connection failure is not retried: ``op`` may have run."""
+        (nothing was run), the slot map is read again and ``command`` run again where the slot
+        is then (a few times). A connection failure is not retried: ``command`` may have run."""
         for attempt in range(10):
             try:
                 shard = self.shard_of_key(where) if key else self.shard(where)
-                return await op(shard.redis)
+                return await command(shard.redis)
             except ResponseError as exc:
                 if not not_run(exc) or attempt == 9:
                     raise

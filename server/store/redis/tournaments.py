@@ -115,9 +115,9 @@ class RedisTournaments:
     def _key(self, tid: str, what: str) -> str:
         return self._link.key(TOURNAMENT_CHANNEL + tid, what)
 
-    async def _run(self, tid: str, op: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
-        """``op`` run on the shard of the tournament's keys."""
-        return await self._link.run(TOURNAMENT_CHANNEL + tid, op)
+    async def _run(self, tid: str, command: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        """``command`` run on the shard of the tournament's keys."""
+        return await self._link.run(TOURNAMENT_CHANNEL + tid, command)
 
     async def _get(self, tid: str, what: str) -> Any:
         """GET one of the tournament's keys."""
@@ -285,10 +285,10 @@ class RedisTournaments:
             out[(int(number), player)] = text.decode() if isinstance(text, bytes) else str(text)
         return out
 
-    async def hold_lease(self, tid: str, ms: int) -> bool:
+    async def hold_lease(self, tid: str, lease_ms: int) -> bool:
         """SET NX PX, or PEXPIRE when this worker holds it."""
         lease, key = self._script("lease"), self._key(tid, "lease")
         held = await self._run(
-            tid, lambda r: lease(keys=[key], args=[self._link.worker_id, ms], client=r)
+            tid, lambda r: lease(keys=[key], args=[self._link.worker_id, lease_ms], client=r)
         )
         return bool(held)
