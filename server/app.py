@@ -70,9 +70,11 @@ from .edge.gateway import Gateway, Handler, Route
 from .metrics import Metrics
 from .players.history import History
 from .players.identity import Identities
+from .proving import Proving
 from .quickplay.service import Pools as QuickPlay
 from .ratings.service import Ratings
 from .records.store import SqlRecordsStore, purge_periodically
+from .rooms.deals import RandomDeals
 from .rooms.finish import RaceEnd
 from .rooms.invitation import Invitations
 from .rooms.liveness import Liveness
@@ -111,7 +113,9 @@ class RaceServer:
         self.ctx = ctx = Context(config, store, metrics, tasks, rooms)
         self.daily = daily = Daily(ctx)
         self.race_end = race_end = RaceEnd(ctx)
-        self.race = race = Race(ctx, daily, race_end, Progress(ctx))
+        self.proving = proving = Proving(config, metrics, tasks)
+        deals = RandomDeals(proving.deals)
+        self.race = race = Race(ctx, daily, race_end, Progress(ctx), deals)
         self.rematches = rematches = Rematches(ctx, race)
         self.ratings = ratings = Ratings(ctx)
         self.lobby = lobby = Lobby(ctx, race, rematches, ratings)
@@ -124,7 +128,7 @@ class RaceServer:
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
         race_end.end_hooks.append(history.race_ended)
-        self.quickplay = quickplay = QuickPlay(ctx, lobby, race, robots, ratings)
+        self.quickplay = quickplay = QuickPlay(ctx, lobby, race, robots, ratings, proving.deals)
         self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
@@ -221,7 +225,7 @@ class RaceServer:
         await self.tournaments.start()
         await self.quickplay.start()
         if self.ctx.config.pools_warm:
-            self.quickplay.deals.warm(list(GAME_NAMES))
+            self.proving.warm(list(GAME_NAMES))
         if self.ctx.records is not None:
             self.ctx.tasks.spawn(purge_periodically(self.ctx.records), "records purge")
 
@@ -239,7 +243,7 @@ class RaceServer:
         self.robots.close()
         self.quickplay.close()
         await self.daily.close()
-        self.race.deals.close()
+        self.proving.close()
         await self.tournaments.close()
         await self.history.close(_WRITER_CLOSE)
         if self.ctx.records is not None:
