@@ -111,9 +111,9 @@ class RaceServer:
         metrics, tasks = Metrics(), Tasks()
         rooms = Rooms(store, config, metrics, tasks)
         self.ctx = ctx = Context(config, store, metrics, tasks, rooms)
-        self.daily = daily = Daily(ctx)
-        self.race_end = race_end = RaceEnd(ctx)
         self.proving = proving = Proving(config, metrics, tasks)
+        self.daily = daily = Daily(ctx, proving.prover)
+        self.race_end = race_end = RaceEnd(ctx)
         deals = RandomDeals(proving.deals)
         self.race = race = Race(ctx, daily, race_end, Progress(ctx), deals)
         self.rematches = rematches = Rematches(ctx, race)
@@ -129,7 +129,8 @@ class RaceServer:
         self.history = history = History(ctx, daily)
         race_end.end_hooks.append(history.race_ended)
         self.quickplay = quickplay = QuickPlay(ctx, lobby, race, robots, ratings, proving.deals)
-        self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, race, history))
+        rounds = RoundRunner(ctx, race, history, proving.prover)
+        self.tournaments = tournaments = Tournaments(ctx, rounds)
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(race.on_move),
             Create: Route(self._entering(lobby.on_create)),

@@ -160,3 +160,38 @@ async def test_metrics_show_the_pool_and_the_solver_process(server: LiveServer) 
     rss = sample(text, "prover_rss_bytes")
     assert 0 < rss <= server.app.config.prover_rss
     assert "# TYPE samedeal_proven_deals_ready gauge" in text
+
+
+def solver_processes() -> set[int]:
+    """This process's live children that are multiprocessing workers (solver processes)."""
+    found = set()
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        with open(f"/proc/{os.getpid()}/task/{task}/children") as f:
+            for pid in map(int, f.read().split()):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as cmd:
+                        if b"spawn_main" in cmd.read() and alive(pid):
+                            found.add(pid)
+                except OSError:
+                    pass
+    return found
+
+
+def alive(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def test_the_days_and_the_rooms_are_proven_in_the_one_solver_process(
+    server: LiveServer,
+) -> None:
+    """The pool, a winnable room and the deal of the day: one solver process, niced."""
+    app = server.app
+    app.proving.warm(["klondike"])
+    daily = await app.daily.deal_of("klondike", app.daily.today())
+    assert daily.verified
+    async with await RaceClient.connect(server.url) as ann:
+        await ann.create("klondike", name="Ann", winnable=True, solo=True)
+    pid = app.proving.prover.pid
+    assert pid is not None and solver_processes() == {pid}
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
