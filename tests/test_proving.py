@@ -112,6 +112,22 @@ async def test_a_deal_dealt_to_quick_play_is_never_taken_by_a_room_nor_dealt_twi
         await tasks.close()
 
 
+async def test_a_pool_of_size_0_proves_on_need_only() -> None:
+    """With no deal kept ahead (``--proven-deals 0``), quick play's and a room's deals are
+    still proven, when asked for."""
+    tasks = Tasks()
+    pool = ProvenDeals(tasks, Prover(), size=0, nodes=TOURNAMENT_NODES["klondike"])
+    try:
+        first = await pool.deal_for("klondike", ["ann"])
+        assert await pool.deal_for("klondike", ["bob"]) == first  # shared, as always
+        assert await pool.deal_for("klondike", ["ann"]) != first
+        assert await pool.take("klondike") not in (first, None)
+        assert pool.ready("klondike") <= 1  # at most one proven past a waiter's need
+    finally:
+        pool.close()
+        await tasks.close()
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def server() -> AsyncIterator[LiveServer]:
     async with live_server(countdown=0.2, proven_deals=2) as live:

@@ -117,6 +117,8 @@ class ProvenDeals:
         self._deals: dict[str, list[_Proven]] = {}
         self._by_code: dict[str, _Proven] = {}
         self._wanted: list[str] = []
+        #: per game, quick play's requests waiting for a deal new to their players
+        self._waiting: dict[str, int] = {}
         self._more = asyncio.Event()  # set: the filler should look again
         self._proven = asyncio.Event()  # set (and cleared) each time a deal is proven
         self._filler: asyncio.Task[None] | None = None
@@ -159,13 +161,18 @@ class ProvenDeals:
                 if proven.dealt_to.isdisjoint(players):
                     self._deal(proven, players)
                     return proven.code
-            # every deal in the pool went to one of them: another one is needed
-            self._more.set()
+            # every deal in the pool went to one of them: another one is needed (proven
+            # even past ``size``, which may be 0)
             left = deadline - time.monotonic()
             if left <= 0:
                 raise NoDeal(f"no proven {game} deal new to these players now")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._proven.wait(), left)
+            self._waiting[game] = self._waiting.get(game, 0) + 1
+            self._more.set()
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._proven.wait(), left)
+            finally:
+                self._waiting[game] -= 1
 
     def deal_again(self, deal: str, players: Sequence[str], *, dry_run: bool = False) -> bool:
         """Deal a deal of the pool to ``players`` too, if none of them had it."""
@@ -217,7 +224,11 @@ class ProvenDeals:
         self._changed(proven.game)
 
     def _short(self) -> str | None:
-        """The wanted game with the fewest ready deals, if one has fewer than ``size``."""
+        """A game quick play waits for, else the wanted game with the fewest ready deals if
+        it has fewer than ``size``."""
+        waited = next((g for g, n in self._waiting.items() if n > 0), None)
+        if waited is not None:
+            return waited
         counts = [(self.ready(g), g) for g in self._wanted]
         low = min(counts, default=None)
         return low[1] if low is not None and low[0] < self.size else None
