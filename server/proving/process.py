@@ -12,9 +12,11 @@ keep the process in check:
   (RLIMIT_DATA); a search that would need more fails with MemoryError (its caller is told)
   and the process is replaced too.
 
-Jobs run one at a time, in the order asked, *urgent* ones (someone waits for them) before
-those done ahead of need. A job under way is never interrupted: a job is one candidate deal's
-search, a few seconds at most, so an urgent job waits at most that long.
+Jobs run one at a time, in the order asked, *urgent* ones (someone waits for them: a room's
+deal proven on demand, the day's deal, a tournament round's) before those done ahead of need
+(the pool's candidates). A job under way is never interrupted: a pool's job is one candidate's
+search, a few seconds at most, so an urgent job waits at most that long behind the pool; a
+day's or a round's proof tries candidates until one is proven (the first, most days).
 """
 
 from __future__ import annotations
