@@ -8,7 +8,6 @@ import concurrent.futures.process
 import logging
 import multiprocessing
 import os
-import resource
 import threading
 import time
 from collections.abc import Awaitable, Coroutine
@@ -59,31 +58,25 @@ class Tasks:
                 task.cancel()
 
 
-def solver_pool(nice: int = 0, memory: int | None = None) -> ProcessPoolExecutor:
+def solver_pool(nice: int = 0) -> ProcessPoolExecutor:
     """A pool of one process for the solver's searches, started on first use: spawned (a
     fork would copy the running event loop and its threads), and ending with the worker —
     a SIGKILLed worker cannot stop it, so the child watches for its parent to go. ``nice``:
     the process's niceness raised by that much (work done ahead of need yields the CPU to
-    the worker's event loop). ``memory``: the bytes of data (heap and private mappings,
-    RLIMIT_DATA) the process may hold; an allocation past them raises MemoryError there."""
+    the worker's event loop)."""
     return ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_die_with_parent,
-        initargs=(os.getpid(), nice, memory),
+        initargs=(os.getpid(), nice),
     )
 
 
-def _die_with_parent(parent: int, nice: int = 0, memory: int | None = None) -> None:
+def _die_with_parent(parent: int, nice: int = 0) -> None:
     """In a pool's process: exit as soon as ``parent`` is no longer its parent (it died,
-    and the process was handed to init or a subreaper); first, be ``nice`` (os.nice) and
-    hold at most ``memory`` bytes of data."""
+    and the process was handed to init or a subreaper); first, be ``nice`` (os.nice)."""
     if nice:
         os.nice(nice)
-    if memory is not None:
-        # RLIMIT_DATA, not RLIMIT_AS: the address space counts every thread's malloc arena
-        # reserved (64 MB each, untouched), the data limit only what can be written to
-        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -25,12 +25,12 @@ from server.tasks import Tasks
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-_HOARD: list[bytearray] = []
+_HOARD: list[bytes] = []
 
 
 def hoard(mb: int) -> int:
     """In the solver's process: keep ``mb`` MB written to (resident) until it ends."""
-    _HOARD.append(bytearray(b"\x01") * (mb * MB))
+    _HOARD.append(b"\x01" * (mb * MB))
     return sum(len(b) for b in _HOARD)
 
 
@@ -40,7 +40,7 @@ def priority() -> int:
 
 
 async def test_the_prover_replaces_its_process_once_it_grows_past_its_bound() -> None:
-    prover = Prover(rss_limit=200 * MB)
+    prover = Prover(rss_limit=200 * MB, memory=400 * MB)
     try:
         first = await prover.run(os.getpid)
         assert await prover.run(priority) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
@@ -55,6 +55,8 @@ async def test_the_prover_replaces_its_process_once_it_grows_past_its_bound() ->
 
 
 async def test_a_search_past_the_data_bound_fails_and_the_next_runs_in_a_new_process() -> None:
+    """The data bound holds a pool's job (the searches that need more are those left
+    undecided anyway), not a day's or a round's proof."""
     prover = Prover(rss_limit=100 * MB, memory=200 * MB)
     try:
         first = await prover.run(os.getpid)
@@ -63,6 +65,11 @@ async def test_a_search_past_the_data_bound_fails_and_the_next_runs_in_a_new_pro
         assert prover.restarts == 1
         assert await prover.run(os.getpid) != first
         assert await prover.run(hoard, 20) == 20 * MB  # a search within the bound runs
+        # a proof whose answer must not depend on memory (a day's) runs unbounded, and the
+        # process is replaced after it
+        restarts = prover.restarts
+        assert await prover.run(hoard, 280, bounded=False) >= 280 * MB
+        assert prover.restarts == restarts + 1
     finally:
         prover.close()
 

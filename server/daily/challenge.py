@@ -157,7 +157,9 @@ class Daily:
         if found is None or (found.done() and found.exception() is not None):
             assert self.key is not None
             prove = partial(secret_daily, fair=self.fair_of(day))
-            found = asyncio.ensure_future(self.prover.run(prove, self.key, game, day, urgent=True))
+            # unbounded while it runs: every server must choose the same candidate
+            proof = self.prover.run(prove, self.key, game, day, urgent=True, bounded=False)
+            found = asyncio.ensure_future(proof)
             found.add_done_callback(retrieved)
             self._deals[(game, day)] = found
             for old in [k for k in self._deals if k[1] < day - dt.timedelta(days=2)]:

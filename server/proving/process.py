@@ -1,16 +1,19 @@
 """The worker's one solver process for proving deals: niced, memory-bounded, replaced when
 it grows.
 
-A search of 200,000 nodes holds up to about 150 MB while it runs (Easy Harp, the pure
-engine: docs/benchmarks.md), and CPython keeps much of it after the search ends. Two bounds
+A search of 200,000 nodes holds up to about 200 MB while it runs (Easy Harp, the compiled
+engine, a candidate left undecided; those proven, up to about 110 MB: docs/benchmarks.md),
+and CPython keeps much of it after the search ends. Two bounds
 keep the process in check:
 
 * **resident memory, between jobs**: the process tells its resident size with each job's
   answer; past ``rss_limit`` it is replaced before the next job (the next one waits for a
   new process to start, about a second);
 * **data, during a job**: the process may hold at most ``memory`` bytes of data
-  (RLIMIT_DATA); a search that would need more fails with MemoryError (its caller is told)
-  and the process is replaced too.
+  (RLIMIT_DATA) during a pool's job; a search that would need more fails with MemoryError
+  (its candidate is given up: measured, such searches are those that end undecided anyway)
+  and the process is replaced too. A day's or a round's proof is not bounded while it runs:
+  its answer must not depend on the memory a server gives it.
 
 Jobs run one at a time, in the order asked, *urgent* ones (someone waits for them: a room's
 deal proven on demand, the day's deal, a tournament round's) before those done ahead of need
@@ -25,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import resource
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -53,8 +57,16 @@ def resident_bytes() -> int:
         return 0
 
 
-def _measured(fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, int]:
-    """In the solver's process: ``fn(*args)`` and the process's resident bytes after it."""
+def _measured(fn: Callable[..., T], args: tuple[Any, ...], memory: int | None) -> tuple[T, int]:
+    """In the solver's process: ``fn(*args)`` holding at most ``memory`` bytes of data (None:
+    as much as the system lets it), and the process's resident bytes after it."""
+    # RLIMIT_DATA, not RLIMIT_AS: the address space counts every thread's malloc arena
+    # reserved (64 MB each, untouched), the data limit only what can be written to. The soft
+    # limit is set per job, under the hard one, which is left as it was.
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if memory is None or (hard != resource.RLIM_INFINITY and memory > hard):
+        memory = hard
+    resource.setrlimit(resource.RLIMIT_DATA, (memory, hard))
     return fn(*args), resident_bytes()
 
 
@@ -62,18 +74,19 @@ def _measured(fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, int]:
 class _Job:
     fn: Callable[..., Any]
     args: tuple[Any, ...]
+    bounded: bool
     future: asyncio.Future[Any] = field(repr=False)
 
 
 class Prover:
     """One solver process, started on first use, niced by ``nice``; replaced once its
     resident memory passes ``rss_limit`` bytes after a job, and allowed ``memory`` bytes of
-    data (default: twice ``rss_limit``). Used from the event loop only."""
+    data during a bounded job (default: ``rss_limit``). Used from the event loop only."""
 
     def __init__(self, *, nice: int = 10, rss_limit: int = 150 * MB, memory: int | None = None):
         self.nice = nice
         self.rss_limit = rss_limit
-        self.memory = memory if memory is not None else 2 * rss_limit
+        self.memory = memory if memory is not None else rss_limit
         #: the process's resident bytes after its last job (0 before any, or when replaced)
         self.rss = 0
         #: processes replaced: grown past the bound, out of memory, or died
@@ -92,13 +105,17 @@ class Prover:
         processes = getattr(self._pool, "_processes", None) or {}
         return next(iter(processes), None)
 
-    async def run(self, fn: Callable[..., T], *args: Any, urgent: bool = False) -> T:
+    async def run(
+        self, fn: Callable[..., T], *args: Any, urgent: bool = False, bounded: bool = True
+    ) -> T:
         """``fn(*args)`` in the solver's process (``fn`` and ``args`` picklable), after the
         jobs asked before it (``urgent``: after the urgent ones only). Raises what ``fn``
-        raised; MemoryError past the data bound; BrokenProcessPool if the process died."""
+        raised; MemoryError past the data bound (``bounded``; a proof whose answer must not
+        depend on memory — a day's, a round's: every server must choose the same candidate —
+        is not, and is bounded after it only); BrokenProcessPool if the process died."""
         if self._closed:
             raise RuntimeError("the prover is closed")
-        job = _Job(fn, args, asyncio.get_running_loop().create_future())
+        job = _Job(fn, args, bounded, asyncio.get_running_loop().create_future())
         job.future.add_done_callback(retrieved)  # its asker may have gone
         (self._urgent if urgent else self._ahead).append(job)
         self._next()
@@ -119,10 +136,11 @@ class Prover:
             return
         job = self._running = queue.popleft()
         if self._pool is None:
-            self._pool = solver_pool(nice=self.nice, memory=self.memory)
+            self._pool = solver_pool(nice=self.nice)
         loop = asyncio.get_running_loop()
         try:
-            inner = self._pool.submit(_measured, job.fn, job.args)
+            memory = self.memory if job.bounded else None
+            inner = self._pool.submit(_measured, job.fn, job.args, memory)
         except (BrokenProcessPool, RuntimeError) as exc:  # died while idle
             self._finish(job, None, exc, replace="the process died")
             return

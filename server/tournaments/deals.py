@@ -37,7 +37,9 @@ class RoundDeals:
         found = self._deals.get(key)
         if found is None or (found.done() and found.exception() is not None):
             if state.settings.deals == "winnable":
-                found = asyncio.ensure_future(self.prover.run(next_round_deal, state, urgent=True))
+                # unbounded while it runs: every server must choose the same candidate
+                proof = self.prover.run(next_round_deal, state, urgent=True, bounded=False)
+                found = asyncio.ensure_future(proof)
             else:
                 found = asyncio.get_running_loop().create_future()
                 found.set_result(next_round_deal(state))
