@@ -233,7 +233,7 @@ def register(sub: Any) -> None:
         type=_number(int, 50, 100_000),
         default=150,
         help="MB of resident memory past which the solver process proving deals is replaced "
-        "after a search; a search may use twice as much before it fails (150)",
+        "after a search, and the data a search for the pool may hold before it fails (150)",
     )
     # tests: move the server clock (seconds), e.g. to just before a day's end
     p.add_argument("--clock-offset", type=float, default=0.0, help=argparse.SUPPRESS)

@@ -113,7 +113,7 @@ class Config:
     #: proven deals kept ready per game, dealt to nobody yet (server.proving)
     proven_deals: int = 4
     #: the solver process's resident bytes past which it is replaced after a job, and the
-    #: data it may hold during one (None: twice ``prover_rss``)
+    #: data it may hold during a search for the pool (None: ``prover_rss``)
     prover_rss: int = 150 << 20
     prover_memory: int | None = None
     #: the solver's node budget per candidate deal of a winnable-only round, and how many
