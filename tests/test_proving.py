@@ -119,6 +119,22 @@ async def test_a_deal_dealt_to_quick_play_is_never_taken_by_a_room_nor_dealt_twi
         await tasks.close()
 
 
+async def test_a_ready_deal_stays_however_long_and_a_dealt_one_leaves_after_its_lifetime() -> None:
+    """A deal dealt to nobody is as new as when it was proven; one raced for ``lifetime``
+    seconds leaves the pool (here at once: a lifetime of 0)."""
+    tasks = Tasks()
+    pool = ProvenDeals(tasks, Prover(), size=1, lifetime=0.0)
+    try:
+        pool.warm(["klondike"])
+        await until(lambda: pool.ready("klondike") == 1, 120)
+        assert pool.ready("klondike") == 1  # asked again: still there
+        dealt = await pool.deal_for("klondike", ["ann"])
+        assert not pool.deal_again(dealt, ["bob"], dry_run=True)  # left once dealt
+    finally:
+        pool.close()
+        await tasks.close()
+
+
 async def test_a_pool_of_size_0_proves_on_need_only() -> None:
     """With no deal kept ahead (``--proven-deals 0``), quick play's and a room's deals are
     still proven, when asked for."""

@@ -15,7 +15,8 @@ nobody else. With none ready, the room's deal is proven on demand, as urgent job
 (:meth:`ProvenDeals.deal_for`, the :class:`~server.quickplay.deals.DealSource` the pools
 ask) shares a deal between its races: each deal keeps whom it was dealt to and is never dealt
 to them again; it leaves the pool once dealt to ``max_uses`` players or ``lifetime`` seconds
-after it was proven, and a deal that left is never dealt again.
+after it was first dealt (a deal raced for half an hour is no longer news to anyone; one
+dealt to nobody stays ready however long), and a deal that left is never dealt again.
 """
 
 from __future__ import annotations
@@ -65,12 +66,12 @@ def prove_candidate(game: str, nodes: int) -> str | None:
 
 @dataclass(slots=True, eq=False)
 class _Proven:
-    """A deal in the pool: its game, when it was proven (monotonic s), whom it was dealt to."""
+    """A deal in the pool: its game, whom it was dealt to and when first (monotonic s)."""
 
     code: str
     game: str
-    proven_at: float
     dealt_to: set[str] = field(default_factory=set)
+    dealt_at: float | None = None
 
 
 @dataclass(slots=True)
@@ -186,6 +187,8 @@ class ProvenDeals:
     def _deal(self, proven: _Proven, players: Sequence[str]) -> None:
         first = not proven.dealt_to
         proven.dealt_to.update(players)
+        if proven.dealt_at is None and proven.dealt_to:
+            proven.dealt_at = time.monotonic()
         if len(proven.dealt_to) >= self.max_uses:
             self._retire(proven)
         elif first:
@@ -203,9 +206,8 @@ class ProvenDeals:
             self._filler = self._tasks.spawn(self._fill(), "proven deals")
 
     def _alive(self, proven: _Proven) -> bool:
-        return (
-            len(proven.dealt_to) < self.max_uses
-            and time.monotonic() - proven.proven_at < self.lifetime
+        return len(proven.dealt_to) < self.max_uses and (
+            proven.dealt_at is None or time.monotonic() - proven.dealt_at < self.lifetime
         )
 
     def _fresh(self, game: str) -> list[_Proven]:
@@ -282,7 +284,7 @@ class ProvenDeals:
                     await asyncio.sleep(FILL_PAUSE)
                 continue
             misses[game] = 0
-            proven = _Proven(code, game, time.monotonic())
+            proven = _Proven(code, game)
             self._deals.setdefault(game, []).append(proven)
             self._by_code[code] = proven
             self._changed(game)
