@@ -74,9 +74,9 @@ __all__ = ["main"]
 
 GAMES = ("easy-harp", "klondike", "klondike-3")
 LIMITS = (300, 600)
-WARM = 4 * len(GAMES)  # each worker's buffer full: 4 proven deals a game
+WARM = 4 * len(GAMES)  # each worker's pool full: 4 proven deals a game
 STALE_MS = 1000  # a compatible room left this long counts as stale (two passes missed)
-_PROVEN = re.compile(r'samedeal_pool_deals_proven_total\{worker="([^"]+)"\} (\d+)')
+_PROVEN = re.compile(r'samedeal_proven_deals_total\{worker="([^"]+)",game="([^"]+)"\} (\d+)')
 
 
 def _pct(values: Sequence[float], p: float) -> float:
@@ -251,13 +251,14 @@ def _ready_at(room: list[Player]) -> int:
 
 
 def _proven(port: int) -> dict[str, int]:
-    """Each worker's proven deals, from /metrics (a connection reaches either worker)."""
-    seen: dict[str, int] = {}
+    """Each worker's proven deals (every game's), from /metrics (a connection reaches
+    either worker)."""
+    seen: dict[str, dict[str, int]] = {}
     for _ in range(8):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-            for worker, n in _PROVEN.findall(r.read().decode()):
-                seen[worker] = int(n)
-    return seen
+            for worker, game, n in _PROVEN.findall(r.read().decode()):
+                seen.setdefault(worker, {})[game] = int(n)
+    return {worker: sum(games.values()) for worker, games in seen.items()}
 
 
 async def run(args: argparse.Namespace) -> int:

@@ -26,9 +26,12 @@ everything listens on 127.0.0.1 only. A redis-server on a free port is started u
     python bench/race.py --quick    # short run, about 1 minute
     python bench/race.py --loads flat --repeat 3    # flat out three rounds: the medians
     python bench/race.py --configs memory,records --repeat 5    # the records' cost
+    python bench/race.py --loads paced --configs memory,proving --repeat 3   # proving's cost
 
 ``records`` is the memory server with the records store on (SQLite in a temporary
-directory).
+directory). ``proving`` is the memory server with its pool of proven deals filling the whole
+run (``--pools-warm --proven-deals 1000``: the solver process, niced, busy proving every
+game's deals); its server CPU is the worker's alone, the solver process's apart.
 
 More servers (``--configs``): ``redisN`` is N workers on one Redis, ``clusterS`` and
 ``clusterSxN`` a Redis Cluster of S primaries (``--cluster-replicas`` replicas each, 0 by
@@ -667,8 +670,12 @@ def _serve_argv(
     workers: int,
     durability: str | None = None,
     data: str | None = None,
+    proving: bool = False,
 ) -> list[str]:
     argv = [sys.executable, "-m", "clients.cli", "serve", "--port", str(port)]
+    if proving:
+        # the pool of proven deals kept filling for the whole run
+        argv += ["--pools-warm", "--proven-deals", "1000"]
     if redis_url:
         argv += ["--redis", redis_url, "--workers", str(workers)]
         if durability:
@@ -686,8 +693,8 @@ def parse_config(name: str) -> tuple[str, int, int, str]:
     ``records`` (memory, the records store on), ``redis[N]``, ``cluster<S>[x<N>]``; a
     Redis config may end in ``-aof`` or ``-replica`` (its own Redis set up for that
     durability, and the workers asking it)."""
-    if name == "records":
-        return "records", 1, 0, ""
+    if name in ("records", "proving"):
+        return name, 1, 0, ""
     base, _, level = name.partition("-")
     if level not in ("", "aof", "replica") or (level and base == "memory"):
         raise ValueError(f"not a server config: {name!r}")
@@ -711,7 +718,11 @@ def config_label(name: str) -> str:
     """How a config is shown."""
     store, workers, shards, level = parse_config(name)
     plural = "s" if workers > 1 else ""
-    shown = {"cluster": f"cluster {shards}", "records": "memory + records"}.get(store, store)
+    shown = {
+        "cluster": f"cluster {shards}",
+        "records": "memory + records",
+        "proving": "memory + proving",
+    }.get(store, store)
     routed = " by room" if by_room(name) else ""
     return f"{shown}{f' {level}' if level else ''}, {workers} worker{plural}{routed}"
 
@@ -731,6 +742,7 @@ def main(argv: list[str] | None = None) -> int:
         "--configs",
         default="memory,redis,redis2",
         help="servers to run: memory (1 worker), records (memory, the records store on), "
+        "proving (memory, the pool of proven deals filling all the run), "
         "redisN (N workers on one Redis), redisNa (the same, a room's players on one "
         "worker), clusterS or clusterSxN (a Redis Cluster of S "
         "primaries, 1 or N workers)",
@@ -844,6 +856,7 @@ def main(argv: list[str] | None = None) -> int:
                         1 if affine else workers,
                         durability,
                         data if store == "records" else None,
+                        store == "proving",
                     )
                     for p in ports
                 ]
@@ -854,8 +867,14 @@ def main(argv: list[str] | None = None) -> int:
                     ]
                     time.sleep(0.5 + 0.3 * workers)  # the workers start after the port opens
                     backed = store in ("redis", "cluster")
+                    # proving: the worker alone (its solver process is a child)
+                    pids = [
+                        pid
+                        for proc in procs
+                        for pid in ([proc.pid] if store == "proving" else server_pids(proc))
+                    ]
                     common = {
-                        "server": [pid for proc in procs for pid in server_pids(proc)],
+                        "server": pids,
                         "redis": (nodes.pids if nodes is not single and nodes else redis_pids)
                         if backed
                         else [],

@@ -218,8 +218,22 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--pools-warm",
         action="store_true",
-        help="prove the quick-play pools' deals of every game at start, not when the lobby "
-        "first asks (a solver process works some seconds per game)",
+        help="fill the pool of proven deals (winnable-only rooms, quick play) of every game "
+        "at start, not when a game is first asked for (the solver process works some seconds "
+        "per game)",
+    )
+    p.add_argument(
+        "--proven-deals",
+        type=_number(int, 0, 1000),
+        default=4,
+        help="proven deals kept ready per game, dealt to nobody yet (4)",
+    )
+    p.add_argument(
+        "--prover-rss",
+        type=_number(int, 50, 100_000),
+        default=150,
+        help="MB of resident memory past which the solver process proving deals is replaced "
+        "after a search, and the data a search for the pool may hold before it fails (150)",
     )
     # tests: move the server clock (seconds), e.g. to just before a day's end
     p.add_argument("--clock-offset", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -353,6 +367,8 @@ def _serve_one(args: argparse.Namespace) -> int:
         daily_key=args.daily_key,
         daily_warm=not args.no_daily_warm,
         pools_warm=args.pools_warm,
+        proven_deals=args.proven_deals,
+        prover_rss=args.prover_rss << 20,
         tournament_lease=args.tournament_lease,
         tournament_countdown=args.tournament_countdown,
     )
@@ -437,6 +453,8 @@ def _supervise(args: argparse.Namespace) -> int:
         "finished_ttl",
         "tournament_lease",
         "tournament_countdown",
+        "proven_deals",
+        "prover_rss",
     )
     for flag in flags:
         argv += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]

@@ -7,7 +7,8 @@ services that create, race, finish and rematch; :mod:`server.watching` — the l
 directory, followed boards, reactions; :mod:`server.daily` — the deal of the day;
 :mod:`server.tournaments` — tournaments (the pure state machine and its services);
 :mod:`server.quickplay` — Play now: pools that pair strangers of close ratings (the pure
-pairing rule, the pools' deals, the service);
+pairing rule, the pools' deals, the service); :mod:`server.proving` — proven deals: one
+solver process and one pool of proven deals per game, for winnable-only rooms and quick play;
 :mod:`server.players` — identities and finished races; :mod:`server.ratings` — Glicko-2
 ratings from rated races (the pure rules and the routes); :mod:`server.store` — the store's
 small interfaces (rooms, broker, live directory, pending writes, beats, tournaments,

@@ -70,9 +70,11 @@ from .edge.gateway import Gateway, Handler, Route
 from .metrics import Metrics
 from .players.history import History
 from .players.identity import Identities
+from .proving import Proving
 from .quickplay.service import Pools as QuickPlay
 from .ratings.service import Ratings
 from .records.store import SqlRecordsStore, purge_periodically
+from .rooms.deals import RandomDeals
 from .rooms.finish import RaceEnd
 from .rooms.invitation import Invitations
 from .rooms.liveness import Liveness
@@ -109,9 +111,11 @@ class RaceServer:
         metrics, tasks = Metrics(), Tasks()
         rooms = Rooms(store, config, metrics, tasks)
         self.ctx = ctx = Context(config, store, metrics, tasks, rooms)
-        self.daily = daily = Daily(ctx)
+        self.proving = proving = Proving(config, metrics, tasks)
+        self.daily = daily = Daily(ctx, proving.prover)
         self.race_end = race_end = RaceEnd(ctx)
-        self.races = races = Race(ctx, daily, race_end, Progress(ctx))
+        deals = RandomDeals(proving.deals)
+        self.races = races = Race(ctx, daily, race_end, Progress(ctx), deals)
         self.rematches = rematches = Rematches(ctx, races)
         self.ratings = ratings = Ratings(ctx)
         self.lobby = lobby = Lobby(ctx, races, rematches, ratings)
@@ -124,8 +128,9 @@ class RaceServer:
         self.identities = identities = Identities(ctx)
         self.history = history = History(ctx, daily)
         race_end.end_hooks.append(history.race_ended)
-        self.quickplay = quickplay = QuickPlay(ctx, lobby, races, robots, ratings)
-        self.tournaments = tournaments = Tournaments(ctx, RoundRunner(ctx, races, history))
+        self.quickplay = quickplay = QuickPlay(ctx, lobby, races, robots, ratings, proving.deals)
+        rounds = RoundRunner(ctx, races, history, proving.prover)
+        self.tournaments = tournaments = Tournaments(ctx, rounds)
         routes: dict[type[Any], Route] = {
             MoveRequest: Route(races.on_move),
             Create: Route(self._entering(lobby.on_create)),
@@ -221,7 +226,7 @@ class RaceServer:
         await self.tournaments.start()
         await self.quickplay.start()
         if self.ctx.config.pools_warm:
-            self.quickplay.deals.warm(list(GAME_NAMES))
+            self.proving.warm(list(GAME_NAMES))
         if self.ctx.records is not None:
             self.ctx.tasks.spawn(purge_periodically(self.ctx.records), "records purge")
 
@@ -239,7 +244,7 @@ class RaceServer:
         self.robots.close()
         self.quickplay.close()
         await self.daily.close()
-        self.races.deals.close()
+        self.proving.close()
         await self.tournaments.close()
         await self.history.close(_WRITER_CLOSE)
         if self.ctx.records is not None:

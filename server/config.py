@@ -107,9 +107,15 @@ class Config:
     tournament_lease: float = 2.0
     #: seconds from a round's start to its first move (every participant's countdown)
     tournament_countdown: float = 5.0
-    #: prove the quick-play pools' deals of every game from the start (``samedeal serve``),
-    #: not when first asked
+    #: fill the pool of proven deals (winnable-only rooms, quick play) of every game from
+    #: the start (``samedeal serve``), not when a game is first asked for
     pools_warm: bool = False
+    #: proven deals kept ready per game, dealt to nobody yet (server.proving)
+    proven_deals: int = 4
+    #: the solver process's resident bytes past which it is replaced after a job, and the
+    #: data it may hold during a search for the pool (None: ``prover_rss``)
+    prover_rss: int = 150 << 20
+    prover_memory: int | None = None
     #: the solver's node budget per candidate deal of a winnable-only round, and how many
     #: candidates it tries (None: the defaults of ``engine.fair``); fixed at creation
     tournament_nodes: int | None = None

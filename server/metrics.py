@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 __all__ = ["Metrics"]
 
@@ -56,8 +56,13 @@ class Metrics:
     #: rooms a pairing made and could not fill (a seeker left, or another worker took one
     #: first): left unused to expire
     pool_rooms_unused_total: int = 0
-    #: deals the pools' solver process proved winnable on this worker
-    pool_deals_proven_total: int = 0
+    #: the solver process's resident bytes after its last job (server.proving), and the
+    #: times it was replaced (grown past its bound, out of memory, or died)
+    prover_rss_bytes: int = 0
+    prover_restarts_total: int = 0
+    #: samples labelled by game: name -> game -> value (the pool of proven deals:
+    #: proven_deals_ready, proven_deals_total, proven_deals_given_up_total)
+    per_game: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def render(self, worker: str) -> str:
         """The exposition text; every sample labelled with the worker id."""
@@ -74,11 +79,20 @@ class Metrics:
             "records_up": "gauge",
             "tournaments_driven": "gauge",
             "pool_seekers": "gauge",
+            "prover_rss_bytes": "gauge",
+            "proven_deals_ready": "gauge",
         }
         lines = []
         label = worker.replace("\\", "\\\\").replace('"', '\\"')
         for f in fields(self):
+            if f.name == "per_game":
+                continue
             name = f"samedeal_{f.name}"
             lines.append(f"# TYPE {name} {kinds.get(f.name, 'counter')}")
             lines.append(f'{name}{{worker="{label}"}} {getattr(self, f.name)}')
+        for short, values in sorted(self.per_game.items()):
+            name = f"samedeal_{short}"
+            lines.append(f"# TYPE {name} {kinds.get(short, 'counter')}")
+            for game, value in sorted(values.items()):
+                lines.append(f'{name}{{worker="{label}",game="{game}"}} {value}')
         return "\n".join(lines) + "\n"

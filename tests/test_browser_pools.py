@@ -29,7 +29,6 @@ from server_fixtures import LiveServer, live_server
 from sqlalchemy import Connection, insert, select
 
 from clients.client import RaceClient
-from server.quickplay.deals import ProvenBuffer
 from server.records.store import SqlRecordsStore
 from server.records.tables import players, ratings
 
@@ -40,8 +39,7 @@ __all__ = ["browser", "contexts", "server"]  # the shared fixtures, used by name
 async def warmed(live: LiveServer, game: str) -> None:
     """The server's proven deals of ``game`` ready (the solver's first proof is not part of
     what a player waits for on a running server)."""
-    deals = live.app.quickplay.deals
-    assert isinstance(deals, ProvenBuffer)
+    deals = live.app.proving.deals
     deals.warm([game])
     await until(lambda: deals.ready(game), 60)
 

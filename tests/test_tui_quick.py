@@ -11,14 +11,12 @@ from textual.widgets import Static
 from clients.client import RaceClient
 from clients.tui_quick import QuickApp
 from protocol import Joined, RaceStarting
-from server.quickplay.deals import ProvenBuffer
 
 
 async def warmed(server: LiveServer, game: str) -> None:
     """The server's deals of ``game`` proven before Textual takes the test's stderr (the
     solver's process cannot start under it; a real server runs apart from its clients)."""
-    deals = server.app.quickplay.deals
-    assert isinstance(deals, ProvenBuffer)
+    deals = server.app.proving.deals
     deals.warm([game])
     await until(lambda: deals.ready(game), 60)
 

@@ -20,6 +20,8 @@ from engine.daily import random_winnable
 from engine.fair import TOURNAMENT_CANDIDATES, TOURNAMENT_NODES
 from engine.solver import solve
 from protocol import PlayerFinished, RaceEnded
+from server.proving.deals import ProvenDeals
+from server.proving.process import Prover
 from server.rooms.deals import RandomDeals
 
 in_module = pytest.mark.asyncio(loop_scope="module")
@@ -88,8 +90,10 @@ async def test_no_unproven_deal_is_played_instead() -> None:
     ):
         await ann.create("klondike", name="Ann", winnable=True, solo=True)
         start = await until_race_starts(ann)  # its deal proven with the rooms' budget
-        live.app.races.deals.close()
-        live.app.races.deals = RandomDeals(nodes=1, tries=2)
+        # a pool whose budget proves nothing: it stays empty, so each request is proven
+        # on demand, and refused
+        starved = ProvenDeals(live.app.ctx.tasks, Prover(), size=4, nodes=1, tries=2)
+        live.app.races.deals = RandomDeals(starved)
         made = live.app.ctx.metrics.rooms_created_total
         with pytest.raises(RequestError) as refused:
             await bob.create("klondike", name="Bob", winnable=True)
@@ -103,3 +107,5 @@ async def test_no_unproven_deal_is_played_instead() -> None:
         finished = await ann.next_event("player_finished")
         assert isinstance(finished, PlayerFinished)
         assert (finished.race, finished.status) == (start.race, "resigned")
+        assert starved.ready("klondike") == 0 and starved.counts["klondike"].proven == 0
+        starved.close()

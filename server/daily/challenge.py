@@ -35,7 +35,6 @@ import datetime as dt
 import logging
 import secrets
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from http import HTTPStatus
 
@@ -49,10 +48,11 @@ from protocol import api
 from ..config import now
 from ..context import Context
 from ..edge.http import HttpRequest, error_response, json_response
+from ..proving.process import Prover
 from ..records.models import DailyEntry, RecordsError
 from ..records.views import daily_stats
 from ..rooms.room import Refusal, RoomState
-from ..tasks import retrieved, solver_pool, stop_pool
+from ..tasks import retrieved
 
 __all__ = ["DAY_ONE", "Daily", "day_number"]
 
@@ -76,13 +76,15 @@ def day_start_ms(day: dt.date) -> int:
 class Daily:
     """The daily layer of a worker."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, prover: Prover) -> None:
         self.ctx = ctx
+        #: the worker's solver process for proving (server.proving): a day's candidates are
+        #: proven there, urgent, ahead of the pool of proven deals' work
+        self.prover = prover
         self.key: bytes | None = None
         #: the first day drawn by fair deals version 2 (None: every day is)
         self.sealed_since: dt.date | None = None
         self._deals: dict[tuple[str, dt.date], asyncio.Future[SecretDaily]] = {}
-        self._pool: ProcessPoolExecutor | None = None
         ctx.http.get("/api/daily", self._api_today)
         ctx.http.get("/api/daily/{day}", self._api_day)
         ctx.http.get("/api/daily/{day}/{game}", self._api_board)
@@ -123,10 +125,9 @@ class Daily:
         self.ctx.tasks.spawn(self._days(), "daily")
 
     async def close(self) -> None:
-        """Stop the solver process."""
-        if self._pool is not None:
-            stop_pool(self._pool)
-            self._pool = None
+        """Let the proofs under way go (the prover is closed with the worker)."""
+        for found in self._deals.values():
+            found.cancel()
 
     async def _days(self) -> None:
         """At each day's end: close the attempts left open; and (``samedeal serve``) prove
@@ -154,15 +155,11 @@ class Daily:
         game on this worker)."""
         found = self._deals.get((game, day))
         if found is None or (found.done() and found.exception() is not None):
-            if self._pool is None:
-                self._pool = solver_pool()
             assert self.key is not None
-            loop = asyncio.get_running_loop()
-            found = asyncio.ensure_future(
-                loop.run_in_executor(
-                    self._pool, partial(secret_daily, fair=self.fair_of(day)), self.key, game, day
-                )
-            )
+            prove = partial(secret_daily, fair=self.fair_of(day))
+            # unbounded while it runs: every server must choose the same candidate
+            proof = self.prover.run(prove, self.key, game, day, urgent=True, bounded=False)
+            found = asyncio.ensure_future(proof)
             found.add_done_callback(retrieved)
             self._deals[(game, day)] = found
             for old in [k for k in self._deals if k[1] < day - dt.timedelta(days=2)]:

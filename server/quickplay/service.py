@@ -65,7 +65,7 @@ from ..store.errors import StoreUnavailable
 from ..store.pools import POOL_CHANNEL, Taken
 from ..store.rooms import Snapshot, UnknownRoom
 from ..tasks import gather_all
-from .deals import DealSource, NoDeal, ProvenBuffer
+from .deals import DealSource, NoDeal
 from .pairing import POOLS, Pool, PoolError, Seeker, groups, pool_of
 from .updates import StartPoolRace, TakePoolSeat
 
@@ -128,14 +128,15 @@ class Pools:
         races: Race,
         robots: Robots,
         ratings: Ratings,
-        deals: DealSource | None = None,
+        deals: DealSource,
     ) -> None:
         self.ctx = ctx
         self.lobby = lobby
         self.races = races
         self.robots = robots
         self.ratings = ratings
-        self.deals: DealSource = deals or ProvenBuffer(ctx.tasks, on_proven=self._proven)
+        #: the worker's proven deals (shared with winnable-only rooms; closed by the app)
+        self.deals = deals
         #: this worker's seeks, by connection id and by (pool, seeker key)
         self._seeks: dict[str, LocalSeek] = {}
         self._keyed: dict[tuple[str, str], LocalSeek] = {}
@@ -151,9 +152,6 @@ class Pools:
         self._runs: dict[str, deque[Run]] = {}
         races.end.end_hooks.append(self._race_ended)
 
-    def _proven(self, game: str) -> None:
-        self.ctx.metrics.pool_deals_proven_total += 1
-
     async def start(self) -> None:
         """Start the passes, the renewals and the counts."""
         self.ctx.tasks.spawn(self._ticks(), "pool passes")
@@ -161,11 +159,10 @@ class Pools:
         self.ctx.tasks.spawn(self._counting(), "pool counts")
 
     def close(self) -> None:
-        """Stop the timers and the deals' solver."""
+        """Stop the timers."""
         for timer in self._starts.values():
             timer.cancel()
         self._starts.clear()
-        self.deals.close()
 
     # ------------------------------------------------------------------ requests
 

@@ -76,14 +76,14 @@ class Race:
         daily: Daily,
         end: RaceEnd,
         progress: Progress,
-        deals: RandomDeals | None = None,
+        deals: RandomDeals,
     ) -> None:
         self.ctx = ctx
         self.daily = daily
         self.end = end
         self.progress = progress
         #: random deals, proven winnable for a room that asks (the lobby's, rematches')
-        self.deals = deals or RandomDeals()
+        self.deals = deals
 
     # ------------------------------------------------------------------ state
 

@@ -43,6 +43,7 @@ from ..codes import hash_token, new_room_code
 from ..config import now_ms
 from ..context import Context
 from ..players.history import History
+from ..proving.process import Prover
 from ..rooms.race import Race
 from ..rooms.room import Refusal, RoomOptions, RoomState, SeatState
 from ..store.errors import StoreUnavailable
@@ -100,7 +101,7 @@ _REPORT_AFTER: Final = 0.1
 class RoundRunner:
     """The round runner of a worker: leases, drivers, rooms, results, records."""
 
-    def __init__(self, ctx: Context, races: Race, history: History) -> None:
+    def __init__(self, ctx: Context, races: Race, history: History, prover: Prover) -> None:
         self.ctx = ctx
         self.races = races
         self.history = history
@@ -109,7 +110,7 @@ class RoundRunner:
         #: times as long: a dead worker's players are absent after that)
         self.presence_every = max(0.2, min(ctx.config.tournament_lease, 5.0))
         self._drivers: dict[str, asyncio.Task[Any]] = {}
-        self.deals = RoundDeals(ctx)
+        self.deals = RoundDeals(ctx, prover)
         self._rooms: dict[str, tuple[str, int]] = {}
         self._reports: dict[str, list[tuple[int, RoundResult, str]]] = {}
         self._report_timers: dict[str, asyncio.TimerHandle] = {}
