@@ -137,11 +137,11 @@ async def bench_store(name: str, url: str, args: argparse.Namespace) -> None:
         pages, places = [], []
         for _ in range(args.reads):
             t = time.perf_counter()
-            board = await store.leaderboard(GAME, DAY, limit=100)
+            board = await store.daily.leaderboard(GAME, DAY, limit=100)
             pages.append(time.perf_counter() - t)
             assert len(board) == 100
             t = time.perf_counter()
-            mine = await store.own_entry(GAME, DAY, rng.choice(ids))
+            mine = await store.daily.own_entry(GAME, DAY, rng.choice(ids))
             places.append(time.perf_counter() - t)
             assert mine is not None and mine.rank >= 1
         print(

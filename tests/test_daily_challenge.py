@@ -314,7 +314,7 @@ async def test_days_drawn_before_sealed_deals_keep_their_numbered_deal(
     url = f"sqlite:///{tmp_path / 'records.db'}"
     old = await SqlRecordsStore.open(url)
     try:
-        await old.daily_key()  # a server drawing version 1 days kept its key here
+        await old.daily.key()  # a server drawing version 1 days kept its key here
     finally:
         await old.close()
     on_day(DAY)

@@ -72,17 +72,17 @@ async def test_own_place_is_the_place_on_the_full_leaderboard(store: SqlRecordsS
     ids = await store.db.write(_fill, 300)
     board = []
     for offset in range(0, 300, 100):  # pages of 100, the most the store gives at once
-        board += await store.leaderboard(GAME, DAY, limit=100, offset=offset)
+        board += await store.daily.leaderboard(GAME, DAY, limit=100, offset=offset)
     place = {entry.player_id: entry.rank for entry in board}
     key = {e.player_id: rank_key(e.score, e.moves, e.elapsed_ms) for e in board}
     assert len(set(place.values())) < len(board)  # ties, shared: the rule is exercised
     for entry in board:  # one more than the attempts with a better key, across the pages
         own_key = key[entry.player_id]
         assert entry.rank == 1 + sum(k < own_key for k in key.values()), entry
-    newcomers = {e.player_id: e.rank for e in await store.newcomers(GAME, DAY)}
+    newcomers = {e.player_id: e.rank for e in await store.daily.newcomers(GAME, DAY)}
     assert newcomers and not newcomers.keys() & place.keys()
     for pid in ids:
-        mine = await store.own_entry(GAME, DAY, pid)
+        mine = await store.daily.own_entry(GAME, DAY, pid)
         assert mine is not None
         # the place on the board, or among the newcomers; 0: on neither (still playing)
         assert mine.rank == place.get(pid, newcomers.get(pid, 0)), pid
@@ -105,7 +105,7 @@ async def test_asks_made_at_once_are_taken_in_order(store: SqlRecordsStore) -> N
     ]
     results = await asyncio.gather(
         *(
-            store.begin_attempts(
+            store.daily.begin_attempts(
                 game=GAME, day=DAY, day_start=10, race=(f"R{i}", 1, 1), players=ask, now=100 + i
             )
             for i, ask in enumerate(asks)
@@ -183,9 +183,9 @@ async def test_newcomers_have_a_board_of_their_own(store: SqlRecordsStore) -> No
     first attempts show on the day's newcomers' board, placed among themselves by the one
     rule; an attempt not over and one only watched are on no board."""
     kinds = await store.db.write(_newcomers)
-    board = await store.leaderboard(GAME, "2026-04-17")
+    board = await store.daily.leaderboard(GAME, "2026-04-17")
     assert [e.player_id for e in board] == [p for p, k in kinds.items() if k == "ranked"]
-    new = await store.newcomers(GAME, "2026-04-17")
+    new = await store.daily.newcomers(GAME, "2026-04-17")
     assert {e.player_id: e.rank for e in new} == {
         "n000000000000003": 1,
         "n000000000000004": 1,
@@ -193,8 +193,8 @@ async def test_newcomers_have_a_board_of_their_own(store: SqlRecordsStore) -> No
     }
     assert not any(e.ranked for e in new)
     for entry in new:
-        mine = await store.own_entry(GAME, "2026-04-17", entry.player_id)
+        mine = await store.daily.own_entry(GAME, "2026-04-17", entry.player_id)
         assert mine is not None and mine.rank == entry.rank and not mine.ranked
     for pid in ("n000000000000006", "n000000000000007"):
-        mine = await store.own_entry(GAME, "2026-04-17", pid)
+        mine = await store.daily.own_entry(GAME, "2026-04-17", pid)
         assert mine is not None and mine.rank == 0

@@ -111,11 +111,11 @@ class Daily:
         """Take the key; warm today's deals and close past attempts at each day's end."""
         if self.ctx.records is not None:
             # before the key is made: a key made now means no day was drawn before
-            self.sealed_since = await self.ctx.records.daily_sealed_since(self.today())
+            self.sealed_since = await self.ctx.records.daily.sealed_since(self.today())
         if self.ctx.config.daily_key is not None:
             self.key = self.ctx.config.daily_key
         elif self.ctx.records is not None:
-            self.key = await self.ctx.records.daily_key()
+            self.key = await self.ctx.records.daily.key()
         else:
             if self.ctx.store.shared:
                 logger.warning(
@@ -140,7 +140,7 @@ class Daily:
                         self.deal_of(game, day)
             if self.ctx.records is not None:
                 try:
-                    closed = await self.ctx.records.close_unfinished(
+                    closed = await self.ctx.records.daily.close_unfinished(
                         today.isoformat(), int(self.now() * 1000)
                     )
                     if closed:
@@ -216,7 +216,7 @@ class Daily:
             return {**kinds, **{str(seat): "guest" for seat, _ in identified}}
         day = dt.date.fromisoformat(room.daily_day)
         try:
-            made = await self.ctx.records.begin_attempts(
+            made = await self.ctx.records.daily.begin_attempts(
                 game=room.game,
                 day=room.daily_day,
                 day_start=day_start_ms(day),
@@ -225,7 +225,7 @@ class Daily:
                 now=int(self.now() * 1000),
             )
         except RecordsError as exc:
-            raise Refusal(exc.code, str(exc)) from None
+            raise Refusal(exc.error_code, str(exc)) from None
         except Exception:
             logger.warning("could not record daily attempts room=%s", room.code, exc_info=True)
             raise Refusal(
@@ -320,11 +320,11 @@ class Daily:
             return error_response(HTTPStatus.BAD_REQUEST, "bad_query", "offset, limit: numbers")
         key = day.isoformat()
         player = request.query.get("player")
-        entries = await records.leaderboard(game, key, limit=limit, offset=offset)
-        newcomers = await records.newcomers(game, key, limit=limit) if offset == 0 else []
-        you = await records.own_entry(game, key, player) if player else None
-        friends = await records.raced_with(player, game, key) if player else []
-        figures = await records.daily_stats(player, self.today().isoformat()) if player else []
+        entries = await records.daily.leaderboard(game, key, limit=limit, offset=offset)
+        newcomers = await records.daily.newcomers(game, key, limit=limit) if offset == 0 else []
+        you = await records.daily.own_entry(game, key, player) if player else None
+        friends = await records.daily.raced_with(player, game, key) if player else []
+        figures = await records.daily.stats(player, self.today().isoformat()) if player else []
         streak = next((daily_stats(f) for f in figures if f.game == game), None)
         over = self.over(day)
         return json_response(

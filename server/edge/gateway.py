@@ -264,7 +264,7 @@ class Gateway:
             )
         except RecordsUnavailable as exc:
             # the worker's records health logs the outage once, not once per request
-            await self._error(conn, rid, exc.code, exc.for_players)
+            await self._error(conn, rid, exc.error_code, exc.for_players)
         except ConnectionClosed:
             raise
         except Exception:

@@ -470,7 +470,7 @@ class History:
                 HTTPStatus.NOT_FOUND, "unknown_player", "no player has this handle"
             )
         today = self.daily.today().isoformat()
-        daily = await records.daily_stats(profile.player.player_id, today)
+        daily = await records.daily.stats(profile.player.player_id, today)
         ratings = await records.ratings.standings(profile.player.player_id)
         return json_response(player_page(profile, today, daily, ratings))
 
@@ -496,7 +496,9 @@ class History:
 
 def _unavailable(exc: BaseException) -> Response:
     return error_response(
-        HTTPStatus.SERVICE_UNAVAILABLE, RecordsUnavailable.code, RecordsUnavailable.for_players
+        HTTPStatus.SERVICE_UNAVAILABLE,
+        RecordsUnavailable.error_code,
+        RecordsUnavailable.for_players,
     )
 
 

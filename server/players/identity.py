@@ -163,5 +163,5 @@ def _refusal(exc: RecordsError) -> Refusal:
     """The error reply to a refusal of the records store (an outage's reason, which may
     name hosts, is for the operator's log only)."""
     if isinstance(exc, RecordsUnavailable):
-        return Refusal(exc.code, exc.for_players)
-    return Refusal(exc.code, str(exc))
+        return Refusal(exc.error_code, exc.for_players)
+    return Refusal(exc.error_code, str(exc))

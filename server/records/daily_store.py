@@ -1,4 +1,5 @@
-"""The records store's daily-challenge calls (a part of :class:`SqlRecordsStore`)."""
+"""The daily challenge in the records store (``store.daily``, a part held by
+:class:`~server.records.store.SqlRecordsStore`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .db import Database
 from .models import DailyEntry, DailyStats
 from .tables import daily_attempts, dialect_insert, meta
 
-__all__ = ["DailyCalls"]
+__all__ = ["DailyRecords"]
 
 _DAILY_KEY = "daily_key"
 _SEALED_SINCE = "daily_sealed_since"
@@ -48,29 +49,29 @@ def _sealed_since(conn: Connection, today: dt.date) -> dt.date:
     return dt.date.fromisoformat(stored)
 
 
-class DailyCalls:
-    """The daily challenge in the records store: its key, attempts, leaderboards, stats."""
+class DailyRecords:
+    """The daily challenge in the records store: its key, attempts, leaderboards, stats
+    (``store.daily``, held by :class:`~server.records.store.SqlRecordsStore`)."""
 
-    db: Database
-    #: attempts asked for while the last batch was being written, and the writing task
-    _attempts_asked: list[tuple[daily_io.AttemptsAsked, asyncio.Future[dict[str, str]]]]
-    _attempts_writing: asyncio.Task[None] | None
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        #: attempts asked for while the last batch was being written, and the writing task
+        self._attempts_asked: list[
+            tuple[daily_io.AttemptsAsked, asyncio.Future[dict[str, str]]]
+        ] = []
+        self._attempts_writing: asyncio.Task[None] | None = None
 
-    def _init_daily(self) -> None:
-        self._attempts_asked = []
-        self._attempts_writing = None
-
-    async def daily_key(self) -> bytes:
+    async def key(self) -> bytes:
         """The server's secret daily key (32 bytes), made on first use and the same for
         every worker and host of this database. Never published."""
         return await self.db.write(_daily_key)
 
-    async def daily_sealed_since(self, today: dt.date) -> dt.date:
+    async def sealed_since(self, today: dt.date) -> dt.date:
         """The first day whose deal is drawn by fair deals version 2 (a sealed deal, ``D2``);
         days before it keep version 1's numbered deal (``D1``). Set once, by the first
         start of a server that draws sealed deals (``today``: its day): tomorrow when days
         were drawn before, else ``date.min`` (every day); the same for every worker. Call it
-        before :meth:`daily_key`, which would make the key look old."""
+        before :meth:`key`, which would make the key look old."""
         return await self.db.write(_sealed_since, today)
 
     async def begin_attempts(
@@ -147,7 +148,7 @@ class DailyCalls:
             return []
         return await self.db.read(daily_io.raced_with, player_id, game, day, limit)
 
-    async def daily_stats(self, player_id: str, today: str) -> list[DailyStats]:
+    async def stats(self, player_id: str, today: str) -> list[DailyStats]:
         """A player's daily streaks and best scores, per game."""
         from .races import player_pk
 

@@ -44,28 +44,28 @@ STATUSES: frozenset[str] = frozenset(get_args(FinalStatus))
 
 
 class RecordsError(ValueError):
-    """A request the records store refuses. ``code`` is a stable key (for error replies
+    """A request the records store refuses. ``error_code`` is a stable key (for error replies
     and message catalogues); the message is a sentence fit to show a person."""
 
-    code = "records_error"
+    error_code = "records_error"
 
 
 class BadHandle(RecordsError):
     """A handle outside the rules: length, alphabet, or a reserved word."""
 
-    code = "bad_handle"
+    error_code = "bad_handle"
 
 
 class HandleTaken(RecordsError):
     """A handle that another player holds (or one that folds to the same form)."""
 
-    code = "handle_taken"
+    error_code = "handle_taken"
 
 
 class RateLimited(RecordsError):
     """Too many identities created from one address; ``retry_after`` seconds to wait."""
 
-    code = "rate_limited"
+    error_code = "rate_limited"
 
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(message)
@@ -75,7 +75,7 @@ class RateLimited(RecordsError):
 class UnknownPlayer(RecordsError):
     """No such player (or a deleted one)."""
 
-    code = "unknown_player"
+    error_code = "unknown_player"
 
 
 class StaleIdentity(RecordsError):
@@ -83,13 +83,13 @@ class StaleIdentity(RecordsError):
     recovered (on another device: a new secret) or deleted since the connection said who
     it is. Nothing was changed."""
 
-    code = "bad_identity"
+    error_code = "bad_identity"
 
 
 class BadRecord(RecordsError):
     """A race record that does not hold together (the server's mistake, not a player's)."""
 
-    code = "bad_record"
+    error_code = "bad_record"
 
 
 class RecordsUnavailable(RecordsError):
@@ -98,7 +98,7 @@ class RecordsUnavailable(RecordsError):
     succeed later. ``reason`` says why, for the operator (it may name hosts: a player is
     sent :attr:`for_players`)."""
 
-    code = "records_unavailable"
+    error_code = "records_unavailable"
     for_players = "the records database cannot be reached now: try again in a moment"
 
     def __init__(self, reason: str) -> None:
@@ -109,7 +109,7 @@ class RecordsUnavailable(RecordsError):
 class BadDatabase(RecordsError):
     """A database URL or data directory that cannot be used."""
 
-    code = "bad_database"
+    error_code = "bad_database"
 
 
 # --------------------------------------------------------------------- identities

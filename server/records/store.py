@@ -29,7 +29,7 @@ from .. import config
 from . import identity as ids
 from . import players as player_io
 from . import races as race_io
-from .daily_store import DailyCalls
+from .daily_store import DailyRecords
 from .db import Database, open_database
 from .migrate import migrate_database
 from .models import (
@@ -154,13 +154,13 @@ class RecordsStore(ABC):
         """Release the connections."""
 
 
-class SqlRecordsStore(DailyCalls, RecordsStore):
+class SqlRecordsStore(RecordsStore):
     """:class:`RecordsStore` on SQLite or PostgreSQL. Build it with :meth:`open`.
 
     ``retention_days``: casual races older than that are purged (``None``: kept for good).
     ``create_limit`` identities per ``create_window`` seconds per client address (a token
     bucket kept in the database, so every worker sharing it counts together).
-    ``tournaments`` and ``ratings`` are the parts it holds, on the same database.
+    ``daily``, ``tournaments`` and ``ratings`` are the parts it holds, on the same database.
     """
 
     def __init__(
@@ -174,7 +174,7 @@ class SqlRecordsStore(DailyCalls, RecordsStore):
         self.db = db
         self.tournaments = TournamentRecords(db)
         self.ratings = RatingRecords(db)
-        self._init_daily()
+        self.daily = DailyRecords(db)
         self.retention_days = retention_days
         self.create_limit = create_limit
         self.create_window = create_window

@@ -1,7 +1,7 @@
 """Robot seats: bots ("race a bot") and ghosts ("race a ghost"), played by the server.
 
 A robot holds a player seat like a person does, through a :class:`~server.connection.Player`
-without a socket, and plays through the same door: :meth:`server.race.Race.move` checks
+without a socket, and plays through the same door: :meth:`server.rooms.race.Race.move` checks
 each action with the engine, stores it in the move log and broadcasts its ``progress``;
 races rank it like anyone. It plays every race of the room it is seated for, on the worker
 that seated it, and leaves when the room has had nobody on that worker for the grace
@@ -167,9 +167,9 @@ class RobotSeat:
 class Robots:
     """The robot layer of a worker: seats robots and plays them."""
 
-    def __init__(self, ctx: Context, race: Race, lobby: Lobby) -> None:
+    def __init__(self, ctx: Context, races: Race, lobby: Lobby) -> None:
         self.ctx = ctx
-        self.race = race
+        self.races = races
         self.lobby = lobby
         self.solver_pool: ProcessPoolExecutor | None = None
 
@@ -189,7 +189,7 @@ class Robots:
         """``add_bot``: the host seats a bot (no solver bot on the day's secret deal: it
         would be told the code)."""
         if msg.strength == "solver":
-            room_code, _ = self.race.host_seat(conn)
+            room_code, _ = self.races.host_seat(conn)
             local = self.ctx.rooms.get(room_code)
             if (
                 local is not None
@@ -203,7 +203,7 @@ class Robots:
 
     async def on_add_ghost(self, conn: Conn, msg: AddGhost) -> None:
         """``add_ghost``: the host seats the ghost of a kept run on the same deal."""
-        room_code, _ = self.race.host_seat(conn)
+        room_code, _ = self.races.host_seat(conn)
         store = self.ctx.store
         snap = await store.rooms.snapshot(room_code)
         if snap is None:
@@ -226,7 +226,7 @@ class Robots:
 
     async def seat(self, conn: Conn, name: str, driver: Driver) -> RobotSeat:
         """Seat a robot for the host ``conn`` between races; it plays on this worker."""
-        room_code, host = self.race.host_seat(conn)
+        room_code, host = self.races.host_seat(conn)
         local = self.ctx.rooms[room_code]
         player = Player(new_conn_id(self.ctx.worker_id))
         update = SeatRobot(host, name, hash_token(new_token()), player.id, now_ms())
@@ -290,11 +290,11 @@ class Robots:
 
     async def _play_race(self, robot: RobotSeat, local: LocalRoom) -> None:
         player, race = robot.player, local.race
-        game = await self.race.load_game(player, race, local.deal_code)
+        game = await self.races.load_game(player, race, local.deal_code)
         await robot.driver.begin(game, local.deal_code)
         start = (local.start_at or 0) / 1000  # server clock, seconds
         while local.race == race and local.phase == "running":
-            game = player.game or await self.race.load_game(player, race, local.deal_code)
+            game = player.game or await self.races.load_game(player, race, local.deal_code)
             if game.won:
                 return
             move, at = robot.driver.next(game)
@@ -303,13 +303,13 @@ class Robots:
                 return
             if move is None:
                 with contextlib.suppress(Refusal):
-                    await self.race.resign(player)
+                    await self.races.resign(player)
                 return
             try:
-                result = await self.race.move(player, move)
+                result = await self.races.move(player, move)
                 while not isinstance(result, MoveAccepted) and result.rule == "not-started":
                     await asyncio.sleep(POLL)
-                    result = await self.race.move(player, move)
+                    result = await self.races.move(player, move)
             except Refusal as exc:
                 reason = exc.error_code
             else:
@@ -329,5 +329,5 @@ class Robots:
                 reason,
             )
             with contextlib.suppress(Refusal):
-                await self.race.resign(player)
+                await self.races.resign(player)
             return

@@ -45,7 +45,7 @@ async def look_up(ctx: Context, conn: Conn, room: RoomState, now: int) -> None:
     if records is None or room.daily_day is None:
         return
     try:
-        entry = await records.own_entry(room.game, room.daily_day, player)
+        entry = await records.daily.own_entry(room.game, room.daily_day, player)
     except Exception:
         logger.warning("could not read a daily attempt room=%s", room.code, exc_info=True)
         return
