@@ -23,7 +23,7 @@ class Proving:
 
     def __init__(self, config: Config, metrics: Metrics, tasks: Tasks) -> None:
         self.metrics = metrics
-        self.prover = Prover(nice=10, rss_limit=config.prover_rss, memory=config.prover_memory)
+        self.prover = Prover(rss_limit=config.prover_rss, memory=config.prover_memory)
         self.deals = ProvenDeals(tasks, self.prover, size=config.proven_deals)
         self.prover.on_change = self.deals.on_change = self._show
 

@@ -83,7 +83,7 @@ class Prover:
     resident memory passes ``rss_limit`` bytes after a job, and allowed ``memory`` bytes of
     data during a bounded job (default: ``rss_limit``). Used from the event loop only."""
 
-    def __init__(self, *, nice: int = 10, rss_limit: int = 150 * MB, memory: int | None = None):
+    def __init__(self, *, nice: int = 19, rss_limit: int = 150 * MB, memory: int | None = None):
         self.nice = nice
         self.rss_limit = rss_limit
         self.memory = memory if memory is not None else rss_limit
