@@ -132,7 +132,7 @@ class PgCluster:
                 # moment: the new one refuses to start until they are gone
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"PostgreSQL did not start on port {self.port}") from None
-                time.sleep(0.2)
+                time.sleep(0.2)  # a retry's back-off (sync: helpers.until is async)
 
     def postmaster_pid(self) -> int:
         """The running postmaster's pid (from ``postmaster.pid``)."""
@@ -154,7 +154,7 @@ class PgCluster:
         while any(_alive(child) for child in backends):
             if time.monotonic() > deadline:
                 raise RuntimeError("PostgreSQL's backends outlived their postmaster")
-            time.sleep(0.02)
+            time.sleep(0.02)  # a poll's interval (sync: helpers.until is async)
 
     def stop(self) -> None:
         """Stop the postmaster (fast shutdown, then a kill if it lingers)."""

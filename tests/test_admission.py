@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import until, until_server_clock
 from server_fixtures import (
     WINS,
     StartServer,
@@ -97,8 +98,7 @@ async def play_a_race(url: str, source: str) -> RaceEnded:
         await player.start()
         starting = await player.next_event("race_starting", timeout=20)
         assert isinstance(starting, RaceStarting)
-        while time.time() * 1000 < starting.start_at:
-            await asyncio.sleep(0.01)
+        await until_server_clock(starting.start_at, starting.now)
         await player.move("s")
         await player.move("s")
         await player.resign()
@@ -170,14 +170,15 @@ async def test_an_address_holds_its_share_and_others_play_on(start_server: Start
 
 async def eventually_connects(url: str, source: str) -> None:
     """A connection from ``source`` is admitted, once the server has counted a close."""
-    deadline = time.monotonic() + 10
-    while True:
+
+    async def admitted() -> bool:
         try:
             await (await connect_from(url, source)).close()
-            return
         except InvalidStatus:
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.02)
+            return False
+        return True
+
+    await until(admitted, 10)
 
 
 async def behind(

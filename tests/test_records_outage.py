@@ -11,11 +11,11 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import orjson
 import pytest
+from helpers import until, until_server_clock
 from pg_fixtures import PgCluster, find_pg_bin
 from records_helpers import counts, make_race, seat
 from server_fixtures import TEST_CONFIG, ServerHandle, StartServer, fetch, free_port, worker_process
@@ -44,19 +44,6 @@ def postgres() -> Iterator[PgCluster]:
         yield cluster
     finally:
         cluster.remove()
-
-
-async def until(check: Any, timeout: float = 30.0) -> None:
-    """Wait until ``check()`` (a function, or a coroutine function) is true."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
 
 
 async def admin(cluster: PgCluster, *statements: str) -> None:
@@ -131,7 +118,7 @@ async def test_every_kind_of_outage_is_told_from_a_refusal(
                 return "ConnectionRefused" in exc.reason
             return False
 
-        await until(refused)
+        await until(refused, 30)
         with pytest.raises(RecordsUnavailable) as info:
             await store.ping()
         assert "ConnectionRefused" in info.value.reason
@@ -198,7 +185,7 @@ async def test_the_writer_waits_out_a_killed_postgresql_and_writes_every_race(
         # at most max_queued wait in memory; the rest are not taken (the caller keeps them)
         taken = [f for f in during if f is not None]
         assert len(taken) == 6 and during[6:] == [None, None, None]
-        await until(lambda: sorted(delayed) == list(range(3, 9)) and not writer.healthy)
+        await until(lambda: sorted(delayed) == list(range(3, 9)) and not writer.healthy, 30)
         assert any(reason is not None for reason in seen)
         assert not any(f.done() for f in taken)
 
@@ -214,7 +201,7 @@ async def test_the_writer_waits_out_a_killed_postgresql_and_writes_every_race(
         # stopping while the database is away is prompt: the queued races stay unwritten
         postgres.kill()
         late = writer.submit(make_race(12, seat(1, ada.player_id)))
-        await until(lambda: not writer.healthy)
+        await until(lambda: not writer.healthy, 30)
         started = time.monotonic()
         await writer.close(10)
         assert time.monotonic() - started < 3 and late is not None and not late.done()
@@ -232,7 +219,7 @@ async def race_to_the_end(player: RaceClient) -> RaceEnded:
     await player.start()
     starting = await player.next_event("race_starting")
     assert isinstance(starting, RaceStarting)
-    await until(lambda: time.time() * 1000 >= starting.start_at)
+    await until_server_clock(starting.start_at, starting.now)
     for move in ("t3-f", "s"):
         await player.move(move)
     await player.resign()
@@ -306,7 +293,7 @@ async def test_a_postgresql_outage_mid_play_loses_no_announced_race(
         assert game["race"] == announced[room].race
     page = orjson.loads((await fetch(server.port, "/api/players/ann"))[2])
     assert len(page["recent"]) == 7
-    await until(lambda: server.app.ctx.metrics.records_up == 1)
+    await until(lambda: server.app.ctx.metrics.records_up == 1, 30)
     assert (await fetch(server.port, "/healthz"))[0] == 200
 
 

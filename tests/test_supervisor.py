@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from helpers import until, until_server_clock
 from server_fixtures import ROOT, WINS, free_port, wait_port
 
 from clients.cli import main as cli_main
@@ -77,7 +78,7 @@ def supervised(*args: str) -> Iterator[Supervised]:
         deadline = time.monotonic() + 60
         while "workers serving" not in server.log:  # every first worker listens
             assert time.monotonic() < deadline and server.proc.poll() is None, server.log
-            time.sleep(0.05)
+            time.sleep(0.05)  # a poll's interval (a sync fixture: helpers.until is async)
         yield server
     finally:
         server.close()
@@ -122,7 +123,7 @@ class HealthPoll:
                 self.answers.append((exc.code, exc.read().decode()))
             except (OSError, urllib.error.URLError) as exc:
                 self.failures.append(repr(exc))
-            time.sleep(0.01)
+            time.sleep(0.01)  # the scenario: a health check a hundred times a second
 
     def stop(self) -> None:
         self._stop.set()
@@ -150,8 +151,7 @@ async def test_a_killed_worker_is_replaced_while_its_peer_serves(redis_url: str)
         await ann.start()
         starting = await ann.next_event("race_starting")
         assert isinstance(starting, RaceStarting)
-        while time.time() * 1000 < starting.start_at:
-            await asyncio.sleep(0.01)
+        await until_server_clock(starting.start_at, starting.now)
         acked: list[str] = []
         for text in moves[: len(moves) // 2]:
             reply = await ann.move(text)
@@ -162,8 +162,7 @@ async def test_a_killed_worker_is_replaced_while_its_peer_serves(redis_url: str)
         try:
             os.kill(doomed, signal.SIGKILL)
             # the dead worker's connections drop without a closing handshake
-            while not ann.closed:
-                await asyncio.sleep(0.01)
+            await until(lambda: ann.closed)
             assert ann.websocket.close_code == 1006
             # its peer never stopped: Bob's connection plays on
             assert (await bob.ping()) >= 0
@@ -176,10 +175,7 @@ async def test_a_killed_worker_is_replaced_while_its_peer_serves(redis_url: str)
                 assert isinstance(reply, Ack), reply
             assert ann2.view is not None and ann2.view["won"]
             # the supervisor says so, and starts another that serves on the same port
-            deadline = time.monotonic() + 120
-            while re.search(r"worker pid=(\d+) serving", server.log) is None:
-                assert time.monotonic() < deadline, server.log
-                await asyncio.sleep(0.05)
+            await until(lambda: re.search(r"worker pid=(\d+) serving", server.log), 120)
             assert f"worker pid={doomed} exited (killed by SIGKILL)" in server.log
             replaced = await connect_to(url, lambda pid: pid not in (doomed, survivor))
             await replaced.close()
