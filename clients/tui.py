@@ -46,6 +46,7 @@ from protocol import (
     PlayerFinished,
     Progress,
     RaceEnded,
+    RaceRecordDelayed,
     RaceRecorded,
     RaceStarting,
     RatingChange,
@@ -62,6 +63,7 @@ from protocol import (
 )
 from protocol import Error as ErrorMessage
 
+from .api import game_page_url, server_base
 from .client import RaceClient, RequestError
 from .daily_share import (
     DailyResult,
@@ -379,6 +381,9 @@ class RaceApp(App[int]):
         self.results: list[dict[str, Any]] | None = None
         #: a rated race's rating changes, by seat (race_recorded)
         self.rating_changes: dict[int, RatingChange] = {}
+        #: the race's record: its replay's page once written (race_recorded), or "delayed"
+        #: while the server's records database is away (race_record_delayed)
+        self.record: str | None = None
         self.view: dict[str, Any] | None = None
         self.following: int | None = None  # the board shown
         self.follows: list[int] = []  # the boards followed (up to four), switched at once
@@ -536,6 +541,7 @@ class RaceApp(App[int]):
             self.participants = list(event.seats)
             self.results = None
             self.rating_changes = {}
+            self.record = None
             self.picked = None
             self.resign_armed = self.leave_armed = False
             for n, seat in self.seats.items():
@@ -576,11 +582,16 @@ class RaceApp(App[int]):
             self.deal = event.deal or self.deal
             self.results = [r.model_dump() for r in event.results]
         elif isinstance(event, RaceRecorded):
+            if event.race == self.race:
+                self.record = game_page_url(server_base(self.link.url), event.game_id)
             if event.race == self.race and event.ratings:
                 self.rating_changes = {c.seat: c for c in event.ratings}
                 for c in event.ratings:
                     if c.seat in self.seats:
                         self.seats[c.seat].update(rating=c.rating, provisional=c.provisional)
+        elif isinstance(event, RaceRecordDelayed):
+            if event.race == self.race and self.record is None:
+                self.record = "delayed"  # race_recorded follows once the database is back
         elif isinstance(event, Board):
             if self.role == "spectator" and event.seat in self.follows:
                 self.boards[event.seat] = event.view
@@ -1112,6 +1123,10 @@ class RaceApp(App[int]):
             )
         share = Text(f"\n{t('tui.share')}:\n", style="bold")
         share.append(self.share_text(), style="not bold")
+        if self.record == "delayed":
+            share.append(f"\n{t('results.record_delayed')}", style="not bold italic")
+        elif self.record is not None:
+            share.append(f"\n{t('results.replay')}: {self.record}", style="not bold")
         panel.update(Group(table, share))
 
     def refresh_keys(self) -> None:

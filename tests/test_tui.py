@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -9,11 +10,13 @@ from helpers import until
 from server_fixtures import live_server
 from textual.widgets import Static
 
+from clients.api import fetch_game, parse_game_link
 from clients.client import RaceClient
 from clients.i18n import Catalogue
 from clients.links import parse_link
 from clients.tui import RaceApp, render_board
 from engine import IllegalMoveError, new_game
+from protocol import RaceRecordDelayed, RaceRecorded
 
 DEAL = "KL1-1-AAAAAAM"  # t3 shows an ace, t1-t2 is legal
 
@@ -149,6 +152,71 @@ async def test_host_creates_starts_and_resigns_in_the_terminal() -> None:
             assert app.results is not None and app.results[0]["status"] == "resigned"
             await pilot.press("ctrl+g")  # a rematch on the same deal
             await until(lambda: app.phase == "running" and app.race == 2)
+
+
+def results_text(app: RaceApp) -> str:
+    """What the results panel draws, its lines joined and its spaces collapsed."""
+    panel = app.query_one("#results", Static)
+    lines = panel.render_lines(panel.region.reset_offset)
+    return " ".join(" ".join(strip.text for strip in lines).split())
+
+
+async def test_the_results_link_the_replay_once_the_race_is_recorded(tmp_path: Any) -> None:
+    records = f"sqlite:///{tmp_path / 'records.db'}"
+    async with live_server(countdown=0.1, records_url=records) as server:
+        app = RaceApp(
+            parse_link(server.url),
+            role="player",
+            name="Solo",
+            create="klondike",
+            create_options={"deal": "code", "code": DEAL},
+            lang="sv",
+        )
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(lambda: app.room is not None and app.host == app.seat)
+            await pilot.press("ctrl+g")
+            await until(lambda: app.phase == "running" and app._now() >= (app.start_at or 0))
+            await pilot.press("ctrl+r", "ctrl+r")
+            await until(lambda: app.record is not None)
+            record = app.record
+            assert record is not None and record.startswith(f"{server.http}/g/")
+            # in the player's language
+            await until(lambda: f"Se reprisen: {record}" in results_text(app))
+            replay = await asyncio.to_thread(fetch_game, parse_game_link(record))
+            assert (replay.deal, replay.race) == (DEAL, 1)  # the race just played
+            await pilot.press("ctrl+g")  # a rematch: the last race's link goes with its results
+            await until(lambda: app.phase == "running" and app.race == 2)
+            assert app.record is None
+
+
+async def test_the_results_say_when_the_record_waits_for_the_database() -> None:
+    async with live_server(countdown=0.1) as server:  # no records: only what the test tells
+        app = RaceApp(
+            parse_link(server.url),
+            role="player",
+            name="Solo",
+            create="klondike",
+            create_options={"deal": "code", "code": DEAL},
+            lang="en",
+        )
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(lambda: app.room is not None and app.host == app.seat)
+            await pilot.press("ctrl+g")
+            await until(lambda: app.phase == "running" and app._now() >= (app.start_at or 0))
+            await pilot.press("ctrl+r", "ctrl+r")
+            await until(lambda: app.phase == "ended" and app.results is not None)
+            assert app.room is not None
+            note = " ".join(Catalogue("en").t("results.record_delayed").split())
+            app.apply_event(RaceRecordDelayed(room=app.room, seq=0, race=app.race - 1))
+            app.refresh_all()
+            assert app.record is None  # an earlier race's record is not this one's
+            app.apply_event(RaceRecordDelayed(room=app.room, seq=0, race=app.race))
+            app.refresh_all()
+            await until(lambda: note in results_text(app))
+            app.apply_event(RaceRecorded(room=app.room, seq=0, race=app.race, game_id="g1"))
+            app.refresh_all()
+            await until(lambda: f"Watch the replay: {server.http}/g/g1" in results_text(app))
+            assert note not in results_text(app)
 
 
 async def test_the_terminal_speaks_russian_rule_reminders_included() -> None:
