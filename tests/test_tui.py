@@ -161,22 +161,32 @@ def results_text(app: RaceApp) -> str:
     return " ".join(" ".join(strip.text for strip in lines).split())
 
 
+def solo_app(server_url: str, lang: str) -> RaceApp:
+    """A terminal that hosts a room of its own on ``DEAL``."""
+    return RaceApp(
+        parse_link(server_url),
+        role="player",
+        name="Solo",
+        create="klondike",
+        create_options={"deal": "code", "code": DEAL},
+        lang=lang,
+    )
+
+
+async def race_and_resign(app: RaceApp, pilot: Any) -> None:
+    """Start the room's race with Ctrl+G and resign it (Ctrl+R twice)."""
+    await until(lambda: app.room is not None and app.host == app.seat)
+    await pilot.press("ctrl+g")
+    await until(lambda: app.phase == "running" and app._now() >= (app.start_at or 0))
+    await pilot.press("ctrl+r", "ctrl+r")
+
+
 async def test_the_results_link_the_replay_once_the_race_is_recorded(tmp_path: Any) -> None:
     records = f"sqlite:///{tmp_path / 'records.db'}"
     async with live_server(countdown=0.1, records_url=records) as server:
-        app = RaceApp(
-            parse_link(server.url),
-            role="player",
-            name="Solo",
-            create="klondike",
-            create_options={"deal": "code", "code": DEAL},
-            lang="sv",
-        )
+        app = solo_app(server.url, "sv")
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(lambda: app.room is not None and app.host == app.seat)
-            await pilot.press("ctrl+g")
-            await until(lambda: app.phase == "running" and app._now() >= (app.start_at or 0))
-            await pilot.press("ctrl+r", "ctrl+r")
+            await race_and_resign(app, pilot)
             await until(lambda: app.record is not None)
             record = app.record
             assert record is not None and record.startswith(f"{server.http}/g/")
@@ -191,19 +201,9 @@ async def test_the_results_link_the_replay_once_the_race_is_recorded(tmp_path: A
 
 async def test_the_results_say_when_the_record_waits_for_the_database() -> None:
     async with live_server(countdown=0.1) as server:  # no records: only what the test tells
-        app = RaceApp(
-            parse_link(server.url),
-            role="player",
-            name="Solo",
-            create="klondike",
-            create_options={"deal": "code", "code": DEAL},
-            lang="en",
-        )
+        app = solo_app(server.url, "en")
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(lambda: app.room is not None and app.host == app.seat)
-            await pilot.press("ctrl+g")
-            await until(lambda: app.phase == "running" and app._now() >= (app.start_at or 0))
-            await pilot.press("ctrl+r", "ctrl+r")
+            await race_and_resign(app, pilot)
             await until(lambda: app.phase == "ended" and app.results is not None)
             assert app.room is not None
             note = " ".join(Catalogue("en").t("results.record_delayed").split())
