@@ -205,6 +205,39 @@ induction on ``d``, a winnable position keeps a winning path through the reduced
    lies on ``2H`` on the ``8C`` that alone can take the ``7H`` lying on ``p = 3S``: both
    twins need ``3C``, and the deal is lost from the start.)
 
+10. **Arrangement** (draw three). Call a column's *base* its lowest face-up card, unless
+    that is a king with nothing under it; the base and the face-down cards are the column's
+    *fixed* cards, every other card on the table is *loose*. The face-up part of a column is
+    a run, so a loose card lies on one of the two cards it fits, a *pair* (one rank up, of
+    the other colour), and each card holds at most one: the number of *free* cards of a
+    pair (face up on the table, nothing on them) is the number of its cards face up on the
+    table less the loose cards that fit on it, whatever the arrangement. A move of a run
+    whose lowest card is loose (a king with nothing under it included) changes no fixed card
+    and no loose set: a *rearrangement*. Every other move — a base with the cards on it
+    onto a free card (or a king into an empty column), turning the card under it or
+    emptying the column; a card home; a talon card onto a free card or home; a foundation
+    card onto a free card — changes the fixed cards, the loose set, the talon and the
+    foundations the same way in every arrangement, and can be played in every arrangement
+    of them after at most one rearrangement: it needs a free card of a pair (or an empty
+    column), which they all have alike, except a card going home, which must itself be
+    free; if it is covered and its twin is free (the other card of its rank and colour, which
+    fits on the same pair), the run on it first moves onto the twin (its lowest card fits
+    there). So every winning line from one arrangement maps, move by move, to one from any
+    other, with the same moves other than rearrangements: positions with the same fixed
+    cards per column (up to the order of the columns), loose cards, talon and waste size
+    are won or lost alike, and are one position of the search (``KlondikeSearch.key``). The
+    search counts a line by its moves other than rearrangements (``d`` above) and tries no
+    rearrangement (it would reach the same key), but the move of two steps "the cards on a
+    covered card next home onto its twin, then that card home"; it puts a card onto one free
+    card of a pair only (the other gives the same key). Rules 3 and 4 delete moves of a line
+    and rule 6 postpones them, which holds in this graph as well (a rearrangement that made
+    a card free for the move goes with it); rule 6's moves of runs that uncover nothing are
+    the rearrangements, gone, and a card going home that turns nothing over is used right
+    after when its successor goes home, or a card of the pair it leaves goes home (or that
+    card's predecessor first: loosely, any face-up or reachable one), or its twin comes onto
+    the card it leaves, from its foundation, the talon, or as the base of its column. The
+    dead-end answers are cached by the key: one arrangement proven lost proves them all.
+
 These arguments are backed by tests that compare the solver with an exact, unreduced search
 of the engine's own legal moves on small positions.
 
@@ -412,8 +445,8 @@ def _searches_for(
         for pile in game.foundations:
             if pile:
                 found[pile[-1] // 13] = len(pile)
-        cache: dict[bytes, bool] = {}
-        talon_cache: dict[tuple[bytes, int], list[tuple[int, bool]]] = {}
+        cache: dict[Any, bool] = {}
+        talon_cache: dict[Any, list[tuple[int, bool]]] = {}
 
         def make() -> Any:
             search = KlondikeSearch(
