@@ -26,14 +26,14 @@ unexpanded the deal is unwinnable. Three orders are used:
   taken back when a position has nothing new below it. It plays moves forward and back
   instead of saving and restoring positions, so a node is cheaper, and it commits to a
   line, which finds some wins the best-first order misses (and misses others);
-* *restart dives* (Klondike draw three, Easy Harp): depth-first dives from the start, each
+* *restart dives* (Easy Harp; Klondike on request): depth-first dives from the start, each
   with a fresh transposition set, a node cap that grows by a factor from dive to dive, and
   its own move order — the usual one with a random term of fixed seed added to each move's
   score. A depth-first search that commits to a wrong early move can spend its whole budget
   below it; the many short dives in different orders find the wins of many deals that both
   other orders miss. A dive that ends below its cap has exhausted the graph (a proof like
   any other), so this search too is complete. Every other dive is *streamlined*;
-* *streamlined* searches (Klondike draw three, Easy Harp) look for wins in a part of the
+* *streamlined* searches (Easy Harp; Klondike on request) look for wins in a part of the
   graph only: every card that can go home from a column (Easy Harp: or the talon) goes home
   at once, and no card is taken back from a foundation. Their graph is much smaller, and
   many deals are won in it, some that the complete searches take millions of nodes to win
@@ -43,11 +43,13 @@ unexpanded the deal is unwinnable. Three orders are used:
   graph: the dives after it are all complete.)
 
 Both games run best-first and depth-first side by side (``HARP_PORTFOLIO``,
-``KLONDIKE_PORTFOLIO``), and Klondike draw three the restart dives and a streamlined
-best-first search too, for the first 80,000 and 200,000 nodes; Easy Harp runs those two
-without an end, as its deals are nearly all won (none of deals 1-100 is proven lost), taking
-turns in slices of nodes (best-first alone for the first few thousand, which keeps the quick
-wins and their short solutions); the first to reach a goal gives the solution.
+``KLONDIKE_PORTFOLIO``), and Easy Harp the restart dives and a streamlined best-first
+search too, without an end, as its deals are nearly all won (none of deals 1-100 is proven
+lost). (Klondike draw three ran those two as well, for the first 80,000 and 200,000 nodes,
+until reduction 10 made its complete searches win what they won, and its proofs shorter
+without them.) The searches take turns in slices of nodes (best-first alone for the first
+few thousand, which keeps the quick wins and their short solutions); the first to reach a
+goal gives the solution.
 The best-first and the depth-first search share one transposition set (``Shared``): a
 position is admitted once, by either, and expanded by the one that admitted it — except
 that the depth-first search, meeting a position the best-first search admitted and has not
@@ -399,15 +401,11 @@ class Member(NamedTuple):
 #: the searches Klondike runs side by side, per draw
 KLONDIKE_PORTFOLIO: Final[dict[int, tuple[Member, ...]]] = {
     1: (Member("best"), Member("depth", start=4096)),
-    # the restart dives (every other one streamlined) and a streamlined best-first search
-    # take half the nodes at first; after ``stop`` the others get them, which keeps the
-    # proofs of lost deals fast (on deals 1-200 the dives win nothing after 60,000 nodes)
-    3: (
-        Member("best"),
-        Member("depth", start=4096),
-        Member("restart", 1, 8192, 80_000, streamline_every=2),
-        Member("best", 1, 2048, 200_000, streamline=True),
-    ),
+    # draw three no longer adds the restart dives and a streamlined best-first search (for
+    # the first 80,000 and 200,000 nodes): with reduction 10 ("arrangement") they won
+    # nothing the other two did not on deals 1-200 and 200 sealed deals at 500,000 nodes
+    # (392 decided without them, 391 with), and took nodes from every proof
+    3: (Member("best"), Member("depth", start=4096)),
 }
 
 #: the modes of a ``Member``
