@@ -26,14 +26,14 @@ unexpanded the deal is unwinnable. Three orders are used:
   taken back when a position has nothing new below it. It plays moves forward and back
   instead of saving and restoring positions, so a node is cheaper, and it commits to a
   line, which finds some wins the best-first order misses (and misses others);
-* *restart dives* (Klondike draw three, Easy Harp): depth-first dives from the start, each
+* *restart dives* (Easy Harp; Klondike on request): depth-first dives from the start, each
   with a fresh transposition set, a node cap that grows by a factor from dive to dive, and
   its own move order — the usual one with a random term of fixed seed added to each move's
   score. A depth-first search that commits to a wrong early move can spend its whole budget
   below it; the many short dives in different orders find the wins of many deals that both
   other orders miss. A dive that ends below its cap has exhausted the graph (a proof like
   any other), so this search too is complete. Every other dive is *streamlined*;
-* *streamlined* searches (Klondike draw three, Easy Harp) look for wins in a part of the
+* *streamlined* searches (Easy Harp; Klondike on request) look for wins in a part of the
   graph only: every card that can go home from a column (Easy Harp: or the talon) goes home
   at once, and no card is taken back from a foundation. Their graph is much smaller, and
   many deals are won in it, some that the complete searches take millions of nodes to win
@@ -43,11 +43,13 @@ unexpanded the deal is unwinnable. Three orders are used:
   graph: the dives after it are all complete.)
 
 Both games run best-first and depth-first side by side (``HARP_PORTFOLIO``,
-``KLONDIKE_PORTFOLIO``), and Klondike draw three the restart dives and a streamlined
-best-first search too, for the first 80,000 and 200,000 nodes; Easy Harp runs those two
-without an end, as its deals are nearly all won (none of deals 1-100 is proven lost), taking
-turns in slices of nodes (best-first alone for the first few thousand, which keeps the quick
-wins and their short solutions); the first to reach a goal gives the solution.
+``KLONDIKE_PORTFOLIO``), and Easy Harp the restart dives and a streamlined best-first
+search too, without an end, as its deals are nearly all won (none of deals 1-100 is proven
+lost). (Klondike draw three ran those two as well, for the first 80,000 and 200,000 nodes,
+until reduction 10 made its complete searches win what they won, and its proofs shorter
+without them.) The searches take turns in slices of nodes (best-first alone for the first
+few thousand, which keeps the quick wins and their short solutions); the first to reach a
+goal gives the solution.
 The best-first and the depth-first search share one transposition set (``Shared``): a
 position is admitted once, by either, and expanded by the one that admitted it — except
 that the depth-first search, meeting a position the best-first search admitted and has not
@@ -204,6 +206,39 @@ induction on ``d``, a winnable position keeps a winning path through the reduced
    that case, as the rest costs it more time than it saves. In draw one's deal 85, ``2D``
    lies on ``2H`` on the ``8C`` that alone can take the ``7H`` lying on ``p = 3S``: both
    twins need ``3C``, and the deal is lost from the start.)
+
+10. **Arrangement** (draw three). Call a column's *base* its lowest face-up card, unless
+    that is a king with nothing under it; the base and the face-down cards are the column's
+    *fixed* cards, every other card on the table is *loose*. The face-up part of a column is
+    a run, so a loose card lies on one of the two cards it fits, a *pair* (one rank up, of
+    the other colour), and each card holds at most one: the number of *free* cards of a
+    pair (face up on the table, nothing on them) is the number of its cards face up on the
+    table less the loose cards that fit on it, whatever the arrangement. A move of a run
+    whose lowest card is loose (a king with nothing under it included) changes no fixed card
+    and no loose set: a *rearrangement*. Every other move — a base with the cards on it
+    onto a free card (or a king into an empty column), turning the card under it or
+    emptying the column; a card home; a talon card onto a free card or home; a foundation
+    card onto a free card — changes the fixed cards, the loose set, the talon and the
+    foundations the same way in every arrangement, and can be played in every arrangement
+    of them after at most one rearrangement: it needs a free card of a pair (or an empty
+    column), which they all have alike, except a card going home, which must itself be
+    free; if it is covered and its twin is free (the other card of its rank and colour, which
+    fits on the same pair), the run on it first moves onto the twin (its lowest card fits
+    there). So every winning line from one arrangement maps, move by move, to one from any
+    other, with the same moves other than rearrangements: positions with the same fixed
+    cards per column (up to the order of the columns), loose cards, talon and waste size
+    are won or lost alike, and are one position of the search (``KlondikeSearch.key``). The
+    search counts a line by its moves other than rearrangements (``d`` above) and tries no
+    rearrangement (it would reach the same key), but the move of two steps "the cards on a
+    covered card next home onto its twin, then that card home"; it puts a card onto one free
+    card of a pair only (the other gives the same key). Rules 3 and 4 delete moves of a line
+    and rule 6 postpones them, which holds in this graph as well (a rearrangement that made
+    a card free for the move goes with it); rule 6's moves of runs that uncover nothing are
+    the rearrangements, gone, and a card going home that turns nothing over is used right
+    after when its successor goes home, or a card of the pair it leaves goes home (or that
+    card's predecessor first: loosely, any face-up or reachable one), or its twin comes onto
+    the card it leaves, from its foundation, the talon, or as the base of its column. The
+    dead-end answers are cached by the key: one arrangement proven lost proves them all.
 
 These arguments are backed by tests that compare the solver with an exact, unreduced search
 of the engine's own legal moves on small positions.
@@ -366,15 +401,11 @@ class Member(NamedTuple):
 #: the searches Klondike runs side by side, per draw
 KLONDIKE_PORTFOLIO: Final[dict[int, tuple[Member, ...]]] = {
     1: (Member("best"), Member("depth", start=4096)),
-    # the restart dives (every other one streamlined) and a streamlined best-first search
-    # take half the nodes at first; after ``stop`` the others get them, which keeps the
-    # proofs of lost deals fast (on deals 1-200 the dives win nothing after 60,000 nodes)
-    3: (
-        Member("best"),
-        Member("depth", start=4096),
-        Member("restart", 1, 8192, 80_000, streamline_every=2),
-        Member("best", 1, 2048, 200_000, streamline=True),
-    ),
+    # draw three no longer adds the restart dives and a streamlined best-first search (for
+    # the first 80,000 and 200,000 nodes): with reduction 10 ("arrangement") they won
+    # nothing the other two did not on deals 1-200 and 200 sealed deals at 500,000 nodes
+    # (392 decided without them, 391 with), and took nodes from every proof
+    3: (Member("best"), Member("depth", start=4096)),
 }
 
 #: the modes of a ``Member``
@@ -412,8 +443,8 @@ def _searches_for(
         for pile in game.foundations:
             if pile:
                 found[pile[-1] // 13] = len(pile)
-        cache: dict[bytes, bool] = {}
-        talon_cache: dict[tuple[bytes, int], list[tuple[int, bool]]] = {}
+        cache: dict[Any, bool] = {}
+        talon_cache: dict[Any, list[tuple[int, bool]]] = {}
 
         def make() -> Any:
             search = KlondikeSearch(

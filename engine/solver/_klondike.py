@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import product
 from operator import itemgetter
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ._common import (
     CHILDREN,
@@ -145,11 +145,48 @@ def _talon_cards(seq: list[int], positions: int) -> int:
 #: ``closed_levels`` by foundation heights
 _LEVELS: Final[dict[tuple[int, ...], list[int]]] = {}
 
+#: per suit, the cards home (bits of ranks) at each foundation height
+_HOME_BITS: Final = tuple((1 << h) - 1 for h in range(14))
+
+#: draw three, by column key (``ck``): the column's part of the arrangement-free key and the
+#: mask of its fixed cards (see ``_fixed_part``)
+_FIXED: Final[dict[bytes, tuple[bytes, int]]] = {}
+
+
+def _fixed_part(ck: bytes) -> tuple[bytes, int]:
+    """Draw three: the part of the column keyed ``ck`` (``ColumnSearch._rekey``) that fixes
+    its place in the arrangement-free key (reduction "arrangement"): its face-down cards and
+    its *base*, the lowest face-up card, as bytes (the count of face-down cards first, so
+    that the parts can be joined), and those cards as a mask. An empty column, or a king at
+    the bottom of a column with nothing under it, has no part: its cards are loose."""
+    down = ck[0]
+    if len(ck) == 2 or (down == 0 and RANK[ck[1]] == _KING):
+        return b"", 0
+    mask = 0
+    for c in ck[1 : down + 2]:
+        mask |= 1 << c
+    return ck[: down + 2], mask
+
+
 #: ``KlondikeSearch.reachable`` by talon length and waste size, and as bits
 _REACHABLE: Final[dict[tuple[int, int], tuple[list[int], int]]] = {}
 
 #: ``_blockers`` by column key
 _BLOCKERS: Final[dict[bytes, int]] = {}
+
+_T = TypeVar("_T")
+
+
+def _by_column(table: dict[bytes, _T], ck: bytes, make: Callable[[bytes], _T]) -> _T:
+    """``make(ck)`` for the column keyed ``ck``, kept in ``table`` (emptied when it grows
+    past 200,000 columns: the columns recur from position to position, but not forever)."""
+    got = table.get(ck)
+    if got is None:
+        if len(table) > 200_000:
+            table.clear()
+        got = table[ck] = make(ck)
+    return got
+
 
 #: called with every answer of ``KlondikeSearch.dead`` (the search, ``with_talon``, the
 #: answer) when set: the tests check each against the plain statement of the rule (a module
@@ -193,9 +230,9 @@ class KlondikeSearch(ColumnSearch):
         self.trail: list[Any] = []
         self._below = [-1] * 52  # scratch for ``dead``
         #: ``dead`` answers by columns (shared by searches of the same position)
-        self.dead_cache: dict[bytes, bool] = {}
+        self.dead_cache: dict[Any, bool] = {}
         #: ``dead(True)`` answers by columns and talon: (talon positions in reach, lost)
-        self.talon_cache: dict[tuple[bytes, int], list[tuple[int, bool]]] = {}
+        self.talon_cache: dict[Any, list[tuple[int, bool]]] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -209,10 +246,25 @@ class KlondikeSearch(ColumnSearch):
         """The position up to the order of the columns (reduction "symmetry"). The
         foundations are implied: every card not in a column or the talon is home. The talon
         is the set of its cards (``tkey``): they keep the order of the deal, as a card only
-        leaves it or comes back to its place; draw three adds the waste size."""
+        leaves it or comes back to its place; draw three adds the waste size.
+
+        Draw three keys the columns up to the arrangement of their face-up cards (reduction
+        "arrangement"): each column's face-down cards and base (``_fixed_part``), sorted,
+        and the set of the other cards on the table (*loose*: every card not fixed, not in
+        the talon and not home)."""
         if self.draw == 1:
             return (b"".join(sorted(self.ck)), self.tkey)
-        return (b"".join(sorted(self.ck)), self.tkey, self.p)
+        parts = []
+        fixed = 0
+        for ck in self.ck:
+            part, mask = _by_column(_FIXED, ck, _fixed_part)
+            if mask:
+                parts.append(part)
+                fixed |= mask
+        f0, f1, f2, f3 = self.found
+        home = _HOME_BITS[f0] | _HOME_BITS[f1] << 13 | _HOME_BITS[f2] << 26 | _HOME_BITS[f3] << 39
+        parts.sort()
+        return (b"".join(parts), _ALL ^ home ^ self.tkey ^ fixed, self.tkey, self.p)
 
     def admit(self, key: Any) -> bool:
         """Draw three: positions that differ only in the waste size ``p`` are compared
@@ -222,9 +274,9 @@ class KlondikeSearch(ColumnSearch):
         results, and is (or will be) expanded: this one is not needed."""
         if self.draw == 1:
             return super().admit(key)
-        cols, talon, p = key
+        cols, loose, talon, p = key
         seen = self.seen
-        mask = seen.get((cols, talon), 0)
+        mask = seen.get((cols, loose, talon), 0)
         if mask:
             if not p:
                 return False
@@ -234,7 +286,7 @@ class KlondikeSearch(ColumnSearch):
                 if lower >> q & 1:
                     return False
                 q -= 3
-        seen[cols, talon] = mask | (1 << p)
+        seen[cols, loose, talon] = mask | (1 << p)
         return True
 
     def new_seen(self) -> Any:
@@ -312,12 +364,7 @@ class KlondikeSearch(ColumnSearch):
             return tuple(wd * ndown - wh * home + wl * depth for wd, wh, wl, _ in self.WEIGHTS[0])
         blockers = 0
         for ck in self.ck:
-            b = _BLOCKERS.get(ck)
-            if b is None:
-                if len(_BLOCKERS) > 200_000:
-                    _BLOCKERS.clear()
-                b = _BLOCKERS[ck] = _blockers(ck)
-            blockers += b
+            blockers += _by_column(_BLOCKERS, ck, _blockers)
         return tuple(
             wd * ndown - wh * home + wl * depth + wb * blockers
             for wd, wh, wl, wb in self.WEIGHTS[1]
@@ -354,6 +401,8 @@ class KlondikeSearch(ColumnSearch):
     # (4, suit, Y)      take the top of a foundation back onto column Y
     # (5, chain, X, m)  draw one: talon cards `chain` onto column X, then move m onto them
     # (6, chain, X)     draw one: talon cards `chain` home, then the top of column X home
+    # (7, X, count, Y)  draw three: the `count` cards on the card next home in column X
+    #                   onto column Y (its twin), then that card home
 
     def apply(self, m: tuple[Any, ...]) -> Any:
         """Play one move; return what ``undo`` needs."""
@@ -403,6 +452,10 @@ class KlondikeSearch(ColumnSearch):
             # (the talon cards lie under the card of ``purpose``: the new top, if any, is
             # the one ``purpose`` gives, and a talon card leaving makes no card safe)
             return self.apply(purpose)
+        if kind == 7:
+            _, x, count, y = m
+            self.apply((0, x, count, y))  # (turns nothing over: the card stays)
+            return self.apply((1, x))
         _, chain, x = m
         for card in chain:
             self._take(card, 0)
@@ -436,6 +489,10 @@ class KlondikeSearch(ColumnSearch):
             _, suit, y = m
             self._undrop(y, 1)
             self.found[suit] += 1
+        elif kind == 7:
+            _, x, count, y = m
+            self.undo((1, x), token)
+            self.undo((0, x, count, y), False)
         elif kind == 5:
             _, chain, x, purpose = m
             self.undo(purpose, token)
@@ -654,6 +711,72 @@ class KlondikeSearch(ColumnSearch):
             if self._chain_to(pred, -1):
                 return True
         return False
+
+    def _covered_home_moves(self, add: Any) -> None:
+        """Draw three (reduction "arrangement"): a face-up card next on its foundation but
+        covered, whose twin (the other card of its rank and colour) is a column top, goes
+        home in one move of two steps: the cards on it move onto the twin, then it goes
+        home. Tried as a card going home from a column top is."""
+        cols, down, found, tops, up = self.cols, self.down, self.found, self._tops, self._up
+        for s in range(4):
+            h = found[s]
+            if h == 13:
+                continue
+            c = s * 13 + h
+            x = up.get(c, -1)
+            if x < 0:
+                continue
+            col = cols[x]
+            if col[-1] == c:
+                continue  # (a column top: tried above)
+            y = tops.get(SAME_COLOUR[s] * 13 + h, -1)
+            if y < 0:
+                continue
+            d = down[x]
+            i = d + RANK[col[d]] - h
+            if i == d:
+                score = 1100 + 10 * d if d else 500
+            elif self._loose_home_useful(x, i, c):
+                score = 400
+            else:
+                continue
+            add((score, (7, x, len(col) - i - 1, y)))
+
+    def _loose_home_useful(self, x: int, i: int, c: int) -> bool:
+        """Draw three, reduction "postponement" in the arrangement-free graph (reduction
+        "arrangement"): the face-up card ``c`` at index ``i`` of column ``x``, not its base,
+        goes home (with the cards on it moved onto its twin first, if any), which turns
+        nothing over. Is there a move that uses this right after? Its successor goes home
+        (a column top, a covered card whose twin is a top, or a talon card in reach); a card
+        of the rank and colour of ``a``, the card under it, goes home (``a`` now free, and
+        its twin by way of ``a``), or its predecessor first (loosely: any face-up or
+        reachable one); or the twin of ``c`` is put onto ``a``: from its foundation, from
+        the talon, or as the base of its column with the cards on it. (Moving a card that is
+        not a base changes nothing in that graph.)"""
+        found, tops, up = self.found, self._tops, self._up
+        if RANK[c] < _KING:
+            succ = c + 1
+            if succ in tops or self._in_reach(succ):
+                return True
+            if succ in up and SAME_COLOUR[SUIT[succ]] * 13 + RANK[succ] in tops:
+                return True
+        a = self.cols[x][i - 1]
+        for b in (a, SAME_COLOUR[SUIT[a]] * 13 + RANK[a]):
+            if b not in up:
+                continue
+            h = found[SUIT[b]]
+            if h == RANK[b]:
+                return True
+            if h == RANK[b] - 1 and (b - 1 in up or self._in_reach(b - 1)):
+                # its predecessor can go home first (a move that waits for this one)
+                return True
+        twin = SAME_COLOUR[SUIT[c]] * 13 + RANK[c]
+        if RANK[twin] == 0:
+            return False  # an ace is never built on a two: it would rather go home
+        if found[SUIT[twin]] == RANK[twin] + 1 or self._in_reach(twin):
+            return True
+        z = up.get(twin, -1)
+        return z >= 0 and self.cols[z][self.down[z]] == twin
 
     def dead(self, with_talon: bool = False) -> bool:
         """Reduction "dead ends": True if some card can provably never go home (see
@@ -938,22 +1061,28 @@ class KlondikeSearch(ColumnSearch):
         position being expanded): in draw three, if that says alive, also the test that
         knows which talon cards can be reached, cached by columns and talon: with more talon
         positions in reach it can only be more optimistic (``_relax``), so a position alive
-        with fewer of them in reach is alive, one lost with more of them is lost."""
+        with fewer of them in reach is alive, one lost with more of them is lost.
+
+        Draw three keys its columns up to the arrangement of their face-up cards: an answer
+        found for one arrangement is sound for every other (reduction "arrangement": they
+        are won or lost alike), though the test itself may prune one and not another."""
         if not self.covered_something():
             return False
         cache = self.dead_cache
         full = self.key() if key is None else key
-        k = full[0]
+        draw_one = self.draw == 1
+        k = full[0] if draw_one else full[:2]
         lost = cache.get(k)
         if lost is None:
             lost = cache[k] = self.dead()
-        if lost or key is not None or self.draw == 1 or not self.seq:
+        if lost or key is not None or draw_one or not self.seq:
             return lost
         # (the test that knows the talon is dearer: only for positions being expanded)
         rpos = self._reach_bits()
-        known = self.talon_cache.get(full[:2])
+        tk = full[:3]
+        known = self.talon_cache.get(tk)
         if known is None:
-            known = self.talon_cache[full[:2]] = []
+            known = self.talon_cache[tk] = []
         for other, lost in known:
             if (rpos & ~other == 0) if lost else (other & ~rpos == 0):
                 return lost
@@ -976,6 +1105,7 @@ class KlondikeSearch(ColumnSearch):
                 empty = y
                 break
         self._prepare(empty)
+        draw_one = self.draw == 1
         # columns to the foundations
         for x in range(n):
             col = cols[x]
@@ -987,13 +1117,20 @@ class KlondikeSearch(ColumnSearch):
                         score = 500
                     elif len(col) - 1 == d:
                         score = 1100 + 10 * d
-                    elif self._home_useful(x, c):
+                    elif (
+                        self._home_useful(x, c)
+                        if draw_one
+                        else self._loose_home_useful(x, len(col) - 1, c)
+                    ):
                         score = 400
                     else:
                         continue
                     add((score, (1, x)))
+        if not draw_one:
+            self._covered_home_moves(add)
         # runs between columns: (column, rank that fits on its top, its top's colour)
         targets = [(y, RANK[col[-1]] - 1, RED[col[-1]]) for y, col in enumerate(cols) if col]
+        tops = self._tops
         for x in range(n):
             col = cols[x]
             if not col:
@@ -1002,11 +1139,21 @@ class KlondikeSearch(ColumnSearch):
             hi = RANK[col[d]]
             lo = RANK[col[-1]]
             top = len(col)
-            for y, need, red in targets:
-                if lo <= need <= hi and y != x:
-                    i = d + hi - need
-                    if RED[col[i]] != red and (i == d or self._exposed_useful(x, i, col[i])):
-                        add((self._run_score(x, i), (0, x, top - i, y)))
+            if draw_one:
+                for y, need, red in targets:
+                    if lo <= need <= hi and y != x:
+                        i = d + hi - need
+                        if RED[col[i]] != red and (i == d or self._exposed_useful(x, i, col[i])):
+                            add((self._run_score(x, i), (0, x, top - i, y)))
+            elif hi < _KING:
+                # Draw three (reduction "arrangement"): only the whole face-up part moves,
+                # onto one card it fits (onto the other the key would be the same)
+                p1, p2 = PARENTS[col[d]]
+                y = tops.get(p1, -1)
+                if y < 0:
+                    y = tops.get(p2, -1)
+                if y >= 0:
+                    add((self._run_score(x, d), (0, x, top - d, y)))
             # a king run into an empty column; from the bottom of a column it would only
             # swap two columns (reduction "symmetry")
             if empty >= 0 and hi == _KING and d:
@@ -1031,7 +1178,9 @@ class KlondikeSearch(ColumnSearch):
                     tgt = cols[y]
                     if tgt and RANK[tgt[-1]] == h and RED[tgt[-1]] != RED[card]:
                         add((0, (4, s, y)))
-        if self.draw == 1:
+                        if not draw_one:
+                            break  # (reduction "arrangement": one card it fits is enough)
+        if draw_one:
             self._talon_moves_draw_one(add, backs)
         else:
             self._talon_moves_draw_three(add, empty)
@@ -1129,14 +1278,13 @@ class KlondikeSearch(ColumnSearch):
                 if empty >= 0:
                     add((150, (3, c, q, empty)))
                 continue
+            # (reduction "arrangement": onto one of the two cards it fits, either is as good)
             p1, p2 = PARENTS[c]
-            y1, y2 = tops.get(p1, -1), tops.get(p2, -1)
-            if y2 >= 0 and y1 > y2:
-                y1, y2 = y2, y1
-            if y1 >= 0:
-                add((200, (3, c, q, y1)))
-            if y2 >= 0:
-                add((200, (3, c, q, y2)))
+            y = tops.get(p1, -1)
+            if y < 0:
+                y = tops.get(p2, -1)
+            if y >= 0:
+                add((200, (3, c, q, y)))
 
     # ------------------------------------------------------------------ the end
 
