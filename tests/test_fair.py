@@ -270,7 +270,7 @@ def assert_first_proven(deal: RoundDeal, game: str, r: int, budget: int, fair: i
         (2, "klondike-3", 1, 2_000, 0),
         (1, "easy-harp", 3, 2_000, 2),
         (1, "klondike", 1, 20_000, 0),
-        (1, "klondike-3", 1, 2_000, 3),
+        (1, "klondike-3", 1, 900, 3),
     ],
 )
 def test_winnable_only_plays_the_first_proven(
