@@ -40,11 +40,22 @@ DAILY_NODES: Final = {"klondike": 200_000, "klondike-3": 200_000, "easy-harp": 2
 #: 36/40 (Klondike) and 29/40 (Easy Harp), so 32 candidates all unproven is below 1e-12 even
 #: at the 95 % upper bound of the failure rate (0.21, 0.41)
 DAILY_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 32}
-#: the searches of a (version 2) day's proof, per game (None: the solver's own)
+#: the searches of a (version 2) day's proof, per game (None: the solver's own). Pinned: every
+#: worker derives the day itself, so a day must not depend on the solver's own portfolio,
+#: which changes as the solver learns — a server upgraded during a day would otherwise draw
+#: another deal than its published commitment's, and reveal another past day than was played.
+#: These are the solver's portfolios of 2026-12-06, before Klondike draw one took restart dives
+#: and Easy Harp its aimed searches (issue 34). (A change to the search itself can still move
+#: a day: it must keep these members' verdicts within ``DAILY_NODES``.)
 DAILY_PORTFOLIO: Final[dict[str, tuple[Member, ...] | None]] = {
-    "klondike": None,
+    "klondike": (Member("best"), Member("depth", start=4096)),
     "klondike-3": None,
-    "easy-harp": None,
+    "easy-harp": (
+        Member("best"),
+        Member("depth", start=4096),
+        Member("restart", 1, 8192, streamline_every=2),
+        Member("best", 1, 2048, streamline=True),
+    ),
 }
 #: version 1's cap, as its days were drawn
 DAILY_CANDIDATES_V1: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 6}

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import engine.solver
 from engine import DealCode, InvalidDealCodeError, replay
 from engine.daily import random_winnable
 from engine.fair import (
@@ -37,7 +38,7 @@ from engine.fair import (
     secret_daily,
     verify_daily,
 )
-from engine.solver import solve
+from engine.solver import Member, solve
 
 SPEC = Path(__file__).resolve().parent.parent / "docs" / "spec"
 FAIR: dict[str, Any] = json.loads((SPEC / "fair-vectors.json").read_text(encoding="utf-8"))
@@ -421,6 +422,23 @@ def test_the_secret_daily_is_the_first_proven_candidate_and_verifies() -> None:
     assert secret_daily(SEED, "klondike", "2026-12-01") == secret_daily(
         SEED, "klondike", "2026-12-01", fair=2
     )
+
+
+@pytest.mark.parametrize("game", ["klondike", "easy-harp"])
+def test_a_day_does_not_follow_the_solvers_own_searches(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every worker derives the day itself, so a solver that learns (new searches of its own)
+    # must not move a day: an upgrade during it would break its commitment. Here the
+    # solver's own searches search nothing; the day's proof does not use them.
+    never = (Member("best", start=10**9),)
+    monkeypatch.setitem(engine.solver.KLONDIKE_PORTFOLIO, 1, never)
+    # (Easy Harp's is a constant: patched, the pure build reads it, the compiled one not)
+    monkeypatch.setattr(engine.solver, "HARP_PORTFOLIO", never)
+    assert solve(DealCode.for_game("klondike", 1), nodes=1000).verdict == "unknown"
+    day = secret_daily(SEED, game, "2031-03-09")  # a day no other test derives (a cache)
+    assert day.candidate < 3 and day.solution is not None
+    assert replay(day.code, day.solution).won
 
 
 def test_the_secret_daily_depends_on_the_key_and_the_day() -> None:
