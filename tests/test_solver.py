@@ -229,7 +229,11 @@ def test_winnable_deals_replay_to_a_win(code: str) -> None:
 
 @pytest.mark.parametrize(
     ("portfolio", "message"),
-    [((), "at least one search"), ((Member("sideways"),), "unknown search mode 'sideways'")],
+    [
+        ((), "at least one search"),
+        ((Member("sideways"),), "unknown search mode 'sideways'"),
+        ((Member("best", order=2),), "no search order 2"),
+    ],
 )
 def test_a_bad_portfolio_is_refused(portfolio: tuple[Member, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -361,6 +361,9 @@ class Member(NamedTuple):
     streamline: bool = False
     #: ``"restart"`` mode: every ``streamline_every``-th dive is streamlined (0: none)
     streamline_every: int = 0
+    #: the game's order of moves and positions (0: the usual, the only one so far); a
+    #: member of another order keeps its own transposition set
+    order: int = 0
 
 
 #: the searches Klondike runs side by side, per draw
@@ -379,6 +382,8 @@ KLONDIKE_PORTFOLIO: Final[dict[int, tuple[Member, ...]]] = {
 
 #: the modes of a ``Member``
 _MODES: Final = ("best", "depth", "restart")
+#: the orders of a ``Member``, per game
+_ORDERS: Final = {"KL": (0,), "EH": (0,)}
 
 #: the searches Easy Harp runs side by side: on deals 1-100 the depth-first search wins 14
 #: deals within 20 s that the best-first search does not (most in under a thousand nodes),
@@ -440,12 +445,16 @@ def _searches_for(
     for member in members:
         if member.mode not in _MODES:
             raise ValueError(f"unknown search mode {member.mode!r}: one of {', '.join(_MODES)}")
+        if member.order not in _ORDERS[game.code.game]:
+            raise ValueError(f"no search order {member.order!r} in this game")
         search = make()
         search.mode = member.mode
         search.streamline_every = member.streamline_every
+        if member.order:
+            search.order = member.order
         if member.streamline:
             search.streamline = True
-        elif member.mode != "restart":
+        elif member.mode != "restart" and not member.order:
             search.shared = shared
         out.append((search, member.share, member.start, member.stop))
     return out
