@@ -98,8 +98,8 @@ class HarpSearch(ColumnSearch):
     #: and ``moves``); a portfolio member's own (``Member.order``)
     order: int = 0
     #: order 1's best-first weights (face-down cards, cards home, line length, buried
-    #: cards): two orders taken in turns
-    AIMED_WEIGHTS = ((5, 1, 1, 2), (5, 1, 1, 8))
+    #: cards), chosen on the deals the other orders leave unknown
+    AIMED_WEIGHTS = ((5, 1, 2, 8),)
     #: order 1's move order: how much a card's move to a column loses per face-down card of
     #: that column
     AIM = 3
