@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
+import engine.solver
 from clients.cli import main
 from engine import DealCode, Game, new_game, parse_card, replay
 from engine.cards import RANK_OF
@@ -229,7 +230,11 @@ def test_winnable_deals_replay_to_a_win(code: str) -> None:
 
 @pytest.mark.parametrize(
     ("portfolio", "message"),
-    [((), "at least one search"), ((Member("sideways"),), "unknown search mode 'sideways'")],
+    [
+        ((), "at least one search"),
+        ((Member("sideways"),), "unknown search mode 'sideways'"),
+        ((Member("best", order=2),), "no search order 2"),
+    ],
 )
 def test_a_bad_portfolio_is_refused(portfolio: tuple[Member, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -664,6 +669,77 @@ def test_easy_harp_king_led_sequence() -> None:
     )
     assert exact_verdict(game) is True
     assert_wins(game, solve(game, nodes=10_000))
+
+
+def harp_search(columns: list[str], down: list[int], order: int) -> Any:
+    """An Easy Harp search of ``columns`` (bottom → top, ``down`` face down in each), the
+    foundations and talon empty, in the given order."""
+    from engine.solver._harp import HarpSearch
+
+    cols = [[parse_card(t) for t in c.split()] for c in columns]
+    search = HarpSearch(cols, down, [0] * 8, [])
+    search.order = order
+    return search
+
+
+def test_easy_harp_aimed_order_puts_buried_cards_last() -> None:
+    # the same face-down count, cards home and line length; in the first position 8S lies
+    # on 9H above the face-down 5C (two cards to move before 5C turns), in the other on 9D,
+    # which covers nothing: only the aimed order tells them apart, and puts the first after
+    buried = harp_search(["5C 9H 8S", "9D"], [1, 0], 1)
+    free = harp_search(["5C 9H", "9D 8S"], [1, 0], 1)
+    assert all(b > f for b, f in zip(buried.priority(0), free.priority(0), strict=True))
+    buried.order = free.order = 0
+    assert buried.priority(0) == free.priority(0)
+
+
+def test_easy_harp_aimed_order_puts_cards_on_uncovered_columns_first() -> None:
+    # 8S (on the face-down 3C) fits on 9D, above two face-down cards, and on 9H, above none:
+    # the usual order tries 9D first (diamonds before hearts), the aimed order 9H
+    columns = ["3C 8S", "4D 4D 9D", "9H"]
+    for order, first in ((0, (0, 0, 1)), (1, (0, 0, 2))):
+        moves = harp_search(columns, [1, 2, 0], order).moves()
+        assert next(m for m in moves if m[:2] == (0, 0)) == first
+
+
+@pytest.mark.parametrize("code", ["EH1-N-AAAAAAB", "EH1-N-AAAAABB", "EH1-N-AAAAADP"])
+def test_easy_harp_aimed_searches_leave_small_budgets_alone(code: str) -> None:
+    # the aimed searches join after 20,480 nodes, so that a budget of 20,000 (test_fair's
+    # winnable-only rounds) or less proves the same candidates with the same lines: on
+    # deals 1, 27 and 93, which either aimed search alone wins within 20,000 nodes
+    plain = tuple(m for m in engine.solver.HARP_PORTFOLIO if not m.order)
+    assert len(plain) < len(engine.solver.HARP_PORTFOLIO)
+    for nodes in (2_000, 20_000):
+        ours, theirs = solve(code, nodes=nodes), solve(code, nodes=nodes, portfolio=plain)
+        assert (ours.verdict, ours.nodes, ours.solution) == (
+            theirs.verdict,
+            theirs.nodes,
+            theirs.solution,
+        )
+
+
+@pytest.mark.parametrize("member", [Member("best", order=1), Member("depth", order=1)])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_easy_harp_aimed_searches_agree_with_exact_search(member: Member, seed: int) -> None:
+    # each aimed search alone is complete (its own transposition set) and its wins replay
+    game, expected = _seeded_case("EH1-N-AAAAAAB", 12, seed)
+    result = solve(game.copy(), nodes=200_000, portfolio=(member,))
+    assert result.verdict == ("winnable" if expected else "unwinnable")
+    if expected:
+        assert_wins(game, result)
+
+
+def test_easy_harp_aimed_searches_win_what_the_others_miss() -> None:
+    # deal 27: the aimed depth-first search (a card goes rather onto a column with fewer
+    # face-down cards) wins in about a hundred nodes, deal 67 the aimed best-first search
+    # (fewer buried cards first) in about two thousand; the usual searches of the portfolio
+    # find neither in a million nodes, nor, alone, at these budgets
+    for number, mode, nodes in ((27, "depth", 1_000), (67, "best", 5_000)):
+        code = DealCode.for_game("easy-harp", number)
+        result = solve(code, nodes=nodes, portfolio=(Member(mode, order=1),))
+        assert result.verdict == "winnable", result
+        assert replay(code, result.solution or ()).won
+        assert solve(code, nodes=nodes, portfolio=(Member(mode),)).verdict == "unknown"
 
 
 # Seeds picked so that both answers occur (the exact search decides each in well under a

@@ -94,11 +94,34 @@ class HarpSearch(ColumnSearch):
         self.tal = bytearray(tal)
         self.slots = list(slots)
 
+    #: the search's order: 0 the usual, 1 aimed at the face-down cards (see ``priority``
+    #: and ``moves``); a portfolio member's own (``Member.order``)
+    order: int = 0
+    #: order 1's best-first weights (face-down cards, cards home, line length, buried
+    #: cards), chosen on the deals the other orders leave unknown
+    AIMED_WEIGHTS = ((5, 1, 2, 8),)
+    #: order 1's move order: how much a card's move to a column loses per face-down card of
+    #: that column
+    AIM = 3
+
     def priority(self, depth: int) -> tuple[int, ...]:
-        """Best-first orders: fewer face-down cards, more cards home, shorter lines first."""
+        """Best-first orders: fewer face-down cards, more cards home, shorter lines first;
+        order 1 also fewer *buried* cards (face up on a face-down card: each must leave
+        before that card turns)."""
         ndown = self.ndown
         home = sum(self.slots)
-        return tuple(wd * ndown - wh * home + wl * depth for wd, wh, wl in self.WEIGHTS)
+        if not self.order:
+            return tuple(wd * ndown - wh * home + wl * depth for wd, wh, wl in self.WEIGHTS)
+        buried = 0
+        cols, down = self.cols, self.down
+        for x in range(self.n):
+            d = down[x]
+            if d:
+                buried += len(cols[x]) - d
+        return tuple(
+            wd * ndown - wh * home + wl * depth + wb * buried
+            for wd, wh, wl, wb in self.AIMED_WEIGHTS
+        )
 
     # ------------------------------------------------------------------ primitive changes
 
@@ -456,6 +479,8 @@ class HarpSearch(ColumnSearch):
                 break
         self._prepare(empty)
         tops = self._tops
+        # (order 1: a card is rather put on a column with fewer face-down cards to bury)
+        aim = self.AIM if self.order else 0
         restricted: list[bool] = [False] * n  # the top leaves without uncovering anything
         for x in range(n):
             col = cols[x]
@@ -501,7 +526,7 @@ class HarpSearch(ColumnSearch):
                         ok = not restricted[x] or self._exposed_useful(x, c)
                     if not ok:
                         break
-                    add((self._leave_score(x), (0, x, y)))
+                    add((self._leave_score(x) - aim * down[y], (0, x, y)))
             # a king-led sequence whose king lies on face-down cards
             d = down[x]
             if RANK[c] != _KING and empty >= 0 and d and RANK[col[d]] == _KING:
@@ -525,7 +550,7 @@ class HarpSearch(ColumnSearch):
                     continue
                 for p in PARENTS[card]:
                     for y in tops.get(p, ()):
-                        add((0, (4, slot, y)))
+                        add((-aim * down[y], (4, slot, y)))
         # talon chains onto the table with the card they are for (reduction "talon chains")
         if self.tkey:
             talrc = self._talrc
@@ -548,6 +573,7 @@ class HarpSearch(ColumnSearch):
         """Add every block "talon cards onto a column top (or a king into an empty column),
         then ``b`` — the top of column ``z``, or of foundation ``slot`` — onto them"."""
         talrc, tops, tal = self._talrc, self._tops, self.tal
+        aim = self.AIM if self.order else 0
         r = RANK[b] + 1
         red = not RED[b]
         levels: list[list[int]] = []
@@ -577,7 +603,7 @@ class HarpSearch(ColumnSearch):
                 for y in targets:
                     m = (*purpose, y)
                     for chain in product(*reversed(levels)):
-                        add((score - 20 * k, (5, chain, y, m)))
+                        add((score - 20 * k - aim * self.down[y], (5, chain, y, m)))
             r += 1
             red = not red
 
