@@ -97,10 +97,24 @@ def _built_before(log: list[int], frozen: int) -> int:
     start of the round in which ``frozen`` first moved (or at its last round). Up to that
     round the relaxation with ``frozen`` frozen goes exactly the same way, as nothing it
     found had needed that card to move; the sets only grow from round to round."""
-    for i in range(0, len(log) - 1, 2):
-        if log[i + 1] & frozen:
+    for i in range(0, len(log) - 2, 3):
+        if log[i + 2] & frozen:
             return log[i]
-    return log[-2] if len(log) >= 2 else 0
+    return log[-3] if len(log) >= 3 else 0
+
+
+def _home_before(log: list[int], card: int, pinned: int) -> bool:
+    """Whether the relaxation that left ``log`` shows that ``card`` can go home with the
+    card ``pinned`` pinned as well: ``card`` could go home at the start of a round before
+    the one in which ``pinned`` first moved, or of that round itself. Up to that round the
+    relaxation with ``pinned`` pinned goes exactly the same way (pinning only stops that
+    card leaving the card under it other than for home); the sets only grow."""
+    for i in range(0, len(log) - 2, 3):
+        if log[i + 1] & card:
+            return True
+        if log[i + 2] & pinned:
+            return False
+    return False
 
 
 #: ``_column_masks`` by column key (the columns recur from position to position)
@@ -867,7 +881,7 @@ class KlondikeSearch(ColumnSearch):
             waiting = [p for p in parents if not anyway >> p & 1]
             # (the pinned tests first: they are the same for both cards the twins fit on,
             # and most often a single relaxation shows a twin can go home)
-            if not waiting or not self._twins_lost(masks, bx, by):
+            if not waiting or not self._twins_lost(masks, bx, by, log):
                 continue
             if not place:
                 place = self._places()
@@ -887,10 +901,17 @@ class KlondikeSearch(ColumnSearch):
         return False
 
     def _twins_lost(
-        self, masks: tuple[int, int, int, int, int, int, int], bx: int, by: int
+        self,
+        masks: tuple[int, int, int, int, int, int, int],
+        bx: int,
+        by: int,
+        log: list[int] | None = None,
     ) -> bool:
         """The pinned tests of rule 9 (twins): neither twin can go home while the other is
-        pinned."""
+        pinned. ``log``, the log of the relaxation of the same position without a pinned
+        card, answers most of them without a relaxation of their own (``_home_before``)."""
+        if log is not None and (_home_before(log, bx, by) or _home_before(log, by, bx)):
+            return False
         return not self._relax(masks, by, bx) and not self._relax(masks, bx, by)
 
     def _holds_down(self, place: list[int], p: int, c: int) -> bool:
@@ -929,9 +950,10 @@ class KlondikeSearch(ColumnSearch):
         """The fixed point of ``dead``: can every card of ``want`` go home, when the cards of
         ``pinned`` leave the card under them only to go home and those of ``frozen`` never
         move? With ``built``: can a card of ``built`` be built on, instead? ``log``, when
-        given, receives two masks per round: the cards that could be built on when the round
-        began, and the cards that had moved (gone home, left the card under them, or emptied
-        their column) when it ended (see ``_built_anyway``).
+        given, receives three masks per round: the cards that could be built on and those
+        that could go home when the round began, and the cards that had moved (gone home,
+        left the card under them, or emptied their column) when it ended (see
+        ``_built_before``, ``_home_before``).
 
         ``kings`` is the mask of the kings when a column is empty now, else 0: then a king
         (from a card, or from the talon) can move only once some column can be emptied, and
@@ -990,9 +1012,12 @@ class KlondikeSearch(ColumnSearch):
                 )
                 if not built and home & want == want:
                     if log is not None:
+                        log.append(home)
                         log.append(moved | home)
                     return True
                 predhome = ((home << 1) | _ACES) & _ALL & stay
+            if log is not None:
+                log.append(home)
             # cards leaving free the cards under them, which may leave in turn: as far as
             # this round's tables allow
             before = leave
