@@ -37,19 +37,30 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .live import FeaturedRace, FinalStatus, GameName, LiveRoom, LiveSort, Phase, RatingChange
+from .live import (
+    FeaturedRace,
+    FinalStatus,
+    GameName,
+    LiveRoom,
+    LiveSort,
+    Phase,
+    RaceStatus,
+    RatingChange,
+)
 
 __all__ = [
     "API_MODELS",
     "PLAYER_ID_PATTERN",
     "RACE_ID_PATTERN",
     "ApiError",
+    "AttemptStatus",
     "DailyBoard",
     "DailyDay",
     "DailyEntry",
     "DailyGame",
     "DailyStats",
     "DailyToday",
+    "EntrantStatus",
     "GameRating",
     "GameReplay",
     "GameStats",
@@ -62,7 +73,9 @@ __all__ = [
     "RatingChange",
     "RatingHistory",
     "RatingPoint",
+    "ResultStatus",
     "RoomSummary",
+    "RoundStatus",
     "SeatBoards",
     "SeatReplay",
     "StandingRound",
@@ -320,6 +333,12 @@ class DailyToday(_Model):
     yesterday: DailyDay
 
 
+AttemptStatus = Literal[RaceStatus, "watched", "unfinished"]
+"""A daily attempt's status: ``playing`` (its race runs) or ``watched`` (only watched: it
+never ends), then its race's :data:`FinalStatus`, or ``unfinished`` (still open when its day
+was over: it ranks last of the day, with no score)."""
+
+
 class DailyEntry(_Model):
     """One attempt on a day's leaderboard — or, ``ranked`` false, on its newcomers' board
     (a player made that day: they rank from their next day), ``rank`` then being their place
@@ -331,7 +350,7 @@ class DailyEntry(_Model):
     name: str
     handle: str | None
     ranked: bool
-    status: str
+    status: AttemptStatus
     won: bool
     score: int
     moves: int
@@ -413,6 +432,14 @@ class LiveDirectory(_Model):
 # --------------------------------------------------------------------- tournaments
 
 TournamentPhase = Literal["created", "round", "between", "paused", "finished"]
+EntrantStatus = Literal["entered", "withdrawn", "kicked", "banned"]
+"""An entrant's standing in a tournament (see :class:`TournamentPlayer`)."""
+ResultStatus = Literal["won", "resigned", "timeout"]
+"""How a player's race in a round ended (a tournament race cannot be left: ``left`` is a
+rated room's)."""
+RoundStatus = Literal[ResultStatus, "absent", "missed", "disqualified"]
+"""A player's line for a round: their race's end, or ``absent``, ``missed`` (not entered
+then) or ``disqualified`` (their result struck)."""
 
 
 class TournamentSettingsView(_Model):
@@ -457,7 +484,7 @@ class TournamentPlayer(_Model):
 
     id: str
     name: str
-    status: Literal["entered", "withdrawn", "kicked", "banned"]
+    status: EntrantStatus
     withdrawn_by: Literal["self", "absences"] | None
     reason: str | None
     joined_at: int
@@ -471,7 +498,7 @@ class TournamentResult(_Model):
     race is written."""
 
     player: str
-    status: Literal["won", "resigned", "timeout"]
+    status: ResultStatus
     on_foundations: int
     total: int
     score: int
@@ -520,7 +547,7 @@ class StandingRound(_Model):
     entered then) or disqualified."""
 
     round: int
-    status: str
+    status: RoundStatus
     place: int | None
     points: int
     time_ms: int
@@ -531,13 +558,14 @@ class StandingRound(_Model):
 
 
 class StandingRow(_Model):
-    """A row of the standings: ``rank`` shared by ties; both modes' totals; the tie-break
-    values in the order of ``scoring.tiebreaks``."""
+    """A row of the standings: ``rank`` shared by ties; ``status`` the player's standing in
+    the tournament; both modes' totals; the tie-break values in the order of
+    ``scoring.tiebreaks``."""
 
     rank: int
     player: str
     name: str
-    status: str
+    status: EntrantStatus
     points: int
     time_ms: int
     rounds: list[StandingRound]

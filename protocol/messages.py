@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .api import StandingRow, TournamentPage
+from .api import EntrantStatus, ResultStatus, StandingRow, TournamentPage
 from .live import (
     FeaturedRace,
     FinalStatus,
@@ -979,7 +979,7 @@ class TournamentYou(_Message):
 
     player: str | None
     role: Literal["host", "co_host", "player", "spectator"]
-    status: Literal["entered", "withdrawn", "kicked", "banned"] | None = None
+    status: EntrantStatus | None = None
     reason: str | None = None
     seat: TournamentSeat | None = None
 
@@ -1013,7 +1013,7 @@ class TournamentLiveRow(_Message):
     player: str
     name: str
     place: int
-    status: Literal["won", "resigned", "timeout"]
+    status: ResultStatus
     on_foundations: int
     score: int
     moves: int

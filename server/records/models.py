@@ -8,9 +8,11 @@ milliseconds. Secrets live only in :class:`Identity`, and neither its ``repr`` n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import get_args
 
 from engine import GAME_NAMES
+from protocol.api import AttemptStatus
+from protocol.live import FinalStatus
 
 __all__ = [
     "STATUSES",
@@ -36,7 +38,6 @@ __all__ = [
     "UnknownPlayer",
 ]
 
-FinalStatus = Literal["won", "resigned", "timeout", "left"]
 STATUSES: frozenset[str] = frozenset(get_args(FinalStatus))
 
 
@@ -243,7 +244,7 @@ class DailyEntry:
     name: str
     handle: str | None
     ranked: bool
-    status: str
+    status: AttemptStatus
     score: int
     moves: int
     on_foundations: int
