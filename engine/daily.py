@@ -45,10 +45,12 @@ DAILY_CANDIDATES: Final = {"klondike": 32, "klondike-3": 32, "easy-harp": 32}
 #: which changes as the solver learns — a server upgraded during a day would otherwise draw
 #: another deal than its published commitment's, and reveal another past day than was played.
 #: These are the solver's portfolios of 2026-12-06, before Klondike draw one took restart dives
-#: and Easy Harp its aimed searches (issue 34). (A change to the search itself can still move
-#: a day: it must keep these members' verdicts within ``DAILY_NODES``.)
+#: and reduction 10 ("arrangement"), and Easy Harp its aimed searches (issue 34): draw one's
+#: members run the search kept for them (``arranged=False``, engine/solver/_klondike_pinned.py).
+#: (A change to the search itself can still move a day: it must keep these members' verdicts
+#: within ``DAILY_NODES``.)
 DAILY_PORTFOLIO: Final[dict[str, tuple[Member, ...] | None]] = {
-    "klondike": (Member("best"), Member("depth", start=4096)),
+    "klondike": (Member("best", arranged=False), Member("depth", start=4096, arranged=False)),
     "klondike-3": None,
     "easy-harp": (
         Member("best"),

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import engine.solver
 from engine import DealCode, InvalidDealCodeError, replay
-from engine.daily import random_winnable
+from engine.daily import DAILY_NODES, random_winnable
 from engine.fair import (
     DAILY_GAMES,
     RoundDeal,
@@ -439,6 +439,18 @@ def test_a_day_does_not_follow_the_solvers_own_searches(
     day = secret_daily(SEED, game, "2031-03-09")  # a day no other test derives (a cache)
     assert day.candidate < 3 and day.solution is not None
     assert replay(day.code, day.solution).won
+
+
+@pytest.mark.slow
+def test_a_day_keeps_the_draw_one_search_it_was_proven_with() -> None:
+    # The solver's draw one search now keys positions up to the arrangement of their
+    # face-up cards and proves this day's candidate 0 in a few thousand nodes; the search
+    # the day is pinned to gives up on it within the day's budget, so the day was, and
+    # stays, candidate 1.
+    day = secret_daily(SEED, "klondike", "2031-06-29")
+    assert (day.candidate, str(day.code)) == (1, "KL1-1-SEBSCJZHSVAZBDTUPFSWPVXGME")
+    zero = daily_candidate(SEED, "klondike", "2031-06-29", 0)
+    assert solve(zero, nodes=DAILY_NODES["klondike"]).verdict == "winnable"
 
 
 def test_the_secret_daily_depends_on_the_key_and_the_day() -> None:

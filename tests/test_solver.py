@@ -19,7 +19,7 @@ import pytest
 import engine.solver
 from clients.cli import main
 from engine import DealCode, Game, new_game, parse_card, replay
-from engine.cards import RANK_OF
+from engine.cards import RANK_OF, fits_on
 from engine.easyharp import SLOT_SUITS
 from engine.solver import Member, SolveResult, solve
 
@@ -190,6 +190,46 @@ def random_position(rng: random.Random, code: str, in_play: int) -> Game:
     return game
 
 
+def random_runs_position(rng: random.Random, code: str, in_play: int) -> Game:
+    """A small random Klondike position whose columns hold runs of face-up cards (where the
+    arrangement of loose cards matters): about ``in_play`` cards left, up to four of them
+    in the talon, the rest home."""
+    while True:
+        heights = [rng.randint(0, 13) for _ in range(4)]
+        if abs(52 - sum(heights) - in_play) <= 1:
+            break
+    pool = [s * 13 + r for s in range(4) for r in range(heights[s], 13)]
+    rng.shuffle(pool)
+    cols: list[list[int]] = [[] for _ in range(7)]
+    down = [0] * 7
+    for x in range(7):
+        if not pool or rng.random() < 0.2:
+            continue
+        for _ in range(min(rng.randint(0, 2), len(pool) - 1)):
+            cols[x].append(pool.pop())
+        down[x] = len(cols[x])
+        cols[x].append(pool.pop())
+        while rng.random() < 0.75:
+            top = cols[x][-1]
+            fits = [c for c in pool if fits_on(c, top)]
+            if not fits:
+                break
+            pool.remove(card := rng.choice(fits))
+            cols[x].append(card)
+    talon, rest = pool[:4], pool[4:]
+    for c in rest:  # face down under a column that has a face-up card
+        x = rng.choice([i for i in range(7) if cols[i]])
+        cols[x].insert(0, c)
+        down[x] += 1
+    game = new_game(code)
+    game.columns, game.down = cols, down
+    split = rng.randint(0, len(talon))
+    game.waste, game.stock = talon[:split], talon[split:]
+    game.foundations = [[s * 13 + r for r in range(heights[s])] for s in range(4)]
+    game.on_foundations = sum(heights)
+    return game
+
+
 @functools.cache
 def _seeded_case(code: str, in_play: int, seed: int) -> tuple[Game, bool]:
     game = random_position(random.Random(seed), code, in_play)
@@ -234,11 +274,23 @@ def test_winnable_deals_replay_to_a_win(code: str) -> None:
         ((), "at least one search"),
         ((Member("sideways"),), "unknown search mode 'sideways'"),
         ((Member("best", order=2),), "no search order 2"),
+        ((Member("best", arranged=False),), "only Klondike draw one"),
     ],
 )
 def test_a_bad_portfolio_is_refused(portfolio: tuple[Member, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         solve("EH1-N-AAAAAAB", nodes=100, portfolio=portfolio)
+
+
+def test_only_draw_one_has_a_search_without_the_arrangement_reduction() -> None:
+    pinned = (Member("best", arranged=False),)
+    with pytest.raises(ValueError, match="only Klondike draw one"):
+        solve("KL1-3-AAAAAAB", nodes=100, portfolio=pinned)
+    code = DealCode.for_game("klondike", 7)  # lost: both searches prove it, in other ways
+    kept = solve(code, nodes=10_000, portfolio=pinned)
+    arranged = solve(code, nodes=10_000, portfolio=(Member("best"),))
+    assert kept.verdict == arranged.verdict == "unwinnable"
+    assert kept.positions != arranged.positions
 
 
 @pytest.mark.parametrize("code", ["EH1-N-AAAAACI", "EH1-N-AAAAADF"])
@@ -448,7 +500,8 @@ def test_klondike_draw_three_talon_card_out_of_reach_is_lost() -> None:
         assert_alive_and_won(game, talon=True)
 
 
-def test_klondike_draw_three_keys_ignore_the_arrangement() -> None:
+@pytest.mark.parametrize("code", ["KL1-1-AAAAAAB", "KL1-3-AAAAAAB"])
+def test_klondike_keys_ignore_the_arrangement(code: str) -> None:
     # Reduction "arrangement": the face-up cards above each column's base are loose; how
     # they lie on the cards they fit does not matter (a line from one arrangement plays
     # from the other, moving a run between twins where needed), so they share one key.
@@ -456,7 +509,7 @@ def test_klondike_draw_three_keys_ignore_the_arrangement() -> None:
 
     def key(columns: list[str], up: list[int]) -> Any:
         rest = ["KH QS JH", "KD QC JD", "TH", "TD"]
-        game = position("KL1-3-AAAAAAB", columns + rest, home, up=[*up, 3, 3, 1, 1])
+        game = position(code, columns + rest, home, up=[*up, 3, 3, 1, 1])
         return _root_search(game).key()
 
     up = [3, 3, 0]
@@ -467,14 +520,40 @@ def test_klondike_draw_three_keys_ignore_the_arrangement() -> None:
     assert same != key(["TC KS QH JC", "TS KC", "QD JS"], [3, 1, 2])
 
 
-def test_klondike_draw_three_win_through_a_twin() -> None:
-    # TH must go home first (8S, which 9S waits for, lies under it), and neither it nor the
-    # 9S on it can go anywhere else: 9S must first move onto TD, TH's twin. The search
-    # never moves a loose card alone, so it must find the move of two steps.
+@pytest.mark.parametrize("code", ["KL1-1-AAAAAAB", "KL1-3-AAAAAAB"])
+def test_klondike_win_through_a_twin(code: str) -> None:
+    # TH is next home but covered by 9S, which fits on TD, TH's twin, a column top. The
+    # search never moves a loose card alone, so it offers the move of two steps "9S onto
+    # TD, TH home" (a win by taking black cards back from home exists as well).
     columns = ["8S JH TH 9S", "9D TD", "KS QH", "KD QS", "KH", "JS QD", "JD TS"]
     kept = "9D TD JD QD KD TH JH QH KH 8S 9S TS JS QS KS"
     up = [2, 1, 2, 2, 1, 1, 2]
-    game = position("KL1-3-AAAAAAB", columns, everything_but("KL", kept), up=up)
+    game = position(code, columns, everything_but("KL", kept), up=up)
+    th_column, td_column = 0, 1
+    assert (7, th_column, 1, td_column) in _root_search(game).moves()
+    assert exact_verdict(game) is True
+    assert_wins(game, solve(game, nodes=10_000))
+
+
+@pytest.mark.parametrize("nine_of_hearts", ["home", "talon"])
+def test_klondike_draw_one_talon_twin_comes_out_for_a_covered_card(nine_of_hearts: str) -> None:
+    # TH, next home (once 9H has gone home from the talon, if it is there), is covered by
+    # 9S; TH's twin TD is in the talon and JC is free: the talon card goes onto the table
+    # for the move of two steps "9S onto TD, TH home", a block of reduction "talon chains"
+    # whose purpose is not a card built on it from another column (9S is loose: moving it
+    # alone is never tried).
+    columns = ["8S JH TH 9S", "QD JC", "QH KS", "JS KD", "QC KH", "QS 9D", "KC JD TS"]
+    kept = "JC QC KC 9D TD JD QD KD TH JH QH KH 8S 9S TS JS QS KS"
+    stock = "TD"
+    if nine_of_hearts == "talon":
+        kept, stock = f"{kept} 9H", "TD 9H"
+    up = [2, 2, 1, 1, 1, 1, 1]
+    game = position("KL1-1-AAAAAAB", columns, everything_but("KL", kept), stock=stock, up=up)
+    td, jc_column, th_column = parse_card("TD"), 1, 0
+    purpose: tuple[Any, ...] = (7, th_column, 1, jc_column)
+    if nine_of_hearts == "talon":
+        purpose = (6, (parse_card("9H"),), purpose)
+    assert (5, (td,), jc_column, purpose) in _root_search(game).moves()
     assert exact_verdict(game) is True
     assert_wins(game, solve(game, nodes=10_000))
 
@@ -754,6 +833,18 @@ _AGREEMENT = (
 @pytest.mark.parametrize(("code", "in_play", "seed"), _AGREEMENT)
 def test_agrees_with_exact_search(code: str, in_play: int, seed: int) -> None:
     assert_agrees_on_seeded_position(code, in_play, seed)
+
+
+@pytest.mark.parametrize(
+    ("code", "seed"),
+    [("KL1-1-AAAAAAB", seed) for seed in (0, 1, 2, 3, 4, 6, 16, 21, 47)]
+    + [("KL1-3-AAAAAAB", seed) for seed in (0, 1, 2, 3, 6, 16, 18, 21)],
+)
+def test_agrees_with_exact_search_with_runs_on_the_table(code: str, seed: int) -> None:
+    # reduction "arrangement" at work: loose cards on the table, twins among them (seeds
+    # picked so that both answers occur)
+    game = random_runs_position(random.Random(seed), code, 16)
+    assert_agrees_with_exact_search(game, 200_000)
 
 
 @pytest.mark.parametrize("mode", ["best", "depth", "restart", "restart-mixed"])

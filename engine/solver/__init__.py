@@ -142,6 +142,12 @@ induction on ``d``, a winnable position keeps a winning path through the reduced
    or a foundation top, onto them*; and *talon cards of one suit home, then a column top home
    on them*. Talon cards left over once every other card is home are covered by the goal test.
    Draw three keeps plain talon moves, and its talon cards are never played home by rule 4.
+   With rule 10 the blocks are those of its graph, where a card moved that is not a base
+   changes nothing: a talon card put on the table matters only when a base with the cards on
+   it, a foundation top or another talon card of the block is put on it, or the cards on a
+   covered card next home move onto it, that card's twin, for it to go home (the move of two
+   steps of rule 10); and the column card that follows talon cards home may be that covered
+   card, by the same move.
 6. **Postponement.** Some moves change nothing but which card is exposed: a run (Klondike) or
    top card (Easy Harp) leaving a *face-up* card ``a`` for another column, a top card leaving
    a face-up ``a`` for home, a card taken back from a foundation. Such a move can be postponed,
@@ -217,7 +223,7 @@ induction on ``d``, a winnable position keeps a winning path through the reduced
    lies on ``2H`` on the ``8C`` that alone can take the ``7H`` lying on ``p = 3S``: both
    twins need ``3C``, and the deal is lost from the start.)
 
-10. **Arrangement** (draw three). Call a column's *base* its lowest face-up card, unless
+10. **Arrangement** (Klondike). Call a column's *base* its lowest face-up card, unless
     that is a king with nothing under it; the base and the face-down cards are the column's
     *fixed* cards, every other card on the table is *loose*. The face-up part of a column is
     a run, so a loose card lies on one of the two cards it fits, a *pair* (one rank up, of
@@ -249,6 +255,7 @@ induction on ``d``, a winnable position keeps a winning path through the reduced
     card's predecessor first: loosely, any face-up or reachable one), or its twin comes onto
     the card it leaves, from its foundation, the talon, or as the base of its column. The
     dead-end answers are cached by the key: one arrangement proven lost proves them all.
+    (The day's proof keeps the draw one search of before this rule: ``Member.arranged``.)
 
 These arguments are backed by tests that compare the solver with an exact, unreduced search
 of the engine's own legal moves on small positions.
@@ -410,6 +417,10 @@ class Member(NamedTuple):
     #: face-down cards, see ``HarpSearch.order``); a member of another order keeps its own
     #: transposition set
     order: int = 0
+    #: Klondike draw one: False for the search without reduction 10 ("arrangement"), kept
+    #: for the day's proof (``engine.daily.DAILY_PORTFOLIO``), which must not move when the
+    #: solver learns; such members share a transposition set only with each other
+    arranged: bool = True
 
 
 #: the searches Klondike runs side by side, per draw
@@ -417,7 +428,7 @@ KLONDIKE_PORTFOLIO: Final[dict[int, tuple[Member, ...]]] = {
     # draw one adds restart dives (every other one streamlined), taking a third of the nodes
     # from 8,192 on: on deals 1-1,000 at 800,000 nodes they win 4 deals the two leave unknown
     # (11 -> 7) with a quarter less CPU in all, and proofs of lost deals take up to 1.5x the
-    # nodes (the longest 296,000 -> 440,000)
+    # nodes (the longest 296,000 -> 440,000); measured before reduction 10 reached draw one
     1: (
         Member("best"),
         Member("depth", start=4096),
@@ -463,9 +474,10 @@ def _searches_for(
     """One search per member of the portfolio, each on its own copy of the position: the
     complete ones share a transposition set (``Shared``), the streamlined ones and the
     restart dives keep their own."""
-    make: Callable[[], Any]
+    make: Callable[[bool], Any]
     if game.code.game == "KL":
         from ._klondike import KlondikeSearch
+        from ._klondike_pinned import PinnedDrawOneSearch
 
         found = [0, 0, 0, 0]
         for pile in game.foundations:
@@ -474,25 +486,24 @@ def _searches_for(
         cache: dict[Any, bool] = {}
         talon_cache: dict[Any, list[tuple[int, bool]]] = {}
 
-        def make() -> Any:
-            search = KlondikeSearch(
-                game.columns, game.down, found, game.waste, game.stock, game.draw
-            )
+        def make(arranged: bool = True) -> Any:
+            kind = KlondikeSearch if arranged else PinnedDrawOneSearch
+            search = kind(game.columns, game.down, found, game.waste, game.stock, game.draw)
             search.dead_cache = cache
             search.talon_cache = talon_cache
             return search
 
         members = KLONDIKE_PORTFOLIO[game.draw] if portfolio is None else portfolio
-        shared = Shared() if KLONDIKE_SHARED else None
+        shared = {True: Shared(), False: Shared()} if KLONDIKE_SHARED else None
     else:
         from ._harp import HarpSearch
 
-        def make() -> Any:
+        def make(arranged: bool = True) -> Any:
             slots = [len(f) for f in game.foundations]
             return HarpSearch(game.columns, game.down, slots, game.waste + game.stock)
 
         members = HARP_PORTFOLIO if portfolio is None else portfolio
-        shared = Shared()
+        shared = {True: Shared()}
     if not members:
         raise ValueError("a portfolio needs at least one search")
     out: list[tuple[Any, int, int, int | None]] = []
@@ -501,15 +512,17 @@ def _searches_for(
             raise ValueError(f"unknown search mode {member.mode!r}: one of {', '.join(_MODES)}")
         if member.order not in _ORDERS[game.code.game]:
             raise ValueError(f"no search order {member.order!r} in this game")
-        search = make()
+        if not member.arranged and (game.code.game != "KL" or game.draw != 1):
+            raise ValueError("only Klondike draw one has a search without reduction 10")
+        search = make(member.arranged)
         search.mode = member.mode
         search.streamline_every = member.streamline_every
         if member.order:
             search.order = member.order
         if member.streamline:
             search.streamline = True
-        elif member.mode != "restart" and not member.order:
-            search.shared = shared
+        elif member.mode != "restart" and not member.order and shared is not None:
+            search.shared = shared[member.arranged]
         out.append((search, member.share, member.start, member.stop))
     return out
 

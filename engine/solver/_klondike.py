@@ -162,13 +162,13 @@ _LEVELS: Final[dict[tuple[int, ...], list[int]]] = {}
 #: per suit, the cards home (bits of ranks) at each foundation height
 _HOME_BITS: Final = tuple((1 << h) - 1 for h in range(14))
 
-#: draw three, by column key (``ck``): the column's part of the arrangement-free key and the
+#: by column key (``ck``): the column's part of the arrangement-free key and the
 #: mask of its fixed cards (see ``_fixed_part``)
 _FIXED: Final[dict[bytes, tuple[bytes, int]]] = {}
 
 
 def _fixed_part(ck: bytes) -> tuple[bytes, int]:
-    """Draw three: the part of the column keyed ``ck`` (``ColumnSearch._rekey``) that fixes
+    """The part of the column keyed ``ck`` (``ColumnSearch._rekey``) that fixes
     its place in the arrangement-free key (reduction "arrangement"): its face-down cards and
     its *base*, the lowest face-up card, as bytes (the count of face-down cards first, so
     that the parts can be joined), and those cards as a mask. An empty column, or a king at
@@ -262,12 +262,10 @@ class KlondikeSearch(ColumnSearch):
         is the set of its cards (``tkey``): they keep the order of the deal, as a card only
         leaves it or comes back to its place; draw three adds the waste size.
 
-        Draw three keys the columns up to the arrangement of their face-up cards (reduction
+        The columns are keyed up to the arrangement of their face-up cards (reduction
         "arrangement"): each column's face-down cards and base (``_fixed_part``), sorted,
         and the set of the other cards on the table (*loose*: every card not fixed, not in
         the talon and not home)."""
-        if self.draw == 1:
-            return (b"".join(sorted(self.ck)), self.tkey)
         parts = []
         fixed = 0
         for ck in self.ck:
@@ -278,7 +276,10 @@ class KlondikeSearch(ColumnSearch):
         f0, f1, f2, f3 = self.found
         home = _HOME_BITS[f0] | _HOME_BITS[f1] << 13 | _HOME_BITS[f2] << 26 | _HOME_BITS[f3] << 39
         parts.sort()
-        return (b"".join(parts), _ALL ^ home ^ self.tkey ^ fixed, self.tkey, self.p)
+        loose = _ALL ^ home ^ self.tkey ^ fixed
+        if self.draw == 1:
+            return (b"".join(parts), loose, self.tkey)
+        return (b"".join(parts), loose, self.tkey, self.p)
 
     def admit(self, key: Any) -> bool:
         """Draw three: positions that differ only in the waste size ``p`` are compared
@@ -414,7 +415,7 @@ class KlondikeSearch(ColumnSearch):
     # (3, card, q, Y)   talon card onto column Y (draw three)
     # (4, suit, Y)      take the top of a foundation back onto column Y
     # (5, chain, X, m)  draw one: talon cards `chain` onto column X, then move m onto them
-    # (6, chain, X)     draw one: talon cards `chain` home, then the top of column X home
+    # (6, chain, m)     draw one: talon cards `chain` home, then the move m (1 or 7) home
     # (7, X, count, Y)  draw three: the `count` cards on the card next home in column X
     #                   onto column Y (its twin), then that card home
 
@@ -470,12 +471,12 @@ class KlondikeSearch(ColumnSearch):
             _, x, count, y = m
             self.apply((0, x, count, y))  # (turns nothing over: the card stays)
             return self.apply((1, x))
-        _, chain, x = m
+        _, chain, then = m
         for card in chain:
             self._take(card, 0)
             self.found[SUIT[card]] += 1
             trail.append(("talon", card, 0, -1))
-        return self.apply((1, x))
+        return self.apply(then)
 
     def undo(self, m: tuple[Any, ...], token: Any) -> None:
         """Take back a move played by ``apply``."""
@@ -515,8 +516,8 @@ class KlondikeSearch(ColumnSearch):
                 self.trail.pop()
                 self._untake(card, 0, None)
         else:
-            _, chain, x = m
-            self.undo((1, x), token)
+            _, chain, then = m
+            self.undo(then, token)
             for card in reversed(chain):
                 self.trail.pop()
                 self.found[SUIT[card]] -= 1
@@ -659,46 +660,6 @@ class KlondikeSearch(ColumnSearch):
                     return True
         return False
 
-    def _exposed_useful(self, x: int, i: int, gone: int) -> bool:
-        """Reduction "postponement": the cards from index ``i`` of column ``x`` up leave
-        (``gone`` is the one that lay on the card ``a`` below), without uncovering anything.
-        Is there a move that uses ``a`` right after — ``a`` home (or its predecessor first),
-        or the other card that fits on ``a`` onto it? If not, the move can wait until ``a`` is
-        used, so it is not tried now. (``a`` moving on with the run under it is no use: that
-        run could have carried the block along; see engine.solver.)"""
-        found = self.found
-        col = self.cols[x]
-        a = col[i - 1]
-        h = found[SUIT[a]]
-        if h == RANK[a]:
-            return True
-        if h == RANK[a] - 1 and (a - 1 in self._tops or self._in_reach(a - 1)):
-            # its predecessor can go home first (a move that waits for this one)
-            return True
-        twin = SAME_COLOUR[SUIT[gone]] * 13 + RANK[gone]
-        z = self._up.get(twin, -1)
-        if RANK[twin] == 0:
-            pass  # an ace is never built on a two: it would rather go home
-        elif (z >= 0 and z != x) or found[SUIT[twin]] == RANK[twin] + 1:
-            return True
-        elif self.tal[twin]:
-            if self.draw == 1:
-                if self._chain_from(a, twin, x):
-                    return True
-            elif self._in_reach(twin):
-                return True
-        return False
-
-    def _home_useful(self, x: int, card: int) -> bool:
-        """Reduction "postponement": a top card that goes home without uncovering anything
-        is useful only when its successor can follow it home at once (a column top, or in
-        reach in the talon), or the card under it can be used at once."""
-        if RANK[card] < _KING:
-            succ = card + 1
-            if succ in self._tops or self._in_reach(succ):
-                return True
-        return self._exposed_useful(x, len(self.cols[x]) - 1, card)
-
     def _back_useful(self, card: int) -> bool:
         """Reduction "postponement": a card taken back from a foundation is useful only when
         a card can be built on it at once, or the card under it can be taken back too (that
@@ -727,37 +688,47 @@ class KlondikeSearch(ColumnSearch):
         return False
 
     def _covered_home_moves(self, add: Any) -> None:
-        """Draw three (reduction "arrangement"): a face-up card next on its foundation but
-        covered, whose twin (the other card of its rank and colour) is a column top, goes
-        home in one move of two steps: the cards on it move onto the twin, then it goes
-        home. Tried as a card going home from a column top is."""
-        cols, down, found, tops, up = self.cols, self.down, self.found, self._tops, self._up
+        """Reduction "arrangement": a face-up card next on its foundation but covered, whose
+        twin (the other card of its rank and colour) is a column top, goes home in one move
+        of two steps: the cards on it move onto the twin, then it goes home. Tried as a card
+        going home from a column top is."""
+        found, tops = self.found, self._tops
         for s in range(4):
             h = found[s]
             if h == 13:
                 continue
-            c = s * 13 + h
-            x = up.get(c, -1)
-            if x < 0:
-                continue
-            col = cols[x]
-            if col[-1] == c:
-                continue  # (a column top: tried above)
             y = tops.get(SAME_COLOUR[s] * 13 + h, -1)
-            if y < 0:
-                continue
-            d = down[x]
-            i = d + RANK[col[d]] - h
-            if i == d:
-                score = 1100 + 10 * d if d else 500
-            elif self._loose_home_useful(x, i, c):
-                score = 400
-            else:
-                continue
-            add((score, (7, x, len(col) - i - 1, y)))
+            if y >= 0:
+                got = self._covered_home(s * 13 + h, y)
+                if got is not None:
+                    add(got)
+
+    def _covered_home(self, c: int, y: int) -> tuple[int, tuple[Any, ...]] | None:
+        """The move "the cards on ``c``, a face-up card next on its foundation but covered,
+        onto column ``y``, then ``c`` home", with its score; None if ``c`` is not such a card
+        or the move can wait (reduction "postponement")."""
+        x = self._up.get(c, -1)
+        if x < 0:
+            return None
+        col = self.cols[x]
+        if col[-1] == c:
+            return None  # (a column top: tried as such)
+        d = self.down[x]
+        i = d + RANK[col[d]] - RANK[c]
+        score = self._home_score(x, i, c)
+        return (score, (7, x, len(col) - i - 1, y)) if score else None
+
+    def _home_score(self, x: int, i: int, c: int) -> int:
+        """The score of ``c``, at index ``i`` of column ``x``, going home (the cards on it, if
+        any, moved onto its twin first): high when it turns a card over or empties the
+        column, 0 when it can wait (reduction "postponement", ``_loose_home_useful``)."""
+        d = self.down[x]
+        if i == d:
+            return 1100 + 10 * d if d else 500
+        return 400 if self._loose_home_useful(x, i, c) else 0
 
     def _loose_home_useful(self, x: int, i: int, c: int) -> bool:
-        """Draw three, reduction "postponement" in the arrangement-free graph (reduction
+        """Reduction "postponement" in the arrangement-free graph (reduction
         "arrangement"): the face-up card ``c`` at index ``i`` of column ``x``, not its base,
         goes home (with the cards on it moved onto its twin first, if any), which turns
         nothing over. Is there a move that uses this right after? Its successor goes home
@@ -1088,15 +1059,15 @@ class KlondikeSearch(ColumnSearch):
         positions in reach it can only be more optimistic (``_relax``), so a position alive
         with fewer of them in reach is alive, one lost with more of them is lost.
 
-        Draw three keys its columns up to the arrangement of their face-up cards: an answer
-        found for one arrangement is sound for every other (reduction "arrangement": they
+        The columns are keyed up to the arrangement of their face-up cards: an answer found
+        for one arrangement is sound for every other (reduction "arrangement": they
         are won or lost alike), though the test itself may prune one and not another."""
         if not self.covered_something():
             return False
         cache = self.dead_cache
         full = self.key() if key is None else key
         draw_one = self.draw == 1
-        k = full[0] if draw_one else full[:2]
+        k = full[:2]
         lost = cache.get(k)
         if lost is None:
             lost = cache[k] = self.dead()
@@ -1137,24 +1108,10 @@ class KlondikeSearch(ColumnSearch):
             if col:
                 c = col[-1]
                 if found[SUIT[c]] == RANK[c]:
-                    d = down[x]
-                    if len(col) == 1:
-                        score = 500
-                    elif len(col) - 1 == d:
-                        score = 1100 + 10 * d
-                    elif (
-                        self._home_useful(x, c)
-                        if draw_one
-                        else self._loose_home_useful(x, len(col) - 1, c)
-                    ):
-                        score = 400
-                    else:
-                        continue
-                    add((score, (1, x)))
-        if not draw_one:
-            self._covered_home_moves(add)
-        # runs between columns: (column, rank that fits on its top, its top's colour)
-        targets = [(y, RANK[col[-1]] - 1, RED[col[-1]]) for y, col in enumerate(cols) if col]
+                    score = self._home_score(x, len(col) - 1, c)
+                    if score:
+                        add((score, (1, x)))
+        self._covered_home_moves(add)
         tops = self._tops
         for x in range(n):
             col = cols[x]
@@ -1162,17 +1119,10 @@ class KlondikeSearch(ColumnSearch):
                 continue
             d = down[x]
             hi = RANK[col[d]]
-            lo = RANK[col[-1]]
             top = len(col)
-            if draw_one:
-                for y, need, red in targets:
-                    if lo <= need <= hi and y != x:
-                        i = d + hi - need
-                        if RED[col[i]] != red and (i == d or self._exposed_useful(x, i, col[i])):
-                            add((self._run_score(x, i), (0, x, top - i, y)))
-            elif hi < _KING:
-                # Draw three (reduction "arrangement"): only the whole face-up part moves,
-                # onto one card it fits (onto the other the key would be the same)
+            if hi < _KING:
+                # Reduction "arrangement": only the whole face-up part moves, onto one card
+                # it fits (onto the other the key would be the same)
                 p1, p2 = PARENTS[col[d]]
                 y = tops.get(p1, -1)
                 if y < 0:
@@ -1203,8 +1153,7 @@ class KlondikeSearch(ColumnSearch):
                     tgt = cols[y]
                     if tgt and RANK[tgt[-1]] == h and RED[tgt[-1]] != RED[card]:
                         add((0, (4, s, y)))
-                        if not draw_one:
-                            break  # (reduction "arrangement": one card it fits is enough)
+                        break  # (reduction "arrangement": one card it fits is enough)
         if draw_one:
             self._talon_moves_draw_one(add, backs)
         else:
@@ -1215,78 +1164,103 @@ class KlondikeSearch(ColumnSearch):
         return [m for _, m in out]
 
     def _talon_moves_draw_one(self, add: Any, backs: list[int]) -> None:
-        cols, down, found, tal = self.cols, self.down, self.found, self.tal
-        n = self.n
+        cols, down, found, tal, tops = self.cols, self.down, self.found, self.tal, self._tops
         if not self.tkey:
             return
         # Reduction "talon chains" (foundations): a talon card goes home only together with
-        # the card from the table that is then played onto it.
-        for x in range(n):
-            col = cols[x]
-            if not col:
+        # the card from the table that is then played onto it (a column top, or a covered
+        # card whose twin is a top, reduction "arrangement").
+        for s in range(4):
+            h = r = found[s]
+            while r < 13 and tal[s * 13 + r]:
+                r += 1
+            if r == h or r == 13:
                 continue
-            c = col[-1]
-            s = SUIT[c]
-            h = found[s]
-            r = RANK[c]
-            if h < r and all(tal[s * 13 + k] for k in range(h, r)):
-                d = down[x]
-                if len(col) == 1:
-                    score = 500
-                elif len(col) - 1 == d:
-                    score = 1100 + 10 * d
-                elif self._home_useful(x, c):
-                    score = 400
-                else:
-                    continue
-                add((score - 20 * (r - h), (6, tuple(range(s * 13 + h, s * 13 + r)), x)))
+            c = s * 13 + r
+            x = tops.get(c, -1)
+            got: tuple[int, tuple[Any, ...]] | None = None
+            if x >= 0:
+                score = self._home_score(x, len(cols[x]) - 1, c)
+                if score:
+                    got = (score, (1, x))
+            else:
+                y = tops.get(SAME_COLOUR[s] * 13 + r, -1)
+                if y >= 0:
+                    got = self._covered_home(c, y)
+            if got is not None:
+                score, m = got
+                add((score - 20 * (r - h), (6, tuple(range(s * 13 + h, c)), m)))
         # Reduction "talon chains": a talon card goes onto the table only with the move it
-        # was put there for — a card from another column (or a foundation) built on it.
+        # was put there for, a move other than a rearrangement (reduction "arrangement") that
+        # needs it: a base with the cards on it, or a foundation top, built on it; or the
+        # cards on a covered card next home moved onto it, its twin, and that card home.
         talrc = self._talrc
-        for z in range(n):
+        for z in range(self.n):
             col = cols[z]
-            for i in range(down[z], len(col)):
-                b = col[i]
+            if col:
+                d = down[z]
+                b = col[d]
                 if RANK[b] < _KING and talrc[RANK[b] + 1][not RED[b]]:
-                    self._chains_under(add, b, z, (0, z, len(col) - i), i)
+                    self._chains_under(add, b, z, (0, z, len(col) - d), self._run_score(z, d))
         for s in backs:
-            self._chains_under(add, s * 13 + found[s] - 1, -1, (4, s), -1)
+            self._chains_under(add, s * 13 + found[s] - 1, -1, (4, s), 0)
+        # (the covered card may be next home once talon cards of its suit have gone home: a
+        # block of both kinds)
+        up = self._up
+        for s in range(4):
+            h = r = found[s]
+            while r < 13 and tal[s * 13 + r]:
+                r += 1
+            if r == 13 or not tal[SAME_COLOUR[s] * 13 + r]:
+                continue
+            c = s * 13 + r
+            x = up.get(c, -1)
+            if x < 0 or cols[x][-1] == c:
+                continue
+            col = cols[x]
+            i = down[x] + RANK[col[down[x]]] - r
+            score = self._home_score(x, i, c)
+            if score:
+                purpose = (7, x, len(col) - i - 1)
+                home = tuple(range(s * 13 + h, c))
+                self._chains_under(add, col[i + 1], x, purpose, score - 20 * (r - h), home)
 
-    def _chains_under(self, add: Any, b: int, z: int, purpose: tuple[Any, ...], i: int) -> None:
+    def _chains_under(
+        self,
+        add: Any,
+        b: int,
+        z: int,
+        purpose: tuple[Any, ...],
+        score: int,
+        home: tuple[int, ...] = (),
+    ) -> None:
         """Add every block "talon cards onto a column top (or a king into an empty column),
-        then ``purpose`` — the run based on ``b`` from column ``z`` (index ``i``), or a
-        foundation top — onto them"."""
+        then ``purpose`` — the run based on ``b`` from column ``z``, a foundation top, or
+        the cards on a covered card onto its twin and that card home — onto them" (onto one
+        card the top talon card fits: reduction "arrangement"); with ``home``, those talon
+        cards go home just before ``purpose``."""
         talrc, tops, tal = self._talrc, self._tops, self.tal
         r = RANK[b] + 1
         red = not RED[b]
         levels: list[list[int]] = []
-        useful: bool | None = None
         while r <= _KING and talrc[r][red]:
             levels.append([s * 13 + r for s in ((1, 2) if red else (0, 3)) if tal[s * 13 + r]])
+            y = -1
             if r == _KING:
-                targets = [self._empty] if self._empty >= 0 else []
+                y = self._empty
             else:
-                targets = []
                 for s in (0, 3) if red else (1, 2):
                     y = tops.get(s * 13 + r + 1, -1)
                     if y >= 0 and y != z:
-                        targets.append(y)
-            if targets:
-                if useful is None:
-                    if z < 0:
-                        score = 0
-                        useful = True
-                    else:
-                        d = self.down[z]
-                        useful = i == d or self._exposed_useful(z, i, b)
-                        score = self._run_score(z, i)
-                if not useful:
-                    return
+                        break
+                    y = -1
+            if y >= 0:
                 k = len(levels)
-                for y in targets:
-                    m = (*purpose, y)
-                    for chain in product(*reversed(levels)):
-                        add((score - 20 * k, (5, chain, y, m)))
+                m: tuple[Any, ...] = (*purpose, y)
+                if home:
+                    m = (6, home, m)
+                for chain in product(*reversed(levels)):
+                    add((score - 20 * k, (5, chain, y, m)))
             r += 1
             red = not red
 
