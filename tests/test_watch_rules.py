@@ -22,6 +22,7 @@ from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
 from server.rooms.view import NOBODY, BoardFacts, Viewer, boards_shown, snapshot
 from server.store.rooms import Snapshot, log_entry
+from server.tournaments.updates import EndSecret
 from server.watching.entries import (
     FEATURED_POOL,
     Entry,
@@ -141,6 +142,22 @@ def race_ended(secret_until: int, race: int = 1) -> dict[str, Any]:
     """A ``race_ended`` as the workers receive it: with the secret its race started with."""
     return {"type": "race_ended", "race": race, "deal": DEAL, "results": [],
             "secret_until": secret_until}  # fmt: skip
+
+
+def test_a_round_over_early_ends_its_rooms_secret_then() -> None:
+    now = now_ms()
+    deadline = now + 600_000
+    round_ = round_room("ended", deadline)
+    assert EndSecret(deadline + 5)(round_, {}) == ([], None)  # ran to its deadline: as made
+    assert round_.secret_until == deadline
+    assert boards_shown(ENTERED, BoardFacts.of(round_), now) == "progress"
+    assert EndSecret(now - 1)(round_, {}) == ([], 1)
+    assert round_.secret_until == now - 1
+    assert boards_shown(ENTERED, BoardFacts.of(round_), now) == "live"
+    assert EndSecret(now)(round_, {}) == ([], None)  # never put off again
+    # the day's deal keeps its day whatever it is told
+    daily = room().model_copy(update={"secret_until": deadline, "daily_day": "2026-04-16"})
+    assert EndSecret(now - 1)(daily, {}) == ([], None) and daily.secret_until == deadline
 
 
 def test_a_worker_told_of_an_early_end_shows_the_race_as_after_a_deadline() -> None:
