@@ -8,7 +8,9 @@
 * Who may see a board, across two workers on one Redis: a tournament round shows no board to
   an identity entered in it (on a second connection, on the other worker), nor — without a
   host's delay — to anyone before the round is over; with a delay, other spectators follow
-  the boards that late. Today's deal shows no board to a guest, nor to a player who has not
+  the boards that late. A round over before its deadline (everyone done, or the host's
+  ``end_early``) shows every board and its deal from then, on every worker, to the entered
+  too (with a delay, that late). Today's deal shows no board to a guest, nor to a player who has not
   finished their own attempt. Refusals are error replies: the connection and any seat stay.
 * The live directory lists such races, saying their boards are not shown.
 * The secret stays secret: no room is made on today's deal or on a running round's deal
@@ -135,6 +137,25 @@ async def round_seats(
     return tid, seats
 
 
+async def follows(spectator: RaceClient, seat: int) -> bool:
+    """Whether ``follow`` of ``seat`` is accepted now: not yet while its boards are hidden,
+    nor — with a delay — before the room shown that late races."""
+    try:
+        await spectator.request({"type": "follow", "seats": [seat]})
+    except RequestError as exc:
+        assert exc.code in ("boards_hidden", "unknown_seat"), exc
+        return False
+    return True
+
+
+async def shown_board(spectator: RaceClient, seat: int) -> Board:
+    """``seat``'s board, once ``spectator`` may follow it (waited on: the round's end)."""
+    await until(lambda: follows(spectator, seat), timeout=10)
+    board: Board = await next_of(spectator, Board)
+    assert board.seat == seat and board.view["tableau"]
+    return board
+
+
 # ---------------------------------------------------------------------- sealed deals
 
 
@@ -179,33 +200,45 @@ async def test_no_deal_the_server_chose_is_found_from_its_opening_board(
 # ---------------------------------------------------------------------- fair watching
 
 
-async def test_a_round_shows_no_board_to_its_players_or_before_it_ends(
+async def test_a_round_shows_no_board_before_it_ends_and_every_board_once_it_ends_early(
     start_server: StartServer, tmp_path: Path
 ) -> None:
     w1, w2 = await records_servers(start_server, tmp_path)
     host, _ = await player(w1, "Host")
     ann, ann_id = await player(w1, "Ann")
     bob, _ = await player(w2, "Bob")
-    tid, seats = await round_seats(host, [ann, bob])
-    room = seats[0].room
-    # Ann's second connection on the other worker, as Ann; another identity of hers; a guest
+    _, seats = await round_seats(host, [ann, bob])
+    room, bob_seat = seats[0].room, seats[1].seat
+    # Ann's second connection on the other worker, as Ann; another identity of hers; a
+    # guest on each worker (one of them learns of the round's end from the other worker)
     again = await as_player(w2, ann_id)
     other, _ = await player(w2, "Zed")
-    guest = await w2.client()
-    for spectator in (again, other, guest):
+    spectators = (again, other, await w2.client(), await w1.client())
+    for spectator in spectators:
         spectator.frames = []
         await spectator.join(room, role="spectator")
         await refused_boards(spectator)
     # the racers race on: progress is shown, no board (not a finish's either)
     await first_move(ann)
     await ann.resign()
-    for spectator in (again, other, guest):
+    for spectator in spectators:
         finished = await next_of(spectator, PlayerFinished)
         assert finished.board is None and finished.move_list is None
         assert not [f for f in spectator.frames or [] if isinstance(f, Board)]
+        await refused_boards(spectator, bob_seat)  # Ann is done, her round is not
     # nothing of it cost a racer their seat: Bob still plays
     await first_move(bob)
-    del tid
+    # Bob is done too: the round is over, ten minutes before its deadline, and its boards
+    # are everyone's, Ann's included
+    await bob.resign()
+    for spectator in spectators:
+        await shown_board(spectator, bob_seat)
+    assert await again.ping() < seats[0].deadline
+    # and its deal is told, as after a deadline, to a spectator who comes now
+    code = await w1.deal(room)
+    for server in (w1, w2):
+        joined = await (await server.client()).join(room, role="spectator")
+        assert joined.snapshot is not None and joined.snapshot.deal == code
 
 
 async def test_with_a_hosts_delay_only_the_entered_are_refused(
@@ -222,19 +255,45 @@ async def test_with_a_hosts_delay_only_the_entered_are_refused(
     await refused_boards(again)
     other, _ = await player(w2, "Zed")
     await other.join(room, role="spectator")
-
-    async def followed() -> bool:  # once the room they are shown, a second late, races
-        try:
-            await other.request({"type": "follow", "seats": [seats[1].seat]})
-        except RequestError as exc:
-            assert exc.code == "unknown_seat", exc
-            return False
-        return True
-
-    await until(followed, timeout=10)
+    # followed once the room they are shown, a second late, races
+    await until(lambda: follows(other, seats[1].seat), timeout=10)
     await first_move(bob)  # a move of Bob's: the follower sees his board a second later
     board = await next_of(other, Board, timeout=10)
     assert board.seat == seats[1].seat and board.view["tableau"]
+
+
+@pytest.mark.parametrize("delay", [0, 1])
+async def test_a_round_the_host_ends_early_shows_its_boards_then(
+    start_server: StartServer, tmp_path: Path, delay: int
+) -> None:
+    """With a host's delay, the boards are shown that late after the early end, as after a
+    deadline; so is the deal, to a spectator shown the race's end."""
+    (server,) = await records_servers(start_server, tmp_path, "memory", count=1)
+    host, _ = await player(server, "Host")
+    ann, ann_id = await player(server, "Ann")
+    bob, _ = await player(server, "Bob")
+    tid, seats = await round_seats(host, [ann, bob], spectator_delay=delay)
+    room, bob_seat = seats[0].room, seats[1].seat
+    again = await as_player(server, ann_id)
+    guest = await server.client()
+    for spectator in (again, guest):
+        await spectator.join(room, role="spectator")
+    await first_move(ann)
+    await first_move(bob)
+    await refused_boards(again, bob_seat)  # entered: never while the round runs
+    if not delay:
+        await refused_boards(guest, bob_seat)
+    # the host ends the tournament mid-round: its races are stopped, the round is over
+    await host.tournament_host(tid, "end_early")
+    await shown_board(again, bob_seat)
+    assert await again.ping() < seats[0].deadline
+    code = await server.deal(room)
+
+    async def told() -> bool:  # the room's deal, to a spectator who comes now
+        joined = await (await server.client()).join(room, role="spectator")
+        return joined.snapshot is not None and joined.snapshot.deal == code
+
+    await until(told, timeout=10)
 
 
 async def test_todays_deal_shows_no_board_to_who_has_not_played_it(

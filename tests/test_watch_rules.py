@@ -15,11 +15,14 @@ from hypothesis import strategies as st
 
 from engine import new_game
 from protocol import Phase, RaceStatus, RoomOptions
-from server.rooms.feed import apply_event, event_time, rolled_back
+from server.config import now_ms
+from server.rooms.feed import Feed, apply_event, event_time, rolled_back
+from server.rooms.local import LocalRoom, spectator_frame
 from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
 from server.rooms.view import NOBODY, BoardFacts, Viewer, boards_shown, snapshot
 from server.store.rooms import Snapshot, log_entry
+from server.tournaments.updates import EndSecret
 from server.watching.entries import (
     FEATURED_POOL,
     Entry,
@@ -125,6 +128,83 @@ def test_a_rooms_facts_come_from_its_state() -> None:
     assert BoardFacts.of(hidden) == facts(delay=5, spectator_boards=False)
     round_ = room().model_copy(update={"secret_until": SECRET, "tournament": "K7QF2M"})
     assert BoardFacts.of(round_).tournament
+
+
+# --------------------------------------------------------------------- a round over early
+
+
+def round_room(phase: str, secret_until: int) -> RoomState:
+    """A tournament round's room, secret until ``secret_until`` (its deadline, as made)."""
+    return room(phase).model_copy(update={"secret_until": secret_until, "tournament": "K7QF2M"})
+
+
+def race_ended(secret_until: int, race: int = 1) -> dict[str, Any]:
+    """A ``race_ended`` as the workers receive it: with the secret its race started with."""
+    return {"type": "race_ended", "race": race, "deal": DEAL, "results": [],
+            "secret_until": secret_until}  # fmt: skip
+
+
+def test_a_round_over_early_ends_its_rooms_secret_then() -> None:
+    now = now_ms()
+    deadline = now + 600_000
+    round_ = round_room("ended", deadline)
+    assert EndSecret(deadline + 5)(round_, {}) == ([], None)  # ran to its deadline: as made
+    assert round_.secret_until == deadline
+    assert boards_shown(ENTERED, BoardFacts.of(round_), now) == "progress"
+    assert EndSecret(now - 1)(round_, {}) == ([], 1)
+    assert round_.secret_until == now - 1
+    assert boards_shown(ENTERED, BoardFacts.of(round_), now) == "live"
+    assert EndSecret(now)(round_, {}) == ([], None)  # never put off again
+    # the day's deal keeps its day whatever it is told
+    daily = room().model_copy(update={"secret_until": deadline, "daily_day": "2026-04-16"})
+    assert EndSecret(now - 1)(daily, {}) == ([], None) and daily.secret_until == deadline
+
+
+def test_a_worker_told_of_an_early_end_shows_the_race_as_after_a_deadline() -> None:
+    now = now_ms()
+    deadline = now + 600_000
+    made = Snapshot(round_room("ended", deadline), {}, 9)
+    local = LocalRoom("K7QF2M")
+    local.learn(made)
+    assert boards_shown(ENTERED, local.facts(), now) == "progress"
+    assert local.secret_of(race_ended(deadline)) == deadline
+    local.end_secret((1, now - 1))
+    assert boards_shown(ENTERED, local.facts(), now) == "live"
+    assert local.secret_of(race_ended(deadline)) == now - 1  # its events carry the deadline
+    assert local.secret_of(race_ended(deadline, race=2)) == deadline  # another race: as told
+    local.learn(made)  # a snapshot read before the end, learnt after it
+    assert local.secret_until == now - 1
+    # a worker that takes the room later reads the end from the store
+    later = LocalRoom("K7QF2M")
+    later.learn(Snapshot(round_room("ended", now - 1), {}, 9))
+    assert later.secret_of(race_ended(deadline)) == now - 1
+    # the day's deal: its events' secret, whatever a snapshot of it says
+    day = LocalRoom("K7QF2M")
+    day.learn(Snapshot(room("ended").model_copy(update={"secret_until": now - 1}), {}, 9))
+    assert day.secret_of(race_ended(deadline)) == deadline
+
+
+def test_spectators_shown_the_races_end_are_told_the_deal_once_the_round_is_over() -> None:
+    now = now_ms()
+    deadline = now + 600_000
+    body = body_of(round_room("running", deadline))
+    apply_event(body, race_ended(deadline))
+    assert body["phase"] == "ended" and body["deal"] is None  # the round runs on
+    early = body_of(round_room("running", deadline))
+    apply_event(early, race_ended(deadline), (1, now - 1))
+    assert early["deal"] == DEAL
+    # a feed told of the end after the race's end was shown
+    feed = Feed("K7QF2M", lambda *_: None)
+    feed.body, feed.deal = body, DEAL
+    event = race_ended(deadline)
+
+    def sent() -> Any:
+        return orjson.loads(spectator_frame(feed, event, orjson.dumps(event), boards=True))
+
+    assert sent()["deal"] is None
+    feed.end_secret((1, now - 1))
+    assert body["deal"] == DEAL
+    assert sent()["deal"] == DEAL and "secret_until" not in sent()
 
 
 # --------------------------------------------------------------------- entries

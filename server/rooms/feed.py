@@ -34,14 +34,28 @@ from protocol.frames import SnapshotBody
 from ..config import now_ms
 from ..store.errors import StoreUnavailable
 from ..store.rooms import RoomStore, Snapshot, entry_move, entry_time, recent_events
-from .room import FINAL_STATUSES
+from .room import FINAL_STATUSES, RoomState
 from .view import snapshot
 
-__all__ = ["LOADED", "Feed", "Release", "apply_event", "event_time", "rolled_back"]
+__all__ = [
+    "LOADED",
+    "EndedEarly",
+    "Feed",
+    "Release",
+    "apply_event",
+    "event_time",
+    "rolled_back",
+    "round_over",
+    "secret_of",
+]
 
 logger = logging.getLogger("samedeal.server")
 
 Event = dict[str, Any]
+EndedEarly = tuple[int, int]
+"""A tournament round that ended before its deadline, as a room's workers are told it: its
+room's race, and when the round ended (server ms) — the secret of that race's deal ends
+then, though its events carry the deadline (:func:`secret_of`)."""
 Release = Callable[["Feed", Event | None, bytes], None]
 """Called with each released item: the event (None for a frame that is not one) and its
 bytes; and once with :data:`LOADED` and no bytes when the feed has loaded."""
@@ -57,9 +71,29 @@ def _total(game: str) -> int:
     return _TOTALS.get(game, 52)
 
 
-def apply_event(body: SnapshotBody, event: Event) -> None:
+def secret_of(event: Event, ended: EndedEarly | None) -> int | None:
+    """Until when (server ms) the deal of a deal event (``race_starting``,
+    ``player_finished``, ``race_ended``) is secret: as stored with it for the workers
+    (``secret_until``: the day's end, a round's deadline), or — its race a round that
+    ``ended`` early — the round's end."""
+    stored = event.get("secret_until")
+    if stored is None or ended is None or event.get("race") != ended[0]:
+        return stored if stored is None else int(stored)
+    return min(int(stored), ended[1])
+
+
+def round_over(room: RoomState, now: int) -> EndedEarly | None:
+    """A stored tournament round's room whose secret is over at ``now``: its race and the
+    round's end, which may be before the deadline its events carry; None for any other."""
+    until = room.secret_until
+    if room.tournament is None or until is None or now < until:
+        return None
+    return room.race, until
+
+
+def apply_event(body: SnapshotBody, event: Event, ended: EndedEarly | None = None) -> None:
     """Change a spectator's snapshot ``body`` as ``event`` tells (its ``seq`` is the
-    caller's to keep)."""
+    caller's to keep; ``ended``: the room's round ended early, :func:`secret_of`)."""
     kind = event.get("type")
     seats = body["seats"]
     if kind == "seat":
@@ -112,7 +146,7 @@ def apply_event(body: SnapshotBody, event: Event) -> None:
             if s["seat"] == event["seat"]:
                 s["status"], s["elapsed_ms"] = event["status"], event["elapsed_ms"]
     elif kind == "race_ended" and event["race"] == body["race"]:
-        secret_until = event.get("secret_until")  # the day's deal: secret until then
+        secret_until = secret_of(event, ended)  # the day's deal, a round: secret until then
         secret = secret_until is not None and now_ms() < secret_until
         _fields(body).update(
             phase="ended", results=event["results"], deal=None if secret else event["deal"]
@@ -222,6 +256,8 @@ class Feed:
         #: ``elapsed_ms`` of its last progress released (a followed board replays no
         #: later move, so a board is never ahead of the player list)
         self.shown: dict[int, int] = {}
+        #: the room's round ended before its deadline (:meth:`end_secret`)
+        self.ended: EndedEarly | None = None
         self.loaded = asyncio.Event()
         self._taken = 0  # the last event queued
         self._early: list[tuple[float, int, Event, bytes]] = []
@@ -244,6 +280,7 @@ class Feed:
         self.delay = snap.room.options.spectator_delay
         self.created_at = snap.room.created_at
         now = now_ms()
+        self.ended = self.ended or round_over(snap.room, now)
         queued: list[_Item] = []
         if not self.delay:
             body = snapshot(snap.room, snap.progress, snap.seq, now, "", viewer=None)
@@ -338,7 +375,7 @@ class Feed:
         self.seq = seq
         if self.body is None:
             return
-        apply_event(self.body, event)
+        apply_event(self.body, event, self.ended)
         kind = event.get("type")
         if kind == "progress" and event["race"] == self.body["race"]:
             self.shown[event["seat"]] = int(event["elapsed_ms"])
@@ -364,6 +401,15 @@ class Feed:
             except Exception:
                 logger.exception("feed: could not release an item room=%s", self.room_code)
         self._arm()
+
+    def end_secret(self, ended: EndedEarly) -> None:
+        """The room's round ended early (``ended``): the deal of the race the spectators are
+        shown is told from then — now, if they are shown it has ended (its ``race_ended``
+        hid the deal), else with the ``race_ended`` still to come."""
+        self.ended = ended
+        body = self.body
+        if body is not None and body["race"] == ended[0] and body["phase"] == "ended":
+            body["deal"] = self.deal
 
     # ------------------------------------------------------------------ reading
 

@@ -21,10 +21,18 @@ from protocol import Phase
 from ..config import now_ms
 from ..edge.connection import Conn, Player
 from ..store.rooms import Snapshot
-from .feed import Feed
+from .feed import EndedEarly, Feed, round_over, secret_of
 from .view import BoardFacts, Viewer, boards_shown
 
-__all__ = ["BOARD_FIELDS", "DEAL_EVENTS", "Event", "LocalRoom", "shown_event", "spectator_frame"]
+__all__ = [
+    "BOARD_FIELDS",
+    "DEAL_EVENTS",
+    "Event",
+    "LocalRoom",
+    "secret_ends",
+    "shown_event",
+    "spectator_frame",
+]
 
 DEAL_EVENTS = frozenset({"race_starting", "player_finished", "race_ended"})
 """Events whose stored form may hold the deal code (and, for the workers, who typed it and
@@ -58,8 +66,11 @@ class LocalRoom:
     participants: set[int] = field(default_factory=set)
     finished: set[int] = field(default_factory=set)
     typed_by: int | None = None
-    #: the day's secret deal: nobody is told its code before this (ms); None otherwise
+    #: the day's secret deal, a tournament round: nobody is told its code before this (ms);
+    #: None otherwise
     secret_until: int | None = None
+    #: the round this room plays ended before its deadline (:meth:`end_secret`)
+    ended: EndedEarly | None = None
     delay: int = 0
     #: the room's races are rated: a racer leaving abandons (``left``) rather than resigns
     rated: bool = False
@@ -82,13 +93,14 @@ class LocalRoom:
             self.finished = set()
         self.phase, self.race, self.deal_code = room.phase, room.race, room.deal
         self.typed_by = room.deal_typed_by
-        self.secret_until = room.secret_until
+        self.secret_until = self._secret(room.race, room.secret_until)
         self.start_at, self.deadline = room.start_at, room.deadline
         self.participants = set(room.participants)
         self.delay = room.options.spectator_delay
         self.rated = room.options.rated
         self.tournament = room.tournament is not None
         self.spectator_boards = room.options.spectator_boards
+        self.ended = self.ended or round_over(room, now_ms())
         self.finished |= {
             s for s, p in snap.progress.items() if p.race == room.race and p.status != "playing"
         }
@@ -99,13 +111,32 @@ class LocalRoom:
         if kind == "race_starting":
             self.phase, self.race, self.deal_code = "running", event["race"], event["deal"]
             self.typed_by = event.get("typed_by")
-            self.secret_until = event.get("secret_until")
+            self.secret_until = self._secret(event["race"], event.get("secret_until"))
             self.start_at, self.deadline = event["start_at"], event["deadline"]
             self.participants, self.finished = set(event["seats"]), set()
         elif kind == "race_ended" and event.get("race") == self.race:
             self.phase = "ended"
         elif kind == "player_finished" and event.get("race") == self.race:
             self.finished.add(event["seat"])
+
+    def end_secret(self, ended: EndedEarly) -> None:
+        """The round this room plays ended before its deadline (``ended``: the room's race,
+        the round's end), told by the worker that ended it (:func:`secret_ends`): the race's
+        deal and boards are secret only until then — on this worker as in the store, though
+        the race's events carry the deadline (:meth:`secret_of`). Kept for a snapshot or
+        event learnt after it."""
+        self.ended = ended
+        self.secret_until = self._secret(self.race, self.secret_until)
+        if self.feed is not None:
+            self.feed.end_secret(ended)
+
+    def _secret(self, race: int, until: int | None) -> int | None:
+        """``until`` for race ``race``, or the end of its round if that ended early."""
+        return secret_of({"race": race, "secret_until": until}, self.ended)
+
+    def secret_of(self, event: Event) -> int | None:
+        """Until when (ms) the deal of a deal event is secret (:func:`~.feed.secret_of`)."""
+        return secret_of(event, self.ended)
 
     def may_see(self, conn: Conn, event: Event) -> bool:
         """Fair play: a player still racing never gets another player's move list/board."""
@@ -170,7 +201,7 @@ class LocalRoom:
             return data
         race = event.get("race", 0)
         seat = conn.seat if conn.role == "player" else None
-        secret_until = event.get("secret_until")
+        secret_until = self.secret_of(event)
         knows = not (secret_until is not None and now_ms() < secret_until) and (
             race < self.race
             or (race == self.race and self.phase == "ended")
@@ -208,10 +239,17 @@ def spectator_frame(feed: Feed, event: Event, data: bytes, *, boards: bool) -> b
         return data
     body = feed.body
     race = event.get("race", 0)
-    secret_until = event.get("secret_until")
+    secret_until = secret_of(event, feed.ended)
     knows = (
         body is not None
         and not (secret_until is not None and now_ms() < secret_until)
         and (race < body["race"] or (race == body["race"] and body["phase"] == "ended"))
     )
     return shown_event(event, knows=knows, boards=boards)
+
+
+def secret_ends(ended: EndedEarly) -> bytes:
+    """The control message that tells a room's workers its round ended early (``ended``:
+    the room's race, the round's end): see :meth:`LocalRoom.end_secret`."""
+    race, at = ended
+    return orjson.dumps({"ctl": "secret_ends", "race": race, "at": at})

@@ -348,6 +348,9 @@ class Rooms:
                 conn.role = None
                 self.close(conn, 4000, "replaced by a new connection")
             return
+        if ctl == "secret_ends":  # the round ended early: its secret ends (fair play's)
+            local.end_secret((int(message["race"]), int(message["at"])))
+            return
         hook = self.control_hooks.get(str(ctl))
         if hook is not None:
             hook(local, message)

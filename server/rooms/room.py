@@ -258,6 +258,7 @@ class RoomState(_State):
     racer_ids: dict[int, str | None] = {}
     # a room on the day's secret deal: the day (YYYY-MM-DD, UTC), and when it ends (ms):
     # until then nobody is told the deal code, and its races time out then at the latest
+    # (a tournament round's room: its deadline, or the round's end if that comes first)
     daily_day: str | None = None
     secret_until: int | None = None
     # the deal is the deal of the day (chosen with ``daily``): the room is labelled so

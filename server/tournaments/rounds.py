@@ -16,8 +16,9 @@ process, for winnable-only deals: started ahead during the pause, and told to no
 participants — entered players connected then — are seated in rooms of at most 16
 (:func:`~server.tournaments.live.plan_rooms`), grouped by the worker their connection is on
 (from the presence marks: a room's players on one worker), each a normal room whose race
-the server begins itself with the same start time; nobody is told the deal code before the
-round's deadline (``RoomState.secret_until``), and the round's end event tells it. Each
+the server begins itself with the same start time; nobody is told the deal code, nor shown
+a rival's board, before the round ends (``RoomState.secret_until``: the deadline, brought
+forward to the round's end when it ends early), and the round's end event tells it. Each
 participant is handed a seat token derived from the tournament's secret, and resumes the
 seat like any reconnecting player.
 
@@ -44,10 +45,11 @@ from ..config import now_ms
 from ..context import Context
 from ..players.history import History
 from ..proving.process import Prover
+from ..rooms.local import secret_ends
 from ..rooms.race import Race
 from ..rooms.room import Refusal, RoomOptions, RoomState, SeatState
 from ..store.errors import StoreUnavailable
-from ..store.rooms import Snapshot
+from ..store.rooms import Snapshot, UnknownRoom
 from ..tasks import gather_all
 from . import (
     SYSTEM,
@@ -76,6 +78,7 @@ from .state import current_round
 from .updates import (
     Act,
     BeginRoundRace,
+    EndSecret,
     RecordResults,
     Replan,
     StartRound,
@@ -303,7 +306,8 @@ class RoundRunner:
                     next_seat=len(players) + 1,
                     deal=str(deal.code),
                     created_at=now,
-                    # nobody is told the round's deal before it is over
+                    # nobody is told the round's deal before it is over (an early end
+                    # brings this forward: :meth:`end_secret`)
                     secret_until=deadline,
                     tournament=state.id,
                 )
@@ -490,18 +494,30 @@ class RoundRunner:
         if snap is None:
             return
         live = snap.live
-        ended = [r.number for r in live.state.rounds if r.ended_at is not None]
-        for number in ended:
-            if number <= live.recorded_round:
+        ended = [r for r in live.state.rounds if r.ended_at is not None]
+        for round_ in ended:
+            if round_.number <= live.recorded_round or round_.ended_at is None:
                 continue
-            for room in live.round_rooms(number):
+            for room in live.round_rooms(round_.number):
                 try:
+                    await self.end_secret(room.code, round_.ended_at)
                     rsnap: Snapshot | None = await self.ctx.store.rooms.snapshot(room.code)
                     if rsnap is not None and rsnap.room.phase == "ended":
                         await self.history.record(room.code, rsnap)
                 except StoreUnavailable:
                     logger.warning("a round's race was not recorded room=%s", room.code)
-        await record_tournament(self.ctx, tid, max(ended, default=0))
+        await record_tournament(self.ctx, tid, max((r.number for r in ended), default=0))
+
+    async def end_secret(self, room_code: str, at: int) -> None:
+        """A round's room: its round ended at ``at`` (ms). Before the deadline the room was
+        made with, its secret ends then — in the store, and on every worker with the room
+        (a control message: the store's write is what a worker coming later reads)."""
+        try:
+            _, race = await self.ctx.store.rooms.update(room_code, EndSecret(at))
+        except UnknownRoom:
+            return  # expired: nobody can watch it
+        if race is not None:
+            await self.ctx.store.broker.publish_control(room_code, secret_ends((race, at)))
 
     # ------------------------------------------------------------------ records
 

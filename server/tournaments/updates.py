@@ -44,6 +44,7 @@ __all__ = [
     "PLAYER_ROWS",
     "Act",
     "BeginRoundRace",
+    "EndSecret",
     "RecordResults",
     "Recorded",
     "Replan",
@@ -203,6 +204,25 @@ class BeginRoundRace:
         return begin_race(
             room, progress, racers, self.now, self.countdown_ms, self.total, self.view
         ), True
+
+
+@dataclass(frozen=True, slots=True)
+class EndSecret:
+    """A round room's secret ends at ``at`` (server ms): the round ended then, before the
+    deadline its room was made with (everyone done, or the host's ``end_early``), so its
+    deal and boards are anyone's from then, as after a deadline. Value: the race whose
+    secret now ends earlier than before, or None (not a round's room, or it ended no
+    earlier: a round that ran to its deadline)."""
+
+    at: int
+
+    def __call__(
+        self, room: RoomState, progress: dict[int, ProgressState]
+    ) -> tuple[Events, int | None]:
+        if room.tournament is None or room.secret_until is None or room.secret_until <= self.at:
+            return [], None
+        room.secret_until = self.at
+        return [], room.race
 
 
 def host_act(
