@@ -558,6 +558,23 @@ def test_klondike_draw_one_talon_twin_comes_out_for_a_covered_card(nine_of_heart
     assert_wins(game, solve(game, nodes=10_000))
 
 
+def test_klondike_draw_one_card_home_for_a_card_behind_a_talon_block() -> None:
+    # JC going home turns nothing over, but frees QD for the JS on QH, and QH goes home
+    # once TH and JH have, from the talon: a block of reduction "talon chains" that comes
+    # right before QH goes home. So JC home cannot wait until QH is next home; the search
+    # must try it now (deal 535 was proven lost by the search of before reduction 10,
+    # though a win replays: the same gap, there for a run moved off a card).
+    columns = ["KC QH JS", "KH QD JC", "QS KS", "QC KD", "", "", ""]
+    kept = "JC QC KC TD JD QD KD TH JH QH KH JS QS KS"
+    up = [2, 2, 1, 1, 0, 0, 0]
+    talon = "TH JH TD JD"
+    game = position("KL1-1-AAAAAAB", columns, everything_but("KL", kept), stock=talon, up=up)
+    jc_column = 1
+    assert (1, jc_column) in _root_search(game).moves()
+    assert exact_verdict(game) is True
+    assert_wins(game, solve(game, nodes=10_000))
+
+
 def _root_search(game: Game) -> Any:
     from engine.solver._klondike import KlondikeSearch
 

@@ -735,7 +735,8 @@ class KlondikeSearch(ColumnSearch):
         (a column top, a covered card whose twin is a top, or a talon card in reach); a card
         of the rank and colour of ``a``, the card under it, goes home (``a`` now free, and
         its twin by way of ``a``), or its predecessor first (loosely: any face-up or
-        reachable one); or the twin of ``c`` is put onto ``a``: from its foundation, from
+        reachable one; in draw one all its predecessors not home, each face up or in the
+        talon); or the twin of ``c`` is put onto ``a``: from its foundation, from
         the talon, or as the base of its column with the cards on it. (Moving a card that is
         not a base changes nothing in that graph.)"""
         found, tops, up = self.found, self._tops, self._up
@@ -754,6 +755,11 @@ class KlondikeSearch(ColumnSearch):
                 return True
             if h == RANK[b] - 1 and (b - 1 in up or self._in_reach(b - 1)):
                 # its predecessor can go home first (a move that waits for this one)
+                return True
+            if self.draw == 1 and all(d in up or self.tal[d] for d in range(b - RANK[b] + h, b)):
+                # draw one: its predecessors can go home first, from the talon in a block
+                # that must come right before a table card goes home (reduction "talon
+                # chains"): this move cannot wait past them
                 return True
         twin = SAME_COLOUR[SUIT[c]] * 13 + RANK[c]
         if RANK[twin] == 0:

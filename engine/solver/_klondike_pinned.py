@@ -8,6 +8,12 @@ keeps the draw one search of 2026-12-06 move for move: the position keyed with i
 columns, runs moved from any card of a column's face-up part onto every card they fit,
 reduction "postponement" as it stood for that graph (``_exposed_useful``), and talon chains
 under any face-up card. Nothing else should use it; a change here moves past days.
+
+It keeps a gap the solver has since closed: a run moved off a card that can go home only
+after talon cards of its suit (a block that must come right before a table card goes home)
+is postponed for good, so a few winnable deals are proven lost (deal 535 of 1-1,000). For a
+day that only skips a candidate: a day's deal is always one proven winnable by a line that
+replays.
 """
 
 from __future__ import annotations
