@@ -85,6 +85,7 @@ __all__ = [
     "TournamentDraw",
     "TournamentList",
     "TournamentPage",
+    "TournamentPhase",
     "TournamentPlayer",
     "TournamentResult",
     "TournamentResults",
@@ -432,6 +433,8 @@ class LiveDirectory(_Model):
 # --------------------------------------------------------------------- tournaments
 
 TournamentPhase = Literal["created", "round", "between", "paused", "finished"]
+"""Where a tournament is (see :class:`TournamentPage`): not started, a round being played,
+between rounds, paused by the host, or over."""
 EntrantStatus = Literal["entered", "withdrawn", "kicked", "banned"]
 """An entrant's standing in a tournament (see :class:`TournamentPlayer`)."""
 ResultStatus = Literal["won", "resigned", "timeout"]

@@ -1,8 +1,11 @@
 """The closed sets of statuses the HTTP API and the wire carry: each is listed as an enum in
 ``protocol/openapi.json`` and ``protocol/schema.json`` (a client can know every value), and
 each is the set the server's own rules define — so a status added on one side only fails
-here, not as a 500 of a working endpoint. The daily attempts' statuses are also reached for
-real: every one the API lists is one the records store writes, and the other way round."""
+here, not as a 500 of a working endpoint. The tournaments' statuses are the protocol's own
+types (``server/tournaments/state.py`` imports them): what can still drift is a room's way
+of ending a race that no round result stands for. The daily attempts' statuses are also
+reached for real: every one the API lists is one the records store writes, and the other
+way round."""
 
 from __future__ import annotations
 
@@ -14,18 +17,21 @@ from records_helpers import make_race, seat, store
 from sqlalchemy import Connection, insert
 
 from protocol import schema
-from protocol.api import AttemptStatus
+from protocol.api import AttemptStatus, EntrantStatus, ResultStatus, RoundStatus
+from protocol.live import FinalStatus
 from protocol.openapi import build_openapi
 from server.records.daily import OPEN_STATUSES
 from server.records.models import STATUSES
 from server.records.store import SqlRecordsStore
 from server.records.tables import players
+from server.rooms.room import ProgressState
 from server.tournaments import state
+from server.tournaments.updates import result_of_progress
 
 __all__ = ["store"]
 
-_ENTRANT = set(get_args(state.EntrantStatus))
-_RESULT = set(get_args(state.RoundResult.model_fields["status"].annotation))
+_ENTRANT = set(get_args(EntrantStatus))
+_RESULT = set(get_args(ResultStatus))
 
 # (model, field) → the values the server's rules define for it
 API_STATUSES: dict[tuple[str, str], set[str]] = {
@@ -36,7 +42,7 @@ API_STATUSES: dict[tuple[str, str], set[str]] = {
     ("TournamentPlayer", "status"): _ENTRANT,
     ("StandingRow", "status"): _ENTRANT,
     ("TournamentResult", "status"): _RESULT,
-    ("StandingRound", "status"): set(get_args(state.RoundStatus)),
+    ("StandingRound", "status"): set(get_args(RoundStatus)),
 }
 WIRE_STATUSES: dict[tuple[str, str], set[str]] = {
     ("TournamentYou", "status"): _ENTRANT,
@@ -66,9 +72,17 @@ def test_the_json_schema_lists_each_status_the_server_sends(model: str, field: s
     assert _enum(defs, model, field) == WIRE_STATUSES[model, field]
 
 
-def test_the_tournaments_finished_statuses_are_the_results() -> None:
-    # the server's tuple of the statuses a round's race ends in, and its result model's
-    assert set(state.FINAL_STATUSES) == _RESULT
+def test_a_round_result_stands_for_every_way_a_room_ends_a_race() -> None:
+    # a room's race ends in one of its final statuses; a round's result must stand for each
+    # (one it could not would leave the racer no result, as if absent), and each result
+    # status must be one a race ends in ("left", a rated room's, counts as resigned)
+    shown: dict[str, str] = {}
+    for status in get_args(FinalStatus):
+        result = result_of_progress("p", ProgressState(race=1, seat=1, status=status, total=52))
+        assert result is not None, status
+        shown[status] = result.status
+    assert shown["left"] == "resigned"
+    assert set(shown.values()) == set(state.FINAL_STATUSES) == _RESULT
 
 
 DAY, BEFORE, GAME = "2026-04-17", "2026-04-16", "klondike"

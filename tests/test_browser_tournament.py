@@ -1,7 +1,8 @@
 """A tournament in real headless Chromium: a host who does not play creates it from the
 form, two players join from its link and race a round with the standings beside the board,
-a spectator watches a player's progress (a round shows no board before it is over), and
-everyone sees the standings and the revealed seed at the end."""
+a spectator watches a player's progress (a round shows no board before it is over, then
+their board without a click once it is), and everyone sees the standings and the revealed
+seed at the end."""
 
 from __future__ import annotations
 
@@ -104,6 +105,10 @@ async def test_a_host_two_players_and_a_spectator(
     await expect(racing).to_contain_text("Bob")
     await expect(racing.locator("button.watch")).to_have_count(0)
     await resign(bob)
+    # everyone is done, so the round ends before its deadline and its boards open: the
+    # spectator refused Ann's board while it ran is shown it without a click
+    await expect(watcher.page.locator("#board .pile").first).to_be_visible(timeout=15_000)
+    await expect(watcher.page.locator("#players .player.followed")).to_contain_text("Ann")
     # the round (the only one) ends: the seed is revealed, the standings have both
     await host.page.reload()
     await expect(host.page.locator("#t-fair")).to_contain_text("seed is revealed", timeout=15_000)

@@ -5,6 +5,7 @@ lobby's live races."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -192,7 +193,8 @@ async def test_a_race_showing_progress_only_is_listed_and_on_tv_without_boards(
 ) -> None:
     """A race whose boards the board rule hides (here the host's choice; the deal of the
     day and a tournament round are hidden the same way): the directory lists it saying so,
-    and /tv shows its players' progress and why no board is there."""
+    and /tv shows its players' progress and why no board is there — then, once the race is
+    over, asks for its boards again by itself and is sent them."""
     # easy-harp here: the other tests' races do not get in the way
     room, players, fans = await race(
         server, spectators=2, game="easy-harp", code="EH1-N-AAAAAAF", spectator_boards=False
@@ -201,6 +203,14 @@ async def test_a_race_showing_progress_only_is_listed_and_on_tv_without_boards(
     await p.page.goto(server.http + "/watch?game=easy-harp")
     row = p.page.locator(f'#watch-list [data-room="{room}"]')
     await expect(row).to_contain_text("progress only")
+    frames: list[tuple[str, dict[str, Any]]] = []  # /tv's room socket: ("sent" | "got", frame)
+
+    def on_socket(ws: Any) -> None:
+        if "?room=" in ws.url:  # the second connection, the one watching the room
+            ws.on("framesent", lambda data: frames.append(("sent", json.loads(data))))
+            ws.on("framereceived", lambda data: frames.append(("got", json.loads(data))))
+
+    p.page.on("websocket", on_socket)
     await p.page.goto(server.http + "/tv/easy-harp")
     await expect(p.page.locator("#tv-status")).to_contain_text(room)
     await expect(p.page.locator("#tv-players .player")).to_have_count(2)
@@ -209,4 +219,24 @@ async def test_a_race_showing_progress_only_is_listed_and_on_tv_without_boards(
     assert isinstance(await players[0].move("s"), Ack)  # progress still shows
     await expect(p.page.locator("#tv-players .player").first).to_contain_text("1")
     assert await axe_violations(p.page) == []
+
+    # the race ends, and the host's choice with it: /tv asks for the same boards once more,
+    # without a click, and is sent them (the frames tell it: the page moves on to the next
+    # featured race, or none, within a second)
+    def follows() -> list[tuple[list[int], str]]:
+        sent = [m for way, m in frames if way == "sent"]
+        asked = {m["id"]: m["seats"] for m in sent if m["type"] == "follow"}
+        return [
+            (asked[m["id"]], m.get("code", m["type"]))
+            for way, m in frames
+            if way == "got" and m.get("id") in asked
+        ]
+
+    await until(lambda: [answer for _, answer in follows()] == ["boards_hidden"])
+    for player in players:
+        await player.resign()
+    await until(lambda: len(follows()) == 2, timeout=5)
+    (seats, refused), (again, answer) = follows()
+    assert (refused, answer) == ("boards_hidden", "ok") and again == seats
+    await until(lambda: any(way == "got" and m["type"] == "board" for way, m in frames))
     await close_all(players, fans)

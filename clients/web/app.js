@@ -40,7 +40,7 @@ import { route } from "./routes.js";
 import { rememberDeal, renderPlay, setupPlay } from "./play.js";
 import { fillRules, setupRulesOverlay, showRulesPage } from "./rules.js";
 import { setupSettings } from "./settings.js";
-import { follow, keepFollowing } from "./spectate.js";
+import { follow, followHidden, keepFollowing } from "./spectate.js";
 import { applyEvent, forgetSeat, serverNow, setRoomKey, setTournament, state, takeSeq } from "./store.js";
 import { TournamentPage, listTournaments } from "./tournament.js";
 import { startTv } from "./tv.js";
@@ -51,7 +51,7 @@ conn.onClose = onClose;
 onRender(draw);
 
 // the tournament page (/t/CODE) shares the connection and the room view
-const tournament = new TournamentPage({ conn, state, forgetSeat, takeJoined, setTournament, follow, showScreen, toast, serverNow, render });
+const tournament = new TournamentPage({ conn, state, forgetSeat, takeJoined, setTournament, follow, followHidden, showScreen, toast, serverNow, render });
 
 /** The page's socket closed: a tournament reopens itself, a room's seat is taken back. */
 function onClose(code) {

@@ -1,22 +1,35 @@
 // Spectating a room: following up to four players' boards, side by side.
 
 import { followedBoard } from "./board.js";
+import { HiddenBoards } from "./hidden.js";
 import { errorText, shownName, t } from "./i18n.js";
 import { conn, render, toast } from "./page.js";
 import { MAX_FOLLOWED, setFollows, state } from "./store.js";
 
+const hidden = new HiddenBoards(); // refused while the race's boards were hidden
+
 /** Follow ``seats`` (up to four boards, side by side); the boards may come before the
- * reply, so the state is ready for them first. */
-export async function follow(seats) {
+ * reply, so the state is ready for them first. ``again``: asked again once the boards may
+ * have opened (:func:`followHidden`). */
+export async function follow(seats, again = false) {
   const before = state.follows;
+  const room = state.room;
   setFollows(seats);
   render();
   const reply = await conn.request({ type: "follow", seats });
+  hidden.answered(room, seats, reply, again);
   if (reply.type !== "ok") {
     setFollows(before);
     toast(errorText(reply.code, reply.message));
     render();
   }
+}
+
+/** The boards of this room may be shown now (the round it plays ended): follow again, once,
+ * the boards refused while they were hidden; a second refusal says so as the first did. */
+export async function followHidden() {
+  const seats = hidden.again(state.room);
+  if (seats.length) await follow(seats, true);
 }
 
 /** A new race: keep following those of the followed players who race in it. */

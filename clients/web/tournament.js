@@ -54,7 +54,7 @@ function panel(id, titleKey) {
 }
 
 /** The tournament page. ``app``: {conn, state (read only), forgetSeat, takeJoined,
- * setTournament, follow, showScreen, toast, serverNow, render}. */
+ * setTournament, follow, followHidden, showScreen, toast, serverNow, render}. */
 export class TournamentPage {
   constructor(app) {
     this.app = app;
@@ -65,6 +65,7 @@ export class TournamentPage {
     this.standings = null; // the last tournament_standings
     this.active = false;
     this.refetching = null;
+    this.roundOver = false; // a round ended: the boards refused while it ran are asked for again
     this.section = el("section", "screen");
     this.section.id = "tournament";
     this.section.hidden = true;
@@ -140,6 +141,10 @@ export class TournamentPage {
       this.refetching = null;
       const reply = await this.app.conn.request({ type: "tournament_open", tournament: this.code, key: this.key || null });
       if (reply.type === "tournament") this.take(reply);
+      if (this.roundOver) {
+        this.roundOver = false;
+        await this.app.followHidden();
+      }
     }, 300 + Math.random() * 700);
   }
 
@@ -163,7 +168,14 @@ export class TournamentPage {
     if (msg.kind === "round_starting" && this.you && (d.absent || []).includes(this.you.player)) {
       this.app.toast(t("tournament.absent", { n: d.round }));
     }
-    if (msg.kind === "round_ended") this.app.toast(t("tournament.round_ended", { n: d.round, deal: d.deal }));
+    if (msg.kind === "round_ended") {
+      this.app.toast(t("tournament.round_ended", { n: d.round, deal: d.deal }));
+      // its boards may be watched now: a spectator refused them while it ran follows them
+      // again, once — as the page is read again (below), spread over a second so that a
+      // round's spectators do not all ask at once, and so, most often, after the server has
+      // ended the rooms' secret (it does just after telling this; a refusal then is final)
+      this.roundOver = true;
+    }
     if (msg.kind === "tournament_finished") this.app.toast(t("tournament.finished"));
     if (msg.kind === "player_joined" && this.page) {
       // a join changes the list of players only: no need to read the page again

@@ -5,6 +5,7 @@
 // the server features the next one, and the page moves to it by itself.
 
 import { el, followedBoard } from "./board.js";
+import { HiddenBoards } from "./hidden.js";
 import { errorText, formatTime, shownName, t, tn } from "./i18n.js";
 import { ReactionPops, progressLine, reactionButtons, watchLink } from "./live.js";
 import { Connection } from "./net.js";
@@ -19,6 +20,7 @@ let dir = null; // the directory subscription
 let watcher = null; // the connection watching the featured room
 let room = freshRoom();
 const pops = new ReactionPops(() => drawPlayers());
+const hidden = new HiddenBoards(); // the boards refused while the race ran, asked for again once it ends
 
 function freshRoom() {
   return { phase: "lobby", race: 0, seats: new Map(), follows: [], boards: new Map(), hidden: false, startAt: null, offset: 0, spectators: 0, delay: 0, lastSeq: 0 };
@@ -103,15 +105,25 @@ function applySnapshot(snap) {
 async function followLeaders() {
   const racing = [...room.seats.values()].filter((s) => s.status !== "waiting");
   racing.sort((a, b) => (b.on_foundations || 0) - (a.on_foundations || 0) || a.seat - b.seat);
-  room.follows = racing.slice(0, MAX_BOARDS).map((s) => s.seat).sort((a, b) => a - b);
-  room.hidden = false;
-  if (!watcher || !room.follows.length) return;
-  const reply = await watcher.request({ type: "follow", seats: room.follows });
-  if (reply.type === "error" && reply.code === "boards_hidden") {
+  await followSeats(racing.slice(0, MAX_BOARDS).map((s) => s.seat).sort((a, b) => a - b));
+}
+
+/** Follow ``seats``; ``again``: asked again once the race ended, after a refusal. */
+async function followSeats(seats, again = false) {
+  room.follows = seats; // a board may come before the reply
+  if (!again) room.hidden = false; // asked again, the page says they are hidden until let through
+  const code = featured;
+  if (!watcher || !seats.length) return;
+  const reply = await watcher.request({ type: "follow", seats });
+  if (code !== featured) return; // moved on meanwhile
+  if (hidden.answered(code, seats, reply, again)) {
     // the race's boards are not shown (the day's deal, a tournament round, the host's
     // choice): the players' progress is, and the page says why the boards are missing
     room.follows = [];
     room.hidden = true;
+    draw();
+  } else if (room.hidden) {
+    room.hidden = false;
     draw();
   }
 }
@@ -149,9 +161,15 @@ function onRoom(msg) {
       if (s) Object.assign(s, { status: msg.status, elapsed_ms: msg.elapsed_ms });
       break;
     }
-    case "race_ended":
+    case "race_ended": {
       room.phase = "ended";
+      // the boards hidden while it ran may open with its end (a host's progress-only race;
+      // a tournament round's once the round is over — all of it, not only this room): the
+      // /tv shows them until the next race is featured, asking once
+      const seats = hidden.again(featured);
+      if (seats.length) followSeats(seats, true);
       break;
+    }
     case "board":
       if (room.follows.includes(msg.seat)) room.boards.set(msg.seat, msg.view);
       drawBoards();
@@ -207,7 +225,10 @@ function drawStatus() {
 function drawBoards() {
   const boards = $("tv-boards");
   boards.replaceChildren();
-  if (room.hidden) boards.append(el("p", "hint", t("tv.boards_hidden")));
+  if (room.hidden) {
+    boards.append(el("p", "hint", t("tv.boards_hidden")));
+    return;
+  }
   for (const seatNo of room.follows) {
     const seat = room.seats.get(seatNo);
     const name = seat ? shownName(seat.name) : String(seatNo);

@@ -18,11 +18,13 @@ but :func:`public_view` shows only its commitment until the tournament has finis
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.fair import FAIR_VERSION, TOURNAMENT_CANDIDATES, TOURNAMENT_NODES, commitment
+from protocol.api import EntrantStatus, ResultStatus, RoundStatus
+from protocol.api import TournamentPhase as Phase
 
 from .errors import TournamentError
 from .settings import SettingsError, TournamentSettings
@@ -51,22 +53,15 @@ __all__ = [
 
 #: the actor of acts the server does on its own (timers, race results)
 SYSTEM: Final = "@system"
-FINAL_STATUSES: Final = ("won", "resigned", "timeout")
+#: the statuses a round's race ends in (a result's)
+FINAL_STATUSES: Final[tuple[ResultStatus, ...]] = get_args(ResultStatus)
 
-Phase = Literal["created", "round", "between", "paused", "finished"]
 Role = Literal["host", "co_host", "player", "system"]
 Event = dict[str, Any]
 
 
 class _State(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-EntrantStatus = Literal["entered", "withdrawn", "kicked", "banned"]
-"""An entrant's standing in the tournament (see :class:`PlayerState`)."""
-RoundStatus = Literal["won", "resigned", "timeout", "absent", "missed", "disqualified"]
-"""A player's line for a round: their race's end, or ``absent``, ``missed`` (not entered
-then) or ``disqualified`` (their result struck)."""
 
 
 class PlayerState(_State):
@@ -91,7 +86,7 @@ class RoundResult(_State):
     replayed; ``disqualified`` results are struck by the host (and may be restored)."""
 
     player: str
-    status: Literal["won", "resigned", "timeout"]
+    status: ResultStatus
     on_foundations: Annotated[int, Field(ge=0)]
     total: Annotated[int, Field(ge=1)]
     score: Annotated[int, Field(ge=0)]
