@@ -1139,7 +1139,21 @@ class KlondikeSearch(ColumnSearch):
             # swap two columns (reduction "symmetry")
             if empty >= 0 and hi == _KING and d:
                 add((1000 + 10 * d, (0, x, top - d, empty)))
-        # foundation tops back onto the table (reduction "closed foundations")
+        # (reduction "arrangement": onto one card it fits, either is as good)
+        backs = self._back_moves(add, empty, True)
+        if draw_one:
+            self._talon_moves_draw_one(add, backs)
+        else:
+            self._talon_moves_draw_three(add, empty)
+        if self.dive:
+            out = self._shuffled(out)
+        out.sort(key=_BY_SCORE, reverse=True)
+        return [m for _, m in out]
+
+    def _back_moves(self, add: Any, empty: int, one: bool) -> list[int]:
+        """Add the moves of foundation tops back onto the table (reduction "closed
+        foundations"; onto the first card it fits only, with ``one``); return their suits."""
+        cols, found = self.cols, self.found
         heights = tuple(found)
         lam = _LEVELS.get(heights)
         if lam is None:
@@ -1155,19 +1169,13 @@ class KlondikeSearch(ColumnSearch):
                     if empty >= 0:
                         add((0, (4, s, empty)))
                     continue
-                for y in range(n):
+                for y in range(self.n):
                     tgt = cols[y]
                     if tgt and RANK[tgt[-1]] == h and RED[tgt[-1]] != RED[card]:
                         add((0, (4, s, y)))
-                        break  # (reduction "arrangement": one card it fits is enough)
-        if draw_one:
-            self._talon_moves_draw_one(add, backs)
-        else:
-            self._talon_moves_draw_three(add, empty)
-        if self.dive:
-            out = self._shuffled(out)
-        out.sort(key=_BY_SCORE, reverse=True)
-        return [m for _, m in out]
+                        if one:
+                            break
+        return backs
 
     def _talon_moves_draw_one(self, add: Any, backs: list[int]) -> None:
         cols, down, found, tal, tops = self.cols, self.down, self.found, self.tal, self._tops

@@ -21,8 +21,8 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from ._common import RANK, RED, SAME_COLOUR, SUIT, closed_levels
-from ._klondike import _BY_SCORE, _KING, _LEVELS, KlondikeSearch
+from ._common import RANK, RED, SAME_COLOUR, SUIT
+from ._klondike import _BY_SCORE, _KING, KlondikeSearch
 
 __all__ = ["PinnedDrawOneSearch"]
 
@@ -56,16 +56,9 @@ class PinnedDrawOneSearch(KlondikeSearch):
             if col:
                 c = col[-1]
                 if found[SUIT[c]] == RANK[c]:
-                    d = down[x]
-                    if len(col) == 1:
-                        score = 500
-                    elif len(col) - 1 == d:
-                        score = 1100 + 10 * d
-                    elif self._home_useful(x, c):
-                        score = 400
-                    else:
-                        continue
-                    add((score, (1, x)))
+                    score = self._plain_home_score(x, c)
+                    if score:
+                        add((score, (1, x)))
         # runs between columns: (column, rank that fits on its top, its top's colour)
         targets = [(y, RANK[col[-1]] - 1, RED[col[-1]]) for y, col in enumerate(cols) if col]
         for x in range(n):
@@ -85,26 +78,7 @@ class PinnedDrawOneSearch(KlondikeSearch):
             # swap two columns (reduction "symmetry")
             if empty >= 0 and hi == _KING and d:
                 add((1000 + 10 * d, (0, x, top - d, empty)))
-        # foundation tops back onto the table (reduction "closed foundations")
-        heights = tuple(found)
-        lam = _LEVELS.get(heights)
-        if lam is None:
-            lam = _LEVELS[heights] = closed_levels(found)
-        backs = []
-        for s in range(4):
-            h = found[s]
-            # (a streamlined search takes nothing back)
-            if h and h - 1 >= lam[s] and not self.streamline and self._back_useful(s * 13 + h - 1):
-                backs.append(s)
-                card = s * 13 + h - 1
-                if h - 1 == _KING:
-                    if empty >= 0:
-                        add((0, (4, s, empty)))
-                    continue
-                for y in range(n):
-                    tgt = cols[y]
-                    if tgt and RANK[tgt[-1]] == h and RED[tgt[-1]] != RED[card]:
-                        add((0, (4, s, y)))
+        backs = self._back_moves(add, empty, False)
         self._plain_talon_moves(add, backs)
         if self.dive:
             out = self._shuffled(out)
@@ -135,6 +109,16 @@ class PinnedDrawOneSearch(KlondikeSearch):
             return True
         return bool(self.tal[twin]) and self._chain_from(a, twin, x)
 
+    def _plain_home_score(self, x: int, c: int) -> int:
+        """The score of the top ``c`` of column ``x`` going home; 0 when it can wait."""
+        col = self.cols[x]
+        d = self.down[x]
+        if len(col) == 1:
+            return 500
+        if len(col) - 1 == d:
+            return 1100 + 10 * d
+        return 400 if self._home_useful(x, c) else 0
+
     def _home_useful(self, x: int, card: int) -> bool:
         """Reduction "postponement": a top card that goes home without uncovering anything
         is useful only when its successor can follow it home at once (a column top, or in
@@ -161,14 +145,8 @@ class PinnedDrawOneSearch(KlondikeSearch):
             h = found[s]
             r = RANK[c]
             if h < r and all(tal[s * 13 + k] for k in range(h, r)):
-                d = down[x]
-                if len(col) == 1:
-                    score = 500
-                elif len(col) - 1 == d:
-                    score = 1100 + 10 * d
-                elif self._home_useful(x, c):
-                    score = 400
-                else:
+                score = self._plain_home_score(x, c)
+                if not score:
                     continue
                 add((score - 20 * (r - h), (6, tuple(range(s * 13 + h, s * 13 + r)), (1, x))))
         # Reduction "talon chains": a talon card goes onto the table only with the move it
