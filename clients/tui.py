@@ -8,7 +8,9 @@ cards on that column; ``f`` sends the card under the cursor to a foundation ("ta
 auto-finishes. Ctrl+R asks, then resigns on a second Ctrl+R. Ctrl+X leaves the room (a
 race is given up first: asked like Ctrl+R). When the host offers a rematch, ``y`` races it
 and ``n`` sits it out. Spectators follow up to four players' boards at once and switch
-between them at once (``n`` the next, ``1``–``4`` one of them). ``c``, ``o``, ``h``, ``g``
+between them at once (``n`` the next, ``1``–``4`` one of them); boards refused while
+hidden (a tournament round's) are followed again when the room says they are open
+(``boards_open``). ``c``, ``o``, ``h``, ``g``
 send a reaction (applause, wow, fire, gg). Ctrl+L switches the language (English, Russian,
 Swedish: the browser's catalogues, :mod:`clients.i18n`).
 
@@ -40,6 +42,7 @@ from protocol import (
     MAX_FOLLOWED,
     Ack,
     Board,
+    BoardsOpen,
     IdentityReply,
     LiveRooms,
     Phase,
@@ -387,6 +390,9 @@ class RaceApp(App[int]):
         self.view: dict[str, Any] | None = None
         self.following: int | None = None  # the board shown
         self.follows: list[int] = []  # the boards followed (up to four), switched at once
+        #: the boards refused as hidden (a tournament round's while it runs), followed
+        #: again when the room says they are open (``boards_open``)
+        self.refused: list[int] = []
         self.boards: dict[int, dict[str, Any]] = {}
         self.reactions: dict[int | None, dict[str, int]] = {}  # shown until the next race
         self.cursor = "t1"
@@ -554,6 +560,7 @@ class RaceApp(App[int]):
                 )
             self.view = None
             self.boards = {}
+            self.refused = []
             self.say("")  # what was said of the last race is not this one's
             self.reactions = {}
             if self.role == "player" and self.seat in event.seats:
@@ -597,6 +604,10 @@ class RaceApp(App[int]):
                 self.boards[event.seat] = event.view
                 if event.seat == self.following:
                     self.view = event.view
+        elif isinstance(event, BoardsOpen):
+            if self.refused:  # asked once more: refused again, it is said as the first time
+                seats, self.refused = self.refused, []
+                self._spawn(self._follow(seats))
         elif isinstance(event, Reactions):
             for r in event.reactions:
                 shown = self.reactions.setdefault(r.seat, {})
@@ -644,11 +655,15 @@ class RaceApp(App[int]):
             self.following = self.follows[0] if self.follows else None
         self.view = self.boards.get(self.following) if self.following is not None else None
         self.refresh_all()
+        asked = self.follows
         try:
-            await self.client.follow(self.follows)
+            await self.client.follow(asked)
         except RequestError as exc:
             self.follows = before
+            self.refused = asked if exc.code == "boards_hidden" else []
             self.say(self.cat.error_text(exc.code, exc.message))
+        else:
+            self.refused = []
 
     def follow_next(self) -> None:
         """Spectators: show the next followed board — at once, it is followed already

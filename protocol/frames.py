@@ -44,6 +44,7 @@ __all__ = [
     "SpectatorsBody",
     "ack",
     "board",
+    "boards_open",
     "error",
     "event_seq",
     "identity",
@@ -663,6 +664,11 @@ def live_rooms(
         }
     )
     return head[:-1] + b',"rooms":' + rooms + b"}"
+
+
+def boards_open(*, room: str) -> bytes:
+    """The room's hidden boards may be shown now (its tournament round is over)."""
+    return orjson.dumps({"type": "boards_open", "room": room})
 
 
 def reactions(*, room: str, counts: list[ReactionCountBody]) -> bytes:

@@ -45,6 +45,7 @@ __all__ = [
     "AddBot",
     "AddGhost",
     "Board",
+    "BoardsOpen",
     "CancelSeek",
     "ClientMessage",
     "Create",
@@ -794,6 +795,16 @@ class Board(_Message):
     view: dict[str, Any]
 
 
+class BoardsOpen(_Message):
+    """The boards of the room's race that were hidden from spectators (a tournament round
+    while it runs) may be shown now: its round is over. A ``follow`` refused with
+    ``boards_hidden`` may be asked again. Not a room event: no ``seq``, not kept, not
+    resumed (a snapshot shows the room as it is)."""
+
+    type: Literal["boards_open"] = "boards_open"
+    room: str
+
+
 class _Event(_Message):
     room: str
     seq: int
@@ -1105,6 +1116,7 @@ ServerMessage = Annotated[
     | Ok
     | Pong
     | Board
+    | BoardsOpen
     | SeatEvent
     | RematchOffered
     | RaceStarting

@@ -1,7 +1,8 @@
 """A tournament in real headless Chromium: a host who does not play creates it from the
 form, two players join from its link and race a round with the standings beside the board,
 a spectator watches a player's progress (a round shows no board before it is over, then
-their board without a click once it is), and everyone sees the standings and the revealed
+their board without a click once it is — from the tournament's page, and from the room's
+link, told by the room), and everyone sees the standings and the revealed
 seed at the end."""
 
 from __future__ import annotations
@@ -98,6 +99,19 @@ async def test_a_host_two_players_and_a_spectator(
     await expect(watcher.page.locator("#t-side")).to_be_visible()
     assert await watcher.page.locator("#board .pile").count() == 0
 
+    # a visitor comes by the room's link (not the tournament's page: no round_ended) and
+    # watches Ann there: refused too while the round runs
+    code = link.rsplit("/", 1)[1]
+    page = await (await host.page.request.get(f"{tserver.http}/api/tournaments/{code}")).json()
+    (room,) = page["rounds"][0]["rooms"]
+    visitor = await new_page(contexts, browser, "visitor")
+    await visitor.page.goto(f"{tserver.http}/r/{room['room']}")
+    await visitor.page.click("#invite-watch")
+    ann_row = visitor.page.locator("#players .player", has_text="Ann")
+    await ann_row.locator("button.watch").click()
+    await expect(visitor.page.locator("#toast")).to_have_text(EN["error.boards_hidden"])
+    assert await visitor.page.locator("#board .pile").count() == 0
+
     await resign(ann)
     # Ann's results so far show Bob racing, with no Watch: a round's boards are never shown
     # to its own players
@@ -109,6 +123,9 @@ async def test_a_host_two_players_and_a_spectator(
     # spectator refused Ann's board while it ran is shown it without a click
     await expect(watcher.page.locator("#board .pile").first).to_be_visible(timeout=15_000)
     await expect(watcher.page.locator("#players .player.followed")).to_contain_text("Ann")
+    # and so is the visitor, told by the room (boards_open)
+    await expect(visitor.page.locator("#board .pile").first).to_be_visible(timeout=15_000)
+    await expect(visitor.page.locator("#players .player.followed")).to_contain_text("Ann")
     # the round (the only one) ends: the seed is revealed, the standings have both
     await host.page.reload()
     await expect(host.page.locator("#t-fair")).to_contain_text("seed is revealed", timeout=15_000)
@@ -119,5 +136,5 @@ async def test_a_host_two_players_and_a_spectator(
     await expect(host.page.locator("#t-rounds")).to_contain_text("Round 1 · KL1-1-")
     await ann.page.click("#t-back")
     await expect(ann.page.locator("#t-standings")).to_be_visible()
-    for p in (host, ann, bob, watcher):
+    for p in (host, ann, bob, watcher, visitor):
         assert p.errors == [], (p.name, p.errors)

@@ -14,6 +14,7 @@ from engine import new_game
 from protocol import (
     Ack,
     Board,
+    BoardsOpen,
     Error,
     IdentityReply,
     Joined,
@@ -84,6 +85,7 @@ REPLIES: list[tuple[bytes, type[BaseModel]]] = [
     (frames.ok(4), Ok),
     (frames.pong(id=5, now=6), Pong),
     (frames.board(room="K7QF-2M", seat=1, race=1, view=VIEW), Board),
+    (frames.boards_open(room="K7QF-2M"), BoardsOpen),
     (
         frames.identity(
             id=6, player="p", name="Ann", handle=None, created_at=1, secret="s", recovery_code="r"

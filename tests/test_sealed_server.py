@@ -10,8 +10,13 @@
   host's delay — to anyone before the round is over; with a delay, other spectators follow
   the boards that late. A round over before its deadline (everyone done, or the host's
   ``end_early``) shows every board and its deal from then, on every worker, to the entered
-  too (with a delay, that late). Today's deal shows no board to a guest, nor to a player who has not
-  finished their own attempt. Refusals are error replies: the connection and any seat stay.
+  too (with a delay, that late); every connection in its rooms is told (``boards_open``)
+  and may follow at once — spectators who came by the room's link, who get no
+  ``round_ended``, included. Nobody is told ``round_ended`` before the boards of every room
+  of the round are open: a round of three rooms, a spectator of each on each worker who
+  follows the moment they are told. Today's deal shows no board to a guest, nor to a
+  player who has not finished their own attempt. Refusals are error replies: the
+  connection and any seat stay.
 * The live directory lists such races, saying their boards are not shown.
 * The secret stays secret: no room is made on today's deal or on a running round's deal
   (refused as any code the server will not play), and no log line names a sealed code.
@@ -32,7 +37,15 @@ from server_fixtures import DAILY_TEST_KEY, ServerHandle, StartServer, get_json
 from clients.client import RaceClient, RequestError
 from engine import DealCode, new_game
 from engine.fair import secret_daily
-from protocol import Ack, Board, PlayerFinished, RaceStarting, TournamentSeat
+from protocol import (
+    Ack,
+    Board,
+    BoardsOpen,
+    PlayerFinished,
+    RaceStarting,
+    TournamentEvent,
+    TournamentSeat,
+)
 
 DAY = "2026-04-16"
 TYPED = "KL1-1-AAAAAAM"
@@ -148,6 +161,17 @@ async def follows(spectator: RaceClient, seat: int) -> bool:
     return True
 
 
+async def told_open(spectator: RaceClient, seat: int) -> Board:
+    """``spectator`` is told the room's boards opened (``boards_open``) and, following
+    ``seat`` then — once, not waited on — is shown its board."""
+    opened = await next_of(spectator, BoardsOpen)
+    assert opened.room == spectator.room
+    assert await follows(spectator, seat), "refused after boards_open"
+    board: Board = await next_of(spectator, Board)
+    assert board.seat == seat and board.view["tableau"]
+    return board
+
+
 async def shown_board(spectator: RaceClient, seat: int) -> Board:
     """``seat``'s board, once ``spectator`` may follow it (waited on: the round's end)."""
     await until(lambda: follows(spectator, seat), timeout=10)
@@ -229,10 +253,11 @@ async def test_a_round_shows_no_board_before_it_ends_and_every_board_once_it_end
     # nothing of it cost a racer their seat: Bob still plays
     await first_move(bob)
     # Bob is done too: the round is over, ten minutes before its deadline, and its boards
-    # are everyone's, Ann's included
+    # are everyone's, Ann's included. The spectators came by the room's link (they did
+    # not open the tournament: no round_ended), and each worker tells its own
     await bob.resign()
     for spectator in spectators:
-        await shown_board(spectator, bob_seat)
+        await told_open(spectator, bob_seat)
     assert await again.ping() < seats[0].deadline
     # and its deal is told, as after a deadline, to a spectator who comes now
     code = await w1.deal(room)
@@ -283,9 +308,10 @@ async def test_a_round_the_host_ends_early_shows_its_boards_then(
     await refused_boards(again, bob_seat)  # entered: never while the round runs
     if not delay:
         await refused_boards(guest, bob_seat)
-    # the host ends the tournament mid-round: its races are stopped, the round is over
+    # the host ends the tournament mid-round: its races are stopped, the round is over;
+    # the room's connections are told (with a delay, that late)
     await host.tournament_host(tid, "end_early")
-    await shown_board(again, bob_seat)
+    await told_open(again, bob_seat)
     assert await again.ping() < seats[0].deadline
     code = await server.deal(room)
 
@@ -294,6 +320,49 @@ async def test_a_round_the_host_ends_early_shows_its_boards_then(
         return joined.snapshot is not None and joined.snapshot.deal == code
 
     await until(told, timeout=10)
+
+
+async def test_nobody_is_told_a_round_ended_before_its_rooms_boards_are_open(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    """A round of several rooms on two workers: a spectator of each room on each worker,
+    with the tournament open, sends ``follow`` the moment ``round_ended`` comes, and is let
+    through — every room's secret ended before the round's end was told."""
+    w1, w2 = await records_servers(start_server, tmp_path, identity_limit=100)
+    host, _ = await player(w1, "Host")
+    # more than a room holds (16): the round is played in several rooms
+    racers = [(await player((w1, w2)[i % 2], f"R{i}"))[0] for i in range(33)]
+    tid, seats = await round_seats(host, racers)
+    rooms = sorted({seat.room for seat in seats})
+    assert len(rooms) == 3
+    first_seat = {room: min(s.seat for s in seats if s.room == room) for room in rooms}
+    watchers = []
+    for room in rooms:
+        for server in (w1, w2):
+            watcher = await server.client()
+            await watcher.tournament_open(tid)
+            await watcher.join(room, role="spectator")
+            await refused_boards(watcher, first_seat[room])
+            watchers.append(watcher)
+
+    async def done(racer: RaceClient) -> None:
+        await first_move(racer)
+        await racer.resign()
+
+    async def follows_when_told(watcher: RaceClient) -> None:
+        async def told() -> None:
+            async for message in watcher.events():
+                if isinstance(message, TournamentEvent) and message.kind == "round_ended":
+                    return
+            raise ConnectionError("closed")
+
+        await asyncio.wait_for(told(), 30)
+        assert watcher.room is not None
+        assert await follows(watcher, first_seat[watcher.room]), "refused after round_ended"
+
+    waiting = [asyncio.ensure_future(follows_when_told(w)) for w in watchers]
+    await asyncio.gather(*(done(racer) for racer in racers))
+    await asyncio.gather(*waiting)
 
 
 async def test_todays_deal_shows_no_board_to_who_has_not_played_it(

@@ -21,6 +21,7 @@ from server_fixtures import WINS, ServerHandle, http_get
 from clients.client import RaceClient, RequestError
 from protocol import (
     Ack,
+    BoardsOpen,
     RaceEnded,
     TournamentEvent,
     TournamentSeat,
@@ -457,10 +458,20 @@ async def test_a_round_ends_at_its_deadline_and_the_records_keep_it(
     await until_start(ann, seat)
     for text in KL_MOVES[:10]:
         assert isinstance(await ann.move(text), Ack)
+    # a spectator come by the room's link: no board while the round runs
+    guest = await tserver.client()
+    await guest.join(seat.room, role="spectator")
+    with pytest.raises(RequestError) as refused:
+        await guest.follow([seat.seat])
+    assert refused.value.code == "boards_hidden"
     # Bob never takes his seat; nobody finishes: the deadline ends the round
     try:
         set_clock_offset(61)
         ended = await event(host, "round_ended", timeout=10)
+        # the room's connections are told its boards are open (the deadline ended its
+        # secret by itself: told all the same), and the spectator follows Ann's at once
+        await next_of(guest, BoardsOpen, room=seat.room)
+        await guest.follow([seat.seat])
     finally:
         set_clock_offset(0)
     ranking = {r["player"]: r for r in ended.data["ranking"]}

@@ -1,10 +1,12 @@
 """Watching from the terminal: ``samedeal watch`` (the live list, to pick from, and
-``--list``), and a spectator switching between the boards it follows."""
+``--list``), a spectator switching between the boards it follows, and a tournament round's
+boards, refused while it runs, followed again when the room says they are open."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 from typing import Any
 
 from helpers import until, until_race_starts
@@ -14,7 +16,7 @@ from textual.widgets import Static
 from clients.client import RaceClient
 from clients.links import parse_link
 from clients.tui import RaceApp, WatchApp
-from protocol import Ack
+from protocol import Ack, TournamentSeat
 
 DEAL = "KL1-1-AAAAAAM"
 
@@ -102,4 +104,43 @@ async def test_a_spectator_switches_between_four_boards_at_once() -> None:
             await until(lambda: (5 in app.reactions) and app.reactions[5] == {"clap": 1})
             assert "Applause" in str(app.query_one("#side", Static).content)
         for c in players:
+            await c.close()
+
+
+async def test_a_spectator_follows_a_rounds_boards_again_once_they_are_open(
+    tmp_path: Path,
+) -> None:
+    async with live_server(
+        countdown=0.05,
+        records_url=f"sqlite:///{tmp_path / 'records.db'}",
+        tournament_countdown=0.2,
+        tournament_lease=1.0,
+    ) as server:
+        host, ann = await RaceClient.connect(server.url), await RaceClient.connect(server.url)
+        await host.new_player("Host")
+        await ann.new_player("Ann")
+        made = await host.tournament_create(
+            name="Cup", game="klondike", rounds=1, round_start="manual", deals="any"
+        )
+        await ann.tournament_join(made.page.id, name="Ann")
+        await host.tournament_host(made.page.id, "start")
+        seat = await ann.next_event("tournament_seat", timeout=10)
+        assert isinstance(seat, TournamentSeat)
+        await ann.take_seat(seat)
+        # by the room's link: the terminal never opened the tournament
+        app = RaceApp(parse_link(f"{server.http}/r/{seat.room}"), role="spectator", lang="en")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(lambda: app.participants == [seat.seat])
+            await pilot.press("n")  # refused while the round runs
+            await until(lambda: app.refused == [seat.seat])
+            assert not app.boards and app.follows == []
+
+            async def moved() -> bool:  # refused during the countdown
+                return isinstance(await ann.move("s"), Ack)
+
+            await until(moved)
+            await ann.resign()  # everyone is done: the round is over, its boards open
+            await until(lambda: seat.seat in app.boards, timeout=10)
+            assert app.follows == [seat.seat] and app.refused == []
+        for c in (host, ann):
             await c.close()

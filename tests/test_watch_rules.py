@@ -22,7 +22,7 @@ from server.rooms.room import ProgressState, RoomState, SeatState
 from server.rooms.updates import SPECTATORS_EVERY_MS, CountSpectator, TellSpectators
 from server.rooms.view import NOBODY, BoardFacts, Viewer, boards_shown, snapshot
 from server.store.rooms import Snapshot, log_entry
-from server.tournaments.updates import EndSecret
+from server.tournaments.updates import EndSecret, SecretEnd
 from server.watching.entries import (
     FEATURED_POOL,
     Entry,
@@ -148,13 +148,16 @@ def test_a_round_over_early_ends_its_rooms_secret_then() -> None:
     now = now_ms()
     deadline = now + 600_000
     round_ = round_room("ended", deadline)
-    assert EndSecret(deadline + 5)(round_, {}) == ([], None)  # ran to its deadline: as made
+    # ran to its deadline: as made, its secret over at the deadline
+    assert EndSecret(deadline + 5)(round_, {}) == ([], SecretEnd(1, deadline, earlier=False))
     assert round_.secret_until == deadline
     assert boards_shown(ENTERED, BoardFacts.of(round_), now) == "progress"
-    assert EndSecret(now - 1)(round_, {}) == ([], 1)
+    assert EndSecret(now - 1)(round_, {}) == ([], SecretEnd(1, now - 1, earlier=True))
     assert round_.secret_until == now - 1
     assert boards_shown(ENTERED, BoardFacts.of(round_), now) == "live"
-    assert EndSecret(now)(round_, {}) == ([], None)  # never put off again
+    # never put off again: the end already written, as a second driver's catch-up finds it
+    assert EndSecret(now)(round_, {}) == ([], SecretEnd(1, now - 1, earlier=False))
+    assert round_.secret_until == now - 1
     # the day's deal keeps its day whatever it is told
     daily = room().model_copy(update={"secret_until": deadline, "daily_day": "2026-04-16"})
     assert EndSecret(now - 1)(daily, {}) == ([], None) and daily.secret_until == deadline

@@ -40,7 +40,7 @@ import { route } from "./routes.js";
 import { rememberDeal, renderPlay, setupPlay } from "./play.js";
 import { fillRules, setupRulesOverlay, showRulesPage } from "./rules.js";
 import { setupSettings } from "./settings.js";
-import { follow, followHidden, keepFollowing } from "./spectate.js";
+import { follow, followHidden, followOpened, keepFollowing } from "./spectate.js";
 import { applyEvent, forgetSeat, serverNow, setRoomKey, setTournament, state, takeSeq } from "./store.js";
 import { TournamentPage, listTournaments } from "./tournament.js";
 import { startTv } from "./tv.js";
@@ -98,6 +98,10 @@ function onEvent(msg) {
   if (msg.type === "error") {
     toast(errorText(msg.code, msg.message));
     render();
+    return;
+  }
+  if (msg.type === "boards_open") {
+    followOpened(msg.room); // the boards refused while the round ran (docs/protocol.md)
     return;
   }
   if (msg.type === "race_starting") noteRaceStarting(state.room, msg); // the deal of the day: what the race is for whom

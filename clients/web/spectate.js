@@ -10,7 +10,7 @@ const hidden = new HiddenBoards(); // refused while the race's boards were hidde
 
 /** Follow ``seats`` (up to four boards, side by side); the boards may come before the
  * reply, so the state is ready for them first. ``again``: asked again once the boards may
- * have opened (:func:`followHidden`). */
+ * have opened (:func:`followHidden`, :func:`followOpened`). */
 export async function follow(seats, again = false) {
   const before = state.follows;
   const room = state.room;
@@ -29,6 +29,14 @@ export async function follow(seats, again = false) {
  * the boards refused while they were hidden; a second refusal says so as the first did. */
 export async function followHidden() {
   const seats = hidden.again(state.room);
+  if (seats.length) await follow(seats, true);
+}
+
+/** The server says the boards of ``room`` are open (``boards_open``: the tournament round
+ * its race is part of is over): follow again the boards refused there while they were
+ * hidden — a guess's refusal included. */
+export async function followOpened(room) {
+  const seats = room === state.room ? hidden.opened(room) : [];
   if (seats.length) await follow(seats, true);
 }
 

@@ -20,7 +20,7 @@ let dir = null; // the directory subscription
 let watcher = null; // the connection watching the featured room
 let room = freshRoom();
 const pops = new ReactionPops(() => drawPlayers());
-const hidden = new HiddenBoards(); // the boards refused while the race ran, asked for again once it ends
+const hidden = new HiddenBoards(); // the boards refused while the race ran, asked for again once it ends or they open
 
 function freshRoom() {
   return { phase: "lobby", race: 0, seats: new Map(), follows: [], boards: new Map(), hidden: false, startAt: null, offset: 0, spectators: 0, delay: 0, lastSeq: 0 };
@@ -164,11 +164,19 @@ function onRoom(msg) {
     case "race_ended": {
       room.phase = "ended";
       // the boards hidden while it ran may open with its end (a host's progress-only race;
-      // a tournament round's once the round is over — all of it, not only this room): the
-      // /tv shows them until the next race is featured, asking once
+      // a tournament round's once the round is over — all of it, not only this room, and
+      // then boards_open says so): the /tv shows them until the next race is featured,
+      // asking once on this guess
       const seats = hidden.again(featured);
       if (seats.length) followSeats(seats, true);
       break;
+    }
+    case "boards_open": {
+      // the server's word that a tournament round's boards are open (its race may have
+      // ended long before, its refusal then spent): asked again for the seats refused
+      const seats = msg.room === featured ? hidden.opened(featured) : [];
+      if (seats.length) followSeats(seats, true);
+      return;
     }
     case "board":
       if (room.follows.includes(msg.seat)) room.boards.set(msg.seat, msg.view);

@@ -120,11 +120,11 @@ class LocalRoom:
             self.finished.add(event["seat"])
 
     def end_secret(self, ended: EndedEarly) -> None:
-        """The round this room plays ended before its deadline (``ended``: the room's race,
-        the round's end), told by the worker that ended it (:func:`secret_ends`): the race's
-        deal and boards are secret only until then — on this worker as in the store, though
-        the race's events carry the deadline (:meth:`secret_of`). Kept for a snapshot or
-        event learnt after it."""
+        """The round this room plays ended (``ended``: the room's race, the end of its
+        secret — the round's end, or the deadline if that came first), told by the worker
+        that ended it (:func:`secret_ends`): the race's deal and boards are secret only until
+        then — on this worker as in the store, though the race's events carry the deadline
+        (:meth:`secret_of`). Kept for a snapshot or event learnt after it."""
         self.ended = ended
         self.secret_until = self._secret(self.race, self.secret_until)
         if self.feed is not None:
@@ -249,7 +249,8 @@ def spectator_frame(feed: Feed, event: Event, data: bytes, *, boards: bool) -> b
 
 
 def secret_ends(ended: EndedEarly) -> bytes:
-    """The control message that tells a room's workers its round ended early (``ended``:
-    the room's race, the round's end): see :meth:`LocalRoom.end_secret`."""
+    """The control message that tells a room's workers its round ended (``ended``: the
+    room's race, the end of its secret): see :meth:`LocalRoom.end_secret`; each tells its
+    connections in the room (``boards_open``)."""
     race, at = ended
     return orjson.dumps({"ctl": "secret_ends", "race": race, "at": at})

@@ -27,8 +27,9 @@ from collections.abc import Callable, Iterable
 
 import orjson
 
-from protocol.frames import event_seq
+from protocol.frames import boards_open, event_seq
 
+from ..codes import display_code
 from ..config import Config
 from ..edge.connection import Conn, Player
 from ..metrics import Metrics
@@ -242,6 +243,17 @@ class Rooms:
             if self.writable(conn):
                 conn.push(data)
 
+    def to_room(self, local: LocalRoom, data: bytes) -> None:
+        """A frame that is not a room event, for every connection in the room: the
+        spectators of a room with a spectator delay get it from the room's feed, that late
+        (as everything they see); the others now."""
+        delayed = local.delay and local.feed is not None
+        self.send(
+            (c for c in local.conns if c.ready and not (delayed and c.role == "spectator")), data
+        )
+        if delayed and local.feed is not None:
+            local.feed.push(data)
+
     # ------------------------------------------------------------------ delivery
 
     def deliver(self, room_code: str, data: bytes) -> None:
@@ -348,8 +360,11 @@ class Rooms:
                 conn.role = None
                 self.close(conn, 4000, "replaced by a new connection")
             return
-        if ctl == "secret_ends":  # the round ended early: its secret ends (fair play's)
+        if ctl == "secret_ends":  # the round ended: its secret ends (fair play's)
             local.end_secret((int(message["race"]), int(message["at"])))
+            # told by the worker ending the round before it tells anyone the round ended,
+            # so a connection told it here asks for the boards once they are open
+            self.to_room(local, boards_open(room=display_code(local.room_code)))
             return
         hook = self.control_hooks.get(str(ctl))
         if hook is not None:

@@ -450,7 +450,17 @@ class RoundRunner:
         final = now_ms() >= current.deadline
         found = await self.collect(snap.live, current.number, expire=final)
         await self.record_results(tid, current.number, found)
-        await self._act(tid, lambda s: end_round(s, actor=SYSTEM, now=now_ms()))
+        ended = now_ms()
+        snap = await self.ctx.store.tournaments.load(tid)
+        if snap is None:
+            return
+        # refused here, before anything is opened, when the round is not due (or ended
+        # meanwhile); due now, it stays due — its deadline has passed, or every participant
+        # has a result, and results are never taken back — so the round ends, by this act or
+        # by the driver that takes the lease if this worker dies before it
+        end_round(snap.live.state.model_copy(deep=True), actor=SYSTEM, now=ended)
+        await self.open_boards(snap.live, current.number, ended)
+        await self._act(tid, lambda s: end_round(s, actor=SYSTEM, now=ended))
         logger.info("tournament round ended tournament=%s round=%s", tid, current.number)
         await self.catch_up(tid)
 
@@ -480,8 +490,13 @@ class RoundRunner:
                 await self.races.end.check_end(room.code)
             found = await self.collect(snap.live, current.number)
             await self.record_results(tid, current.number, found)
+        ended = now_ms()
+        if current is not None:
+            # its races are stopped and their results recorded: the round is due, and ends
+            # — by this act, or by the driver's end_round if this worker dies before it
+            await self.open_boards(snap.live, current.number, ended)
         try:
-            await self._act(tid, lambda s: end_early(s, actor=actor, now=now_ms(), reason=reason))
+            await self._act(tid, lambda s: end_early(s, actor=actor, now=ended, reason=reason))
         except TournamentError as exc:
             raise Refusal(exc.error_code, exc.message) from None
         await self.catch_up(tid)
@@ -500,6 +515,8 @@ class RoundRunner:
                 continue
             for room in live.round_rooms(round_.number):
                 try:
+                    # open already (open_boards), unless the round was ended by a worker
+                    # that did not open them: then its rooms' workers are told now
                     await self.end_secret(room.code, round_.ended_at)
                     rsnap: Snapshot | None = await self.ctx.store.rooms.snapshot(room.code)
                     if rsnap is not None and rsnap.room.phase == "ended":
@@ -508,16 +525,27 @@ class RoundRunner:
                     logger.warning("a round's race was not recorded room=%s", room.code)
         await record_tournament(self.ctx, tid, max((r.number for r in ended), default=0))
 
-    async def end_secret(self, room_code: str, at: int) -> None:
+    async def open_boards(self, live: LiveTournament, number: int, at: int) -> None:
+        """Round ``number`` ends at ``at`` (ms): the secret of each of its rooms ends then —
+        all at once, and before the act that ends the round, so that nobody is told
+        ``round_ended`` while a room still hides its boards: a spectator who follows the
+        moment they are told is let through. Every worker with a room is told, and tells
+        its connections (``boards_open``), even at a deadline, when the store's secret had
+        already ended by itself."""
+        rooms = live.round_rooms(number)
+        await gather_all(*(self.end_secret(room.code, at, tell=True) for room in rooms))
+
+    async def end_secret(self, room_code: str, at: int, *, tell: bool = False) -> None:
         """A round's room: its round ended at ``at`` (ms). Before the deadline the room was
         made with, its secret ends then — in the store, and on every worker with the room
-        (a control message: the store's write is what a worker coming later reads)."""
+        (a control message: the store's write is what a worker coming later reads). The
+        workers are told when the secret ends earlier than it was, or whenever ``tell``."""
         try:
-            _, race = await self.ctx.store.rooms.update(room_code, EndSecret(at))
+            _, end = await self.ctx.store.rooms.update(room_code, EndSecret(at))
         except UnknownRoom:
             return  # expired: nobody can watch it
-        if race is not None:
-            await self.ctx.store.broker.publish_control(room_code, secret_ends((race, at)))
+        if end is not None and (end.earlier or tell):
+            await self.ctx.store.broker.publish_control(room_code, secret_ends((end.race, end.at)))
 
     # ------------------------------------------------------------------ records
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from engine import GameError, replay
 from engine.fair import RoundDeal
@@ -48,6 +48,7 @@ __all__ = [
     "RecordResults",
     "Recorded",
     "Replan",
+    "SecretEnd",
     "StartRound",
     "host_act",
     "live_round",
@@ -206,23 +207,35 @@ class BeginRoundRace:
         ), True
 
 
+class SecretEnd(NamedTuple):
+    """A round room's secret as :class:`EndSecret` leaves it: the room's ``race``, the end
+    of its secret (``at``, server ms: the round's end, or the deadline the room was made
+    with if that came first) and whether that is ``earlier`` than it was."""
+
+    race: int
+    at: int
+    earlier: bool
+
+
 @dataclass(frozen=True, slots=True)
 class EndSecret:
-    """A round room's secret ends at ``at`` (server ms): the round ended then, before the
-    deadline its room was made with (everyone done, or the host's ``end_early``), so its
-    deal and boards are anyone's from then, as after a deadline. Value: the race whose
-    secret now ends earlier than before, or None (not a round's room, or it ended no
-    earlier: a round that ran to its deadline)."""
+    """A round room's round ends at ``at`` (server ms). Before the deadline its room was
+    made with (everyone done, or the host's ``end_early``), its secret ends then: its deal
+    and boards are anyone's from then, as after a deadline; never later (a round that ran
+    to its deadline leaves the secret as it was). Value: the secret's end
+    (:class:`SecretEnd`), or None for a room that is not a round's."""
 
     at: int
 
     def __call__(
         self, room: RoomState, progress: dict[int, ProgressState]
-    ) -> tuple[Events, int | None]:
-        if room.tournament is None or room.secret_until is None or room.secret_until <= self.at:
+    ) -> tuple[Events, SecretEnd | None]:
+        if room.tournament is None or room.secret_until is None:
             return [], None
-        room.secret_until = self.at
-        return [], room.race
+        earlier = self.at < room.secret_until
+        if earlier:
+            room.secret_until = self.at
+        return [], SecretEnd(room.race, room.secret_until, earlier)
 
 
 def host_act(

@@ -1,6 +1,7 @@
-// Boards refused as hidden, asked for again once when they may have opened (a tournament
-// round's end, a race's): the seats kept from a refusal, given back once, never twice, and
-// never for another room.
+// Boards refused as hidden, asked for again when they open: once on a guess (a tournament
+// round's end, a race's), and when the server says so (boards_open) — a guess refused
+// too; the seats kept from a refusal, given back once per kind, and never for another
+// room.
 
 import assert from "node:assert/strict";
 import test from "node:test";
@@ -65,4 +66,47 @@ test("the seats given back are a copy: the follow asked may change", () => {
   hidden.answered("K7QF-2M", seats, HIDDEN);
   seats.push(3);
   assert.deepEqual(hidden.again("K7QF-2M"), [1, 2]);
+});
+
+test("the server's word that the boards opened gives the refused seats back, once", () => {
+  const hidden = new HiddenBoards();
+  hidden.answered("K7QF-2M", [2, 1], HIDDEN);
+  assert.deepEqual(hidden.opened("K7QF-2M"), [2, 1]);
+  assert.deepEqual(hidden.opened("K7QF-2M"), []);
+  assert.deepEqual(hidden.again("K7QF-2M"), []); // round_ended after it: nothing more
+});
+
+test("a guess refused still leaves the seats to the server's word, and that one is final", () => {
+  const hidden = new HiddenBoards();
+  hidden.answered("K7QF-2M", [3], HIDDEN);
+  // a room's race ended before its round (/tv's race_ended): asked, refused
+  assert.equal(hidden.answered("K7QF-2M", hidden.again("K7QF-2M"), HIDDEN, true), true);
+  assert.deepEqual(hidden.again("K7QF-2M"), []); // guessed once
+  const seats = hidden.opened("K7QF-2M"); // the round is over: boards_open
+  assert.deepEqual(seats, [3]);
+  assert.equal(hidden.answered("K7QF-2M", seats, HIDDEN, true), true); // said so, as ever
+  assert.deepEqual(hidden.opened("K7QF-2M"), []);
+  assert.deepEqual(hidden.again("K7QF-2M"), []);
+});
+
+test("boards_open let through first, the round_ended after it asks nothing", () => {
+  const hidden = new HiddenBoards();
+  hidden.answered("K7QF-2M", [1], HIDDEN);
+  const seats = hidden.opened("K7QF-2M");
+  assert.equal(hidden.answered("K7QF-2M", seats, OK, true), false);
+  assert.deepEqual(hidden.again("K7QF-2M"), []);
+});
+
+test("another room's boards opening asks nothing, and leaves this room's refusal", () => {
+  const hidden = new HiddenBoards();
+  hidden.answered("K7QF-2M", [1], HIDDEN);
+  assert.deepEqual(hidden.opened("B3XH-9P"), []);
+  assert.deepEqual(hidden.opened("K7QF-2M"), [1]);
+});
+
+test("nothing refused, nothing to ask when the boards open", () => {
+  const hidden = new HiddenBoards();
+  assert.deepEqual(hidden.opened("K7QF-2M"), []);
+  hidden.answered("K7QF-2M", [1], OK);
+  assert.deepEqual(hidden.opened("K7QF-2M"), []);
 });
