@@ -596,6 +596,13 @@ class ColumnSearch(Search):
         col = self.cols[x]
         return col[-1] if col else -1
 
+    def _first_empty(self) -> int:
+        """The first empty column, or -1."""
+        for y, col in enumerate(self.cols):
+            if not col:
+                return y
+        return -1
+
     def _rekey(self, i: int) -> None:
         self.ck[i] = bytes((self.down[i], *self.cols[i], 255))
 

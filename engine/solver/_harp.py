@@ -472,11 +472,7 @@ class HarpSearch(ColumnSearch):
         n = self.n
         out: list[tuple[int, tuple[Any, ...]]] = []
         add = out.append
-        empty = -1
-        for y in range(n):
-            if not cols[y]:
-                empty = y
-                break
+        empty = self._first_empty()
         self._prepare(empty)
         tops = self._tops
         # (order 1: a card is rather put on a column with fewer face-down cards to bury)

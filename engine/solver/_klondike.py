@@ -1101,11 +1101,7 @@ class KlondikeSearch(ColumnSearch):
         n = self.n
         out: list[tuple[int, tuple[Any, ...]]] = []
         add = out.append
-        empty = -1
-        for y in range(n):
-            if not cols[y]:
-                empty = y
-                break
+        empty = self._first_empty()
         self._prepare(empty)
         draw_one = self.draw == 1
         # columns to the foundations

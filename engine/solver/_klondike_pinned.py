@@ -44,11 +44,7 @@ class PinnedDrawOneSearch(KlondikeSearch):
         n = self.n
         out: list[tuple[int, tuple[Any, ...]]] = []
         add = out.append
-        empty = -1
-        for y in range(n):
-            if not cols[y]:
-                empty = y
-                break
+        empty = self._first_empty()
         self._prepare(empty)
         # columns to the foundations
         for x in range(n):
