@@ -14,7 +14,9 @@
   and may follow at once — spectators who came by the room's link, who get no
   ``round_ended``, included. Nobody is told ``round_ended`` before the boards of every room
   of the round are open: a round of three rooms, a spectator of each on each worker who
-  follows the moment they are told. Today's deal shows no board to a guest, nor to a
+  follows the moment they are told. A worker that missed the round's end (its
+  ``secret_ends`` dropped) finds it in the store when a spectator follows, lets them
+  through and tells its connections then. Today's deal shows no board to a guest, nor to a
   player who has not finished their own attempt. Refusals are error replies: the
   connection and any seat stay.
 * The live directory lists such races, saying their boards are not shown.
