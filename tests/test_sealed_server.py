@@ -14,7 +14,9 @@
   and may follow at once — spectators who came by the room's link, who get no
   ``round_ended``, included. Nobody is told ``round_ended`` before the boards of every room
   of the round are open: a round of three rooms, a spectator of each on each worker who
-  follows the moment they are told. Today's deal shows no board to a guest, nor to a
+  follows the moment they are told. A worker that missed the round's end (its
+  ``secret_ends`` dropped) finds it in the store when a spectator follows, lets them
+  through and tells its connections then. Today's deal shows no board to a guest, nor to a
   player who has not finished their own attempt. Refusals are error replies: the
   connection and any seat stay.
 * The live directory lists such races, saying their boards are not shown.
@@ -46,6 +48,7 @@ from protocol import (
     TournamentEvent,
     TournamentSeat,
 )
+from server.rooms.local import Event, LocalRoom
 
 DAY = "2026-04-16"
 TYPED = "KL1-1-AAAAAAM"
@@ -363,6 +366,62 @@ async def test_nobody_is_told_a_round_ended_before_its_rooms_boards_are_open(
     waiting = [asyncio.ensure_future(follows_when_told(w)) for w in watchers]
     await asyncio.gather(*(done(racer) for racer in racers))
     await asyncio.gather(*waiting)
+
+
+def missing_secret_ends(server: ServerHandle, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """``server``'s worker misses every ``secret_ends`` control message from now on (as
+    while its subscription to the room is being restored: control messages are not stored);
+    the messages it missed."""
+    rooms = server.app.ctx.rooms
+    control = rooms._control
+    missed: list[Any] = []
+
+    def dropping(local: LocalRoom, message: Event) -> None:
+        if message.get("ctl") == "secret_ends":
+            missed.append(message)
+        else:
+            control(local, message)
+
+    monkeypatch.setattr(rooms, "_control", dropping)
+    return missed
+
+
+async def test_a_worker_that_missed_the_rounds_end_lets_its_spectators_follow_once_it_is_over(
+    start_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker not told that a round ended early still refuses its boards while the round
+    runs — the store says so too, to the follow that reads it — and lets a spectator follow
+    once the round is over: the follow finds its end in the store. The worker's other
+    connections in the room are told then (``boards_open``), as the message would have."""
+    w1, w2 = await records_servers(start_server, tmp_path)
+    missed = missing_secret_ends(w2, monkeypatch)
+    host, _ = await player(w1, "Host")
+    ann, ann_id = await player(w1, "Ann")
+    bob, _ = await player(w1, "Bob")
+    _, seats = await round_seats(host, [ann, bob])
+    room, bob_seat = seats[0].room, seats[1].seat
+    again = await as_player(w2, ann_id)  # entered: Ann's second connection, on w2
+    guest, other, told = await w2.client(), await w2.client(), await w1.client()
+    for spectator in (again, guest, other, told):
+        await spectator.join(room, role="spectator")
+        await refused_boards(spectator)
+    await first_move(ann)
+    await ann.resign()
+    await first_move(bob)
+    # Ann is done, the round is not: the store says secret, and w2 refuses as before
+    await refused_boards(guest, bob_seat)
+    await refused_boards(again, bob_seat)
+    await bob.resign()  # the round is over, before its deadline
+    await told_open(told, bob_seat)  # w1 is told
+    await until(lambda: missed)  # w2 is not
+    # a guest on w2 follows once, and is let through
+    assert await follows(guest, bob_seat), "refused though the round is over"
+    board = await next_of(guest, Board)
+    assert board.seat == bob_seat and board.view["tableau"]
+    # and w2's other connections in the room are told, Ann's own included
+    for spectator in (other, again):
+        await told_open(spectator, bob_seat)
+    assert len(missed) == 1
 
 
 async def test_todays_deal_shows_no_board_to_who_has_not_played_it(

@@ -187,6 +187,31 @@ def test_a_worker_told_of_an_early_end_shows_the_race_as_after_a_deadline() -> N
     assert day.secret_of(race_ended(deadline)) == deadline
 
 
+def test_a_worker_that_missed_the_rounds_end_finds_it_in_the_stored_room() -> None:
+    now = now_ms()
+    deadline = now + 600_000
+    local = LocalRoom("K7QF2M", feed=Feed("K7QF2M", lambda *_: None))
+    local.learn(Snapshot(round_room("ended", deadline), {}, 9))
+    assert local.missed_end(round_room("ended", deadline), now) is None  # the round runs
+    over = round_room("ended", now - 1)
+    assert local.missed_end(over, now) == (1, now - 1)  # secret_ends did not come
+    assert local.missed_end(over.model_copy(update={"race": 2}), now) is None
+    # the day's deal: its secret ends at the time its events carry, never earlier
+    on_day = {"daily_day": "2026-04-16"}
+    day = LocalRoom("K7QF2M")
+    day.learn(
+        Snapshot(room("ended").model_copy(update={**on_day, "secret_until": deadline}), {}, 9)
+    )
+    assert (
+        day.missed_end(room().model_copy(update={**on_day, "secret_until": now - 1}), now) is None
+    )
+    # a snapshot learnt ends it on this worker, its spectators' feed too: nothing missed now
+    local.learn(Snapshot(over, {}, 9))
+    assert local.secret_until == now - 1
+    assert local.feed is not None and local.feed.ended == (1, now - 1)
+    assert local.missed_end(over, now) is None
+
+
 def test_spectators_shown_the_races_end_are_told_the_deal_once_the_round_is_over() -> None:
     now = now_ms()
     deadline = now + 600_000

@@ -22,6 +22,7 @@ from ..config import now_ms
 from ..edge.connection import Conn, Player
 from ..store.rooms import Snapshot
 from .feed import EndedEarly, Feed, round_over, secret_of
+from .room import RoomState
 from .view import BoardFacts, Viewer, boards_shown
 
 __all__ = [
@@ -100,7 +101,8 @@ class LocalRoom:
         self.rated = room.options.rated
         self.tournament = room.tournament is not None
         self.spectator_boards = room.options.spectator_boards
-        self.ended = self.ended or round_over(room, now_ms())
+        if self.ended is None and (over := round_over(room, now_ms())) is not None:
+            self.end_secret(over)  # the feed too: a secret_ends this worker was not given
         self.finished |= {
             s for s, p in snap.progress.items() if p.race == room.race and p.status != "playing"
         }
@@ -129,6 +131,17 @@ class LocalRoom:
         self.secret_until = self._secret(self.race, self.secret_until)
         if self.feed is not None:
             self.feed.end_secret(ended)
+
+    def missed_end(self, room: RoomState, now: int) -> EndedEarly | None:
+        """The end of the round this room plays, when the stored ``room`` shows it over at
+        ``now`` (server ms) though this copy still keeps its secret: this worker missed the
+        ``secret_ends`` message (a control message is not stored: its subscription was being
+        restored). None otherwise — and for the day's deal, whose secret ends at the time
+        its events carry."""
+        if self.secret_until is None or now >= self.secret_until:
+            return None
+        ended = round_over(room, now)
+        return ended if ended is not None and ended[0] == self.race else None
 
     def _secret(self, race: int, until: int | None) -> int | None:
         """``until`` for race ``race``, or the end of its round if that ended early."""

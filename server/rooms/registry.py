@@ -37,7 +37,7 @@ from ..store import Store
 from ..store.errors import StoreUnavailable
 from ..store.rooms import recent_events
 from ..tasks import Tasks
-from .feed import Feed
+from .feed import EndedEarly, Feed
 from .local import DEAL_EVENTS, Event, LocalRoom, spectator_frame
 
 __all__ = ["Event", "LocalRoom", "Rooms"]
@@ -254,6 +254,17 @@ class Rooms:
         if delayed and local.feed is not None:
             local.feed.push(data)
 
+    def end_secret(self, local: LocalRoom, ended: EndedEarly) -> None:
+        """The round ``local``'s room plays ended (``ended``: its race, the end of its
+        secret): its secret ends on this worker (:meth:`LocalRoom.end_secret`, the room's
+        feed too), and every connection in the room is told ``boards_open`` — on the
+        ``secret_ends`` message, or when a ``follow`` finds in the store the end of a round
+        whose message this worker missed (:meth:`LocalRoom.missed_end`)."""
+        local.end_secret(ended)
+        # told by the worker ending the round before it tells anyone the round ended,
+        # so a connection told it here asks for the boards once they are open
+        self.to_room(local, boards_open(room=display_code(local.room_code)))
+
     # ------------------------------------------------------------------ delivery
 
     def deliver(self, room_code: str, data: bytes) -> None:
@@ -361,10 +372,7 @@ class Rooms:
                 self.close(conn, 4000, "replaced by a new connection")
             return
         if ctl == "secret_ends":  # the round ended: its secret ends (fair play's)
-            local.end_secret((int(message["race"]), int(message["at"])))
-            # told by the worker ending the round before it tells anyone the round ended,
-            # so a connection told it here asks for the boards once they are open
-            self.to_room(local, boards_open(room=display_code(local.room_code)))
+            self.end_secret(local, (int(message["race"]), int(message["at"])))
             return
         hook = self.control_hooks.get(str(ctl))
         if hook is not None:

@@ -82,7 +82,7 @@ class Spectate:
             snap = await self.ctx.store.rooms.snapshot(local.room_code)
             if snap is not None:  # asked again: the viewer may have played meanwhile
                 await look_up(self.ctx, conn, snap.room, now_ms())
-            if not self.may_see(local, conn):
+            if not self.may_see(local, conn) and not self._missed_end(local, conn, snap):
                 raise Refusal("boards_hidden", _hidden_because(local))
         for seat in seats:
             if feed.body is None or feed.body["race"] == 0 or seat not in feed.participants:
@@ -102,6 +102,17 @@ class Spectate:
                 f.newcomers.add(conn)  # gets the board even if nothing changes
                 f.dirty.set()
         conn.following = tuple(seats)
+
+    def _missed_end(self, local: LocalRoom, conn: Conn, snap: Snapshot | None) -> bool:
+        """Whether a viewer about to be refused the boards may see them after all: the
+        stored room (``snap``, read for this ``follow`` — no read of its own) shows its
+        round over, though this worker missed the ``secret_ends`` message and keeps the
+        secret. The round's end is then taken as that message would have been."""
+        ended = local.missed_end(snap.room, now_ms()) if snap is not None else None
+        if ended is None:
+            return False
+        self.ctx.rooms.end_secret(local, ended)
+        return self.may_see(local, conn)
 
     @staticmethod
     def may_see(local: LocalRoom, conn: Conn) -> bool:
