@@ -46,6 +46,7 @@ __all__ = [
     "event_time",
     "rolled_back",
     "round_over",
+    "secret_for_race",
     "secret_of",
 ]
 
@@ -76,8 +77,13 @@ def secret_of(event: Event, ended: EndedEarly | None) -> int | None:
     ``player_finished``, ``race_ended``) is secret: as stored with it for the workers
     (``secret_until``: the day's end, a round's deadline), or — its race a round that
     ``ended`` early — the round's end."""
-    stored = event.get("secret_until")
-    if stored is None or ended is None or event.get("race") != ended[0]:
+    return secret_for_race(event.get("race"), event.get("secret_until"), ended)
+
+
+def secret_for_race(race: int | None, stored: int | None, ended: EndedEarly | None) -> int | None:
+    """Until when (server ms) the deal of race ``race`` is secret: ``stored`` (the day's end,
+    a round's deadline), or the round's end if its round ``ended`` early."""
+    if stored is None or ended is None or race != ended[0]:
         return stored if stored is None else int(stored)
     return min(int(stored), ended[1])
 

@@ -21,7 +21,7 @@ from protocol import Phase
 from ..config import now_ms
 from ..edge.connection import Conn, Player
 from ..store.rooms import Snapshot
-from .feed import EndedEarly, Feed, round_over, secret_of
+from .feed import EndedEarly, Feed, round_over, secret_for_race, secret_of
 from .room import RoomState
 from .view import BoardFacts, Viewer, boards_shown
 
@@ -145,7 +145,7 @@ class LocalRoom:
 
     def _secret(self, race: int, until: int | None) -> int | None:
         """``until`` for race ``race``, or the end of its round if that ended early."""
-        return secret_of({"race": race, "secret_until": until}, self.ended)
+        return secret_for_race(race, until, self.ended)
 
     def secret_of(self, event: Event) -> int | None:
         """Until when (ms) the deal of a deal event is secret (:func:`~.feed.secret_of`)."""
